@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A small digest interface so the tree code runs on OpenSSL (host tool) or on the kernel's
+ * crypto through AF_ALG (static agent) without knowing which. */
+#ifndef VERITY_DIGEST_H
+#define VERITY_DIGEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct digest_ctx;   /* backend-defined */
+
+struct digest_ops {
+	const char *name;
+	/* New context for hash_name ("sha256"); -ENOENT if the algorithm is unavailable. */
+	int  (*new_ctx)(const char *hash_name, struct digest_ctx **ret);
+	/* Copy of a context's current state (the salted prefix is hashed once, then copied). */
+	int  (*dup)(const struct digest_ctx *src, struct digest_ctx **ret);
+	int  (*update)(struct digest_ctx *c, const void *buf, size_t len);
+	/* Write the digest; the context may not be updated afterwards. */
+	int  (*final)(struct digest_ctx *c, uint8_t *out, size_t out_len);
+	void (*free)(struct digest_ctx *c);
+};
+
+extern const struct digest_ops digest_openssl_ops;  /* lib/digest_openssl.c, host programs */
+extern const struct digest_ops digest_afalg_ops;    /* lib/digest_afalg.c, agent */
+
+#endif

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The dm-verity superblock as veritysetup (cryptsetup lib/verity) writes it, and the parameter
+ * set that describes one verity device. */
+#ifndef VERITY_SUPERBLOCK_H
+#define VERITY_SUPERBLOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VERITY_SB_SIZE        512u
+#define VERITY_SB_VERSION     1u
+#define VERITY_MAX_SALT       256u
+#define VERITY_MAX_HASH_NAME  32u   /* on-disk field, NUL-terminated */
+#define VERITY_MAX_DIGEST     64u   /* sha512 */
+#define VERITY_MIN_BLOCK      512u
+#define VERITY_MAX_BLOCK      (1024u * 1024u)
+
+/* Everything that shapes a verity mapping, in host byte order. */
+struct verity_params {
+	char     hash_name[VERITY_MAX_HASH_NAME]; /* "sha256", NUL-terminated */
+	uint32_t hash_type;                       /* 0: Chrome OS layout, 1: current */
+	uint32_t data_block_size;
+	uint32_t hash_block_size;
+	uint64_t data_blocks;
+	uint64_t hash_offset;                     /* bytes: superblock position on the hash device */
+	uint8_t  uuid[16];
+	uint16_t salt_size;
+	uint8_t  salt[VERITY_MAX_SALT];
+	bool     no_superblock;                   /* tree starts at hash_offset itself */
+};
+
+/* A reason for a rejection, for the one log line the caller prints. */
+struct verity_err {
+	char msg[192];
+};
+
+/* Decode and validate a 512-byte superblock. -EINVAL (bad magic/version/field) with err set.
+ * hash_offset and no_superblock of *ret are left as the caller set them. */
+int verity_sb_decode(const uint8_t buf[VERITY_SB_SIZE], struct verity_params *ret,
+		     struct verity_err *err);
+
+/* Encode params into 512 bytes exactly as veritysetup does (reserved bytes zero). */
+int verity_sb_encode(const struct verity_params *p, uint8_t buf[VERITY_SB_SIZE],
+		     struct verity_err *err);
+
+/* Check a parameter set: algorithm known, block sizes powers of two in range, salt size,
+ * data_blocks non-zero and data_blocks * data_block_size without 64-bit overflow. */
+int verity_params_validate(const struct verity_params *p, struct verity_err *err);
+
+/* Digest size of a hash name the kernel's dm-verity accepts, 0 when unknown. */
+unsigned verity_digest_size(const char *hash_name);
+
+#endif
