@@ -14,7 +14,10 @@
 #define VERITY_MAX_HASH_NAME  32u   /* on-disk field, NUL-terminated */
 #define VERITY_MAX_DIGEST     64u   /* sha512 */
 #define VERITY_MIN_BLOCK      512u
-#define VERITY_MAX_BLOCK      (1024u * 1024u)
+/* veritysetup (cryptsetup VERITY_BLOCK_SIZE_OK) refuses blocks above 512 KiB, so a superblock
+ * with more cannot come from it; the kernel adds its own page-size limit (see below). */
+#define VERITY_MAX_BLOCK      (512u * 1024u)
+#define VERITY_UUID_STR_LEN   36u   /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", without the NUL */
 
 /* Everything that shapes a verity mapping, in host byte order. */
 struct verity_params {
@@ -50,5 +53,17 @@ int verity_params_validate(const struct verity_params *p, struct verity_err *err
 
 /* Digest size of a hash name the kernel's dm-verity accepts, 0 when unknown. */
 unsigned verity_digest_size(const char *hash_name);
+
+/* The kernel (6.1 dm-verity-target.c) also refuses block sizes above PAGE_SIZE and below the
+ * devices' logical block size; veritysetup only warns. -EINVAL with err set when p cannot be
+ * activated on a kernel whose page size is page_size. */
+int verity_params_kernel_check(const struct verity_params *p, unsigned long page_size,
+			       struct verity_err *err);
+
+/* UUID as text, lowercase 8-4-4-4-12 (libuuid's uuid_unparse form); out has 37 bytes. */
+void verity_uuid_format(const uint8_t uuid[16], char out[VERITY_UUID_STR_LEN + 1]);
+
+/* Parse 8-4-4-4-12 hex text (either case) strictly. -EINVAL on any other form. */
+int verity_uuid_parse(const char *s, uint8_t ret_uuid[16]);
 
 #endif

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The veritysetup superblock: 512 bytes, little-endian, at the hash offset of the hash device.
+ * Decoding is strict: every byte veritysetup writes as zero must be zero, so a superblock that
+ * decodes here re-encodes to the same 512 bytes. */
+#include "superblock.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const uint8_t sb_magic[8] = { 'v', 'e', 'r', 'i', 't', 'y', 0, 0 };
+
+/* On-disk layout (cryptsetup lib/verity/verity.c, struct verity_sb). */
+struct verity_sb_disk {
+	uint8_t  signature[8];     /* "verity\0\0" */
+	uint32_t version;          /* le32, 1 */
+	uint32_t hash_type;        /* le32, 0 Chrome OS, 1 normal */
+	uint8_t  uuid[16];         /* binary UUID */
+	uint8_t  algorithm[32];    /* NUL-padded hash name */
+	uint32_t data_block_size;  /* le32 */
+	uint32_t hash_block_size;  /* le32 */
+	uint64_t data_blocks;      /* le64 */
+	uint16_t salt_size;        /* le16 */
+	uint8_t  _pad1[6];
+	uint8_t  salt[256];
+	uint8_t  _pad2[168];
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct verity_sb_disk) == VERITY_SB_SIZE, "superblock is 512 bytes");
+
+__attribute__((format(printf, 2, 3)))
+static int fail(struct verity_err *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static const struct {
+	const char *name;
+	unsigned size;
+} digests[] = {
+	/* Names as both the kernel crypto API and OpenSSL spell them. */
+	{ "sha1", 20 }, { "sha224", 28 }, { "sha256", 32 }, { "sha384", 48 }, { "sha512", 64 },
+	{ "sha3-224", 28 }, { "sha3-256", 32 }, { "sha3-384", 48 }, { "sha3-512", 64 },
+	{ "sm3", 32 }, { "blake2b-512", 64 },
+};
+
+unsigned verity_digest_size(const char *hash_name)
+{
+	if (!hash_name)
+		return 0;
+	for (size_t i = 0; i < sizeof(digests) / sizeof(digests[0]); i++)
+		if (strcmp(hash_name, digests[i].name) == 0)
+			return digests[i].size;
+	return 0;
+}
+
+static bool block_size_ok(uint32_t bs)
+{
+	return bs >= VERITY_MIN_BLOCK && bs <= VERITY_MAX_BLOCK && (bs & (bs - 1)) == 0;
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+int verity_params_validate(const struct verity_params *p, struct verity_err *err)
+{
+	size_t name_len = strnlen(p->hash_name, sizeof(p->hash_name));
+	unsigned ds;
+
+	if (name_len == 0 || name_len == sizeof(p->hash_name))
+		return fail(err, "hash algorithm name is empty or not terminated");
+	ds = verity_digest_size(p->hash_name);
+	if (!ds)
+		return fail(err, "unknown hash algorithm '%s'", p->hash_name);
+	if (p->hash_type > 1)
+		return fail(err, "unknown hash type %u (0 or 1)", p->hash_type);
+	if (!block_size_ok(p->data_block_size))
+		return fail(err, "data block size %u is not a power of two in [%u, %u]",
+			    p->data_block_size, VERITY_MIN_BLOCK, VERITY_MAX_BLOCK);
+	if (!block_size_ok(p->hash_block_size))
+		return fail(err, "hash block size %u is not a power of two in [%u, %u]",
+			    p->hash_block_size, VERITY_MIN_BLOCK, VERITY_MAX_BLOCK);
+	/* The kernel needs at least two digests per hash block. */
+	if (p->hash_block_size < 2u * ds)
+		return fail(err, "hash block size %u too small for %s (needs %u)",
+			    p->hash_block_size, p->hash_name, 2u * ds);
+	if (p->salt_size > VERITY_MAX_SALT)
+		return fail(err, "salt of %u bytes is longer than %u", p->salt_size, VERITY_MAX_SALT);
+	if (p->data_blocks == 0)
+		return fail(err, "data_blocks is zero");
+	if (p->data_blocks > UINT64_MAX / p->data_block_size)
+		return fail(err, "data_blocks %llu x block size %u overflows 64 bits",
+			    (unsigned long long)p->data_blocks, p->data_block_size);
+	/* veritysetup refuses a superblock offset that is not sector-aligned. */
+	if (p->hash_offset % 512u)
+		return fail(err, "hash offset %llu is not a multiple of 512",
+			    (unsigned long long)p->hash_offset);
+	if (p->no_superblock && p->hash_offset % p->hash_block_size)
+		return fail(err, "hash offset %llu is not a multiple of the hash block size %u",
+			    (unsigned long long)p->hash_offset, p->hash_block_size);
+	return 0;
+}
+
+int verity_params_kernel_check(const struct verity_params *p, unsigned long page_size,
+			       struct verity_err *err)
+{
+	if (p->data_block_size > page_size)
+		return fail(err, "data block size %u exceeds the kernel page size %lu",
+			    p->data_block_size, page_size);
+	if (p->hash_block_size > page_size)
+		return fail(err, "hash block size %u exceeds the kernel page size %lu",
+			    p->hash_block_size, page_size);
+	return 0;
+}
+
+int verity_sb_encode(const struct verity_params *p, uint8_t buf[VERITY_SB_SIZE],
+		     struct verity_err *err)
+{
+	struct verity_sb_disk sb;
+	int r;
+
+	r = verity_params_validate(p, err);
+	if (r < 0)
+		return r;
+
+	memset(&sb, 0, sizeof(sb));
+	memcpy(sb.signature, sb_magic, sizeof(sb.signature));
+	sb.version = htole32(VERITY_SB_VERSION);
+	sb.hash_type = htole32(p->hash_type);
+	memcpy(sb.uuid, p->uuid, sizeof(sb.uuid));
+	/* validate() guarantees the name is NUL-terminated within 31 bytes. */
+	memcpy(sb.algorithm, p->hash_name, strlen(p->hash_name));
+	sb.data_block_size = htole32(p->data_block_size);
+	sb.hash_block_size = htole32(p->hash_block_size);
+	sb.data_blocks = htole64(p->data_blocks);
+	sb.salt_size = htole16(p->salt_size);
+	memcpy(sb.salt, p->salt, p->salt_size);
+	memcpy(buf, &sb, sizeof(sb));
+	return 0;
+}
+
+int verity_sb_decode(const uint8_t buf[VERITY_SB_SIZE], struct verity_params *ret,
+		     struct verity_err *err)
+{
+	struct verity_sb_disk sb;
+	struct verity_params p;
+	size_t name_len;
+	uint32_t v;
+	int r;
+
+	memcpy(&sb, buf, sizeof(sb));
+	if (memcmp(sb.signature, sb_magic, sizeof(sb_magic)) != 0)
+		return fail(err, "no verity superblock (bad magic)");
+	v = le32toh(sb.version);
+	if (v != VERITY_SB_VERSION)
+		return fail(err, "unsupported superblock version %u", v);
+
+	memset(&p, 0, sizeof(p));
+	p.hash_type = le32toh(sb.hash_type);
+	if (p.hash_type > 1)
+		return fail(err, "unknown hash type %u (0 or 1)", p.hash_type);
+
+	name_len = strnlen((const char *)sb.algorithm, sizeof(sb.algorithm));
+	if (name_len == sizeof(sb.algorithm))
+		return fail(err, "hash algorithm name is not NUL-terminated");
+	if (!all_zero(sb.algorithm + name_len, sizeof(sb.algorithm) - name_len))
+		return fail(err, "garbage after the hash algorithm name");
+	memcpy(p.hash_name, sb.algorithm, name_len);
+
+	p.data_block_size = le32toh(sb.data_block_size);
+	p.hash_block_size = le32toh(sb.hash_block_size);
+	p.data_blocks = le64toh(sb.data_blocks);
+	p.salt_size = le16toh(sb.salt_size);
+	if (p.salt_size > VERITY_MAX_SALT)
+		return fail(err, "salt size %u is larger than %u", p.salt_size, VERITY_MAX_SALT);
+	if (!all_zero(sb._pad1, sizeof(sb._pad1)) || !all_zero(sb._pad2, sizeof(sb._pad2)))
+		return fail(err, "reserved superblock bytes are not zero");
+	if (!all_zero(sb.salt + p.salt_size, sizeof(sb.salt) - p.salt_size))
+		return fail(err, "non-zero bytes after the salt");
+	memcpy(p.salt, sb.salt, p.salt_size);
+	memcpy(p.uuid, sb.uuid, sizeof(p.uuid));
+	p.hash_offset = ret->hash_offset;
+	p.no_superblock = ret->no_superblock;
+
+	r = verity_params_validate(&p, err);
+	if (r < 0)
+		return r;
+	*ret = p;
+	return 0;
+}
+
+void verity_uuid_format(const uint8_t uuid[16], char out[VERITY_UUID_STR_LEN + 1])
+{
+	static const char hexd[] = "0123456789abcdef";
+	size_t o = 0;
+
+	for (unsigned i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[o++] = '-';
+		out[o++] = hexd[uuid[i] >> 4];
+		out[o++] = hexd[uuid[i] & 0xf];
+	}
+	out[o] = '\0';
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int verity_uuid_parse(const char *s, uint8_t ret_uuid[16])
+{
+	uint8_t u[16];
+	unsigned n = 0;
+
+	if (!s || strlen(s) != VERITY_UUID_STR_LEN)
+		return -EINVAL;
+	for (size_t i = 0; i < VERITY_UUID_STR_LEN;) {
+		int hi, lo;
+
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i] != '-')
+				return -EINVAL;
+			i++;
+			continue;
+		}
+		hi = hexval(s[i]);
+		lo = hexval(s[i + 1]);
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		u[n++] = (uint8_t)(hi << 4 | lo);
+		i += 2;
+	}
+	memcpy(ret_uuid, u, sizeof(u));
+	return 0;
+}
