@@ -40,7 +40,8 @@ int hex_decode(const char *hex, size_t hex_len, uint8_t *out, size_t out_size, s
 	if (hex_len / 2 > out_size)
 		return -ENOBUFS;
 	for (size_t i = 0; i < hex_len / 2; i++)
-		out[i] = (uint8_t)(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
+		out[i] = (uint8_t)((unsigned)nibble(hex[2 * i]) << 4 |
+				   (unsigned)nibble(hex[2 * i + 1]));
 	if (ret_len)
 		*ret_len = hex_len / 2;
 	return 0;
