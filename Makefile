@@ -132,6 +132,7 @@ install: all
 	else install -m 0755 $(AGENT) $(DESTDIR)$(SBINDIR)/verity-init; fi
 	install -m 0755 $(IMAGE) $(DESTDIR)$(BINDIR)/verity-image
 	install -m 0755 dracut-module/*.sh $(DESTDIR)$(DRACUTDIR)/90verity-init/
+	install -m 0644 dracut-module/*.service $(DESTDIR)$(DRACUTDIR)/90verity-init/
 
 # --- hardening ----------------------------------------------------------------------------------
 # Issue 7 (docs/security.md): static analysis, libFuzzer targets, ASan/UBSan runs of the unit and
