@@ -68,21 +68,30 @@ $(LIBVERITY): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(IMAGE): $(BUILD)/verity-init/verity-image.o $(LIBVERITY)
+$(IMAGE): $(BUILD)/prog/verity-image.o $(LIBVERITY)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_IMAGE)
 
-$(AGENT): $(BUILD)/verity-init/verity-init.o $(LIBVERITY)
+# Programs' objects live apart from the binaries: build/verity-init is the agent itself.
+$(BUILD)/prog/%.o: verity-init/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(AGENT): $(BUILD)/prog/verity-init.o $(LIBVERITY)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_AGENT)
 
 # --- static agent -----------------------------------------------------------------------------
 # glibc linked statically (klibc cannot link libdevmapper/libblkid); crypto from the kernel.
 STATIC_CFLAGS := $(BASE_CFLAGS) -Os -g -ffunction-sections -fdata-sections -DVERITY_STATIC \
                  -I$(STATIC_DEPS)/include $(PKG_CFLAGS)
-STATIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/static/%.o) $(BUILD)/static/verity-init/verity-init.o
+STATIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/static/%.o) $(BUILD)/static/prog/verity-init.o
 STATIC_LIBS := $(STATIC_DEPS)/lib/libdevmapper.a /usr/lib/$(shell $(CC) -dumpmachine)/libblkid.a \
                /usr/lib/$(shell $(CC) -dumpmachine)/libsodium.a
 
 $(BUILD)/static/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(STATIC_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/static/prog/%.o: verity-init/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(STATIC_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -210,4 +219,4 @@ help:
 	@echo "  clean           remove $(BUILD)/"
 	@echo "Variables: SANITIZE=1 builds with ASan+UBSan into $(BUILD)/sanitize; BUILD=dir"
 
--include $(LIB_OBJS:.o=.d) $(STATIC_OBJS:.o=.d) $(BUILD)/verity-init/verity-image.d $(BUILD)/verity-init/verity-init.d
+-include $(LIB_OBJS:.o=.d) $(STATIC_OBJS:.o=.d) $(BUILD)/prog/verity-image.d $(BUILD)/prog/verity-init.d
