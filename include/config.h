@@ -1,24 +1,45 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The agent's resolved configuration: what the kernel command line (and the initramfs policy)
- * asked for, before any device is touched. Produced by lib/cmdline.c, consumed by the agent. */
+ * asked for, before any device is touched. Produced by lib/cmdline.c, consumed by the agent.
+ * docs/cmdline.md is the user-facing reference of every key. */
 #ifndef VERITY_CONFIG_H
 #define VERITY_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "superblock.h"
 
 #define VI_MAX_PATH      256u
 #define VI_MAX_NAME      64u     /* dm names: DM_NAME_LEN is 128, we keep it short */
 #define VI_MAX_FAIL      6u
+#define VI_MAX_DM_UUID   129u    /* DM_UUID_LEN, with the NUL */
+#define VI_MAX_FSTYPE    32u
+#define VI_MAX_CMDLINE   4096u   /* longer command lines are refused (-E2BIG), never cut */
+#define VI_MAX_OPTIONS   1024u   /* one verity.options= / systemd.verity_root_options= value */
+#define VI_MAX_TIMEOUT_S 3600u
 #define VI_DEFAULT_NAME  "root"
+#define VI_DEFAULT_RECOVERY_NAME "recovery"
 #define VI_DEFAULT_TIMEOUT_S 30u
+#define VI_DEFAULT_INIT  "/sbin/init"
 
 /* A device reference as written by the user: "/dev/vda1", "UUID=...", "PARTUUID=...",
- * "LABEL=...", "PARTLABEL=...". Empty spec: not given. */
+ * "LABEL=...", "PARTLABEL=...", and (dm-mod.create= tables only) "MAJ:MIN". Syntax is checked
+ * by the parser; an empty spec means "not given". */
 struct vi_devspec {
 	char spec[VI_MAX_PATH];
+};
+
+enum vi_devspec_kind {
+	VI_DEV_NONE = 0,         /* empty */
+	VI_DEV_PATH,             /* /dev/..., no ".." or "." components */
+	VI_DEV_UUID,             /* UUID=     (filesystem UUID, libblkid tag) */
+	VI_DEV_PARTUUID,         /* PARTUUID= (GPT/MBR partition UUID) */
+	VI_DEV_LABEL,            /* LABEL= */
+	VI_DEV_PARTLABEL,        /* PARTLABEL= */
+	VI_DEV_MAJMIN,           /* "254:0", only from dm-mod.create= */
 };
 
 enum vi_corruption {             /* what the kernel does on a bad block */
@@ -43,26 +64,38 @@ enum vi_fail_action {
 	VI_FAIL_SHELL,
 };
 
-/* One verity target: the root, or the recovery root. */
+/* One verity target: the root, or the recovery root.
+ * enabled && root_hash_len == 0 happens only for the root when verity.manifest= is given: the
+ * root hash (and whatever else the command line left out) then comes from the signed manifest. */
 struct vi_target {
-	bool enabled;                 /* a root hash (or dm-mod.create table) was given */
-	char name[VI_MAX_NAME];       /* mapping name, "root" by default */
+	bool enabled;                 /* a root hash, dm-mod.create table or manifest was given */
+	char name[VI_MAX_NAME];       /* mapping name, "root" / "recovery" by default */
 	uint8_t root_hash[VERITY_MAX_DIGEST];
-	unsigned root_hash_len;       /* bytes */
+	unsigned root_hash_len;       /* bytes; 0: from the manifest */
 	struct vi_devspec data;
-	struct vi_devspec hash;       /* empty: same as data */
+	struct vi_devspec hash;       /* empty: same as data (hash-offset= is then required) */
 	struct vi_devspec fec;
-	struct verity_params params;  /* from the command line; superblock fills the rest */
+	struct verity_params params;  /* from the command line; superblock fills the rest.
+	                               * superblock=false: every field is set (defaults filled in
+	                               * for hash/format/block sizes, see docs/cmdline.md) and
+	                               * params.no_superblock is true. */
 	uint32_t given;               /* VI_GIVEN_* bits: which params the command line set */
-	uint64_t fec_offset;
-	uint32_t fec_roots;
+	uint64_t fec_offset;          /* bytes */
+	uint32_t fec_roots;           /* 0: not given (kernel default 2) */
+	uint64_t fec_blocks;          /* dm-mod.create fec_blocks; 0: compute */
 	enum vi_corruption corruption;
 	enum vi_ioerror ioerror;
 	bool ignore_zero_blocks;
 	bool check_at_most_once;
+	bool try_verify_in_tasklet;   /* dm-mod.create only */
 	bool superblock;              /* default true */
-	char sig_path[VI_MAX_PATH];   /* root-hash-signature= / verity.sig= */
+	bool discovered;              /* data/hash derived from the root hash (DPS rule) */
+	char sig_path[VI_MAX_PATH];   /* root-hash-signature= / verity.sig= (path or devspec) */
+	char sig_key_desc[VI_MAX_PATH]; /* dm-mod.create root_hash_sig_key_desc (key in keyring) */
 	bool from_dm_create;          /* table came verbatim from dm-mod.create= */
+	char dm_uuid[VI_MAX_DM_UUID]; /* dm-mod.create <uuid>, may be empty */
+	int dm_minor;                 /* dm-mod.create <minor>, -1: any */
+	uint64_t dm_sectors;          /* dm-mod.create target length in 512-byte sectors */
 };
 
 #define VI_GIVEN_HASH_NAME   (1u << 0)
@@ -73,24 +106,65 @@ struct vi_target {
 #define VI_GIVEN_HASH_OFFSET (1u << 5)
 #define VI_GIVEN_SALT        (1u << 6)
 #define VI_GIVEN_UUID        (1u << 7)
+#define VI_GIVEN_SUPERBLOCK  (1u << 8)   /* superblock= written explicitly */
+#define VI_GIVEN_FEC_OFFSET  (1u << 9)
+#define VI_GIVEN_FEC_ROOTS   (1u << 10)
 
 struct vi_config {
 	struct vi_target root;
 	struct vi_target recovery;
 	enum vi_fail_action fail[VI_MAX_FAIL];   /* tried in order; VI_FAIL_NONE ends the list */
 	unsigned timeout_s;                       /* device wait */
-	char root_dev[VI_MAX_PATH];               /* root= */
-	char rootfstype[32];
+	char root_dev[VI_MAX_PATH];               /* root= (last one wins, as in the kernel) */
+	char rootfstype[VI_MAX_FSTYPE];
 	char rootflags[VI_MAX_PATH];
 	char init[VI_MAX_PATH];                   /* init=, default /sbin/init */
-	char sig_path[VI_MAX_PATH];               /* verity.sig= */
+	char sig_path[VI_MAX_PATH];               /* verity.sig= (also copied to root.sig_path) */
 	char manifest[VI_MAX_PATH];               /* verity.manifest= */
 	bool require_signature;
 	bool verity_disabled;                     /* systemd.verity=0 / rd.systemd.verity=0 */
+	bool fail_given;                          /* verity.fail= was on the command line */
+	bool timeout_given;                       /* verity.timeout= was on the command line */
+	bool ro;                                  /* "ro" seen (we always mount read-only) */
+	bool shell_dropped;                       /* vi_policy_apply removed "shell" */
+	bool recovery_dropped;                    /* vi_policy_apply removed a policy "recovery"
+	                                           * default: no recovery root configured */
 };
 
+/* Defaults: name "root"/"recovery", fail=panic, timeout 30 s, init /sbin/init, superblock on. */
+void vi_config_init(struct vi_config *cfg);
+
 /* Parse a whole kernel command line into cfg (defaults applied first). Unknown keys outside our
- * namespaces are ignored; a malformed or conflicting value of ours is -EINVAL with err set. */
+ * namespaces are ignored; a malformed or conflicting value of ours is -EINVAL with err set;
+ * a command line longer than VI_MAX_CMDLINE is -E2BIG. cfg is untouched on failure.
+ * vi_cmdline_parse_buf is the same over (buf, len) — no NUL needed, a NUL inside is -EINVAL —
+ * and is what fuzzers call. Neither does any I/O. */
 int vi_cmdline_parse(const char *cmdline, struct vi_config *cfg, struct verity_err *err);
+int vi_cmdline_parse_buf(const char *buf, size_t len, struct vi_config *cfg,
+			 struct verity_err *err);
+
+/* Syntax check of a device spec (see struct vi_devspec); allow_majmin for dm-mod.create.
+ * Returns the kind, or -EINVAL with err set. */
+int vi_devspec_check(const char *spec, size_t len, bool allow_majmin, struct verity_err *err);
+enum vi_devspec_kind vi_devspec_kind(const struct vi_devspec *d);
+
+/* Mapping name: [A-Za-z0-9][A-Za-z0-9._-]*, shorter than VI_MAX_NAME, not "control". */
+int vi_name_check(const char *s, size_t len, struct verity_err *err);
+
+/* "recovery", "reboot", ...; NULL for VI_FAIL_NONE or out of range. */
+const char *vi_fail_action_name(enum vi_fail_action a);
+/* Comma-separated action list (no empty item, no repeat) into fail[VI_MAX_FAIL]. */
+int vi_fail_list_parse(const char *s, size_t len, enum vi_fail_action fail[VI_MAX_FAIL],
+		       struct verity_err *err);
+
+/* Print a resolved configuration (lib/config_print.c).
+ * VI_PRINT_KV: "key=value" lines for humans and tests (values sanitized for a terminal);
+ * VI_PRINT_SHELL: VERITY_NAME='root' lines, safe for `eval` in POSIX sh (dracut hooks).
+ * Returns 0 or -EIO. */
+enum vi_print_style {
+	VI_PRINT_KV = 0,
+	VI_PRINT_SHELL,
+};
+int vi_config_print(FILE *f, const struct vi_config *cfg, enum vi_print_style style);
 
 #endif

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Small string helpers shared by the parsers: strict number parsing, booleans, the kernel's
+ * dash/underscore-insensitive key comparison, log-line sanitizing, shell quoting and the one way
+ * lib/ code fills a struct verity_err. Pure functions, no I/O except vi_shell_quote's FILE*. */
+#ifndef VERITY_STRUTIL_H
+#define VERITY_STRUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "superblock.h"
+
+/* Format a reason into err (if non-NULL) and return -EINVAL, for `return vi_err(err, ...)`. */
+int vi_err(struct verity_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Decimal unsigned integer over exactly len bytes: digits only (no sign, no space, no "0x"),
+ * at least one digit, no overflow. -EINVAL for junk, -ERANGE for overflow. */
+int vi_parse_u64(const char *s, size_t len, uint64_t *ret);
+int vi_parse_u32(const char *s, size_t len, uint32_t *ret);
+
+/* Like vi_parse_u64 but an optional binary suffix K, M, G or T (x1024^n) is accepted. */
+int vi_parse_size(const char *s, size_t len, uint64_t *ret);
+
+/* systemd's booleans: 1 yes y true on / 0 no n false off (case-insensitive). -EINVAL else. */
+int vi_parse_bool(const char *s, size_t len, bool *ret);
+
+/* Compare a command-line key (len bytes) with a NUL-terminated name, treating '-' and '_' as
+ * equal, as the kernel's parameq() and systemd's proc_cmdline_key_streq() do. */
+bool vi_key_eq(const char *key, size_t len, const char *name);
+
+/* True when s[0..len) has no control bytes (< 0x20, 0x7f). Bytes >= 0x80 (UTF-8) are allowed. */
+bool vi_str_printable(const char *s, size_t len);
+
+/* Copy s[0..len) plus a NUL into out; -ENAMETOOLONG if it does not fit (never truncates). */
+int vi_strlcpy_exact(char *out, size_t out_size, const char *s, size_t len);
+
+/* Write s[0..len) into out for a log line: printable ASCII kept, '\\' doubled, every other byte
+ * as \xHH. Always NUL-terminates; a result that would not fit ends with "..." (it is for humans,
+ * so shortening is announced rather than silent). Returns the length written. */
+size_t vi_sanitize(const char *s, size_t len, char *out, size_t out_size);
+
+/* Write s as one POSIX-shell word that `eval` turns back into exactly s: '...' quoting, every
+ * single quote as '\''. Returns 0 or -EIO. */
+int vi_shell_quote(FILE *f, const char *s);
+
+#endif

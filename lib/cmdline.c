@@ -1,0 +1,858 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Kernel command line -> struct vi_config. docs/cmdline.md is the user-facing reference.
+ *
+ * Two passes over the words:
+ *  1. collect: every key we know (under any of its names) goes to one slot. A setting may be
+ *     repeated, under any of its names, only with the same value: roothash= X and
+ *     verity.roothash= Y with X != Y is refused, never mixed. The kernel's own keys root=,
+ *     rootfstype=, rootflags=, init= follow the kernel: the last one wins.
+ *  2. resolve: slots are decoded and checked into a local vi_config, which is copied to the
+ *     caller only when everything is valid.
+ * No I/O here: the agent reads /proc/cmdline and hands the buffer in (fuzzers do the same). */
+#include "cmdline.h"
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dminit.h"
+#include "hex.h"
+#include "strutil.h"
+#include "vopts.h"
+
+/* ---- tokenizer ---------------------------------------------------------------------------- */
+
+/* The kernel's isspace(): its ctype table also marks 0xa0 (Latin-1 NBSP) as a space. */
+static bool k_isspace(char ch)
+{
+	unsigned char c = (unsigned char)ch;
+
+	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0;
+}
+
+int vi_cmdline_next(const char *buf, size_t len, size_t *pos, struct vi_cmdline_tok *tok)
+{
+	size_t p = *pos, start, end, equals = 0;
+	bool in_quote = false, quoted = false;
+
+	while (p < len && k_isspace(buf[p]))
+		p++;
+	if (p >= len) {
+		*pos = len;
+		return 0;
+	}
+	start = p;
+	if (buf[p] == '"') {
+		start++;
+		in_quote = quoted = true;
+	}
+	for (end = start; end < len; end++) {
+		if (k_isspace(buf[end]) && !in_quote)
+			break;
+		/* As next_arg(): an '=' as the word's first character does not split. */
+		if (equals == 0 && buf[end] == '=' && end > start)
+			equals = end;
+		if (buf[end] == '"')
+			in_quote = !in_quote;
+	}
+
+	tok->key = buf + start;
+	if (equals == 0) {
+		tok->key_len = end - start;
+		tok->val = NULL;
+		tok->val_len = 0;
+		if (quoted && end > start && buf[end - 1] == '"')
+			tok->key_len--;
+	} else {
+		size_t vs = equals + 1, ve = end;
+
+		tok->key_len = equals - start;
+		if (vs < end && buf[vs] == '"') {
+			vs++;
+			if (buf[end - 1] == '"')
+				ve = end - 1;
+		}
+		if (quoted && buf[end - 1] == '"' && ve > end - 1)
+			ve = end - 1;
+		tok->val = buf + vs;
+		tok->val_len = ve > vs ? ve - vs : 0;
+	}
+	*pos = end < len ? end + 1 : end;
+	if (!tok->val && tok->key_len == 2 && tok->key[0] == '-' && tok->key[1] == '-') {
+		*pos = len;
+		return 0;
+	}
+	return 1;
+}
+
+/* ---- small validators ----------------------------------------------------------------------- */
+
+static int checkf(struct verity_err *err, const char *what, const char *s, size_t len,
+		  const char *why)
+{
+	char v[80];
+
+	vi_sanitize(s, len, v, sizeof(v));
+	return vi_err(err, "%s '%s': %s", what, v, why);
+}
+
+/* Absolute path: "/" followed by components that are not empty, "." or "..", no whitespace,
+ * control bytes or commas (commas separate option words). */
+int vi_abspath_check(const char *s, size_t len, struct verity_err *err)
+{
+	size_t comp = 1;
+
+	if (len == 0 || s[0] != '/')
+		return checkf(err, "path", s, len, "not an absolute path");
+	if (len >= VI_MAX_PATH)
+		return checkf(err, "path", s, len, "too long");
+	if (!vi_str_printable(s, len))
+		return checkf(err, "path", s, len, "contains control characters");
+	for (size_t i = 1; i <= len; i++) {
+		size_t n;
+
+		if (i < len && (s[i] == ' ' || s[i] == ','))
+			return checkf(err, "path", s, len, "contains a space or comma");
+		if (i < len && s[i] != '/')
+			continue;
+		n = i - comp;
+		if (n == 0)
+			return checkf(err, "path", s, len, "empty path component");
+		if ((n == 1 && s[comp] == '.') || (n == 2 && s[comp] == '.' && s[comp + 1] == '.'))
+			return checkf(err, "path", s, len, "'.' or '..' component");
+		comp = i + 1;
+	}
+	return 0;
+}
+
+static bool has_prefix(const char *s, size_t len, const char *p)
+{
+	size_t n = strlen(p);
+
+	return len >= n && memcmp(s, p, n) == 0;
+}
+
+static int check_uuid_chars(const char *what, const char *s, size_t len, size_t max,
+			    struct verity_err *err)
+{
+	if (len == 0 || len > max)
+		return checkf(err, what, s, len, "empty or too long");
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') ||
+		      c == '-'))
+			return checkf(err, what, s, len, "only hex digits and '-' are allowed");
+	}
+	return 0;
+}
+
+int vi_devspec_check(const char *s, size_t len, bool allow_majmin, struct verity_err *err)
+{
+	int r;
+
+	if (len == 0)
+		return vi_err(err, "empty device");
+	if (len >= VI_MAX_PATH)
+		return checkf(err, "device", s, len, "too long");
+	if (!vi_str_printable(s, len))
+		return checkf(err, "device", s, len, "contains control characters");
+	if (has_prefix(s, len, "/")) {
+		if (!has_prefix(s, len, "/dev/") || len == 5)
+			return checkf(err, "device", s, len, "a device path must be under /dev/");
+		r = vi_abspath_check(s, len, err);
+		return r < 0 ? r : VI_DEV_PATH;
+	}
+	if (has_prefix(s, len, "UUID=")) {
+		/* Filesystem UUIDs: 8-4-4-4-12, or shorter serials such as FAT's "1234-ABCD". */
+		r = check_uuid_chars("UUID", s + 5, len - 5, 36, err);
+		return r < 0 ? r : VI_DEV_UUID;
+	}
+	if (has_prefix(s, len, "PARTUUID=")) {
+		/* GPT 8-4-4-4-12, or MBR "SSSSSSSS-PP"; the kernel's "/PARTNROFF=" is not taken. */
+		r = check_uuid_chars("PARTUUID", s + 9, len - 9, 36, err);
+		return r < 0 ? r : VI_DEV_PARTUUID;
+	}
+	if (has_prefix(s, len, "LABEL=")) {
+		if (len == 6)
+			return vi_err(err, "empty LABEL=");
+		return VI_DEV_LABEL;
+	}
+	if (has_prefix(s, len, "PARTLABEL=")) {
+		if (len == 10)
+			return vi_err(err, "empty PARTLABEL=");
+		return VI_DEV_PARTLABEL;
+	}
+	if (allow_majmin) {
+		const char *colon = memchr(s, ':', len);
+		uint32_t maj, min;
+
+		if (colon && vi_parse_u32(s, (size_t)(colon - s), &maj) == 0 &&
+		    vi_parse_u32(colon + 1, len - (size_t)(colon - s) - 1, &min) == 0 &&
+		    maj < 4096 && min < (1u << 20))
+			return VI_DEV_MAJMIN;
+	}
+	return checkf(err, "device", s, len,
+		      allow_majmin ? "not /dev/..., MAJ:MIN, UUID=, PARTUUID=, LABEL= or PARTLABEL="
+				   : "not /dev/..., UUID=, PARTUUID=, LABEL= or PARTLABEL=");
+}
+
+enum vi_devspec_kind vi_devspec_kind(const struct vi_devspec *d)
+{
+	size_t len = strnlen(d->spec, sizeof(d->spec));
+	int r;
+
+	if (len == 0)
+		return VI_DEV_NONE;
+	r = vi_devspec_check(d->spec, len, true, NULL);
+	return r < 0 ? VI_DEV_NONE : (enum vi_devspec_kind)r;
+}
+
+int vi_location_check(const char *s, size_t len, struct verity_err *err)
+{
+	int r;
+
+	if (len > 0 && s[0] == '/' && !has_prefix(s, len, "/dev/"))
+		return vi_abspath_check(s, len, err);
+	r = vi_devspec_check(s, len, false, err);
+	return r < 0 ? r : 0;
+}
+
+/* Mapping names: [A-Za-z0-9][A-Za-z0-9._-]*, below VI_MAX_NAME, and not "control"
+ * (/dev/mapper/control is the device-mapper control node). */
+int vi_name_check(const char *s, size_t len, struct verity_err *err)
+{
+	if (len == 0 || len >= VI_MAX_NAME)
+		return checkf(err, "mapping name", s, len, "empty or longer than 63 characters");
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+			     (c >= 'A' && c <= 'Z');
+
+		if (!alnum && (i == 0 || (c != '.' && c != '_' && c != '-')))
+			return checkf(err, "mapping name", s, len,
+				      "use letters, digits, '.', '_', '-' (first a letter/digit)");
+	}
+	if (len == 7 && memcmp(s, "control", 7) == 0)
+		return vi_err(err, "mapping name 'control' is reserved by device-mapper");
+	return 0;
+}
+
+static const char *const fail_names[] = {
+	[VI_FAIL_RECOVERY] = "recovery", [VI_FAIL_REBOOT] = "reboot",
+	[VI_FAIL_POWEROFF] = "poweroff", [VI_FAIL_PANIC] = "panic", [VI_FAIL_SHELL] = "shell",
+};
+
+const char *vi_fail_action_name(enum vi_fail_action a)
+{
+	if (a <= VI_FAIL_NONE || (unsigned)a >= sizeof(fail_names) / sizeof(fail_names[0]))
+		return NULL;
+	return fail_names[a];
+}
+
+int vi_fail_list_parse(const char *s, size_t len, enum vi_fail_action fail[VI_MAX_FAIL],
+		       struct verity_err *err)
+{
+	enum vi_fail_action out[VI_MAX_FAIL] = { VI_FAIL_NONE };
+	unsigned n = 0;
+	size_t start = 0;
+
+	if (len == 0)
+		return vi_err(err, "empty fail action list");
+	for (size_t i = 0; i <= len; i++) {
+		enum vi_fail_action a = VI_FAIL_NONE;
+
+		if (i < len && s[i] != ',')
+			continue;
+		for (unsigned k = VI_FAIL_RECOVERY; k <= VI_FAIL_SHELL; k++)
+			if (strlen(fail_names[k]) == i - start &&
+			    memcmp(fail_names[k], s + start, i - start) == 0)
+				a = (enum vi_fail_action)k;
+		if (a == VI_FAIL_NONE)
+			return checkf(err, "fail action", s + start, i - start,
+				      "not recovery, reboot, poweroff, panic or shell");
+		for (unsigned k = 0; k < n; k++)
+			if (out[k] == a)
+				return vi_err(err, "fail action '%s' listed twice", fail_names[a]);
+		/* Five distinct actions always fit in VI_MAX_FAIL - 1, leaving the terminator. */
+		out[n++] = a;
+		start = i + 1;
+	}
+	memcpy(fail, out, sizeof(out));
+	return 0;
+}
+
+static void target_init(struct vi_target *t, const char *name)
+{
+	memset(t, 0, sizeof(*t));
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->superblock = true;
+	t->dm_minor = -1;
+}
+
+void vi_config_init(struct vi_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	target_init(&cfg->root, VI_DEFAULT_NAME);
+	target_init(&cfg->recovery, VI_DEFAULT_RECOVERY_NAME);
+	cfg->fail[0] = VI_FAIL_PANIC;
+	cfg->timeout_s = VI_DEFAULT_TIMEOUT_S;
+	snprintf(cfg->init, sizeof(cfg->init), "%s", VI_DEFAULT_INIT);
+}
+
+/* ---- keys ------------------------------------------------------------------------------------ */
+
+enum slot {
+	S_ROOTHASH, S_DATA, S_HASHDEV, S_OPTIONS, S_NAME,
+	S_REC_ROOTHASH, S_REC_DATA, S_REC_HASHDEV, S_REC_OPTIONS, S_REC_NAME,
+	S_ENABLE, S_FAIL, S_TIMEOUT, S_SIG, S_MANIFEST, S_REQSIG, S_DMCREATE,
+	S_ROOT, S_ROOTFSTYPE, S_ROOTFLAGS, S_INIT, S_RO,
+	S_UNSUPPORTED,
+	S__MAX
+};
+
+enum {
+	K_RD    = 1u << 0,   /* also accepted with an "rd." prefix */
+	K_BOOL  = 1u << 1,   /* boolean; the bare key means yes */
+	K_LAST  = 1u << 2,   /* kernel key: the last occurrence wins */
+	K_FLAG  = 1u << 3,   /* bare word only ("ro") */
+	K_CASEI = 1u << 4,   /* repeats compared case-insensitively (hex) */
+};
+
+struct key {
+	const char *name;
+	enum slot slot;
+	unsigned flags;
+};
+
+static const struct key keys[] = {
+	{ "roothash",                     S_ROOTHASH,     K_RD | K_CASEI },
+	{ "systemd.verity",               S_ENABLE,       K_RD | K_BOOL },
+	{ "systemd.verity_root_data",     S_DATA,         K_RD },
+	{ "systemd.verity_root_hash",     S_HASHDEV,      K_RD },
+	{ "systemd.verity_root_options",  S_OPTIONS,      K_RD },
+	{ "usrhash",                      S_UNSUPPORTED,  K_RD },
+	{ "systemd.verity_usr_data",      S_UNSUPPORTED,  K_RD },
+	{ "systemd.verity_usr_hash",      S_UNSUPPORTED,  K_RD },
+	{ "systemd.verity_usr_options",   S_UNSUPPORTED,  K_RD },
+	{ "verity.roothash",              S_ROOTHASH,     K_RD | K_CASEI },
+	{ "verity.data",                  S_DATA,         K_RD },
+	{ "verity.hash",                  S_HASHDEV,      K_RD },
+	{ "verity.options",               S_OPTIONS,      K_RD },
+	{ "verity.name",                  S_NAME,         K_RD },
+	{ "verity.fail",                  S_FAIL,         K_RD },
+	{ "verity.timeout",               S_TIMEOUT,      K_RD },
+	{ "verity.sig",                   S_SIG,          K_RD },
+	{ "verity.manifest",              S_MANIFEST,     K_RD },
+	{ "verity.require_signature",     S_REQSIG,       K_RD | K_BOOL },
+	{ "verity.recovery.roothash",     S_REC_ROOTHASH, K_RD | K_CASEI },
+	{ "verity.recovery.data",         S_REC_DATA,     K_RD },
+	{ "verity.recovery.hash",         S_REC_HASHDEV,  K_RD },
+	{ "verity.recovery.options",      S_REC_OPTIONS,  K_RD },
+	{ "verity.recovery.name",         S_REC_NAME,     K_RD },
+	{ "dm-mod.create",                S_DMCREATE,     0 },
+	{ "root",                         S_ROOT,         K_LAST },
+	{ "rootfstype",                   S_ROOTFSTYPE,   K_LAST },
+	{ "rootflags",                    S_ROOTFLAGS,    K_LAST },
+	{ "init",                         S_INIT,         K_LAST },
+	{ "ro",                           S_RO,           K_FLAG },
+};
+
+struct slotval {
+	bool set;
+	const char *key;     /* as written, for messages */
+	size_t key_len;
+	const char *val;
+	size_t val_len;
+	bool b;              /* K_BOOL slots */
+};
+
+static const struct key *find_key(const char *k, size_t n)
+{
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (vi_key_eq(k, n, keys[i].name))
+			return &keys[i];
+	if (n > 3 && memcmp(k, "rd.", 3) == 0)
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if ((keys[i].flags & K_RD) && vi_key_eq(k + 3, n - 3, keys[i].name))
+				return &keys[i];
+	return NULL;
+}
+
+/* Keys in our namespaces must be known: a typo must not silently drop a security setting. */
+static bool our_namespace(const char *k, size_t n)
+{
+	if (n > 3 && memcmp(k, "rd.", 3) == 0) {
+		k += 3;
+		n -= 3;
+	}
+	return has_prefix(k, n, "verity.") || (n > 14 && vi_key_eq(k, 15, "systemd.verity_"));
+}
+
+static bool same_value(const struct slotval *a, const char *v, size_t n, bool casei)
+{
+	if (a->val_len != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char x = a->val[i], y = v[i];
+
+		if (casei && x >= 'A' && x <= 'Z')
+			x = (char)(x - 'A' + 'a');
+		if (casei && y >= 'A' && y <= 'Z')
+			y = (char)(y - 'A' + 'a');
+		if (x != y)
+			return false;
+	}
+	return true;
+}
+
+static int collect(const struct vi_cmdline_tok *t, struct slotval slots[S__MAX],
+		   struct verity_err *err)
+{
+	const struct key *k = find_key(t->key, t->key_len);
+	struct slotval *s;
+	char kn[64];
+	bool b = false;
+
+	vi_sanitize(t->key, t->key_len, kn, sizeof(kn));
+	if (!k) {
+		if (our_namespace(t->key, t->key_len))
+			return vi_err(err, "unknown key '%s'", kn);
+		return 0;   /* not ours: the kernel's or another program's */
+	}
+	if (k->slot == S_UNSUPPORTED)
+		return vi_err(err, "'%s': verity for /usr is not supported by verity-init", kn);
+	if (k->flags & K_FLAG) {
+		if (t->val)
+			return 0;   /* "ro=..." is not the kernel's "ro" either */
+	} else if (!t->val && !(k->flags & K_BOOL)) {
+		return vi_err(err, "'%s' needs a value (%s=...)", kn, kn);
+	}
+	if (t->val) {
+		if (!vi_str_printable(t->val, t->val_len))
+			return vi_err(err, "value of '%s' contains control characters", kn);
+		if (t->val_len == 0 && !(k->flags & K_LAST))
+			return vi_err(err, "'%s=' has an empty value", kn);
+		if (t->val_len > VI_MAX_CMDLINE)
+			return vi_err(err, "value of '%s' is too long", kn);
+		if ((k->flags & K_BOOL) && vi_parse_bool(t->val, t->val_len, &b) < 0)
+			return vi_err(err, "'%s' needs a boolean (yes/no, 1/0, true/false, on/off)",
+				      kn);
+	} else {
+		b = true;
+	}
+
+	s = &slots[k->slot];
+	if (s->set && !(k->flags & (K_LAST | K_FLAG))) {
+		bool same = (k->flags & K_BOOL) ? s->b == b
+						: same_value(s, t->val, t->val_len, k->flags & K_CASEI);
+
+		if (!same) {
+			char prev[64];
+
+			vi_sanitize(s->key, s->key_len, prev, sizeof(prev));
+			return vi_err(err, "'%s' and '%s' give different values; refusing to guess",
+				      prev, kn);
+		}
+		return 0;
+	}
+	s->set = true;
+	s->key = t->key;
+	s->key_len = t->key_len;
+	s->val = t->val;
+	s->val_len = t->val_len;
+	s->b = b;
+	return 0;
+}
+
+/* ---- resolve ------------------------------------------------------------------------------- */
+
+static int copy_value(char *out, size_t size, const struct slotval *s, struct verity_err *err)
+{
+	char kn[64];
+
+	if (vi_strlcpy_exact(out, size, s->val, s->val_len) == 0)
+		return 0;
+	vi_sanitize(s->key, s->key_len, kn, sizeof(kn));
+	return vi_err(err, "value of '%s' is too long (at most %zu bytes)", kn, size - 1);
+}
+
+static int slot_fail(const struct slotval *s, struct verity_err *err, const char *why)
+{
+	char kn[64], v[80];
+
+	vi_sanitize(s->key, s->key_len, kn, sizeof(kn));
+	vi_sanitize(s->val, s->val_len, v, sizeof(v));
+	return vi_err(err, "%s=%s: %s", kn, v, why);
+}
+
+/* Keep the validator's reason but say which key it was about. */
+static int slot_wrap(const struct slotval *s, struct verity_err *err, int r)
+{
+	char kn[64], why[sizeof(err->msg)];
+
+	if (!err)
+		return r;
+	vi_sanitize(s->key, s->key_len, kn, sizeof(kn));
+	snprintf(why, sizeof(why), "%s", err->msg);
+	vi_err(err, "%s: %s", kn, why);
+	return r;
+}
+
+static bool digest_len_known(size_t len)
+{
+	static const unsigned sizes[] = { 20, 28, 32, 48, 64 };   /* sha1 .. sha512 */
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (sizes[i] == len)
+			return true;
+	return false;
+}
+
+static int root_hash(struct vi_target *t, const struct slotval *s, struct verity_err *err)
+{
+	size_t len = 0;
+	int r = hex_decode(s->val, s->val_len, t->root_hash, sizeof(t->root_hash), &len);
+
+	if (r == -ENOBUFS)
+		return slot_fail(s, err, "longer than any supported digest (64 bytes)");
+	if (r < 0)
+		return slot_fail(s, err, "not an even number of hex digits");
+	if (!digest_len_known(len))
+		return slot_fail(s, err, "length is not a digest size (20, 28, 32, 48 or 64 bytes)");
+	t->root_hash_len = (unsigned)len;
+	return 0;
+}
+
+static int devspec(struct vi_devspec *d, const struct slotval *s, struct verity_err *err)
+{
+	int r = vi_devspec_check(s->val, s->val_len, false, err);
+
+	if (r < 0)
+		return slot_wrap(s, err, r);
+	return copy_value(d->spec, sizeof(d->spec), s, err);
+}
+
+static void partuuid_spec(struct vi_devspec *d, const uint8_t id[16])
+{
+	char u[VERITY_UUID_STR_LEN + 1];
+
+	verity_uuid_format(id, u);
+	snprintf(d->spec, sizeof(d->spec), "PARTUUID=%s", u);
+}
+
+/* Fill what superblock=false leaves open with veritysetup's defaults, insist on the two that
+ * have no sane default, and validate the complete set. */
+static int no_superblock(struct vi_target *t, const char *what, struct verity_err *err)
+{
+	struct verity_params *p = &t->params;
+	struct verity_err e;
+
+	if (!(t->given & VI_GIVEN_DATA_BLOCKS))
+		return vi_err(err, "%s: superblock=false needs data-blocks=", what);
+	if (!(t->given & VI_GIVEN_SALT))
+		return vi_err(err, "%s: superblock=false needs salt= (hex, or '-' for none)", what);
+	if (!(t->given & VI_GIVEN_HASH_NAME))
+		snprintf(p->hash_name, sizeof(p->hash_name), "sha256");
+	if (!(t->given & VI_GIVEN_FORMAT))
+		p->hash_type = 1;
+	if (!(t->given & VI_GIVEN_DATA_BS))
+		p->data_block_size = 4096;
+	if (!(t->given & VI_GIVEN_HASH_BS))
+		p->hash_block_size = 4096;
+	p->no_superblock = true;
+	if (verity_params_validate(p, &e) < 0)
+		return vi_err(err, "%s: %s", what, e.msg);
+	return 0;
+}
+
+struct target_slots {
+	const struct slotval *roothash, *data, *hash, *options, *name;
+};
+
+static int resolve_target(struct vi_target *t, const struct target_slots *ts, bool manifest,
+			  const char *what, struct verity_err *err)
+{
+	int r;
+
+	if (ts->name) {
+		r = vi_name_check(ts->name->val, ts->name->val_len, err);
+		if (r < 0)
+			return slot_wrap(ts->name, err, r);
+		r = copy_value(t->name, sizeof(t->name), ts->name, err);
+		if (r < 0)
+			return r;
+	}
+	if (!ts->roothash && !manifest) {
+		const struct slotval *any = ts->data ? ts->data : ts->hash ? ts->hash :
+					    ts->options ? ts->options : ts->name;
+		char kn[64];
+
+		if (!any)
+			return 0;   /* not configured */
+		vi_sanitize(any->key, any->key_len, kn, sizeof(kn));
+		return vi_err(err, "'%s' given without a root hash for the %s", kn, what);
+	}
+	t->enabled = true;
+	if (ts->options) {
+		r = vi_vopts_parse(ts->options->val, ts->options->val_len, t, err);
+		if (r < 0)
+			return slot_wrap(ts->options, err, r);
+	}
+	if (ts->roothash) {
+		r = root_hash(t, ts->roothash, err);
+		if (r < 0)
+			return r;
+	}
+	if (ts->data) {
+		r = devspec(&t->data, ts->data, err);
+		if (r < 0)
+			return r;
+	}
+	if (ts->hash) {
+		r = devspec(&t->hash, ts->hash, err);
+		if (r < 0)
+			return r;
+		if (!ts->data && !manifest)
+			return vi_err(err, "%s: a hash device without a data device", what);
+	}
+	if (!t->superblock && !manifest) {
+		r = no_superblock(t, what, err);
+		if (r < 0)
+			return r;
+	}
+	if (t->root_hash_len) {
+		unsigned ds = (t->given & VI_GIVEN_HASH_NAME) || !t->superblock ?
+			      verity_digest_size(t->params.hash_name) : 0;
+
+		if (ds && ds != t->root_hash_len)
+			return vi_err(err, "%s: root hash has %u bytes but %s digests have %u",
+				      what, t->root_hash_len, t->params.hash_name, ds);
+	}
+	if (manifest)
+		return 0;   /* devices and offsets may come from the manifest */
+	if (!ts->data) {
+		/* Discoverable Partitions: data = first 128 bits of the root hash, hash = last. */
+		if (t->root_hash_len < 32)
+			return vi_err(err, "%s: no data device given and a %u-byte root hash is too "
+				      "short to derive partition UUIDs from (needs 32)",
+				      what, t->root_hash_len);
+		partuuid_spec(&t->data, t->root_hash);
+		partuuid_spec(&t->hash, t->root_hash + t->root_hash_len - 16);
+		t->discovered = true;
+	} else if (!ts->hash && !(t->given & VI_GIVEN_HASH_OFFSET)) {
+		return vi_err(err, "%s: the hash tree is on the data device, so hash-offset= is "
+			      "needed (or give a hash device)", what);
+	}
+	return 0;
+}
+
+static int resolve_root_dev(const struct vi_config *c, struct verity_err *err)
+{
+	char want[VI_MAX_PATH + 16];
+	size_t n = strlen(c->root_dev);
+
+	if (!c->root.enabled || n == 0)
+		return 0;
+	snprintf(want, sizeof(want), "/dev/mapper/%s", c->root.name);
+	if (strcmp(c->root_dev, want) == 0)
+		return 0;
+	if (c->root.from_dm_create && n > 8 && memcmp(c->root_dev, "/dev/dm-", 8) == 0) {
+		uint32_t minor;
+
+		if (vi_parse_u32(c->root_dev + 8, n - 8, &minor) == 0)
+			return 0;
+	}
+	return checkf(err, "root=", c->root_dev, n, c->root.from_dm_create
+		      ? "must be /dev/mapper/NAME or /dev/dm-N of the dm-mod.create= device"
+		      : "must be /dev/mapper/NAME of the verity mapping (verity.name=)");
+}
+
+static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_err *err)
+{
+	const struct slotval *p;
+	bool manifest = sl[S_MANIFEST].set;
+	struct target_slots root = { 0 }, rec = { 0 };
+	int r;
+
+#define SLOT(i) (sl[i].set ? &sl[i] : NULL)
+	root = (struct target_slots){ SLOT(S_ROOTHASH), SLOT(S_DATA), SLOT(S_HASHDEV),
+				      SLOT(S_OPTIONS), SLOT(S_NAME) };
+	rec = (struct target_slots){ SLOT(S_REC_ROOTHASH), SLOT(S_REC_DATA), SLOT(S_REC_HASHDEV),
+				     SLOT(S_REC_OPTIONS), SLOT(S_REC_NAME) };
+#undef SLOT
+
+	if (sl[S_ENABLE].set && !sl[S_ENABLE].b) {
+		c->verity_disabled = true;
+		for (unsigned i = S_ROOTHASH; i <= S_REC_NAME; i++)
+			if (sl[i].set)
+				return vi_err(err, "systemd.verity=0 together with verity settings");
+		if (sl[S_DMCREATE].set || manifest)
+			return vi_err(err, "systemd.verity=0 together with verity settings");
+	}
+
+	if (manifest) {
+		p = &sl[S_MANIFEST];
+		r = vi_location_check(p->val, p->val_len, err);
+		if (r < 0)
+			return slot_wrap(p, err, r);
+		r = copy_value(c->manifest, sizeof(c->manifest), p, err);
+		if (r < 0)
+			return r;
+	}
+
+	if (sl[S_DMCREATE].set) {
+		p = &sl[S_DMCREATE];
+		for (unsigned i = S_ROOTHASH; i <= S_NAME; i++)
+			if (sl[i].set) {
+				char kn[64];
+
+				vi_sanitize(sl[i].key, sl[i].key_len, kn, sizeof(kn));
+				return vi_err(err, "dm-mod.create= describes the root completely; "
+					      "'%s' cannot be combined with it", kn);
+			}
+		r = vi_dm_create_parse(p->val, p->val_len, &c->root, err);
+		if (r < 0)
+			return slot_wrap(p, err, r);
+	} else {
+		r = resolve_target(&c->root, &root, manifest, "verity root", err);
+		if (r < 0)
+			return r;
+	}
+	r = resolve_target(&c->recovery, &rec, false, "recovery root", err);
+	if (r < 0)
+		return r;
+	if (c->recovery.enabled && strcmp(c->recovery.name, c->root.name) == 0)
+		return vi_err(err, "the recovery mapping needs a name other than '%s'", c->root.name);
+
+	if (sl[S_SIG].set) {
+		p = &sl[S_SIG];
+		r = vi_location_check(p->val, p->val_len, err);
+		if (r < 0)
+			return slot_wrap(p, err, r);
+		if (c->root.sig_path[0] && (strlen(c->root.sig_path) != p->val_len ||
+					    memcmp(c->root.sig_path, p->val, p->val_len) != 0))
+			return vi_err(err, "verity.sig= and root-hash-signature= name different "
+				      "signatures");
+		if (c->root.sig_key_desc[0])
+			return vi_err(err, "verity.sig= together with dm-mod.create= "
+				      "root_hash_sig_key_desc");
+		r = copy_value(c->sig_path, sizeof(c->sig_path), p, err);
+		if (r < 0)
+			return r;
+		memcpy(c->root.sig_path, c->sig_path, sizeof(c->sig_path));
+		if (!c->root.enabled)
+			return vi_err(err, "verity.sig= given without a root hash");
+	} else if (c->root.sig_path[0]) {
+		memcpy(c->sig_path, c->root.sig_path, sizeof(c->sig_path));
+	}
+
+	if (sl[S_REQSIG].set)
+		c->require_signature = sl[S_REQSIG].b;
+	if (c->require_signature && c->root.enabled && !c->root.sig_path[0] &&
+	    !c->root.sig_key_desc[0] && !manifest)
+		return vi_err(err, "verity.require_signature is set but no signature "
+			      "(verity.sig=, root-hash-signature=) or verity.manifest= is given");
+
+	if (sl[S_FAIL].set) {
+		p = &sl[S_FAIL];
+		r = vi_fail_list_parse(p->val, p->val_len, c->fail, err);
+		if (r < 0)
+			return slot_wrap(p, err, r);
+		c->fail_given = true;
+		for (unsigned i = 0; i < VI_MAX_FAIL; i++)
+			if (c->fail[i] == VI_FAIL_RECOVERY && !c->recovery.enabled)
+				return vi_err(err, "verity.fail=recovery but no "
+					      "verity.recovery.roothash= is given");
+	}
+	if (sl[S_TIMEOUT].set) {
+		uint64_t t;
+		size_t n;
+
+		p = &sl[S_TIMEOUT];
+		n = p->val_len;
+		if (n > 1 && p->val[n - 1] == 's')
+			n--;
+		if (vi_parse_u64(p->val, n, &t) < 0 || t > VI_MAX_TIMEOUT_S)
+			return slot_fail(p, err, "not a number of seconds between 0 and 3600");
+		c->timeout_s = (unsigned)t;
+		c->timeout_given = true;
+	}
+
+	if (sl[S_ROOT].set) {
+		r = copy_value(c->root_dev, sizeof(c->root_dev), &sl[S_ROOT], err);
+		if (r < 0)
+			return r;
+	}
+	if (sl[S_ROOTFSTYPE].set) {
+		p = &sl[S_ROOTFSTYPE];
+		for (size_t i = 0; i < p->val_len; i++) {
+			char ch = p->val[i];
+
+			if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-' ||
+			      ch == ','))
+				return slot_fail(p, err, "not a filesystem type (list)");
+		}
+		r = copy_value(c->rootfstype, sizeof(c->rootfstype), p, err);
+		if (r < 0)
+			return r;
+	}
+	if (sl[S_ROOTFLAGS].set) {
+		r = copy_value(c->rootflags, sizeof(c->rootflags), &sl[S_ROOTFLAGS], err);
+		if (r < 0)
+			return r;
+	}
+	if (sl[S_INIT].set) {
+		p = &sl[S_INIT];
+		r = vi_abspath_check(p->val, p->val_len, err);
+		if (r < 0)
+			return slot_wrap(p, err, r);
+		r = copy_value(c->init, sizeof(c->init), p, err);
+		if (r < 0)
+			return r;
+	}
+	c->ro = sl[S_RO].set;
+	return resolve_root_dev(c, err);
+}
+
+int vi_cmdline_parse_buf(const char *buf, size_t len, struct vi_config *cfg,
+			 struct verity_err *err)
+{
+	struct slotval slots[S__MAX];
+	struct vi_cmdline_tok tok;
+	struct vi_config c;
+	size_t pos = 0;
+	int r;
+
+	if (len > VI_MAX_CMDLINE) {
+		vi_err(err, "command line longer than %u bytes", VI_MAX_CMDLINE);
+		return -E2BIG;
+	}
+	if (len && memchr(buf, '\0', len))
+		return vi_err(err, "command line contains a NUL byte");
+	memset(slots, 0, sizeof(slots));
+	while ((r = vi_cmdline_next(buf, len, &pos, &tok)) > 0) {
+		r = collect(&tok, slots, err);
+		if (r < 0)
+			return r;
+	}
+	vi_config_init(&c);
+	r = resolve(slots, &c, err);
+	if (r < 0)
+		return r;
+	*cfg = c;
+	return 0;
+}
+
+int vi_cmdline_parse(const char *cmdline, struct vi_config *cfg, struct verity_err *err)
+{
+	size_t len;
+
+	if (!cmdline)
+		return vi_err(err, "no command line");
+	/* Look one byte past the limit so an oversized line is refused, not cut. */
+	len = strnlen(cmdline, VI_MAX_CMDLINE + 1);
+	return vi_cmdline_parse_buf(cmdline, len, cfg, err);
+}

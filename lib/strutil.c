@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "strutil.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+int vi_err(struct verity_err *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+int vi_parse_u64(const char *s, size_t len, uint64_t *ret)
+{
+	uint64_t v = 0;
+
+	if (!s || len == 0)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		unsigned d;
+
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		d = (unsigned)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*ret = v;
+	return 0;
+}
+
+int vi_parse_u32(const char *s, size_t len, uint32_t *ret)
+{
+	uint64_t v;
+	int r = vi_parse_u64(s, len, &v);
+
+	if (r < 0)
+		return r;
+	if (v > UINT32_MAX)
+		return -ERANGE;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+int vi_parse_size(const char *s, size_t len, uint64_t *ret)
+{
+	unsigned shift = 0;
+	uint64_t v;
+	int r;
+
+	if (!s || len == 0)
+		return -EINVAL;
+	switch (s[len - 1]) {
+	case 'K': shift = 10; break;
+	case 'M': shift = 20; break;
+	case 'G': shift = 30; break;
+	case 'T': shift = 40; break;
+	default: break;
+	}
+	if (shift)
+		len--;
+	r = vi_parse_u64(s, len, &v);
+	if (r < 0)
+		return r;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*ret = v << shift;
+	return 0;
+}
+
+static bool eq_nocase(const char *s, size_t len, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (n != len)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (c != word[i])
+			return false;
+	}
+	return true;
+}
+
+int vi_parse_bool(const char *s, size_t len, bool *ret)
+{
+	static const char *const yes[] = { "1", "yes", "y", "true", "on" };
+	static const char *const no[] = { "0", "no", "n", "false", "off" };
+
+	if (!s)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (eq_nocase(s, len, yes[i])) {
+			*ret = true;
+			return 0;
+		}
+		if (eq_nocase(s, len, no[i])) {
+			*ret = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+bool vi_key_eq(const char *key, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n != len)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char a = key[i] == '-' ? '_' : key[i];
+		char b = name[i] == '-' ? '_' : name[i];
+
+		if (a != b)
+			return false;
+	}
+	return true;
+}
+
+bool vi_str_printable(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+int vi_strlcpy_exact(char *out, size_t out_size, const char *s, size_t len)
+{
+	if (out_size == 0 || len > out_size - 1)
+		return -ENAMETOOLONG;
+	memcpy(out, s, len);
+	out[len] = '\0';
+	return 0;
+}
+
+size_t vi_sanitize(const char *s, size_t len, char *out, size_t out_size)
+{
+	static const char hexd[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (out_size == 0)
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char tmp[4];
+		size_t n;
+
+		if (c == '\\') {
+			tmp[0] = '\\';
+			tmp[1] = '\\';
+			n = 2;
+		} else if (c >= 0x20 && c < 0x7f) {
+			tmp[0] = (char)c;
+			n = 1;
+		} else {
+			tmp[0] = '\\';
+			tmp[1] = 'x';
+			tmp[2] = hexd[c >> 4];
+			tmp[3] = hexd[c & 0xf];
+			n = 4;
+		}
+		if (o + n > out_size - 1) {
+			/* Announce the cut: replace the tail with "..." if there is room for it. */
+			size_t dots = out_size - 1 >= 3 ? 3 : out_size - 1;
+
+			if (o > out_size - 1 - dots)
+				o = out_size - 1 - dots;
+			memset(out + o, '.', dots);
+			o += dots;
+			break;
+		}
+		memcpy(out + o, tmp, n);
+		o += n;
+	}
+	out[o] = '\0';
+	return o;
+}
+
+int vi_shell_quote(FILE *f, const char *s)
+{
+	if (fputc('\'', f) == EOF)
+		return -EIO;
+	for (; *s; s++) {
+		if (*s == '\'') {
+			if (fputs("'\\''", f) == EOF)
+				return -EIO;
+		} else if (fputc(*s, f) == EOF) {
+			return -EIO;
+		}
+	}
+	if (fputc('\'', f) == EOF)
+		return -EIO;
+	return 0;
+}
