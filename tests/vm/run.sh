@@ -1,0 +1,93 @@
+#!/bin/bash
+# Run the QEMU boot scenarios: every tests/vm/*_test.sh (or those whose name contains one of the
+# arguments), VM_PARALLEL files at a time (boots are also capped at VM_PARALLEL by slot locks).
+# Builds the shared images once first. Last line: "vm: N passed, N failed"; exit 1 if any failed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+export SHUNIT_COLOR=none
+VM_RUN_ID=$$-$(date +%s)
+export VM_RUN_ID
+# shellcheck source=tests/vm/lib.sh
+. "$here/lib.sh" || { echo "vm: 0 passed, 1 failed"; exit 1; }
+
+files=()
+for f in "$here"/*_test.sh; do
+	[ -e "$f" ] || continue
+	if [ $# -gt 0 ]; then
+		keep=0
+		for pat in "$@"; do case $(basename "$f") in *"$pat"*) keep=1 ;; esac; done
+		[ "$keep" = 1 ] || continue
+	fi
+	files+=("$f")
+done
+
+# Fresh logs for this run (VM_KEEP_LOGS=1 keeps the previous run's next to them).
+if [ "${VM_KEEP_LOGS:-0}" != 1 ]; then
+	rm -rf "$VM_LOGDIR" && mkdir -p "$VM_LOGDIR"
+fi
+rm -rf "$VM_WORKROOT" && mkdir -p "$VM_WORKROOT"
+rm -f "$VM_DIR"/timings.* "$VM_DIR"/accel-probe.*
+out=$VM_DIR/results
+rm -rf "$out" && mkdir -p "$out"
+
+t0=$(date +%s)
+echo "vm: kernel $VM_KERNEL ($VM_KVER), accel $(vm_accel), timeout ${VM_TIMEOUT}s, parallel $VM_PARALLEL"
+# Shared artefacts once, before the scenarios race for them.
+for fs in ext4 squashfs erofs; do
+	vm_base_image "$fs" >/dev/null || { echo "vm: cannot build the $fs root image"; echo "vm: 0 passed, 1 failed"; exit 1; }
+done
+vm_script_initramfs >/dev/null || { echo "vm: cannot build the test initramfs"; echo "vm: 0 passed, 1 failed"; exit 1; }
+echo "vm: images ready in $(( $(date +%s) - t0 ))s (cache $VM_CACHE)"
+
+run_one() {   # FILE: run it, output to $out/NAME.out, exit code to $out/NAME.rc
+	local f=$1 n
+	n=$(basename "$f" .sh)
+	bash "$f" >"$out/$n.out" 2>&1
+	echo $? >"$out/$n.rc"
+}
+
+# Count a file's tests from shunit2's output: a line that is a test function's name starts a test,
+# ASSERT:/ERROR: lines mark it failed. A file that did not reach "Ran N tests" counts one failure.
+# Prints "passed failed skipped-asserts".
+summarise() {
+	awk '
+		/^test[A-Za-z0-9_]*$/ { n++; next }
+		/^(ASSERT|ERROR|FATAL):/ { if (n) bad[n] = 1; else early = 1 }
+		/^Ran [0-9]+ tests?\./ { ran = $2 }
+		/skipped=[0-9]+/ { s = $0; sub(/.*skipped=/, "", s); skipped = s + 0 }
+		END {
+			f = 0; for (i = 1; i <= n; i++) if (bad[i]) f++
+			extra = (ran == "" || early) ? 1 : 0
+			printf "%d %d %d\n", n - f, f + extra, skipped
+		}' "$1"
+}
+
+running=0
+for f in "${files[@]}"; do
+	while [ "$running" -ge "$VM_PARALLEL" ]; do wait -n; running=$(( running - 1 )); done
+	echo "vm: start $(basename "$f")"
+	run_one "$f" &
+	running=$(( running + 1 ))
+done
+wait
+
+passed=0 failed=0 skipped=0
+for f in "${files[@]}"; do
+	n=$(basename "$f" .sh)
+	echo "===== $n (exit $(cat "$out/$n.rc" 2>/dev/null || echo '?'))"
+	cat "$out/$n.out"
+	read -r p fl s < <(summarise "$out/$n.out")
+	# shunit2 exits non-zero when a test failed; trust that even if the parse found nothing.
+	if [ "$(cat "$out/$n.rc" 2>/dev/null || echo 1)" != 0 ] && [ "$fl" = 0 ]; then fl=1; fi
+	passed=$(( passed + p )); failed=$(( failed + fl )); skipped=$(( skipped + s ))
+done
+
+echo "===== boot times (wall seconds, accel, qemu exit)"
+if ls "$VM_DIR"/timings.* >/dev/null 2>&1; then
+	sort -k2,2nr "$VM_DIR"/timings.* | awk '{ printf "  %-45s %7.2f  %s  %s\n", $1, $2, $3, $4; t += $2; n++ }
+		END { if (n) printf "  %d boots, %.1f s of boot wall time\n", n, t }'
+fi
+echo "vm: logs in $VM_LOGDIR; total $(( $(date +%s) - t0 ))s wall"
+[ "$skipped" -gt 0 ] && echo "vm: $skipped assertions skipped"
+echo "vm: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "${#files[@]}" -gt 0 ]
