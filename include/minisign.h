@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* minisign (https://jedisct1.github.io/minisign/) public keys, signatures and unencrypted secret
+ * keys, verified and made with libsodium's Ed25519. The file formats, as minisign 0.11 writes them:
+ *
+ *   public key   "untrusted comment: <text>\n"
+ *                base64( "Ed" | key_id[8] | ed25519_pk[32] ) "\n"
+ *   signature    "untrusted comment: <text>\n"
+ *                base64( "ED" | key_id[8] | sig[64] ) "\n"       sig over BLAKE2b-512(message)
+ *                  ("Ed": legacy, sig over the message itself)
+ *                "trusted comment: <text>\n"
+ *                base64( global_sig[64] ) "\n"                   sig over sig[64] | <text>
+ *   secret key   "untrusted comment: <text>\n"
+ *                base64( "Ed" | kdf[2] | "B2" | salt[32] | ops[8] | mem[8] |
+ *                        key_id[8] | ed25519_sk[64] | chk[32] ) "\n"
+ *                Only kdf "\0\0" (made with `minisign -G -W`) is supported: a password-protected
+ *                key ("Sc", scrypt) is refused; remove its password with `minisign -C -W`.
+ *
+ * Base64 is the standard alphabet with padding, decoded strictly (libsodium). Lines may end in
+ * "\r\n"; nothing may follow the last line. Key ids are compared as bytes (minisign prints them as
+ * the little-endian 64-bit number in hex). Parsers take (buffer, length), never read past it and
+ * refuse inputs above MINISIGN_MAX_FILE. Verification does not call sodium_init(): Ed25519
+ * verification and BLAKE2b need no runtime setup, and sodium_init() may block on getrandom() in
+ * early boot before the kernel's entropy pool is ready. Signing (host only) calls it. */
+#ifndef VERITY_MINISIGN_H
+#define VERITY_MINISIGN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "superblock.h"   /* struct verity_err */
+
+#define MINISIGN_KEYID_LEN   8u
+#define MINISIGN_PK_LEN      32u
+#define MINISIGN_SK_LEN      64u
+#define MINISIGN_SIG_LEN     64u
+#define MINISIGN_COMMENT_MAX 1024u   /* bytes of a comment's text, as minisign's COMMENTMAXBYTES */
+#define MINISIGN_MAX_FILE    4096u   /* whole key or signature file */
+
+struct minisign_pubkey {
+	uint8_t key_id[MINISIGN_KEYID_LEN];
+	uint8_t pk[MINISIGN_PK_LEN];
+};
+
+struct minisign_sig {
+	bool prehashed;                               /* "ED" (true) or legacy "Ed" */
+	uint8_t key_id[MINISIGN_KEYID_LEN];
+	uint8_t sig[MINISIGN_SIG_LEN];
+	char trusted_comment[MINISIGN_COMMENT_MAX + 1]; /* NUL-terminated, no CR/LF */
+	size_t trusted_comment_len;
+	uint8_t global_sig[MINISIGN_SIG_LEN];
+};
+
+struct minisign_seckey {
+	uint8_t key_id[MINISIGN_KEYID_LEN];
+	uint8_t sk[MINISIGN_SK_LEN];                  /* libsodium layout: seed[32] | pk[32] */
+};
+
+/* Key id as minisign prints it ("B69F29EA89A6E4A4"): uppercase hex of the little-endian number.
+ * out has 17 bytes. */
+void minisign_key_id_format(const uint8_t key_id[MINISIGN_KEYID_LEN], char out[17]);
+
+/* Parse a public key file. -EINVAL with err set on any deviation from the format. */
+int minisign_pubkey_parse(const char *buf, size_t len, struct minisign_pubkey *ret,
+			  struct verity_err *err);
+
+/* Parse a signature file (.minisig). -EINVAL with err set. */
+int minisign_sig_parse(const char *buf, size_t len, struct minisign_sig *ret,
+		       struct verity_err *err);
+
+/* Verify sig over msg with pk: key ids equal (-ENOKEY otherwise), the signature over the message
+ * (BLAKE2b-512 of it for "ED"), then the global signature over sig | trusted comment.
+ * -EBADMSG when a signature does not verify; legacy "Ed" signatures are refused with -EPROTO
+ * unless allow_legacy (minisign -V also refuses them unless asked). err is set on failure. */
+int minisign_verify(const struct minisign_pubkey *pk, const struct minisign_sig *sig,
+		    const uint8_t *msg, size_t msg_len, bool allow_legacy, struct verity_err *err);
+
+/* Parse an unencrypted secret key file (see above) and check that its public half matches its
+ * seed. -EINVAL with err set; -EOPNOTSUPP for an encrypted key. Host-side only. */
+int minisign_seckey_parse(const char *buf, size_t len, struct minisign_seckey *ret,
+			  struct verity_err *err);
+
+/* Write a complete prehashed ("ED") signature file for msg into out (NUL-terminated), with the
+ * given comments (no CR/LF, at most MINISIGN_COMMENT_MAX bytes; untrusted NULL: minisign's
+ * default). *ret_len: bytes written without the NUL. -ENOBUFS if out is too small. */
+int minisign_sign(const struct minisign_seckey *sk, const uint8_t *msg, size_t msg_len,
+		  const char *trusted_comment, const char *untrusted_comment,
+		  char *out, size_t out_size, size_t *ret_len, struct verity_err *err);
+
+/* Write the public key file of sk into out (NUL-terminated). -ENOBUFS if too small. */
+int minisign_pubkey_format(const struct minisign_seckey *sk, char *out, size_t out_size,
+			   struct verity_err *err);
+
+#endif
