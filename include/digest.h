@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A small digest interface so the tree code runs on OpenSSL (host tool) or on the kernel's
- * crypto through AF_ALG (static agent) without knowing which. */
+ * crypto through AF_ALG (static agent) without knowing which. All functions return 0 or a
+ * negative errno. */
 #ifndef VERITY_DIGEST_H
 #define VERITY_DIGEST_H
 
@@ -15,8 +16,12 @@ struct digest_ops {
 	int  (*new_ctx)(const char *hash_name, struct digest_ctx **ret);
 	/* Copy of a context's current state (the salted prefix is hashed once, then copied). */
 	int  (*dup)(const struct digest_ctx *src, struct digest_ctx **ret);
+	/* Replace dst's state by src's (same algorithm), reusing dst's resources: the per-block
+	 * path of the tree code, so that it allocates nothing. */
+	int  (*copy)(struct digest_ctx *dst, const struct digest_ctx *src);
 	int  (*update)(struct digest_ctx *c, const void *buf, size_t len);
-	/* Write the digest; the context may not be updated afterwards. */
+	/* Write the digest (out_len must be at least the digest size; exactly the digest size is
+	 * written). The context may not be updated afterwards, only copied over or freed. */
 	int  (*final)(struct digest_ctx *c, uint8_t *out, size_t out_len);
 	void (*free)(struct digest_ctx *c);
 };

@@ -1,0 +1,748 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The hash tree engine. One "level job" hashes a run of input blocks (data blocks, or the hash
+ * blocks of the level below) into the digests of the level above, or compares them with the
+ * digests stored there. A job is cut into chunks of consecutive input blocks; worker threads
+ * claim chunks in increasing order, read a chunk with one pread, hash each block from a copy of
+ * the salted digest state, and write (or compare) the byte span of the output level that the
+ * chunk's digests occupy, including the zero padding around them. Consecutive chunks' spans
+ * are adjacent and do not overlap, so the workers never share an output block's bytes. */
+#include "tree.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/fs.h>
+
+#include "geometry.h"
+
+#define DEFAULT_CHUNK   (2u << 20)
+#define MAX_THREADS     256u
+#define PROGRESS_NS     200000000L
+
+struct hasher {
+	const struct digest_ops *ops;
+	struct digest_ctx *base;   /* H after the salt (type 1), or fresh (type 0) */
+	const uint8_t *tail;       /* type 0: salt appended after the block */
+	size_t tail_len;
+	unsigned ds;
+};
+
+static int hasher_init(struct hasher *h, const struct digest_ops *ops,
+		       const struct verity_params *p, unsigned ds)
+{
+	int r;
+
+	memset(h, 0, sizeof(*h));
+	h->ops = ops;
+	h->ds = ds;
+	r = ops->new_ctx(p->hash_name, &h->base);
+	if (r < 0)
+		return r;
+	if (p->hash_type == 1 && p->salt_size) {
+		r = ops->update(h->base, p->salt, p->salt_size);
+		if (r < 0) {
+			ops->free(h->base);
+			h->base = NULL;
+			return r;
+		}
+	} else if (p->hash_type == 0) {
+		h->tail = p->salt;
+		h->tail_len = p->salt_size;
+	}
+	return 0;
+}
+
+static void hasher_done(struct hasher *h)
+{
+	if (h->base)
+		h->ops->free(h->base);
+	h->base = NULL;
+}
+
+static int hasher_block(const struct hasher *h, struct digest_ctx *work, const void *blk,
+			size_t len, uint8_t *out)
+{
+	int r;
+
+	r = h->ops->copy(work, h->base);
+	if (r < 0)
+		return r;
+	r = h->ops->update(work, blk, len);
+	if (r < 0)
+		return r;
+	if (h->tail_len) {
+		r = h->ops->update(work, h->tail, h->tail_len);
+		if (r < 0)
+			return r;
+	}
+	return h->ops->final(work, out, h->ds);
+}
+
+int verity_hash_block(const struct digest_ops *ops, const struct verity_params *p,
+		      const void *block, size_t len, uint8_t *out, size_t out_len)
+{
+	struct digest_ctx *c = NULL;
+	unsigned ds = verity_digest_size(p->hash_name);
+	int r;
+
+	if (!ds || p->salt_size > VERITY_MAX_SALT || p->hash_type > 1)
+		return -EINVAL;
+	if (out_len < ds)
+		return -ENOBUFS;
+	r = ops->new_ctx(p->hash_name, &c);
+	if (r < 0)
+		return r;
+	if (p->hash_type == 1 && p->salt_size) {
+		r = ops->update(c, p->salt, p->salt_size);
+		if (r < 0)
+			goto out_free;
+	}
+	r = ops->update(c, block, len);
+	if (r < 0)
+		goto out_free;
+	if (p->hash_type == 0 && p->salt_size) {
+		r = ops->update(c, p->salt, p->salt_size);
+		if (r < 0)
+			goto out_free;
+	}
+	r = ops->final(c, out, out_len);
+out_free:
+	ops->free(c);
+	return r;
+}
+
+int verity_fd_size(int fd, uint64_t *ret_size)
+{
+	struct stat st;
+	uint64_t sz;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISREG(st.st_mode)) {
+		*ret_size = (uint64_t)st.st_size;
+		return 0;
+	}
+	if (S_ISBLK(st.st_mode)) {
+		if (ioctl(fd, BLKGETSIZE64, &sz) < 0)
+			return -errno;
+		*ret_size = sz;
+		return 0;
+	}
+	return -ENOTBLK;
+}
+
+static int pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;   /* short device */
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+struct job {
+	const struct hasher *h;
+	int in_fd;
+	uint64_t in_off;           /* byte offset of input block 0 */
+	uint32_t in_bs;
+	uint64_t count;            /* input blocks */
+	int out_fd;
+	uint64_t out_off;          /* byte offset of the output level's first block */
+	uint32_t hbs;
+	unsigned hpb, stride, ds;
+	uint64_t per_chunk;        /* input blocks per chunk */
+	uint64_t nchunks;
+	bool verify;
+
+	atomic_uint_fast64_t next;       /* next chunk to claim */
+	atomic_uint_fast64_t done_bytes;
+	atomic_uint_fast64_t bad;        /* verify: smallest mismatching input block */
+	atomic_uint_fast64_t bad_pad;    /* verify: smallest output block with dirty padding */
+	atomic_int error;                /* first failure, negative errno */
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned running;
+	char errmsg[160];                /* set with the first error, under lock */
+};
+
+struct worker {
+	struct job *job;
+	pthread_t tid;
+	bool started;
+	uint8_t *in, *out, *cmp;
+	struct digest_ctx *work;
+};
+
+static uint64_t digest_pos(const struct job *j, uint64_t i)
+{
+	return (i / j->hpb) * j->hbs + (i % j->hpb) * j->stride;
+}
+
+/* End of the span of digests ending with input block last: the next digest's position, or the
+ * end of the hash block when last is the final digest of its block or of the level. */
+static uint64_t span_end(const struct job *j, uint64_t last)
+{
+	if (last % j->hpb == j->hpb - 1 || last == j->count - 1)
+		return (last / j->hpb + 1) * j->hbs;
+	return digest_pos(j, last) + j->stride;
+}
+
+static size_t span_max(const struct job *j)
+{
+	return (size_t)(j->per_chunk / j->hpb + 2) * j->hbs;
+}
+
+static void atomic_min_u64(atomic_uint_fast64_t *a, uint64_t v)
+{
+	uint_fast64_t cur = atomic_load(a);
+
+	while (v < cur && !atomic_compare_exchange_weak(a, &cur, v))
+		;
+}
+
+static void job_fail(struct job *j, int r, const char *what, uint64_t off)
+{
+	int expected = 0;
+
+	if (atomic_compare_exchange_strong(&j->error, &expected, r)) {
+		pthread_mutex_lock(&j->lock);
+		snprintf(j->errmsg, sizeof(j->errmsg), "%s at byte %llu: %s", what,
+			 (unsigned long long)off, r == -EIO ? "short read or I/O error" : strerror(-r));
+		pthread_mutex_unlock(&j->lock);
+	}
+}
+
+static int run_chunk(struct worker *w, uint64_t c)
+{
+	struct job *j = w->job;
+	uint64_t a = c * j->per_chunk;
+	uint64_t b = a + j->per_chunk < j->count ? a + j->per_chunk : j->count;
+	uint64_t start = digest_pos(j, a), end = span_end(j, b - 1);
+	size_t len = (size_t)(end - start);
+	uint64_t in_off = j->in_off + a * j->in_bs;
+	int r;
+
+	r = pread_full(j->in_fd, w->in, (size_t)(b - a) * j->in_bs, in_off);
+	if (r < 0) {
+		job_fail(j, r, "read failed", in_off);
+		return r;
+	}
+	memset(w->out, 0, len);
+	for (uint64_t i = a; i < b; i++) {
+		r = hasher_block(j->h, w->work, w->in + (size_t)(i - a) * j->in_bs, j->in_bs,
+				 w->out + (digest_pos(j, i) - start));
+		if (r < 0) {
+			job_fail(j, r, "hashing failed", in_off);
+			return r;
+		}
+	}
+	if (!j->verify) {
+		r = pwrite_full(j->out_fd, w->out, len, j->out_off + start);
+		if (r < 0)
+			job_fail(j, r, "write failed", j->out_off + start);
+		return r;
+	}
+
+	r = pread_full(j->out_fd, w->cmp, len, j->out_off + start);
+	if (r < 0) {
+		job_fail(j, r, "read failed", j->out_off + start);
+		return r;
+	}
+	if (memcmp(w->out, w->cmp, len) == 0)
+		return 0;
+	for (uint64_t i = a; i < b; i++) {
+		size_t off = (size_t)(digest_pos(j, i) - start);
+
+		if (memcmp(w->out + off, w->cmp + off, j->ds) != 0) {
+			atomic_min_u64(&j->bad, i);
+			return 0;
+		}
+	}
+	/* Digests fine, padding not: name the output block holding the first dirty byte. */
+	for (size_t k = 0; k < len; k++)
+		if (w->out[k] != w->cmp[k]) {
+			atomic_min_u64(&j->bad_pad, (start + k) / j->hbs);
+			break;
+		}
+	return 0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct job *j = w->job;
+
+	for (;;) {
+		uint64_t c = atomic_fetch_add(&j->next, 1);
+
+		if (c >= j->nchunks || atomic_load(&j->error))
+			break;
+		/* Chunks are claimed in order: anything past a known mismatch cannot be first. */
+		if (j->verify && c * j->per_chunk > atomic_load(&j->bad))
+			break;
+		if (run_chunk(w, c) < 0)
+			break;
+		atomic_fetch_add(&j->done_bytes, (c + 1 == j->nchunks ?
+				 j->count - c * j->per_chunk : j->per_chunk) * j->in_bs);
+	}
+	pthread_mutex_lock(&j->lock);
+	j->running--;
+	pthread_cond_signal(&j->cond);
+	pthread_mutex_unlock(&j->lock);
+	return NULL;
+}
+
+static unsigned default_threads(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return (unsigned)CPU_COUNT(&set);
+	return 1;
+}
+
+/* Run a job on up to o->threads workers; progress is reported for this job's bytes, offset by
+ * base (bytes of earlier jobs) out of total. */
+static int run_job(struct job *j, const struct verity_tree_opts *o, bool report,
+		   uint64_t total, struct verity_err *err)
+{
+	size_t chunk = o->chunk_size ? o->chunk_size : DEFAULT_CHUNK;
+	unsigned n = o->threads ? o->threads : default_threads();
+	struct worker *ws = NULL;
+	int r = 0;
+
+	if (n > MAX_THREADS)
+		n = MAX_THREADS;
+	j->per_chunk = chunk / j->in_bs ? chunk / j->in_bs : 1;
+	j->nchunks = j->count / j->per_chunk + (j->count % j->per_chunk ? 1 : 0);
+	if (n > j->nchunks)
+		n = (unsigned)j->nchunks;
+	atomic_init(&j->next, 0);
+	atomic_init(&j->done_bytes, 0);
+	atomic_init(&j->bad, UINT64_MAX);
+	atomic_init(&j->bad_pad, UINT64_MAX);
+	atomic_init(&j->error, 0);
+	j->errmsg[0] = '\0';
+	j->running = 0;
+	pthread_mutex_init(&j->lock, NULL);
+	pthread_cond_init(&j->cond, NULL);
+
+	ws = calloc(n, sizeof(*ws));
+	if (!ws) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct worker *w = &ws[i];
+
+		w->job = j;
+		if (posix_memalign((void **)&w->in, 4096, (size_t)j->per_chunk * j->in_bs) ||
+		    posix_memalign((void **)&w->out, 4096, span_max(j)) ||
+		    (j->verify && posix_memalign((void **)&w->cmp, 4096, span_max(j)))) {
+			r = -ENOMEM;
+			goto out_join;
+		}
+		r = j->h->ops->dup(j->h->base, &w->work);
+		if (r < 0)
+			goto out_join;
+	}
+	pthread_mutex_lock(&j->lock);
+	for (unsigned i = 0; i < n; i++) {
+		r = -pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]);
+		if (r < 0) {
+			/* Stop the started ones: they see the error and leave. */
+			atomic_store(&j->error, r);
+			break;
+		}
+		ws[i].started = true;
+		j->running++;
+	}
+	while (j->running > 0) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += PROGRESS_NS;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&j->cond, &j->lock, &ts);
+		if (report && o->progress && j->running > 0) {
+			pthread_mutex_unlock(&j->lock);
+			o->progress(o->userdata, atomic_load(&j->done_bytes), total);
+			pthread_mutex_lock(&j->lock);
+		}
+	}
+	pthread_mutex_unlock(&j->lock);
+
+out_join:
+	for (unsigned i = 0; i < n; i++) {
+		if (ws[i].started)
+			pthread_join(ws[i].tid, NULL);
+		if (ws[i].work)
+			j->h->ops->free(ws[i].work);
+		free(ws[i].in);
+		free(ws[i].out);
+		free(ws[i].cmp);
+	}
+	if (r == 0 && atomic_load(&j->error)) {
+		r = atomic_load(&j->error);
+		snprintf(err->msg, sizeof(err->msg), "%s", j->errmsg);
+	} else if (r < 0) {
+		snprintf(err->msg, sizeof(err->msg), "cannot start workers: %s", strerror(-r));
+	}
+	if (r == 0 && report && o->progress)
+		o->progress(o->userdata, total, total);
+out:
+	free(ws);
+	pthread_cond_destroy(&j->cond);
+	pthread_mutex_destroy(&j->lock);
+	if (r == -ENOMEM && !err->msg[0])
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+	return r;
+}
+
+static void job_setup(struct job *j, const struct hasher *h, const struct verity_params *p,
+		      const struct verity_geometry *g)
+{
+	memset(j, 0, sizeof(*j));
+	j->h = h;
+	j->hbs = p->hash_block_size;
+	j->hpb = g->hash_per_block;
+	j->stride = g->digest_stride;
+	j->ds = g->digest_size;
+}
+
+static bool same_file(int a, int b)
+{
+	struct stat sa, sb;
+
+	if (fstat(a, &sa) < 0 || fstat(b, &sb) < 0)
+		return false;
+	if (S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode))
+		return sa.st_rdev == sb.st_rdev;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Common checks: geometry, device sizes, data and hash areas apart on one device. */
+static int prepare(int data_fd, int hash_fd, const struct verity_params *p, bool need_hash,
+		   struct verity_geometry *g, struct verity_err *err)
+{
+	uint64_t size;
+	int r;
+
+	r = verity_geometry_compute(p, g, err);
+	if (r < 0)
+		return r;
+	r = verity_fd_size(data_fd, &size);
+	if (r < 0) {
+		snprintf(err->msg, sizeof(err->msg), "cannot get the data device size: %s",
+			 strerror(-r));
+		return r;
+	}
+	if (size < g->data_size) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "data device has %llu bytes, %llu blocks of %u need %llu",
+			 (unsigned long long)size, (unsigned long long)p->data_blocks,
+			 p->data_block_size, (unsigned long long)g->data_size);
+		return -EIO;
+	}
+	if (same_file(data_fd, hash_fd) && p->hash_offset < g->data_size) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "hash offset %llu lies inside the data (%llu bytes) on the same device",
+			 (unsigned long long)p->hash_offset, (unsigned long long)g->data_size);
+		return -EINVAL;
+	}
+	if (need_hash) {
+		r = verity_fd_size(hash_fd, &size);
+		if (r < 0) {
+			snprintf(err->msg, sizeof(err->msg), "cannot get the hash device size: %s",
+				 strerror(-r));
+			return r;
+		}
+		if (size < g->hash_device_size) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "hash device has %llu bytes, the tree needs %llu",
+				 (unsigned long long)size, (unsigned long long)g->hash_device_size);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+static int write_superblock(int hash_fd, const struct verity_params *p,
+			    const struct verity_geometry *g, struct verity_err *err)
+{
+	/* Superblock, then zeros up to the tree start (the gap veritysetup leaves). */
+	size_t len = (size_t)(g->tree_start * p->hash_block_size - p->hash_offset);
+	uint8_t *buf;
+	int r;
+
+	buf = calloc(1, len);
+	if (!buf) {
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		return -ENOMEM;
+	}
+	r = verity_sb_encode(p, buf, err);
+	if (r < 0)
+		goto out;
+	r = pwrite_full(hash_fd, buf, len, p->hash_offset);
+	if (r < 0)
+		snprintf(err->msg, sizeof(err->msg), "cannot write the superblock at byte %llu: %s",
+			 (unsigned long long)p->hash_offset, strerror(-r));
+out:
+	free(buf);
+	return r;
+}
+
+/* Digest of one block read from fd at off (the single data block, or the top hash block). */
+static int hash_one(const struct hasher *h, int fd, uint64_t off, uint32_t bs, uint8_t *out,
+		    struct verity_err *err)
+{
+	struct digest_ctx *work = NULL;
+	uint8_t *buf;
+	int r;
+
+	buf = malloc(bs);
+	if (!buf) {
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		return -ENOMEM;
+	}
+	r = pread_full(fd, buf, bs, off);
+	if (r < 0) {
+		snprintf(err->msg, sizeof(err->msg), "read failed at byte %llu: %s",
+			 (unsigned long long)off, strerror(-r));
+		goto out;
+	}
+	r = h->ops->dup(h->base, &work);
+	if (r == 0)
+		r = hasher_block(h, work, buf, bs, out);
+	if (r < 0)
+		snprintf(err->msg, sizeof(err->msg), "hashing failed: %s", strerror(-r));
+out:
+	if (work)
+		h->ops->free(work);
+	free(buf);
+	return r;
+}
+
+static int hasher_for(struct hasher *h, const struct verity_tree_opts *o,
+		      const struct verity_params *p, const struct verity_geometry *g,
+		      struct verity_err *err)
+{
+	int r = hasher_init(h, o->ops, p, g->digest_size);
+
+	if (r < 0)
+		snprintf(err->msg, sizeof(err->msg), "hash algorithm %s unavailable (%s): %s",
+			 p->hash_name, o->ops->name, strerror(-r));
+	return r;
+}
+
+int verity_tree_build(int data_fd, int hash_fd, const struct verity_params *p,
+		      const struct verity_tree_opts *o, uint8_t *root, size_t root_len,
+		      struct verity_err *err)
+{
+	struct verity_geometry g;
+	struct hasher h;
+	struct job j;
+	int r;
+
+	err->msg[0] = '\0';
+	r = prepare(data_fd, hash_fd, p, false, &g, err);
+	if (r < 0)
+		return r;
+	if (root_len < g.digest_size) {
+		snprintf(err->msg, sizeof(err->msg), "root buffer too small");
+		return -ENOBUFS;
+	}
+	r = hasher_for(&h, o, p, &g, err);
+	if (r < 0)
+		return r;
+	if (!p->no_superblock) {
+		r = write_superblock(hash_fd, p, &g, err);
+		if (r < 0)
+			goto out;
+	}
+	if (g.levels == 0) {
+		/* One data block: its digest is the root and there is no tree. */
+		r = hash_one(&h, data_fd, 0, p->data_block_size, root, err);
+		if (r == 0 && o->progress)
+			o->progress(o->userdata, g.data_size, g.data_size);
+		goto out;
+	}
+
+	job_setup(&j, &h, p, &g);
+	j.in_fd = data_fd;
+	j.in_off = 0;
+	j.in_bs = p->data_block_size;
+	j.count = p->data_blocks;
+	j.out_fd = hash_fd;
+	j.out_off = g.level_block[0] * p->hash_block_size;
+	r = run_job(&j, o, true, g.data_size, err);
+	if (r < 0)
+		goto out;
+
+	for (unsigned l = 0; l + 1 < g.levels; l++) {
+		job_setup(&j, &h, p, &g);
+		j.in_fd = hash_fd;
+		j.in_off = g.level_block[l] * p->hash_block_size;
+		j.in_bs = p->hash_block_size;
+		j.count = g.level_size[l];
+		j.out_fd = hash_fd;
+		j.out_off = g.level_block[l + 1] * p->hash_block_size;
+		r = run_job(&j, o, false, 0, err);
+		if (r < 0)
+			goto out;
+	}
+	r = hash_one(&h, hash_fd, g.level_block[g.levels - 1] * p->hash_block_size,
+		     p->hash_block_size, root, err);
+out:
+	hasher_done(&h);
+	return r;
+}
+
+static int mismatch(struct verity_bad *bad, enum verity_bad_kind kind, unsigned level,
+		    uint64_t index, uint64_t offset, struct verity_err *err)
+{
+	bad->kind = kind;
+	bad->level = level;
+	bad->index = index;
+	bad->offset = offset;
+	if (kind == VERITY_BAD_DATA)
+		snprintf(err->msg, sizeof(err->msg), "data block %llu (byte %llu) does not match",
+			 (unsigned long long)index, (unsigned long long)offset);
+	else
+		snprintf(err->msg, sizeof(err->msg),
+			 "hash block %llu of level %u (byte %llu) does not match",
+			 (unsigned long long)index, level, (unsigned long long)offset);
+	return -EPERM;
+}
+
+int verity_tree_verify(int data_fd, int hash_fd, const struct verity_params *p,
+		       const uint8_t *root, size_t root_len, const struct verity_tree_opts *o,
+		       struct verity_bad *bad, struct verity_err *err)
+{
+	uint8_t digest[VERITY_MAX_DIGEST];
+	struct verity_geometry g;
+	uint64_t hbs = p->hash_block_size;
+	struct hasher h;
+	struct job j;
+	int r;
+
+	err->msg[0] = '\0';
+	memset(bad, 0, sizeof(*bad));
+	r = prepare(data_fd, hash_fd, p, true, &g, err);
+	if (r < 0)
+		return r;
+	if (root_len != g.digest_size) {
+		snprintf(err->msg, sizeof(err->msg), "root hash has %zu bytes, %s needs %u",
+			 root_len, p->hash_name, g.digest_size);
+		return -EINVAL;
+	}
+	r = hasher_for(&h, o, p, &g, err);
+	if (r < 0)
+		return r;
+
+	if (g.levels == 0) {
+		r = hash_one(&h, data_fd, 0, p->data_block_size, digest, err);
+		if (r == 0 && memcmp(digest, root, root_len) != 0)
+			r = mismatch(bad, VERITY_BAD_DATA, 0, 0, 0, err);
+		if (r == 0 && o->progress)
+			o->progress(o->userdata, g.data_size, g.data_size);
+		goto out;
+	}
+
+	r = hash_one(&h, hash_fd, g.level_block[g.levels - 1] * hbs, p->hash_block_size, digest,
+		     err);
+	if (r < 0)
+		goto out;
+	if (memcmp(digest, root, root_len) != 0) {
+		r = mismatch(bad, VERITY_BAD_HASH, g.levels - 1, 0,
+			     g.level_block[g.levels - 1] * hbs, err);
+		goto out;
+	}
+
+	/* Each level against the already verified level above it, then the data. */
+	for (int l = (int)g.levels - 1; l >= 0; l--) {
+		bool data = l == 0;
+
+		job_setup(&j, &h, p, &g);
+		j.verify = true;
+		j.in_fd = data ? data_fd : hash_fd;
+		j.in_off = data ? 0 : g.level_block[l - 1] * hbs;
+		j.in_bs = data ? p->data_block_size : p->hash_block_size;
+		j.count = data ? p->data_blocks : g.level_size[l - 1];
+		j.out_fd = hash_fd;
+		j.out_off = g.level_block[l] * hbs;
+		r = run_job(&j, o, data, g.data_size, err);
+		if (r < 0)
+			goto out;
+		if (atomic_load(&j.bad) != UINT64_MAX) {
+			uint64_t i = atomic_load(&j.bad);
+
+			if (data)
+				r = mismatch(bad, VERITY_BAD_DATA, 0, i, i * p->data_block_size, err);
+			else
+				r = mismatch(bad, VERITY_BAD_HASH, (unsigned)l - 1, i,
+					     (g.level_block[l - 1] + i) * hbs, err);
+			goto out;
+		}
+		if (atomic_load(&j.bad_pad) != UINT64_MAX) {
+			uint64_t i = atomic_load(&j.bad_pad);
+
+			r = mismatch(bad, VERITY_BAD_HASH, (unsigned)l, i,
+				     (g.level_block[l] + i) * hbs, err);
+			snprintf(err->msg, sizeof(err->msg),
+				 "hash block %llu of level %u has non-zero unused bytes",
+				 (unsigned long long)i, (unsigned)l);
+			goto out;
+		}
+	}
+out:
+	hasher_done(&h);
+	return r;
+}

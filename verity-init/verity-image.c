@@ -1,0 +1,739 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* verity-image: format, verify and dump dm-verity hash devices, byte-compatible with
+ * veritysetup, on all cores. Orchestration only; the engine is lib/tree.c.
+ *
+ * Exit codes (docs/verity-image.8): 0 ok, 1 usage, 2 verification failed, 3 I/O error,
+ * 4 invalid superblock or parameters, 5 internal error (memory, algorithm unavailable). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "digest.h"
+#include "geometry.h"
+#include "hex.h"
+#include "superblock.h"
+#include "tree.h"
+
+enum {
+	EXIT_USAGE = 1,
+	EXIT_MISMATCH = 2,
+	EXIT_IO = 3,
+	EXIT_INVALID = 4,
+	EXIT_INTERNAL = 5,
+};
+
+static const char *prog = "verity-image";
+static const char *cmd_name = "";
+
+__attribute__((format(printf, 2, 3)))
+static int die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: %s%s", prog, cmd_name, *cmd_name ? ": " : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+/* Map a lib error to an exit code. */
+static int code_of(int r)
+{
+	switch (r) {
+	case -EPERM:
+		return EXIT_MISMATCH;
+	case -EINVAL:
+		return EXIT_INVALID;
+	case -ENOMEM:
+	case -ENOENT:
+	case -ENOBUFS:
+		return EXIT_INTERNAL;
+	default:
+		return EXIT_IO;
+	}
+}
+
+/* ---- options ------------------------------------------------------------------------------ */
+
+enum {
+	OPT_HASH = 256, OPT_DBS, OPT_HBS, OPT_DATA_BLOCKS, OPT_HASH_OFFSET, OPT_SALT, OPT_UUID,
+	OPT_FORMAT, OPT_NO_SB, OPT_RH_FILE, OPT_THREADS, OPT_JSON, OPT_QUIET, OPT_HELP,
+	OPT_STYLE,
+};
+
+static const struct option long_opts[] = {
+	{ "hash", required_argument, NULL, OPT_HASH },
+	{ "data-block-size", required_argument, NULL, OPT_DBS },
+	{ "hash-block-size", required_argument, NULL, OPT_HBS },
+	{ "data-blocks", required_argument, NULL, OPT_DATA_BLOCKS },
+	{ "hash-offset", required_argument, NULL, OPT_HASH_OFFSET },
+	{ "salt", required_argument, NULL, OPT_SALT },
+	{ "uuid", required_argument, NULL, OPT_UUID },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "no-superblock", no_argument, NULL, OPT_NO_SB },
+	{ "root-hash-file", required_argument, NULL, OPT_RH_FILE },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "style", required_argument, NULL, OPT_STYLE },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct opts {
+	struct verity_params p;   /* defaults applied */
+	uint32_t given;           /* VI_GIVEN-like bits: which of p came from the command line */
+	bool salt_given;
+	const char *root_hash_file;
+	unsigned threads;
+	bool json, quiet;
+	const char *style;
+	char **args;
+	int nargs;
+};
+
+#define G_HASH   (1u << 0)
+#define G_FORMAT (1u << 1)
+#define G_DBS    (1u << 2)
+#define G_HBS    (1u << 3)
+#define G_BLOCKS (1u << 4)
+#define G_OFFSET (1u << 5)
+#define G_SALT   (1u << 6)
+#define G_UUID   (1u << 7)
+
+/* Strict unsigned decimal: digits only, no sign, no junk, no overflow. */
+static int parse_u64(const char *s, uint64_t *ret)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return -ERANGE;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*ret = v;
+	return 0;
+}
+
+static int parse_u32(const char *s, uint32_t *ret)
+{
+	uint64_t v;
+	int r = parse_u64(s, &v);
+
+	if (r < 0)
+		return r;
+	if (v > UINT32_MAX)
+		return -ERANGE;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	uint64_t v;
+	uint32_t u;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	strcpy(o->p.hash_name, "sha256");
+	o->p.hash_type = 1;
+	o->p.data_block_size = 4096;
+	o->p.hash_block_size = 4096;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
+		const char *a = optarg;
+
+		switch (c) {
+		case OPT_HASH:
+			if (strlen(a) >= sizeof(o->p.hash_name) || !verity_digest_size(a))
+				return die(EXIT_USAGE, "unsupported hash algorithm '%s'", a);
+			strcpy(o->p.hash_name, a);
+			o->given |= G_HASH;
+			break;
+		case OPT_DBS:
+		case OPT_HBS:
+			if (parse_u32(a, &u) < 0)
+				return die(EXIT_USAGE, "invalid block size '%s'", a);
+			if (c == OPT_DBS) {
+				o->p.data_block_size = u;
+				o->given |= G_DBS;
+			} else {
+				o->p.hash_block_size = u;
+				o->given |= G_HBS;
+			}
+			break;
+		case OPT_DATA_BLOCKS:
+			if (parse_u64(a, &v) < 0 || v == 0)
+				return die(EXIT_USAGE, "invalid --data-blocks '%s'", a);
+			o->p.data_blocks = v;
+			o->given |= G_BLOCKS;
+			break;
+		case OPT_HASH_OFFSET:
+			if (parse_u64(a, &v) < 0)
+				return die(EXIT_USAGE, "invalid --hash-offset '%s'", a);
+			o->p.hash_offset = v;
+			o->given |= G_OFFSET;
+			break;
+		case OPT_SALT: {
+			size_t n = 0;
+
+			if (strcmp(a, "-") != 0 &&
+			    hex_decode(a, strlen(a), o->p.salt, sizeof(o->p.salt), &n) < 0)
+				return die(EXIT_USAGE, "--salt must be '-' or up to %u bytes of hex",
+					   VERITY_MAX_SALT);
+			o->p.salt_size = (uint16_t)n;
+			o->given |= G_SALT;
+			break;
+		}
+		case OPT_UUID:
+			if (verity_uuid_parse(a, o->p.uuid) < 0)
+				return die(EXIT_USAGE, "invalid --uuid '%s'", a);
+			o->given |= G_UUID;
+			break;
+		case OPT_FORMAT:
+			if (parse_u32(a, &u) < 0 || u > 1)
+				return die(EXIT_USAGE, "--format must be 0 or 1");
+			o->p.hash_type = u;
+			o->given |= G_FORMAT;
+			break;
+		case OPT_NO_SB:
+			o->p.no_superblock = true;
+			break;
+		case OPT_RH_FILE:
+			o->root_hash_file = a;
+			break;
+		case OPT_THREADS:
+			if (parse_u32(a, &u) < 0 || u == 0 || u > 256)
+				return die(EXIT_USAGE, "--threads must be 1..256");
+			o->threads = u;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_QUIET:
+			o->quiet = true;
+			break;
+		case OPT_STYLE:
+			o->style = a;
+			break;
+		case OPT_HELP:
+			return -1;
+		case ':':
+			return die(EXIT_USAGE, "option %s needs a value", argv[optind - 1]);
+		default:
+			return die(EXIT_USAGE, "unknown option %s", argv[optind - 1]);
+		}
+	}
+	o->args = argv + optind;
+	o->nargs = argc - optind;
+	return 0;
+}
+
+/* ---- output ------------------------------------------------------------------------------- */
+
+struct progress {
+	bool on;
+	struct timespec t0;
+	bool drawn;
+};
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void progress_cb(void *userdata, uint64_t done, uint64_t total)
+{
+	struct progress *pr = userdata;
+	double t = since(&pr->t0), rate = t > 0 ? (double)done / t : 0;
+	int width = 30, fill = total ? (int)((double)done * width / (double)total) : width;
+	char bar[32];
+
+	if (!pr->on)
+		return;
+	for (int i = 0; i < width; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[width] = '\0';
+	fprintf(stderr, "\r[%s] %5.1f%% %.1f/%.1f MiB %.2f GB/s ETA %.0fs ", bar,
+		total ? 100.0 * (double)done / (double)total : 100.0,
+		(double)done / 1048576.0, (double)total / 1048576.0, rate / 1e9,
+		rate > 0 ? (double)(total - done) / rate : 0.0);
+	pr->drawn = true;
+}
+
+static void progress_end(struct progress *pr)
+{
+	if (pr->drawn)
+		fputs("\r\033[K", stderr);
+}
+
+static void print_header(const char *hash_path, const struct verity_params *p,
+			 const struct verity_geometry *g)
+{
+	char uuid[VERITY_UUID_STR_LEN + 1] = "";
+	char salt[2 * VERITY_MAX_SALT + 1];
+
+	if (!p->no_superblock)
+		verity_uuid_format(p->uuid, uuid);
+	if (p->salt_size)
+		hex_encode(p->salt, p->salt_size, salt, sizeof(salt));
+	else
+		strcpy(salt, "-");
+	/* Field names and the tab after them are veritysetup's. */
+	printf("VERITY header information for %s\n", hash_path);
+	printf("UUID:            \t%s\n", uuid);
+	printf("Hash type:       \t%u\n", p->hash_type);
+	printf("Data blocks:     \t%" PRIu64 "\n", p->data_blocks);
+	printf("Data block size: \t%u\n", p->data_block_size);
+	printf("Hash blocks:     \t%" PRIu64 "\n", g->hash_blocks);
+	printf("Hash block size: \t%u\n", p->hash_block_size);
+	printf("Hash algorithm:  \t%s\n", p->hash_name);
+	printf("Salt:            \t%s\n", salt);
+}
+
+static void print_json(const struct verity_params *p, const struct verity_geometry *g,
+		       const char *root_hex)
+{
+	char uuid[VERITY_UUID_STR_LEN + 1] = "";
+	char salt[2 * VERITY_MAX_SALT + 1] = "";
+
+	if (!p->no_superblock)
+		verity_uuid_format(p->uuid, uuid);
+	hex_encode(p->salt, p->salt_size, salt, sizeof(salt));
+	printf("{\"superblock\":%s,\"uuid\":\"%s\",\"hash_type\":%u,\"data_blocks\":%" PRIu64
+	       ",\"data_block_size\":%u,\"hash_blocks\":%" PRIu64 ",\"hash_block_size\":%u,"
+	       "\"hash_algorithm\":\"%s\",\"salt\":\"%s\",\"hash_offset\":%" PRIu64
+	       ",\"tree_offset\":%" PRIu64 ",\"hash_device_size\":%" PRIu64,
+	       p->no_superblock ? "false" : "true", uuid, p->hash_type, p->data_blocks,
+	       p->data_block_size, g->hash_blocks, p->hash_block_size, p->hash_name, salt,
+	       p->hash_offset, g->tree_start * p->hash_block_size, g->hash_device_size);
+	if (root_hex)
+		printf(",\"root_hash\":\"%s\"", root_hex);
+	printf("}\n");
+}
+
+/* ---- shared steps ------------------------------------------------------------------------- */
+
+static int open_file(const char *path, int flags, int *ret_fd)
+{
+	int fd = open(path, flags | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return die(EXIT_IO, "cannot open %s: %s", path, strerror(errno));
+	*ret_fd = fd;
+	return 0;
+}
+
+/* Default data_blocks: the whole data device, in blocks. */
+static int default_blocks(int data_fd, const char *path, struct verity_params *p)
+{
+	uint64_t size;
+	int r = verity_fd_size(data_fd, &size);
+
+	if (r < 0)
+		return die(EXIT_IO, "cannot get the size of %s: %s", path, strerror(-r));
+	p->data_blocks = size / p->data_block_size;
+	if (!p->data_blocks)
+		return die(EXIT_INVALID, "%s is smaller than one %u-byte block", path,
+			   p->data_block_size);
+	return 0;
+}
+
+static int read_sb(int hash_fd, const char *path, struct verity_params *p)
+{
+	uint8_t buf[VERITY_SB_SIZE];
+	struct verity_err err = { "" };
+	ssize_t n;
+
+	if (p->hash_offset % 512)
+		return die(EXIT_INVALID, "hash offset %" PRIu64 " is not a multiple of 512",
+			   p->hash_offset);
+	n = pread(hash_fd, buf, sizeof(buf), (off_t)p->hash_offset);
+	if (n < 0)
+		return die(EXIT_IO, "cannot read %s: %s", path, strerror(errno));
+	if (n != (ssize_t)sizeof(buf))
+		return die(EXIT_INVALID, "%s: no verity superblock at byte %" PRIu64
+			   " (device too short)", path, p->hash_offset);
+	if (verity_sb_decode(buf, p, &err) < 0)
+		return die(EXIT_INVALID, "%s: %s", path, err.msg);
+	return 0;
+}
+
+static int read_root_hash(const struct opts *o, const char *arg, uint8_t *root, unsigned ds)
+{
+	char text[2 * VERITY_MAX_DIGEST + 3];
+	const char *hex = arg;
+
+	if (o->root_hash_file && arg)
+		return die(EXIT_USAGE, "give the root hash or --root-hash-file, not both");
+	if (o->root_hash_file) {
+		FILE *f = fopen(o->root_hash_file, "re");
+		size_t n;
+
+		if (!f)
+			return die(EXIT_IO, "cannot open %s: %s", o->root_hash_file, strerror(errno));
+		n = fread(text, 1, sizeof(text) - 1, f);
+		fclose(f);
+		text[n] = '\0';
+		if (n > 0 && text[n - 1] == '\n')
+			text[--n] = '\0';
+		hex = text;
+	}
+	if (!hex)
+		return die(EXIT_USAGE, "missing root hash");
+	if (hex_decode_exact(hex, root, ds) < 0)
+		return die(EXIT_USAGE, "root hash must be %u hex digits", 2 * ds);
+	return 0;
+}
+
+/* ---- format ------------------------------------------------------------------------------- */
+
+static int cmd_format(struct opts *o)
+{
+	struct verity_tree_opts to = { .ops = &digest_openssl_ops, .threads = o->threads };
+	struct progress pr = { .on = isatty(STDERR_FILENO) && !o->json && !o->quiet };
+	uint8_t root[VERITY_MAX_DIGEST];
+	char root_hex[2 * VERITY_MAX_DIGEST + 1];
+	struct verity_params *p = &o->p;
+	struct verity_geometry g;
+	struct verity_err err = { "" };
+	int data_fd = -1, hash_fd = -1, r;
+
+	if (o->nargs != 2)
+		return die(EXIT_USAGE, "usage: format DATA HASH [options]");
+	if (!(o->given & G_SALT)) {
+		p->salt_size = 32;
+		if (getrandom(p->salt, 32, 0) != 32)
+			return die(EXIT_INTERNAL, "getrandom: %s", strerror(errno));
+	}
+	if (!(o->given & G_UUID) && !p->no_superblock) {
+		if (getrandom(p->uuid, 16, 0) != 16)
+			return die(EXIT_INTERNAL, "getrandom: %s", strerror(errno));
+		p->uuid[6] = (uint8_t)((p->uuid[6] & 0x0f) | 0x40);   /* version 4 */
+		p->uuid[8] = (uint8_t)((p->uuid[8] & 0x3f) | 0x80);   /* RFC 4122 variant */
+	}
+	if (p->no_superblock)
+		memset(p->uuid, 0, sizeof(p->uuid));
+
+	r = open_file(o->args[0], O_RDONLY, &data_fd);
+	if (r)
+		goto out;
+	r = open_file(o->args[1], O_RDWR | O_CREAT, &hash_fd);
+	if (r)
+		goto out;
+	if (!(o->given & G_BLOCKS)) {
+		r = default_blocks(data_fd, o->args[0], p);
+		if (r)
+			goto out;
+	}
+	if (verity_geometry_compute(p, &g, &err) < 0) {
+		r = die(EXIT_INVALID, "%s", err.msg);
+		goto out;
+	}
+
+	to.progress = progress_cb;
+	to.userdata = &pr;
+	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
+	r = verity_tree_build(data_fd, hash_fd, p, &to, root, sizeof(root), &err);
+	progress_end(&pr);
+	if (r < 0) {
+		r = die(code_of(r), "%s", err.msg);
+		goto out;
+	}
+	if (fdatasync(hash_fd) < 0 && errno != EINVAL) {
+		r = die(EXIT_IO, "cannot sync %s: %s", o->args[1], strerror(errno));
+		goto out;
+	}
+	hex_encode(root, g.digest_size, root_hex, sizeof(root_hex));
+
+	if (o->root_hash_file) {
+		FILE *f = fopen(o->root_hash_file, "we");
+
+		/* Same form as veritysetup: hex digits, no newline. */
+		if (!f || fputs(root_hex, f) < 0 || fclose(f) != 0) {
+			r = die(EXIT_IO, "cannot write %s", o->root_hash_file);
+			goto out;
+		}
+	}
+	if (o->json) {
+		print_json(p, &g, root_hex);
+	} else if (o->quiet) {
+		printf("%s\n", root_hex);
+	} else {
+		print_header(o->args[1], p, &g);
+		if (p->hash_offset == 0)
+			printf("Hash device size: \t%" PRIu64 " [bytes]\n", g.hash_device_size);
+		printf("Root hash:      \t%s\n", root_hex);
+	}
+	r = 0;
+out:
+	if (data_fd >= 0)
+		close(data_fd);
+	if (hash_fd >= 0)
+		close(hash_fd);
+	return r;
+}
+
+/* ---- verify ------------------------------------------------------------------------------- */
+
+/* With a superblock, its parameters rule; an option that says otherwise is an error. */
+static int check_conflicts(const struct opts *o, const struct verity_params *cli,
+			   const struct verity_params *sb)
+{
+	if ((o->given & G_HASH) && strcmp(cli->hash_name, sb->hash_name) != 0)
+		return die(EXIT_INVALID, "--hash %s conflicts with the superblock (%s)",
+			   cli->hash_name, sb->hash_name);
+	if ((o->given & G_FORMAT) && cli->hash_type != sb->hash_type)
+		return die(EXIT_INVALID, "--format %u conflicts with the superblock (%u)",
+			   cli->hash_type, sb->hash_type);
+	if ((o->given & G_DBS) && cli->data_block_size != sb->data_block_size)
+		return die(EXIT_INVALID, "--data-block-size conflicts with the superblock (%u)",
+			   sb->data_block_size);
+	if ((o->given & G_HBS) && cli->hash_block_size != sb->hash_block_size)
+		return die(EXIT_INVALID, "--hash-block-size conflicts with the superblock (%u)",
+			   sb->hash_block_size);
+	if ((o->given & G_BLOCKS) && cli->data_blocks != sb->data_blocks)
+		return die(EXIT_INVALID, "--data-blocks conflicts with the superblock (%" PRIu64 ")",
+			   sb->data_blocks);
+	if ((o->given & G_SALT) && (cli->salt_size != sb->salt_size ||
+				    memcmp(cli->salt, sb->salt, sb->salt_size) != 0))
+		return die(EXIT_INVALID, "--salt conflicts with the superblock");
+	return 0;
+}
+
+static int cmd_verify(struct opts *o)
+{
+	struct verity_tree_opts to = { .ops = &digest_openssl_ops, .threads = o->threads };
+	struct progress pr = { .on = isatty(STDERR_FILENO) && !o->json && !o->quiet };
+	struct verity_params p = o->p;
+	uint8_t root[VERITY_MAX_DIGEST];
+	struct verity_geometry g;
+	struct verity_err err = { "" };
+	struct verity_bad bad;
+	int data_fd = -1, hash_fd = -1, r;
+
+	if (o->nargs != 2 && o->nargs != 3)
+		return die(EXIT_USAGE, "usage: verify DATA HASH [ROOTHASH] [options]");
+	r = open_file(o->args[0], O_RDONLY, &data_fd);
+	if (r)
+		goto out;
+	r = open_file(o->args[1], O_RDONLY, &hash_fd);
+	if (r)
+		goto out;
+	if (!p.no_superblock) {
+		r = read_sb(hash_fd, o->args[1], &p);
+		if (r)
+			goto out;
+		r = check_conflicts(o, &o->p, &p);
+		if (r)
+			goto out;
+	} else if (!(o->given & G_BLOCKS)) {
+		r = default_blocks(data_fd, o->args[0], &p);
+		if (r)
+			goto out;
+	}
+	if (verity_geometry_compute(&p, &g, &err) < 0) {
+		r = die(EXIT_INVALID, "%s", err.msg);
+		goto out;
+	}
+	r = read_root_hash(o, o->nargs == 3 ? o->args[2] : NULL, root, g.digest_size);
+	if (r)
+		goto out;
+
+	to.progress = progress_cb;
+	to.userdata = &pr;
+	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
+	r = verity_tree_verify(data_fd, hash_fd, &p, root, g.digest_size, &to, &bad, &err);
+	progress_end(&pr);
+	if (o->json) {
+		if (r == 0 || r == -EPERM)
+			printf("{\"ok\":%s", r == 0 ? "true" : "false");
+		if (r == -EPERM)
+			printf(",\"bad\":\"%s\",\"level\":%u,\"index\":%" PRIu64 ",\"offset\":%" PRIu64,
+			       bad.kind == VERITY_BAD_DATA ? "data" : "hash", bad.level, bad.index,
+			       bad.offset);
+		if (r == 0 || r == -EPERM)
+			printf("}\n");
+	}
+	if (r < 0)
+		r = die(code_of(r), "%s", err.msg);
+	else
+		r = 0;
+out:
+	if (data_fd >= 0)
+		close(data_fd);
+	if (hash_fd >= 0)
+		close(hash_fd);
+	return r;
+}
+
+/* ---- dump --------------------------------------------------------------------------------- */
+
+static int cmd_dump(struct opts *o)
+{
+	struct verity_params p = o->p;
+	struct verity_geometry g;
+	struct verity_err err = { "" };
+	int fd = -1, r;
+
+	if (o->nargs != 1)
+		return die(EXIT_USAGE, "usage: dump HASH [--hash-offset N] [--json]");
+	if (p.no_superblock)
+		return die(EXIT_USAGE, "dump reads the superblock; --no-superblock makes no sense");
+	r = open_file(o->args[0], O_RDONLY, &fd);
+	if (r)
+		return r;
+	r = read_sb(fd, o->args[0], &p);
+	if (r)
+		goto out;
+	if (verity_geometry_compute(&p, &g, &err) < 0) {
+		r = die(EXIT_INVALID, "%s: %s", o->args[0], err.msg);
+		goto out;
+	}
+	if (o->json) {
+		print_json(&p, &g, NULL);
+	} else {
+		print_header(o->args[0], &p, &g);
+		/* veritysetup prints the device size only for a hash area at offset 0. */
+		if (p.hash_offset == 0)
+			printf("Hash device size: \t%" PRIu64 " [bytes]\n", g.hash_device_size);
+	}
+out:
+	close(fd);
+	return r;
+}
+
+/* ---- cmdline ------------------------------------------------------------------------------ */
+
+/* Kernel command-line fragment for a formatted image: systemd's keys (default) or ours.
+ * DATA and HASH are written as given (a path, UUID=..., PARTUUID=...). */
+static int cmd_cmdline(struct opts *o)
+{
+	struct verity_params p = o->p;
+	uint8_t root[VERITY_MAX_DIGEST];
+	char root_hex[2 * VERITY_MAX_DIGEST + 1], salt[2 * VERITY_MAX_SALT + 1];
+	bool ours;
+	unsigned ds;
+	int fd = -1, r;
+
+	if (o->nargs != 3 && o->nargs != 4)
+		return die(EXIT_USAGE, "usage: cmdline IMAGE-HASH-FILE DATA-SPEC HASH-SPEC [ROOTHASH] "
+			   "[--style systemd|verity]");
+	if (o->style && strcmp(o->style, "systemd") != 0 && strcmp(o->style, "verity") != 0)
+		return die(EXIT_USAGE, "--style must be systemd or verity");
+	ours = o->style && strcmp(o->style, "verity") == 0;
+	if (!p.no_superblock) {
+		r = open_file(o->args[0], O_RDONLY, &fd);
+		if (r)
+			return r;
+		r = read_sb(fd, o->args[0], &p);
+		close(fd);
+		if (r)
+			return r;
+	}
+	ds = verity_digest_size(p.hash_name);
+	r = read_root_hash(o, o->nargs == 4 ? o->args[3] : NULL, root, ds);
+	if (r)
+		return r;
+	hex_encode(root, ds, root_hex, sizeof(root_hex));
+	hex_encode(p.salt, p.salt_size, salt, sizeof(salt));
+
+	if (ours) {
+		printf("verity.roothash=%s verity.data=%s verity.hash=%s", root_hex, o->args[1],
+		       o->args[2]);
+		printf(" verity.options=hash=%s,format=%u,data-block-size=%u,hash-block-size=%u,"
+		       "hash-offset=%" PRIu64, p.hash_name, p.hash_type, p.data_block_size,
+		       p.hash_block_size, p.hash_offset);
+	} else {
+		printf("roothash=%s systemd.verity_root_data=%s systemd.verity_root_hash=%s",
+		       root_hex, o->args[1], o->args[2]);
+		printf(" systemd.verity_root_options=hash=%s,format=%u,data-block-size=%u,"
+		       "hash-block-size=%u,hash-offset=%" PRIu64, p.hash_name, p.hash_type,
+		       p.data_block_size, p.hash_block_size, p.hash_offset);
+	}
+	if (p.no_superblock)
+		printf(",superblock=false,data-blocks=%" PRIu64 ",salt=%s", p.data_blocks,
+		       p.salt_size ? salt : "-");
+	printf("\n");
+	return 0;
+}
+
+/* ---- dispatch ----------------------------------------------------------------------------- */
+
+struct command {
+	const char *name;
+	int (*run)(struct opts *o);
+	const char *synopsis;
+};
+
+/* `sign` is added by the signing work (issue 6): one more row here. */
+static const struct command commands[] = {
+	{ "format", cmd_format, "format DATA HASH [options]" },
+	{ "verify", cmd_verify, "verify DATA HASH [ROOTHASH] [options]" },
+	{ "dump", cmd_dump, "dump HASH [--hash-offset N] [--json]" },
+	{ "cmdline", cmd_cmdline,
+	  "cmdline HASH DATA-SPEC HASH-SPEC [ROOTHASH] [--style systemd|verity]" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: %s COMMAND ...\n", prog);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %s %s\n", prog, commands[i].synopsis);
+	fprintf(f, "Options (veritysetup's words and defaults): --hash sha256, --data-block-size "
+		"4096,\n  --hash-block-size 4096, --data-blocks N, --hash-offset BYTES, --salt HEX|-,\n"
+		"  --uuid UUID, --format 0|1 (1), --no-superblock, --root-hash-file FILE,\n"
+		"  --threads N (all CPUs), --json, --quiet.\n"
+		"Exit codes: 0 ok, 1 usage, 2 verification failed, 3 I/O error,\n"
+		"  4 invalid superblock or parameters, 5 internal error. See verity-image(8).\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	int r;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name) != 0)
+			continue;
+		cmd_name = commands[i].name;
+		r = parse_opts(argc - 1, argv + 1, &o);
+		if (r < 0) {
+			usage(stdout);
+			return 0;
+		}
+		if (r > 0)
+			return r;
+		return commands[i].run(&o);
+	}
+	return die(EXIT_USAGE, "unknown command '%s' (try --help)", argv[1]);
+}
