@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The initramfs policy file /etc/verity-init.conf: what the image builder allows, which the
+ * (possibly attacker-edited) command line cannot widen. Format, one setting per line:
+ *   # comment
+ *   fail=recovery,panic            default fail actions when verity.fail= is absent
+ *   timeout=30                     default device wait when verity.timeout= is absent
+ *   allow_shell=no                 "shell" in a fail list is dropped unless yes
+ *   allow_weak=ignore-zero-blocks  weakening options the command line may use (comma list,
+ *                                  empty or "none": none): ignore-corruption,
+ *                                  check-at-most-once, ignore-zero-blocks, no-superblock,
+ *                                  data-blocks-below-superblock, verity-off
+ *   require_signature=no           yes: a root hash must come with a signature or manifest
+ *   min_version=0                  anti-rollback floor for signed manifests
+ * Unknown keys, a key repeated with another value, lines without "=" are errors. No file at
+ * all means the strictest defaults (nothing weakening, no shell). */
+#ifndef VERITY_POLICY_H
+#define VERITY_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+#define VI_POLICY_FILE      "/etc/verity-init.conf"
+#define VI_POLICY_MAX_SIZE  (64u * 1024u)
+#define VI_POLICY_MAX_LINE  1024u
+
+/* Weakening options (allow_weak= words). */
+#define VI_WEAK_IGNORE_CORRUPTION   (1u << 0)
+#define VI_WEAK_CHECK_AT_MOST_ONCE  (1u << 1)
+#define VI_WEAK_IGNORE_ZERO_BLOCKS  (1u << 2)
+#define VI_WEAK_NO_SUPERBLOCK       (1u << 3)   /* superblock=false, dm-mod.create= tables */
+#define VI_WEAK_DATA_BLOCKS_BELOW_SB (1u << 4)  /* data-blocks= lower than the superblock's:
+                                                 * checked by the agent after reading it */
+#define VI_WEAK_VERITY_OFF          (1u << 5)   /* systemd.verity=0 */
+
+struct vi_policy {
+	enum vi_fail_action fail[VI_MAX_FAIL];
+	bool fail_set;
+	unsigned timeout_s;
+	bool timeout_set;
+	bool allow_shell;
+	uint32_t allow_weak;        /* VI_WEAK_* */
+	bool require_signature;
+	uint64_t min_version;
+};
+
+/* Strictest defaults: nothing allowed, nothing required beyond the command line. */
+void vi_policy_init(struct vi_policy *p);
+
+/* Parse a policy file held in buf[0..len). Pure, no I/O. -EINVAL with err set (naming the
+ * line); -E2BIG above VI_POLICY_MAX_SIZE. *ret untouched on failure. */
+int vi_policy_parse(const char *buf, size_t len, struct vi_policy *ret, struct verity_err *err);
+
+/* Read and parse path; a missing file gives vi_policy_init's defaults and returns 0. */
+int vi_policy_load(const char *path, struct vi_policy *ret, struct verity_err *err);
+
+/* Refuse (-EPERM, err set) a configuration that uses a weakening option the policy does not
+ * allow, "shell" in the fail list without allow_shell, or a root hash without a signature
+ * source while a signature is required. */
+int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
+		    struct verity_err *err);
+
+/* What the agent calls after vi_cmdline_parse: fill fail=/timeout= defaults the command line
+ * left out, raise require_signature, drop "shell" unless allowed (and a policy default
+ * "recovery" when no recovery root is configured; an empty list becomes "panic"), then
+ * vi_policy_check. */
+int vi_policy_apply(const struct vi_policy *p, struct vi_config *cfg, struct verity_err *err);
+
+/* True when the policy allows the VI_WEAK_* option bit. */
+bool vi_policy_allows(const struct vi_policy *p, uint32_t weak);
+
+/* "ignore-corruption", ... for a single VI_WEAK_* bit; NULL otherwise. */
+const char *vi_weak_name(uint32_t weak);
+
+#endif

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The initramfs policy file (grammar in include/policy.h). The command line may be edited by
+ * whoever sits at the bootloader; this file is inside the initramfs, so it decides what the
+ * command line may weaken. */
+#include "policy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "strutil.h"
+
+static const struct {
+	const char *name;
+	uint32_t bit;
+} weak_names[] = {
+	{ "ignore-corruption",            VI_WEAK_IGNORE_CORRUPTION },
+	{ "check-at-most-once",           VI_WEAK_CHECK_AT_MOST_ONCE },
+	{ "ignore-zero-blocks",           VI_WEAK_IGNORE_ZERO_BLOCKS },
+	{ "no-superblock",                VI_WEAK_NO_SUPERBLOCK },
+	{ "data-blocks-below-superblock", VI_WEAK_DATA_BLOCKS_BELOW_SB },
+	{ "verity-off",                   VI_WEAK_VERITY_OFF },
+};
+
+const char *vi_weak_name(uint32_t weak)
+{
+	for (size_t i = 0; i < sizeof(weak_names) / sizeof(weak_names[0]); i++)
+		if (weak_names[i].bit == weak)
+			return weak_names[i].name;
+	return NULL;
+}
+
+bool vi_policy_allows(const struct vi_policy *p, uint32_t weak)
+{
+	return weak && (p->allow_weak & weak) == weak;
+}
+
+void vi_policy_init(struct vi_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->fail[0] = VI_FAIL_PANIC;
+	p->timeout_s = VI_DEFAULT_TIMEOUT_S;
+}
+
+enum pkey { P_FAIL, P_TIMEOUT, P_ALLOW_SHELL, P_ALLOW_WEAK, P_REQSIG, P_MIN_VERSION, P__MAX };
+
+static const char *const pkeys[P__MAX] = {
+	[P_FAIL] = "fail", [P_TIMEOUT] = "timeout", [P_ALLOW_SHELL] = "allow_shell",
+	[P_ALLOW_WEAK] = "allow_weak", [P_REQSIG] = "require_signature",
+	[P_MIN_VERSION] = "min_version",
+};
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+static int weak_list(const char *s, size_t len, uint32_t *ret, struct verity_err *err)
+{
+	uint32_t bits = 0;
+	size_t start = 0;
+
+	if (len == 0 || (len == 4 && memcmp(s, "none", 4) == 0)) {
+		*ret = 0;
+		return 0;
+	}
+	for (size_t i = 0; i <= len; i++) {
+		bool found = false;
+		char w[64];
+
+		if (i < len && s[i] != ',')
+			continue;
+		for (size_t k = 0; k < sizeof(weak_names) / sizeof(weak_names[0]); k++)
+			if (strlen(weak_names[k].name) == i - start &&
+			    memcmp(weak_names[k].name, s + start, i - start) == 0) {
+				bits |= weak_names[k].bit;
+				found = true;
+			}
+		if (!found) {
+			vi_sanitize(s + start, i - start, w, sizeof(w));
+			return vi_err(err, "allow_weak: unknown option '%s'", w);
+		}
+		start = i + 1;
+	}
+	*ret = bits;
+	return 0;
+}
+
+static int set_value(struct vi_policy *p, enum pkey k, const char *v, size_t n,
+		     struct verity_err *err)
+{
+	uint64_t u;
+
+	switch (k) {
+	case P_FAIL:
+		p->fail_set = true;
+		return vi_fail_list_parse(v, n, p->fail, err);
+	case P_TIMEOUT:
+		if (vi_parse_u64(v, n, &u) < 0 || u > VI_MAX_TIMEOUT_S)
+			return vi_err(err, "timeout: not a number of seconds between 0 and %u",
+				      VI_MAX_TIMEOUT_S);
+		p->timeout_s = (unsigned)u;
+		p->timeout_set = true;
+		return 0;
+	case P_ALLOW_SHELL:
+		if (vi_parse_bool(v, n, &p->allow_shell) < 0)
+			return vi_err(err, "allow_shell: not yes or no");
+		return 0;
+	case P_ALLOW_WEAK:
+		return weak_list(v, n, &p->allow_weak, err);
+	case P_REQSIG:
+		if (vi_parse_bool(v, n, &p->require_signature) < 0)
+			return vi_err(err, "require_signature: not yes or no");
+		return 0;
+	case P_MIN_VERSION:
+		if (vi_parse_u64(v, n, &p->min_version) < 0)
+			return vi_err(err, "min_version: not a decimal number");
+		return 0;
+	case P__MAX:
+		break;
+	}
+	return -EINVAL;
+}
+
+int vi_policy_parse(const char *buf, size_t len, struct vi_policy *ret, struct verity_err *err)
+{
+	struct { const char *v; size_t n; } seen[P__MAX] = { { NULL, 0 } };
+	struct vi_policy p;
+	unsigned line = 0;
+	size_t pos = 0;
+
+	if (len > VI_POLICY_MAX_SIZE) {
+		vi_err(err, "policy file larger than %u bytes", VI_POLICY_MAX_SIZE);
+		return -E2BIG;
+	}
+	if (len && memchr(buf, '\0', len))
+		return vi_err(err, "policy file contains a NUL byte");
+	vi_policy_init(&p);
+	while (pos < len) {
+		const char *l = buf + pos, *nl = memchr(l, '\n', len - pos), *eq;
+		size_t n = nl ? (size_t)(nl - l) : len - pos, kn, vs, vn;
+		struct verity_err e;
+		enum pkey k = P__MAX;
+		int r;
+
+		pos += n + (nl ? 1 : 0);
+		line++;
+		if (n > VI_POLICY_MAX_LINE)
+			return vi_err(err, "policy line %u: longer than %u bytes", line,
+				      VI_POLICY_MAX_LINE);
+		while (n && is_blank(*l)) {
+			l++;
+			n--;
+		}
+		while (n && is_blank(l[n - 1]))
+			n--;
+		if (n == 0 || l[0] == '#')
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (l[i] != '\t' && !vi_str_printable(l + i, 1))
+				return vi_err(err, "policy line %u: control characters", line);
+		eq = memchr(l, '=', n);
+		if (!eq)
+			return vi_err(err, "policy line %u: expected key=value", line);
+		kn = (size_t)(eq - l);
+		while (kn && is_blank(l[kn - 1]))
+			kn--;
+		vs = (size_t)(eq - l) + 1;
+		while (vs < n && is_blank(l[vs]))
+			vs++;
+		vn = n - vs;
+		for (unsigned i = 0; i < P__MAX; i++)
+			if (strlen(pkeys[i]) == kn && memcmp(pkeys[i], l, kn) == 0)
+				k = (enum pkey)i;
+		if (k == P__MAX) {
+			char kk[64];
+
+			vi_sanitize(l, kn, kk, sizeof(kk));
+			return vi_err(err, "policy line %u: unknown key '%s'", line, kk);
+		}
+		if (seen[k].v) {
+			if (seen[k].n != vn || memcmp(seen[k].v, l + vs, vn) != 0)
+				return vi_err(err, "policy line %u: '%s' given twice with different "
+					      "values", line, pkeys[k]);
+			continue;
+		}
+		seen[k].v = l + vs;
+		seen[k].n = vn;
+		r = set_value(&p, k, l + vs, vn, &e);
+		if (r < 0)
+			return vi_err(err, "policy line %u: %s", line, e.msg);
+	}
+	*ret = p;
+	return 0;
+}
+
+int vi_policy_load(const char *path, struct vi_policy *ret, struct verity_err *err)
+{
+	/* One byte more than allowed, so an oversized file is refused rather than cut. */
+	const size_t size = VI_POLICY_MAX_SIZE + 1;
+	size_t len = 0;
+	char *buf;
+	ssize_t n;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		if (errno == ENOENT) {
+			vi_policy_init(ret);
+			return 0;
+		}
+		r = -errno;
+		vi_err(err, "cannot open %s: %s", path, strerror(-r));
+		return r;
+	}
+	buf = malloc(size);
+	if (!buf) {
+		r = -ENOMEM;
+		vi_err(err, "out of memory reading %s", path);
+		goto out_close;
+	}
+	while (len < size && (n = read(fd, buf + len, size - len)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			vi_err(err, "cannot read %s: %s", path, strerror(-r));
+			goto out_free;
+		}
+		len += (size_t)n;
+	}
+	r = vi_policy_parse(buf, len, ret, err);
+out_free:
+	free(buf);
+out_close:
+	close(fd);
+	return r;
+}
+
+static int refuse(struct verity_err *err, const char *what, uint32_t weak)
+{
+	vi_err(err, "%s: '%s' weakens verification and the initramfs policy (%s allow_weak=) "
+	       "does not allow it", what, vi_weak_name(weak), VI_POLICY_FILE);
+	return -EPERM;
+}
+
+static int check_target(const struct vi_target *t, const char *what, const struct vi_policy *p,
+			struct verity_err *err)
+{
+	if (!t->enabled)
+		return 0;
+	if (t->corruption == VI_CORRUPT_IGNORE && !vi_policy_allows(p, VI_WEAK_IGNORE_CORRUPTION))
+		return refuse(err, what, VI_WEAK_IGNORE_CORRUPTION);
+	if (t->check_at_most_once && !vi_policy_allows(p, VI_WEAK_CHECK_AT_MOST_ONCE))
+		return refuse(err, what, VI_WEAK_CHECK_AT_MOST_ONCE);
+	if (t->ignore_zero_blocks && !vi_policy_allows(p, VI_WEAK_IGNORE_ZERO_BLOCKS))
+		return refuse(err, what, VI_WEAK_IGNORE_ZERO_BLOCKS);
+	/* Without a superblock every parameter comes from the command line. */
+	if (!t->superblock && !vi_policy_allows(p, VI_WEAK_NO_SUPERBLOCK))
+		return refuse(err, what, VI_WEAK_NO_SUPERBLOCK);
+	return 0;
+}
+
+int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
+		    struct verity_err *err)
+{
+	int r;
+
+	if (cfg->verity_disabled && !vi_policy_allows(p, VI_WEAK_VERITY_OFF))
+		return refuse(err, "systemd.verity=0", VI_WEAK_VERITY_OFF);
+	r = check_target(&cfg->root, "verity root", p, err);
+	if (r < 0)
+		return r;
+	r = check_target(&cfg->recovery, "recovery root", p, err);
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < VI_MAX_FAIL && cfg->fail[i] != VI_FAIL_NONE; i++)
+		if (cfg->fail[i] == VI_FAIL_SHELL && !p->allow_shell) {
+			vi_err(err, "fail action 'shell' is not allowed by the initramfs policy");
+			return -EPERM;
+		}
+	if ((cfg->require_signature || p->require_signature) && cfg->root.enabled &&
+	    !cfg->root.sig_path[0] && !cfg->root.sig_key_desc[0] && !cfg->manifest[0]) {
+		vi_err(err, "a signed root hash is required but no signature (verity.sig=, "
+		       "root-hash-signature=) or verity.manifest= is given");
+		return -EPERM;
+	}
+	return 0;
+}
+
+int vi_policy_apply(const struct vi_policy *p, struct vi_config *cfg, struct verity_err *err)
+{
+	enum vi_fail_action out[VI_MAX_FAIL] = { VI_FAIL_NONE };
+	unsigned n = 0;
+
+	if (!cfg->fail_given && p->fail_set)
+		memcpy(cfg->fail, p->fail, sizeof(cfg->fail));
+	if (!cfg->timeout_given && p->timeout_set)
+		cfg->timeout_s = p->timeout_s;
+	if (p->require_signature)
+		cfg->require_signature = true;
+	for (unsigned i = 0; i < VI_MAX_FAIL && cfg->fail[i] != VI_FAIL_NONE; i++) {
+		if (cfg->fail[i] == VI_FAIL_SHELL && !p->allow_shell) {
+			cfg->shell_dropped = true;
+			continue;
+		}
+		/* Only a policy default can get here without a recovery root: the command-line
+		 * parser already refuses verity.fail=recovery without one. */
+		if (cfg->fail[i] == VI_FAIL_RECOVERY && !cfg->recovery.enabled) {
+			cfg->recovery_dropped = true;
+			continue;
+		}
+		out[n++] = cfg->fail[i];
+	}
+	if (n == 0)
+		out[0] = VI_FAIL_PANIC;
+	memcpy(cfg->fail, out, sizeof(out));
+	return vi_policy_check(cfg, p, err);
+}
