@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* libFuzzer target: the whole kernel command line (untrusted unless signed: a bootloader may let
+ * anyone edit it). Runs the tokenizer and the full parser, then prints the accepted
+ * configuration in both styles. Oracles besides the sanitizers:
+ *  - the tokenizer makes progress, and every token lies inside the input;
+ *  - an accepted configuration, printed as key=value for humans, contains no control byte other
+ *    than the line ends (strings from the command line are sanitized before they are shown);
+ *  - the parser is deterministic and leaves cfg untouched on failure. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmdline.h"
+#include "config.h"
+
+#define CHECK(x) do { if (!(x)) abort(); } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_tokens(const char *buf, size_t len)
+{
+	struct vi_cmdline_tok tok;
+	size_t pos = 0, last = 0;
+	unsigned n = 0;
+
+	while (vi_cmdline_next(buf, len, &pos, &tok) == 1) {
+		CHECK(pos > last || n == 0);
+		CHECK(pos <= len);
+		CHECK(tok.key >= buf && tok.key + tok.key_len <= buf + len);
+		if (tok.val)
+			CHECK(tok.val >= buf && tok.val + tok.val_len <= buf + len);
+		CHECK(++n <= len + 1);
+		last = pos;
+	}
+}
+
+static void check_print(const struct vi_config *cfg, enum vi_print_style style)
+{
+	char *out = NULL;
+	size_t out_len = 0;
+	FILE *f = open_memstream(&out, &out_len);
+
+	CHECK(f != NULL);
+	CHECK(vi_config_print(f, cfg, style) == 0);
+	CHECK(fclose(f) == 0);
+	if (style == VI_PRINT_KV)
+		for (size_t i = 0; i < out_len; i++) {
+			unsigned char c = (unsigned char)out[i];
+
+			CHECK(c == '\n' || (c >= 0x20 && c != 0x7f));
+		}
+	free(out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct vi_config cfg, cfg2, before;
+	const char *buf = (const char *)data;
+	struct verity_err err;
+	int r, r2;
+
+	check_tokens(buf, size);
+
+	memset(&cfg, 0xa5, sizeof(cfg));
+	memcpy(&before, &cfg, sizeof(cfg));
+	memset(&err, 0x55, sizeof(err));
+	r = vi_cmdline_parse_buf(buf, size, &cfg, &err);
+	if (r < 0) {
+		CHECK(memchr(err.msg, '\0', sizeof(err.msg)) != NULL);
+		CHECK(memcmp(&cfg, &before, sizeof(cfg)) == 0);
+		return 0;
+	}
+	CHECK(size <= VI_MAX_CMDLINE);
+	memset(&cfg2, 0xa5, sizeof(cfg2));
+	r2 = vi_cmdline_parse_buf(buf, size, &cfg2, &err);
+	CHECK(r2 == r && memcmp(&cfg, &cfg2, sizeof(cfg)) == 0);
+
+	CHECK(cfg.root.params.salt_size <= VERITY_MAX_SALT);
+	CHECK(cfg.root.root_hash_len <= VERITY_MAX_DIGEST);
+	CHECK(cfg.recovery.root_hash_len <= VERITY_MAX_DIGEST);
+	CHECK(memchr(cfg.root.data.spec, '\0', sizeof(cfg.root.data.spec)) != NULL);
+	CHECK(memchr(cfg.init, '\0', sizeof(cfg.init)) != NULL);
+
+	check_print(&cfg, VI_PRINT_KV);
+	check_print(&cfg, VI_PRINT_SHELL);
+	return 0;
+}
