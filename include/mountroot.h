@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Mounting the verified root read-only and checking its init before we commit to it. */
+#ifndef VERITY_MOUNTROOT_H
+#define VERITY_MOUNTROOT_H
+
+#include <stddef.h>
+
+#include "superblock.h"
+
+/* Split rootflags= ("noatime,errors=remount-ro") into mount(2) flags and the filesystem's own
+ * data string. MS_RDONLY is always set; "rw" is refused (-EINVAL): a verity root is read-only.
+ * Pure. */
+int vi_rootflags_parse(const char *rootflags, unsigned long *ret_flags, char *data,
+		       size_t data_size, struct verity_err *err);
+
+/* Mount source on target read-only. fstype empty: probe it with libblkid. The type used is
+ * written to ret_type. */
+int vi_mount_root(const char *source, const char *target, const char *fstype,
+		  const char *rootflags, char *ret_type, size_t type_size, struct verity_err *err);
+
+/* Check that init (an absolute path inside root, symlinks resolved inside root) is a regular
+ * executable file, and read it to the end once: dm-verity checks blocks when they are read,
+ * so a corrupted init fails here (-EIO) while a fallback is still possible, not at exec. */
+int vi_init_check(const char *root, const char *init, struct verity_err *err);
+
+#endif

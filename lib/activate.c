@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* One verity target from configuration to a verified, read-only mapping (setup steps 1-6). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "activate.h"
+#include "devices.h"
+#include "geometry.h"
+#include "hex.h"
+#include "preflight.h"
+
+const char *vi_stage_name(enum vi_stage s)
+{
+	static const char *const names[] = {
+		[VI_STAGE_CONFIG] = "config",         [VI_STAGE_DEVICES] = "devices",
+		[VI_STAGE_SUPERBLOCK] = "superblock", [VI_STAGE_SIZES] = "sizes",
+		[VI_STAGE_PREFLIGHT] = "preflight",   [VI_STAGE_ACTIVATE] = "activate",
+		[VI_STAGE_STATUS] = "status",         [VI_STAGE_MOUNT] = "mount",
+		[VI_STAGE_INIT] = "init",             [VI_STAGE_SWITCH] = "switch-root",
+	};
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) && names[s] ? names[s] : "unknown";
+}
+
+static int mismatch(struct verity_err *err, const char *key, uint64_t cmdline, uint64_t sb)
+{
+	snprintf(err->msg, sizeof(err->msg),
+		 "%s=%" PRIu64 " on the command line but the superblock says %" PRIu64, key, cmdline,
+		 sb);
+	return -EINVAL;
+}
+
+int vi_params_merge(const struct vi_target *t, const struct verity_params *sb,
+		    bool allow_fewer_data_blocks, struct verity_params *ret,
+		    struct verity_err *err)
+{
+	const struct verity_params *c = &t->params;
+
+	if ((t->given & VI_GIVEN_HASH_NAME) && strcmp(c->hash_name, sb->hash_name)) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "hash=%s on the command line but the superblock says %s", c->hash_name,
+			 sb->hash_name);
+		return -EINVAL;
+	}
+	if ((t->given & VI_GIVEN_FORMAT) && c->hash_type != sb->hash_type)
+		return mismatch(err, "format", c->hash_type, sb->hash_type);
+	if ((t->given & VI_GIVEN_DATA_BS) && c->data_block_size != sb->data_block_size)
+		return mismatch(err, "data-block-size", c->data_block_size, sb->data_block_size);
+	if ((t->given & VI_GIVEN_HASH_BS) && c->hash_block_size != sb->hash_block_size)
+		return mismatch(err, "hash-block-size", c->hash_block_size, sb->hash_block_size);
+	/* Lowering data-blocks would truncate the device while the root hash still verifies. */
+	if ((t->given & VI_GIVEN_DATA_BLOCKS) && c->data_blocks != sb->data_blocks &&
+	    !(allow_fewer_data_blocks && c->data_blocks < sb->data_blocks))
+		return mismatch(err, "data-blocks", c->data_blocks, sb->data_blocks);
+	if ((t->given & VI_GIVEN_SALT) &&
+	    (c->salt_size != sb->salt_size || memcmp(c->salt, sb->salt, c->salt_size))) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "salt= on the command line differs from the superblock's");
+		return -EINVAL;
+	}
+	if ((t->given & VI_GIVEN_UUID) && memcmp(c->uuid, sb->uuid, sizeof(c->uuid))) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "uuid= on the command line differs from the superblock's");
+		return -EINVAL;
+	}
+	*ret = *sb;
+	if (t->given & VI_GIVEN_DATA_BLOCKS)
+		ret->data_blocks = c->data_blocks;
+	ret->hash_offset = c->hash_offset;
+	ret->no_superblock = false;
+	return 0;
+}
+
+/* Parameters from the superblock (checked against the command line) or the command line. */
+static int resolve_params(const struct vi_target *t, const struct vi_dev *data,
+			  const struct vi_dev *hash, bool allow_fewer, struct verity_params *ret,
+			  struct verity_err *err)
+{
+	uint8_t buf[VERITY_SB_SIZE];
+	struct verity_params sb;
+	ssize_t n;
+	int r;
+
+	if (!t->superblock || t->params.no_superblock) {
+		*ret = t->params;
+		ret->no_superblock = true;
+		if (!(t->given & VI_GIVEN_DATA_BLOCKS) && !ret->data_blocks &&
+		    ret->data_block_size)
+			ret->data_blocks = data->size / ret->data_block_size;
+		return verity_params_validate(ret, err);
+	}
+	n = pread(hash->fd, buf, sizeof(buf), (off_t)t->params.hash_offset);
+	if (n != (ssize_t)sizeof(buf)) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "cannot read the verity superblock at byte %" PRIu64 " of %s: %s",
+			 t->params.hash_offset, hash->name, n < 0 ? strerror(errno) : "short read");
+		return -EIO;
+	}
+	memset(&sb, 0, sizeof(sb));
+	sb.hash_offset = t->params.hash_offset;
+	r = verity_sb_decode(buf, &sb, err);
+	if (r < 0)
+		return r;
+	return vi_params_merge(t, &sb, allow_fewer, ret, err);
+}
+
+static int check_sizes(const struct verity_params *p, const struct verity_geometry *g,
+		       const struct vi_dev *data, const struct vi_dev *hash, struct verity_err *err)
+{
+	uint64_t hash_area_start = p->hash_offset;
+
+	if (g->data_size > data->size) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "data area (%" PRIu64 " bytes) is larger than %s (%" PRIu64 " bytes)",
+			 g->data_size, data->name, data->size);
+		return -EINVAL;
+	}
+	if (g->hash_device_size > hash->size) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "hash tree ends at byte %" PRIu64 ", beyond the end of %s (%" PRIu64 ")",
+			 g->hash_device_size, hash->name, hash->size);
+		return -EINVAL;
+	}
+	if (data->devno == hash->devno && hash_area_start < g->data_size) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "hash area at byte %" PRIu64 " overlaps the data area (%" PRIu64
+			 " bytes) on %s",
+			 hash_area_start, g->data_size, data->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int fill_table(const struct vi_target *t, const struct verity_params *p,
+		      const struct verity_geometry *g, const struct vi_dev *devs, bool have_fec,
+		      struct vi_table *tb, struct verity_err *err)
+{
+	memset(tb, 0, sizeof(*tb));
+	tb->p = *p;
+	tb->hash_start = g->tree_start;
+	tb->data_dev = devs[0].devno;
+	tb->hash_dev = devs[1].devno;
+	memcpy(tb->root_hash, t->root_hash, sizeof(tb->root_hash));
+	tb->root_hash_len = t->root_hash_len;
+	tb->corruption = t->corruption;
+	tb->ioerror = t->ioerror;
+	tb->ignore_zero_blocks = t->ignore_zero_blocks;
+	tb->check_at_most_once = t->check_at_most_once;
+	if (have_fec) {
+		uint64_t hash_end_data_blocks;
+
+		tb->fec = true;
+		tb->fec_dev = devs[2].devno;
+		tb->fec_roots = t->fec_roots ? t->fec_roots : 2;
+		if (t->fec_offset % p->data_block_size) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "fec-offset=%" PRIu64 " is not a multiple of the data block size",
+				 t->fec_offset);
+			return -EINVAL;
+		}
+		tb->fec_start = t->fec_offset / p->data_block_size;
+		/* FEC covers the data and the hash area (up to the end of the tree), counted in
+		 * data blocks, as veritysetup encodes it. */
+		hash_end_data_blocks = (g->hash_device_size + p->data_block_size - 1) /
+				       p->data_block_size;
+		tb->fec_blocks = t->fec_blocks ? t->fec_blocks
+					       : (devs[0].devno == devs[1].devno
+							  ? hash_end_data_blocks
+							  : p->data_blocks + hash_end_data_blocks);
+	}
+	if (t->sig_key_desc[0] &&
+	    snprintf(tb->sig_key_desc, sizeof(tb->sig_key_desc), "%s", t->sig_key_desc) >=
+		    (int)sizeof(tb->sig_key_desc)) {
+		snprintf(err->msg, sizeof(err->msg), "signature key description too long");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Create the mapping, or accept an existing one whose table is the same. */
+static int create_or_reuse(const struct vi_target *t, uint64_t sectors,
+			   struct vi_activation *a, struct verity_err *err)
+{
+	char type[32], params[VI_TABLE_MAX];
+	uint64_t len = 0;
+	bool exists = false;
+	int r;
+
+	r = vi_dm_exists(t->name, &exists, &a->devno, err);
+	if (r < 0)
+		return r;
+	if (!exists)
+		return vi_dm_create_verity(t->name, sectors, a->table, &a->devno, err);
+	r = vi_dm_table(t->name, type, sizeof(type), params, sizeof(params), &len, err);
+	if (r < 0)
+		return r;
+	if (strcmp(type, "verity") || len != sectors || !vi_table_equal(params, a->table)) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "a different mapping named %s exists already: refused", t->name);
+		return -EEXIST;
+	}
+	a->reused = true;
+	return 0;
+}
+
+/* /dev/mapper/NAME must be the block device we created (libdevmapper or udev made it). */
+static int check_node(const char *node, dev_t devno, struct verity_err *err)
+{
+	struct stat st;
+
+	if (stat(node, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != devno) {
+		snprintf(err->msg, sizeof(err->msg), "%.100s is missing or is not the mapping %u:%u",
+			 node, major(devno), minor(devno));
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int vi_activate(const struct vi_target *t, const struct vi_activate_opts *o,
+		struct vi_activation *a, struct verity_err *err)
+{
+	struct vi_dev devs[3] = {
+		{ .spec = t->data.spec, .fd = -1 },
+		{ .spec = t->hash.spec[0] ? t->hash.spec : t->data.spec, .fd = -1 },
+		{ .spec = t->fec.spec, .fd = -1 },
+	};
+	unsigned ndev = t->fec.spec[0] ? 3 : 2;
+	struct verity_geometry g;
+	struct vi_table tb;
+	uint64_t sectors;
+	char status[64];
+	bool created = false;
+	int r;
+
+	memset(a, 0, sizeof(*a));
+	a->stage = VI_STAGE_CONFIG;
+	if (!t->enabled || !t->data.spec[0] || !t->root_hash_len) {
+		snprintf(err->msg, sizeof(err->msg), "%s: no root hash or data device configured",
+			 t->name);
+		return -EINVAL;
+	}
+
+	a->stage = VI_STAGE_DEVICES;
+	a->wait_ms = now_ms();
+	r = vi_devs_wait(devs, ndev, o->timeout_ms, err);
+	a->wait_ms = now_ms() - a->wait_ms;
+	if (r < 0)
+		goto out;
+	snprintf(a->data_name, sizeof(a->data_name), "%s", devs[0].name);
+	snprintf(a->hash_name, sizeof(a->hash_name), "%s", devs[1].name);
+
+	a->stage = VI_STAGE_SUPERBLOCK;
+	r = resolve_params(t, &devs[0], &devs[1], o->allow_fewer_data_blocks, &a->params, err);
+	if (r < 0)
+		goto out;
+	r = verity_params_kernel_check(&a->params, (unsigned long)sysconf(_SC_PAGESIZE), err);
+	if (r < 0)
+		goto out;
+	r = verity_geometry_compute(&a->params, &g, err);
+	if (r < 0)
+		goto out;
+
+	a->stage = VI_STAGE_SIZES;
+	r = check_sizes(&a->params, &g, &devs[0], &devs[1], err);
+	if (r < 0)
+		goto out;
+
+	a->stage = VI_STAGE_PREFLIGHT;
+	r = vi_preflight(devs[0].fd, devs[1].fd, &a->params, &g, t->root_hash, t->root_hash_len,
+			 o->ops, &a->preflight_note);
+	if (r == -ENOPROTOOPT) {
+		a->preflight_skipped = true;
+	} else if (r < 0) {
+		*err = a->preflight_note;
+		goto out;
+	}
+
+	a->stage = VI_STAGE_ACTIVATE;
+	r = fill_table(t, &a->params, &g, devs, ndev == 3, &tb, err);
+	if (r < 0)
+		goto out;
+	r = vi_table_build(&tb, a->table, sizeof(a->table), err);
+	if (r < 0)
+		goto out;
+	sectors = t->from_dm_create && t->dm_sectors ? t->dm_sectors : vi_table_sectors(&tb);
+	if (t->ioerror != VI_IOERR_EIO) {
+		uint32_t v[3];
+
+		r = vi_dm_target_version("verity", v, err);
+		if (r < 0)
+			goto out;
+		if (v[0] < VI_DM_VERITY_IOERR_MAJOR ||
+		    (v[0] == VI_DM_VERITY_IOERR_MAJOR && v[1] < VI_DM_VERITY_IOERR_MINOR)) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "%s needs dm-verity target 1.10 (Linux 6.12), this kernel has "
+				 "%u.%u.%u: refused",
+				 t->ioerror == VI_IOERR_RESTART ? "restart-on-error" : "panic-on-error",
+				 v[0], v[1], v[2]);
+			r = -EOPNOTSUPP;
+			goto out;
+		}
+	}
+	r = create_or_reuse(t, sectors, a, err);
+	if (r < 0)
+		goto out;
+	created = !a->reused;
+	snprintf(a->node, sizeof(a->node), "/dev/mapper/%s", t->name);
+	r = check_node(a->node, a->devno, err);
+	if (r < 0)
+		goto out;
+
+	a->stage = VI_STAGE_STATUS;
+	r = vi_dm_status(t->name, status, sizeof(status), err);
+	if (r < 0)
+		goto out;
+	if (status[0] != 'V') {
+		snprintf(err->msg, sizeof(err->msg),
+			 "kernel reports status \"%.20s\" for %s, not V (verified): refused", status,
+			 t->name);
+		r = -EPERM;
+		goto out;
+	}
+	r = 0;
+out:
+	if (r < 0 && created) {
+		struct verity_err ignored;
+
+		vi_dm_remove(t->name, &ignored);
+	}
+	vi_devs_close(devs, ndev);
+	return r;
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The status file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "status.h"
+
+/* Printable ASCII only: values come partly from disks and end up in logs and shell scripts. */
+static void put(FILE *f, const char *key, const char *value)
+{
+	fprintf(f, "%s=", key);
+	for (const char *p = value ? value : ""; *p; p++)
+		fputc((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f ? *p : '?', f);
+	fputc('\n', f);
+}
+
+int vi_status_write(const char *dir, const struct vi_status *st, struct verity_err *err)
+{
+	char path[512], tmp[520];
+	FILE *f;
+	int fd, r;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		r = -errno;
+		snprintf(err->msg, sizeof(err->msg), "cannot create %.150s: %s", dir, strerror(-r));
+		return r;
+	}
+	snprintf(path, sizeof(path), "%.400s/%s", dir, VI_STATUS_FILE);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err->msg, sizeof(err->msg), "cannot write %.150s: %s", tmp, strerror(-r));
+		return r;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		r = -errno;
+		close(fd);
+		goto out_unlink;
+	}
+	put(f, "result", st->result);
+	put(f, "name", st->name);
+	put(f, "roothash", st->root_hash);
+	put(f, "stage", st->stage);
+	put(f, "reason", st->reason);
+	put(f, "action", st->action);
+	put(f, "booted", st->booted);
+	if (fclose(f) != 0) {
+		r = -EIO;
+		goto out_unlink;
+	}
+	if (rename(tmp, path) < 0) {
+		r = -errno;
+		goto out_unlink;
+	}
+	return 0;
+out_unlink:
+	snprintf(err->msg, sizeof(err->msg), "cannot write %.150s: %s", path, strerror(-r));
+	unlink(tmp);
+	return r;
+}

@@ -1,0 +1,46 @@
+# shellcheck shell=bash
+# Helpers of the agent's boot scenarios (tests/vm/agent_*_test.sh): an initramfs whose /init is
+# the static verity-init, and assertions on its log lines. Sourced after lib.sh.
+
+VM_AGENT=${VM_AGENT:-$BUILD/static/verity-init}
+
+# agent_initramfs [--policy TEXT] [vm_initramfs options...] : print the path of a cached
+# initramfs with the static agent as /init (plus /etc/verity-init.conf when --policy is given).
+agent_initramfs() {
+	local policy="" key out pf=()
+	if [ "${1:-}" = --policy ]; then policy=$2; shift 2; fi
+	[ -x "$VM_AGENT" ] || { vm_die "no $VM_AGENT (make static)"; return 1; }
+	key=$(vm_cache_key "agent-initramfs" "$VM_KVER" "$VM_MODULES_DEFAULT" "$policy" "$*" \
+		"$(sha256sum <"$VM_AGENT")")
+	out=$VM_CACHE/initramfs-agent-$key.img
+	if [ -n "$policy" ]; then
+		printf '%s\n' "$policy" >"$VM_CACHE/policy-$key.conf"
+		pf=(--file "$VM_CACHE/policy-$key.conf" /etc/verity-init.conf)
+	fi
+	vm_cached "$key" "$out" vm_initramfs --no-busybox --no-dmsetup "${pf[@]}" "$@" \
+		"$out.tmp" "$VM_AGENT" || return 1
+	echo "$out"
+}
+
+# agent_assert_refused LOG STAGE [REASON-REGEX] : no marker, the agent logged a failure of STAGE
+# (matching REASON-REGEX when given) and did not mount anything from the failed mapping.
+agent_assert_refused() {
+	local log=$1 stage=$2 re=${3:-}
+	vm_assert_no_marker "$log" || return 1
+	vm_assert_log_contains "$log" "verity-init\[1\]: [a-z]+: $stage failed: ${re}" \
+		"agent did not report a $stage failure${re:+ matching /$re/}" || return 1
+	vm_assert_log_lacks "$log" 'verity-init\[1\]: exec ' "agent exec'd an init after a failure"
+}
+
+# agent_assert_fallback LOG ACTION : the agent took ACTION (and the kernel shows it happened).
+agent_assert_fallback() {
+	local log=$1 act=$2
+	vm_assert_log_contains "$log" "verity-init\[1\]: fallback: $act" "fallback $act not taken" ||
+		return 1
+	case $act in
+	poweroff) vm_assert_log_contains "$log" 'reboot: Power down' "no power-off by the kernel" ;;
+	reboot) vm_assert_log_contains "$log" 'reboot: Restarting system' "no reboot by the kernel" ;;
+	panic) vm_assert_log_contains "$log" 'Kernel panic - not syncing: Attempted to kill init' \
+		"no kernel panic after the panic fallback" ;;
+	esac
+}

@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* verity-init: the dm-verity boot agent. Orchestration only; the work is in lib/.
+ *
+ *   /init (PID 1)       mount API filesystems, load modules, set up the verity root, mount it
+ *                       read-only, check its init, switch root and exec init; on any failure
+ *                       write /run/verity-init/status and take the verity.fail= actions.
+ *   setup [--cmdline S] create the mapping(s) only (dracut); 0 when /dev/mapper/NAME is ready.
+ *   parse [--cmdline S] [--shell]   print the resolved configuration; touches no device.
+ *   status [NAME]       the mapping's table, the kernel's verdict and the status file.      */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "activate.h"
+#include "config.h"
+#include "digest.h"
+#include "dm.h"
+#include "hex.h"
+#include "kmsg.h"
+#include "modules.h"
+#include "mountroot.h"
+#include "policy.h"
+#include "status.h"
+#include "strutil.h"
+#include "switchroot.h"
+
+#ifndef VERITY_INIT_VERSION
+#define VERITY_INIT_VERSION "0.1"
+#endif
+
+#define NEWROOT "/sysroot"
+
+struct agent {
+	struct kmsg log;
+	struct vi_config cfg;
+	struct vi_policy policy;
+	bool pid1;
+	uint64_t t_start_ms;
+	uint64_t wait_ms;          /* time spent waiting for devices (excluded from agent time) */
+	uint64_t modules_ms;       /* time in finit_module (the kernel's module init) */
+	/* the failure being handled */
+	enum vi_stage stage;
+	struct verity_err reason;
+	const struct vi_target *failed;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	while (len && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	return 0;
+}
+
+/* The command line: --cmdline STRING or /proc/cmdline; then the initramfs policy. */
+static int load_config(struct agent *a, const char *cmdline_arg)
+{
+	static char buf[VI_MAX_CMDLINE + 2];
+	struct verity_err err = { "" };
+	int r;
+
+	if (cmdline_arg) {
+		r = vi_cmdline_parse(cmdline_arg, &a->cfg, &err);
+	} else {
+		r = read_file("/proc/cmdline", buf, sizeof(buf));
+		if (r < 0) {
+			kmsg_log(&a->log, KMSG_ERR, "cannot read /proc/cmdline: %s", strerror(-r));
+			return r;
+		}
+		r = vi_cmdline_parse(buf, &a->cfg, &err);
+	}
+	if (r < 0) {
+		a->reason = err;
+		kmsg_log(&a->log, KMSG_ERR, "command line refused: %s", err.msg);
+		return r;
+	}
+	r = vi_policy_load(VI_POLICY_FILE, &a->policy, &err);
+	if (r >= 0)
+		r = vi_policy_apply(&a->policy, &a->cfg, &err);
+	if (r < 0) {
+		a->reason = err;
+		kmsg_log(&a->log, KMSG_ERR, "policy: %s", err.msg);
+		return r;
+	}
+	return 0;
+}
+
+static void hash_hex(const struct vi_target *t, char *out, size_t size)
+{
+	if (!t || !t->root_hash_len || hex_encode(t->root_hash, t->root_hash_len, out, size) < 0)
+		snprintf(out, size, "%s", "");
+}
+
+static void write_status(struct agent *a, const char *result, const char *action,
+			 const struct vi_target *booted)
+{
+	char failed_hex[2 * VERITY_MAX_DIGEST + 1], booted_hex[2 * VERITY_MAX_DIGEST + 1];
+	struct verity_err err;
+	struct vi_status st = {
+		.result = result,
+		.name = a->failed ? a->failed->name : (booted ? booted->name : ""),
+		.root_hash = failed_hex,
+		.stage = a->failed || !strcmp(result, "failed") ? vi_stage_name(a->stage) : "",
+		.reason = a->reason.msg,
+		.action = action,
+		.booted = booted_hex,
+	};
+
+	hash_hex(a->failed ? a->failed : booted, failed_hex, sizeof(failed_hex));
+	hash_hex(booted, booted_hex, sizeof(booted_hex));
+	if (vi_status_write(VI_STATUS_DIR, &st, &err) < 0)
+		kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
+}
+
+/* Steps 1-6 for one target, with its log lines. */
+static int activate(struct agent *a, const struct vi_target *t, struct vi_activation *act)
+{
+	struct verity_err err = { "" };
+	int r;
+	const struct vi_activate_opts o = {
+		.timeout_ms = a->cfg.timeout_s * 1000u,
+		.ops = &digest_afalg_ops,
+		.allow_fewer_data_blocks =
+			vi_policy_allows(&a->policy, VI_WEAK_DATA_BLOCKS_BELOW_SB),
+	};
+
+	r = vi_activate(t, &o, act, &err);
+	a->wait_ms += act->wait_ms;
+	if (act->preflight_skipped)
+		kmsg_log(&a->log, KMSG_WARNING,
+			 "%s: pre-flight root hash check skipped: %s; the kernel still verifies "
+			 "every block", t->name, act->preflight_note.msg);
+	if (r < 0) {
+		a->stage = act->stage;
+		a->reason = err;
+		a->failed = t;
+		kmsg_log(&a->log, KMSG_ERR, "%s: %s failed: %s", t->name, vi_stage_name(act->stage),
+			 err.msg);
+		return r;
+	}
+	kmsg_log(&a->log, KMSG_INFO, "%s: %s verified (data %s, hash %s)%s, status V", t->name,
+		 act->node, act->data_name, act->hash_name,
+		 act->reused ? ", existing identical mapping reused" : "");
+	return 0;
+}
+
+/* Mount the mapping on NEWROOT and read its init completely (step 7, before switching). */
+static int mount_and_check(struct agent *a, const struct vi_target *t,
+			   const struct vi_activation *act)
+{
+	struct verity_err err = { "" };
+	char type[VI_MAX_FSTYPE];
+	int r;
+
+	r = vi_mount_root(act->node, NEWROOT, a->cfg.rootfstype, a->cfg.rootflags, type,
+			  sizeof(type), &err);
+	if (r < 0) {
+		a->stage = VI_STAGE_MOUNT;
+		goto fail;
+	}
+	r = vi_init_check(NEWROOT, a->cfg.init, &err);
+	if (r < 0) {
+		a->stage = VI_STAGE_INIT;
+		umount2(NEWROOT, MNT_DETACH);
+		goto fail;
+	}
+	kmsg_log(&a->log, KMSG_INFO, "%s: mounted %s read-only on " NEWROOT " (%s), init %s read",
+		 t->name, act->node, type, a->cfg.init);
+	return 0;
+fail:
+	a->reason = err;
+	a->failed = t;
+	kmsg_log(&a->log, KMSG_ERR, "%s: %s failed: %s", t->name, vi_stage_name(a->stage), err.msg);
+	return r;
+}
+
+/* Switch to NEWROOT and exec init. Returns only on failure. */
+static int switch_and_exec(struct agent *a)
+{
+	struct verity_err err = { "" };
+	char *argv[] = { a->cfg.init, NULL };
+	int r;
+
+	r = vi_switch_root(NEWROOT, &err);
+	if (r < 0) {
+		a->stage = VI_STAGE_SWITCH;
+		a->reason = err;
+		kmsg_log(&a->log, KMSG_ERR, "switch root failed: %s", err.msg);
+		return r;
+	}
+	kmsg_log(&a->log, KMSG_NOTICE,
+		 "exec %s (agent time %llu ms: %llu ms module loading, %llu ms device wait, "
+		 "%llu ms own)",
+		 a->cfg.init, (unsigned long long)(now_ms() - a->t_start_ms),
+		 (unsigned long long)a->modules_ms, (unsigned long long)a->wait_ms,
+		 (unsigned long long)(now_ms() - a->t_start_ms - a->wait_ms - a->modules_ms));
+	execv(a->cfg.init, argv);
+	r = -errno;
+	a->stage = VI_STAGE_SWITCH;
+	snprintf(a->reason.msg, sizeof(a->reason.msg), "exec %.100s failed: %s", a->cfg.init,
+		 strerror(-r));
+	kmsg_log(&a->log, KMSG_ERR, "%s", a->reason.msg);
+	return r;
+}
+
+/* Boot one target: activate, mount, check init, switch, exec. Returns only on failure;
+ * *ret_switched tells whether the initramfs is already gone (no more recovery then). */
+static int boot_target(struct agent *a, const struct vi_target *t, const char *result,
+		       const char *action, bool *ret_switched)
+{
+	struct vi_activation act;
+	struct verity_err ignored;
+	int r;
+
+	*ret_switched = false;
+	r = activate(a, t, &act);
+	if (r < 0)
+		return r;
+	r = mount_and_check(a, t, &act);
+	if (r < 0) {
+		if (!act.reused)
+			vi_dm_remove(t->name, &ignored);
+		return r;
+	}
+	write_status(a, result, action, t);
+	*ret_switched = true;
+	return switch_and_exec(a);
+}
+
+static void fallback(struct agent *a, bool switched)
+{
+	for (unsigned i = 0; i < VI_MAX_FAIL && a->cfg.fail[i] != VI_FAIL_NONE; i++) {
+		enum vi_fail_action act = a->cfg.fail[i];
+		const char *name = vi_fail_action_name(act);
+		bool sw = false;
+
+		switch (act) {
+		case VI_FAIL_RECOVERY:
+			if (switched || !a->cfg.recovery.enabled) {
+				kmsg_log(&a->log, KMSG_WARNING, "fallback recovery: %s",
+					 switched ? "initramfs already freed"
+						  : "no recovery root configured");
+				continue;
+			}
+			write_status(a, "failed", name, NULL);
+			kmsg_log(&a->log, KMSG_NOTICE, "fallback: booting the recovery root %s",
+				 a->cfg.recovery.name);
+			{
+				const struct vi_target *failed = a->failed;
+				enum vi_stage stage = a->stage;
+				struct verity_err reason = a->reason;
+
+				if (boot_target(a, &a->cfg.recovery, "failed", name, &sw) < 0) {
+					switched = sw;
+					/* the status keeps describing the first failure */
+					a->failed = failed;
+					a->stage = stage;
+					a->reason = reason;
+				}
+			}
+			continue;
+		case VI_FAIL_REBOOT:
+		case VI_FAIL_POWEROFF:
+			write_status(a, "failed", name, NULL);
+			kmsg_log(&a->log, KMSG_CRIT, "fallback: %s", name);
+			sync();
+			reboot(act == VI_FAIL_REBOOT ? RB_AUTOBOOT : RB_POWER_OFF);
+			kmsg_log(&a->log, KMSG_ERR, "%s failed: %s", name, strerror(errno));
+			continue;
+		case VI_FAIL_SHELL:
+			if (!a->policy.allow_shell) {
+				kmsg_log(&a->log, KMSG_WARNING,
+					 "fallback shell: not allowed by the initramfs policy");
+				continue;
+			}
+			write_status(a, "failed", name, NULL);
+			kmsg_log(&a->log, KMSG_NOTICE, "fallback: shell");
+			execl("/bin/sh", "sh", (char *)NULL);
+			kmsg_log(&a->log, KMSG_ERR, "exec /bin/sh failed: %s", strerror(errno));
+			continue;
+		case VI_FAIL_PANIC:
+		case VI_FAIL_NONE:
+			break;
+		}
+		break; /* panic */
+	}
+	write_status(a, "failed", "panic", NULL);
+	kmsg_log(&a->log, KMSG_CRIT,
+		 "fallback: panic (no verified root; refusing to continue)");
+	sync();
+	/* PID 1 exiting is the kernel's panic ("Attempted to kill init"); the reason is logged. */
+	exit(EXIT_FAILURE);
+}
+
+static void mount_api(struct agent *a)
+{
+	static const struct {
+		const char *src, *dir, *type, *data;
+		unsigned long flags;
+	} m[] = {
+		{ "proc", "/proc", "proc", NULL, MS_NOSUID | MS_NODEV | MS_NOEXEC },
+		{ "sysfs", "/sys", "sysfs", NULL, MS_NOSUID | MS_NODEV | MS_NOEXEC },
+		{ "devtmpfs", "/dev", "devtmpfs", "mode=0755", MS_NOSUID },
+		{ "tmpfs", "/run", "tmpfs", "mode=0755", MS_NOSUID | MS_NODEV },
+	};
+
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		mkdir(m[i].dir, 0755);
+		if (mount(m[i].src, m[i].dir, m[i].type, m[i].flags, m[i].data) < 0 &&
+		    errno != EBUSY)
+			kmsg_log(&a->log, KMSG_ERR, "mounting %s failed: %s", m[i].dir,
+				 strerror(errno));
+	}
+	/* Without /dev/console in the archive the kernel started us with no fds 0-2. */
+	if (fcntl(0, F_GETFD) < 0) {
+		int fd = open("/dev/console", O_RDWR | O_NOCTTY);
+
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+			if (fd > 2)
+				close(fd);
+		}
+	}
+}
+
+static int run_pid1(struct agent *a)
+{
+	struct verity_err err = { "" };
+	unsigned loaded = 0, skipped = 0;
+	bool switched = false;
+	uint64_t t0;
+	int r;
+
+	a->t_start_ms = now_ms();
+	mount_api(a);
+	kmsg_open(&a->log, 2);
+	kmsg_log(&a->log, KMSG_NOTICE, "verity-init " VERITY_INIT_VERSION " start (t=%llu ms)",
+		 (unsigned long long)a->t_start_ms);
+	t0 = now_ms();
+	r = vi_modules_load(VI_MODULES_LIST, &loaded, &skipped, &err);
+	a->modules_ms = now_ms() - t0;
+	if (r < 0)
+		kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
+	kmsg_log(&a->log, KMSG_INFO, "%u modules loaded, %u without hardware, in %llu ms", loaded,
+		 skipped, (unsigned long long)a->modules_ms);
+	vi_dm_init(VI_DM_NODES_SELF);
+
+	a->stage = VI_STAGE_CONFIG;
+	r = load_config(a, NULL);
+	if (r < 0)
+		goto fail;
+	if (a->cfg.verity_disabled || !a->cfg.root.enabled) {
+		snprintf(a->reason.msg, sizeof(a->reason.msg), "%s",
+			 a->cfg.verity_disabled
+				 ? "verity disabled on the command line: no unverified root is mounted"
+				 : "no root hash on the command line (roothash= or verity.roothash=)");
+		kmsg_log(&a->log, KMSG_ERR, "%s", a->reason.msg);
+		a->failed = &a->cfg.root;
+		goto fail;
+	}
+	boot_target(a, &a->cfg.root, "ok", "none", &switched);
+fail:
+	if (!a->failed)
+		a->failed = &a->cfg.root;
+	fallback(a, switched);
+	return EXIT_FAILURE;
+}
+
+/* `setup`: create the mapping and stop (dracut's initqueue calls this). */
+static int run_setup(struct agent *a, const char *cmdline)
+{
+	struct vi_activation act;
+	int r;
+
+	kmsg_open(&a->log, 2);
+	r = load_config(a, cmdline);
+	if (r < 0) {
+		fprintf(stderr, "verity-init: %s\n", a->reason.msg);
+		return EXIT_FAILURE;
+	}
+	if (a->cfg.verity_disabled || !a->cfg.root.enabled) {
+		fprintf(stderr, "verity-init: no verity root configured on the command line\n");
+		return EXIT_FAILURE;
+	}
+	vi_dm_init(access("/run/udev/control", F_OK) == 0 ? VI_DM_NODES_UDEV : VI_DM_NODES_SELF);
+	r = activate(a, &a->cfg.root, &act);
+	if (r < 0) {
+		write_status(a, "failed", "none", NULL);
+		fprintf(stderr, "verity-init: %s: %s: %s\n", a->cfg.root.name,
+			vi_stage_name(a->stage), a->reason.msg);
+		return EXIT_FAILURE;
+	}
+	write_status(a, "ok", "none", &a->cfg.root);
+	printf("%s\n", act.node);
+	return EXIT_SUCCESS;
+}
+
+static int run_parse(struct agent *a, const char *cmdline, bool shell)
+{
+	int r = load_config(a, cmdline);
+
+	if (r < 0) {
+		fprintf(stderr, "verity-init: %s\n", a->reason.msg);
+		return EXIT_FAILURE;
+	}
+	return vi_config_print(stdout, &a->cfg, shell ? VI_PRINT_SHELL : VI_PRINT_KV) < 0
+		       ? EXIT_FAILURE
+		       : EXIT_SUCCESS;
+}
+
+static int run_status(const char *name)
+{
+	struct verity_err err = { "" };
+	char type[32], table[VI_TABLE_MAX], status[128], file[2048];
+	uint64_t sectors = 0;
+	int rc = EXIT_SUCCESS;
+
+	vi_dm_init(VI_DM_NODES_SELF);
+	if (vi_dm_table(name, type, sizeof(type), table, sizeof(table), &sectors, &err) < 0 ||
+	    vi_dm_status(name, status, sizeof(status), &err) < 0) {
+		printf("name=%s\nmapping=absent\n", name);
+		fprintf(stderr, "verity-init: %s\n", err.msg);
+		rc = EXIT_FAILURE;
+	} else {
+		printf("name=%s\ntarget=%s\nsectors=%llu\ntable=%s\n", name, type,
+		       (unsigned long long)sectors, table);
+		printf("kernel_status=%s\nverdict=%s\n", status,
+		       !strcmp(type, "verity") && status[0] == 'V' ? "verified"
+		       : status[0] == 'C'                          ? "corruption detected"
+								   : "unknown");
+		if (strcmp(type, "verity") || status[0] != 'V')
+			rc = EXIT_FAILURE;
+	}
+	if (read_file(VI_STATUS_DIR "/" VI_STATUS_FILE, file, sizeof(file)) == 0) {
+		char line[sizeof(file)];
+
+		/* re-sanitized: the file may not have been written by us */
+		for (char *p = strtok(file, "\n"); p; p = strtok(NULL, "\n")) {
+			vi_sanitize(p, strlen(p), line, sizeof(line));
+			printf("agent.%s\n", line);
+		}
+	}
+	return rc;
+}
+
+static void usage(FILE *f)
+{
+	fputs("Usage: verity-init                       (as /init, PID 1)\n"
+	      "       verity-init setup [--cmdline STRING]\n"
+	      "       verity-init parse [--cmdline STRING] [--shell]\n"
+	      "       verity-init status [NAME]\n"
+	      "       verity-init --help | --version\n"
+	      "See verity-init(8).\n",
+	      f);
+}
+
+int main(int argc, char **argv)
+{
+	static struct agent a = { .log = KMSG_INIT };
+	const char *cmdline = NULL;
+	bool shell = false;
+	int i;
+
+	vi_config_init(&a.cfg);
+	if (getpid() == 1) {
+		a.pid1 = true;
+		return run_pid1(&a);
+	}
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		puts("verity-init " VERITY_INIT_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "status")) {
+		if (argc > 3) {
+			usage(stderr);
+			return 2;
+		}
+		return run_status(argc == 3 ? argv[2] : VI_DEFAULT_NAME);
+	}
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--cmdline") && i + 1 < argc) {
+			cmdline = argv[++i];
+		} else if (!strcmp(argv[i], "--shell") && !strcmp(argv[1], "parse")) {
+			shell = true;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!strcmp(argv[1], "setup"))
+		return run_setup(&a, cmdline);
+	if (!strcmp(argv[1], "parse"))
+		return run_parse(&a, cmdline, shell);
+	usage(stderr);
+	return 2;
+}
