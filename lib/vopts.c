@@ -204,7 +204,7 @@ static int w_uuid(struct vi_target *t, const char *v, size_t n, uint32_t *seen,
 static int w_hash(struct vi_target *t, const char *v, size_t n, uint32_t *seen,
 		  struct verity_err *err)
 {
-	char name[VERITY_MAX_HASH_NAME];
+	char name[VERITY_MAX_HASH_NAME] = { 0 };   /* copied whole: no stack bytes after the NUL */
 
 	(void)seen;
 	if (vi_strlcpy_exact(name, sizeof(name), v, n) < 0 || verity_digest_size(name) == 0)
@@ -463,7 +463,9 @@ static int add(char *out, size_t size, size_t *pos, const char *fmt, ...)
 int vi_vopts_format(const struct vi_target *t, char *out, size_t out_size)
 {
 	const struct verity_params *p = &t->params;
-	bool all = !t->superblock;   /* no superblock: every parameter matters */
+	/* Without a superblock every parameter matters: print them all once they are filled in
+	 * (lib/cmdline.c fills veritysetup's defaults); before that, only what was given. */
+	bool all = !t->superblock && p->data_block_size && p->hash_block_size && p->hash_name[0];
 	size_t pos = 0;
 	int r = 0;
 
@@ -478,7 +480,7 @@ int vi_vopts_format(const struct vi_target *t, char *out, size_t out_size)
 		r = r ?: add(out, out_size, &pos, "data-block-size=%u", p->data_block_size);
 	if (all || (t->given & VI_GIVEN_HASH_BS))
 		r = r ?: add(out, out_size, &pos, "hash-block-size=%u", p->hash_block_size);
-	if (all || (t->given & VI_GIVEN_DATA_BLOCKS))
+	if ((all && p->data_blocks) || (t->given & VI_GIVEN_DATA_BLOCKS))
 		r = r ?: add(out, out_size, &pos, "data-blocks=%llu",
 			     (unsigned long long)p->data_blocks);
 	if (all || (t->given & VI_GIVEN_HASH_OFFSET))
