@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The initramfs policy file: parsing, loading, and what it lets the command line do. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "config.h"
+#include "policy.h"
+
+#define H  "4f8b2d0e1c7a9b3d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5"
+#define H2 "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+#define ROOT "roothash=" H " verity.data=/dev/vda verity.hash=/dev/vdb "
+
+static struct vi_policy pol;
+static struct vi_config cfg;
+static struct verity_err err;
+
+static void pok(const char *text)
+{
+	memset(&err, 0, sizeof(err));
+	if (vi_policy_parse(text, strlen(text), &pol, &err) != 0)
+		fail_msg("refused policy '%s': %s", text, err.msg);
+}
+
+static void pbad(const char *text, const char *want)
+{
+	struct vi_policy before;
+
+	memset(&pol, 0x3c, sizeof(pol));
+	before = pol;
+	if (vi_policy_parse(text, strlen(text), &pol, &err) != -EINVAL)
+		fail_msg("accepted policy '%s'", text);
+	if (!strstr(err.msg, want))
+		fail_msg("'%s': reason '%s' lacks '%s'", text, err.msg, want);
+	assert_memory_equal(&pol, &before, sizeof(pol));
+}
+
+static void cmd(const char *cmdline)
+{
+	if (vi_cmdline_parse(cmdline, &cfg, &err) != 0)
+		fail_msg("refused '%s': %s", cmdline, err.msg);
+}
+
+/* apply(policy text, command line) must give r; with r < 0 the reason contains want. */
+static void apply(const char *policy, const char *cmdline, int want_r, const char *want)
+{
+	int r;
+
+	pok(policy);
+	cmd(cmdline);
+	memset(&err, 0, sizeof(err));
+	r = vi_policy_apply(&pol, &cfg, &err);
+	if (r != want_r)
+		fail_msg("policy '%s' + '%s': got %d (%s), want %d", policy, cmdline, r, err.msg,
+			 want_r);
+	if (want && !strstr(err.msg, want))
+		fail_msg("reason '%s' lacks '%s'", err.msg, want);
+}
+
+static void test_parse(void **state)
+{
+	(void)state;
+	pok("");
+	assert_false(pol.allow_shell);
+	assert_int_equal(pol.allow_weak, 0);
+	assert_false(pol.fail_set);
+	assert_false(pol.timeout_set);
+	assert_false(pol.require_signature);
+	assert_int_equal(pol.min_version, 0);
+	assert_int_equal(pol.fail[0], VI_FAIL_PANIC);
+
+	pok("# verity-init policy\n"
+	    "\n"
+	    "fail=recovery,reboot\n"
+	    "  timeout = 12  \r\n"
+	    "\tallow_shell=yes\n"
+	    "allow_weak=ignore-zero-blocks,check-at-most-once,no-superblock,"
+	    "data-blocks-below-superblock,ignore-corruption,verity-off\n"
+	    "require_signature=true\n"
+	    "min_version=18446744073709551615\n"
+	    "   # indented comment\n"
+	    "fail=recovery,reboot");   /* repeated identically, no final newline */
+	assert_true(pol.fail_set);
+	assert_int_equal(pol.fail[0], VI_FAIL_RECOVERY);
+	assert_int_equal(pol.fail[1], VI_FAIL_REBOOT);
+	assert_int_equal(pol.fail[2], VI_FAIL_NONE);
+	assert_true(pol.timeout_set);
+	assert_int_equal(pol.timeout_s, 12);
+	assert_true(pol.allow_shell);
+	assert_int_equal(pol.allow_weak, VI_WEAK_IGNORE_ZERO_BLOCKS | VI_WEAK_CHECK_AT_MOST_ONCE |
+			 VI_WEAK_NO_SUPERBLOCK | VI_WEAK_DATA_BLOCKS_BELOW_SB |
+			 VI_WEAK_IGNORE_CORRUPTION | VI_WEAK_VERITY_OFF);
+	assert_true(vi_policy_allows(&pol, VI_WEAK_NO_SUPERBLOCK));
+	assert_false(vi_policy_allows(&pol, 0));
+	assert_true(pol.require_signature);
+	assert_true(pol.min_version == UINT64_MAX);
+
+	pok("allow_weak=none\nallow_shell=no\n");
+	assert_int_equal(pol.allow_weak, 0);
+	assert_false(vi_policy_allows(&pol, VI_WEAK_IGNORE_ZERO_BLOCKS));
+	pok("allow_weak=\n");
+	assert_int_equal(pol.allow_weak, 0);
+	assert_string_equal(vi_weak_name(VI_WEAK_DATA_BLOCKS_BELOW_SB),
+			    "data-blocks-below-superblock");
+	assert_null(vi_weak_name(3));
+}
+
+static void test_parse_rejections(void **state)
+{
+	char *big;
+
+	(void)state;
+	pbad("allow_shel=yes\n", "line 1: unknown key 'allow_shel'");
+	pbad("\n\nfail\n", "line 3: expected key=value");
+	pbad("fail=panic\nfail=reboot\n", "line 2: 'fail' given twice with different values");
+	pbad("fail=explode\n", "line 1: fail action");
+	pbad("fail=\n", "empty fail action list");
+	pbad("timeout=x\n", "timeout");
+	pbad("timeout=3601\n", "timeout");
+	pbad("allow_shell=sometimes\n", "allow_shell");
+	pbad("allow_weak=ignore-zero-blocks,everything\n", "unknown option 'everything'");
+	pbad("allow_weak=ignore_zero_blocks\n", "unknown option");
+	pbad("require_signature=2\n", "require_signature");
+	pbad("min_version=-1\n", "min_version");
+	pbad("min_version=18446744073709551616\n", "min_version");
+	pbad("allow_shell=y\x01s\n", "control characters");
+	assert_int_equal(vi_policy_parse("a\0b", 3, &pol, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "NUL"));
+	big = malloc(VI_POLICY_MAX_SIZE + 2);
+	assert_non_null(big);
+	memset(big, '#', VI_POLICY_MAX_SIZE + 1);
+	big[VI_POLICY_MAX_SIZE + 1] = '\0';
+	assert_int_equal(vi_policy_parse(big, VI_POLICY_MAX_SIZE + 1, &pol, &err), -E2BIG);
+	big[VI_POLICY_MAX_LINE + 1] = '\0';
+	pbad(big, "longer than 1024");
+	free(big);
+}
+
+static void test_load(void **state)
+{
+	char path[] = "/tmp/test_policy_XXXXXX";
+	const char text[] = "allow_shell=yes\nmin_version=7\n";
+	int fd;
+
+	(void)state;
+	/* No file: the strictest defaults. */
+	memset(&pol, 0x7f, sizeof(pol));
+	assert_int_equal(vi_policy_load("/nonexistent/verity-init.conf", &pol, &err), 0);
+	assert_false(pol.allow_shell);
+	assert_int_equal(pol.allow_weak, 0);
+	assert_false(pol.require_signature);
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	assert_int_equal(vi_policy_load(path, &pol, &err), 0);
+	assert_true(pol.allow_shell);
+	assert_int_equal(pol.min_version, 7);
+	/* a bad file is refused with the line */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "x=1\n", 4), 4);
+	close(fd);
+	assert_int_equal(vi_policy_load(path, &pol, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "unknown key"));
+	unlink(path);
+	/* a directory cannot be read */
+	assert_true(vi_policy_load("/", &pol, &err) < 0);
+}
+
+static void test_weakening(void **state)
+{
+	(void)state;
+	apply("", ROOT, 0, NULL);
+	apply("", ROOT "verity.options=ignore-corruption", -EPERM, "'ignore-corruption' weakens");
+	apply("", ROOT "verity.options=check-at-most-once", -EPERM, "'check-at-most-once'");
+	apply("", ROOT "verity.options=ignore-zero-blocks", -EPERM, "'ignore-zero-blocks'");
+	apply("", ROOT "verity.options=superblock=false,data-blocks=8,salt=-", -EPERM,
+	      "'no-superblock'");
+	apply("", "dm-mod.create=\"v,,,ro,0 8 verity 1 /dev/vda /dev/vdb 4096 4096 1 1 sha256 " H
+	      " -\"", -EPERM, "'no-superblock'");
+	apply("", "systemd.verity=0", -EPERM, "'verity-off'");
+	apply("", ROOT "verity.recovery.roothash=" H2 " verity.recovery.options=ignore-zero-blocks",
+	      -EPERM, "recovery root: 'ignore-zero-blocks'");
+	/* allowed ones pass, others still refused */
+	apply("allow_weak=ignore-corruption", ROOT "verity.options=ignore-corruption", 0, NULL);
+	apply("allow_weak=check-at-most-once,ignore-zero-blocks",
+	      ROOT "verity.options=check-at-most-once,ignore-zero-blocks", 0, NULL);
+	apply("allow_weak=check-at-most-once",
+	      ROOT "verity.options=check-at-most-once,ignore-zero-blocks", -EPERM,
+	      "'ignore-zero-blocks'");
+	apply("allow_weak=no-superblock", ROOT "verity.options=superblock=false,data-blocks=8,"
+	      "salt=-", 0, NULL);
+	apply("allow_weak=verity-off", "systemd.verity=0", 0, NULL);
+	/* restart/panic policies are not weakening */
+	apply("", ROOT "verity.options=panic-on-corruption,restart-on-error", 0, NULL);
+}
+
+static void test_fail_and_defaults(void **state)
+{
+	(void)state;
+	/* A command line alone never opens a shell. */
+	apply("", ROOT "verity.fail=shell,reboot", 0, NULL);
+	assert_int_equal(cfg.fail[0], VI_FAIL_REBOOT);
+	assert_int_equal(cfg.fail[1], VI_FAIL_NONE);
+	assert_true(cfg.shell_dropped);
+	apply("", ROOT "verity.fail=shell", 0, NULL);
+	assert_int_equal(cfg.fail[0], VI_FAIL_PANIC);
+	assert_int_equal(cfg.fail[1], VI_FAIL_NONE);
+	apply("allow_shell=yes", ROOT "verity.fail=shell,reboot", 0, NULL);
+	assert_int_equal(cfg.fail[0], VI_FAIL_SHELL);
+	assert_false(cfg.shell_dropped);
+	/* vi_policy_check alone refuses a shell that apply would have dropped */
+	pok("");
+	cmd(ROOT "verity.fail=shell");
+	assert_int_equal(vi_policy_check(&cfg, &pol, &err), -EPERM);
+	assert_non_null(strstr(err.msg, "'shell' is not allowed"));
+
+	/* Policy defaults fill what the command line left out, never override it. */
+	apply("fail=reboot,poweroff\ntimeout=5", ROOT, 0, NULL);
+	assert_int_equal(cfg.fail[0], VI_FAIL_REBOOT);
+	assert_int_equal(cfg.fail[1], VI_FAIL_POWEROFF);
+	assert_int_equal(cfg.timeout_s, 5);
+	apply("fail=reboot\ntimeout=5", ROOT "verity.fail=poweroff verity.timeout=9", 0, NULL);
+	assert_int_equal(cfg.fail[0], VI_FAIL_POWEROFF);
+	assert_int_equal(cfg.timeout_s, 9);
+	/* a policy default "recovery" without a recovery root is dropped, with it kept */
+	apply("fail=recovery,reboot", ROOT, 0, NULL);
+	assert_int_equal(cfg.fail[0], VI_FAIL_REBOOT);
+	assert_true(cfg.recovery_dropped);
+	apply("fail=recovery,reboot", ROOT "verity.recovery.roothash=" H2, 0, NULL);
+	assert_int_equal(cfg.fail[0], VI_FAIL_RECOVERY);
+	assert_false(cfg.recovery_dropped);
+	apply("fail=recovery,shell", ROOT, 0, NULL);
+	assert_int_equal(cfg.fail[0], VI_FAIL_PANIC);
+}
+
+static void test_signature(void **state)
+{
+	(void)state;
+	apply("require_signature=yes", ROOT, -EPERM, "signed root hash is required");
+	assert_true(cfg.require_signature);
+	apply("require_signature=yes", ROOT "verity.require_signature=no", -EPERM,
+	      "signed root hash is required");
+	apply("require_signature=yes", ROOT "verity.sig=/etc/verity-init/roothash.p7s", 0, NULL);
+	apply("require_signature=yes", ROOT "verity.manifest=/etc/verity-init/manifest", 0, NULL);
+	apply("require_signature=no", ROOT, 0, NULL);
+	assert_false(cfg.require_signature);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_parse_rejections),
+		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_weakening),
+		cmocka_unit_test(test_fail_and_defaults),
+		cmocka_unit_test(test_signature),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
