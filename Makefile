@@ -35,7 +35,7 @@ CFLAGS    += $(BASE_CFLAGS) $(OPT) $(PKG_CFLAGS) -fPIE
 LDFLAGS   ?=
 LDFLAGS   += -pie -Wl,-z,relro,-z,now $(SANLD)
 
-LIBS_IMAGE := $(shell $(PKG_CONFIG) --libs libcrypto 2>/dev/null) -lpthread
+LIBS_IMAGE := $(shell $(PKG_CONFIG) --libs libcrypto libsodium 2>/dev/null) -lpthread
 LIBS_AGENT := $(shell $(PKG_CONFIG) --libs devmapper blkid libsodium 2>/dev/null)
 LIBS_CMOCKA := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -68,7 +68,7 @@ $(LIBVERITY): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(IMAGE): $(BUILD)/prog/verity-image.o $(LIBVERITY)
+$(IMAGE): $(BUILD)/prog/verity-image.o $(BUILD)/prog/image-sign.o $(LIBVERITY)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_IMAGE)
 
 # Programs' objects live apart from the binaries: build/verity-init is the agent itself.
@@ -219,4 +219,4 @@ help:
 	@echo "  clean           remove $(BUILD)/"
 	@echo "Variables: SANITIZE=1 builds with ASan+UBSan into $(BUILD)/sanitize; BUILD=dir"
 
--include $(LIB_OBJS:.o=.d) $(STATIC_OBJS:.o=.d) $(BUILD)/prog/verity-image.d $(BUILD)/prog/verity-init.d
+-include $(LIB_OBJS:.o=.d) $(STATIC_OBJS:.o=.d) $(BUILD)/prog/verity-image.d $(BUILD)/prog/verity-init.d $(BUILD)/prog/image-sign.d

@@ -81,6 +81,23 @@ int vi_manifest_format(const struct vi_manifest *m, char *out, size_t out_size,
  * parameters (name, sig_path) are kept. t is untouched on failure. */
 int vi_manifest_apply(const struct vi_manifest *m, struct vi_target *t, struct verity_err *err);
 
+/* The bundle: a manifest and its .minisig stored together in a raw region (a partition, or the
+ * hash device after the tree), as  manifest-bytes | minisig-bytes | NUL padding.
+ * The split is at the first "\nuntrusted comment: " (no manifest line can start with it: the key
+ * would be unknown); the region ends at its first NUL, and only NULs may follow it inside the
+ * VI_BUNDLE_MAX bytes read. */
+#define VI_BUNDLE_MAX 8192u
+
+/* Split buf[0..len) (len <= VI_BUNDLE_MAX, the bytes read from the region). On success the
+ * manifest is buf[0..*ret_manifest_len) and the signature buf[*ret_sig_off..+*ret_sig_len).
+ * -EINVAL with err set; -ENODATA when the region starts with a NUL (nothing stored). */
+int vi_bundle_split(const char *buf, size_t len, size_t *ret_manifest_len, size_t *ret_sig_off,
+		    size_t *ret_sig_len, struct verity_err *err);
+
+/* Byte offset of the bundle region on the hash device: the first hash block after the tree
+ * (the geometry's hash device size). -EINVAL with err set for invalid parameters. */
+int vi_bundle_offset(const struct verity_params *p, uint64_t *ret, struct verity_err *err);
+
 /* Compare two device specs the way the manifest check does: identical, except that the value
  * of UUID=/PARTUUID= is compared without regard to case. */
 bool vi_manifest_devspec_eq(const char *a, const char *b);

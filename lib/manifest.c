@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "geometry.h"
 #include "hex.h"
 #include "strutil.h"
 
@@ -529,5 +530,46 @@ int vi_manifest_apply(const struct vi_manifest *m, struct vi_target *t, struct v
 	n.superblock = !mp->no_superblock;
 	n.discovered = false;
 	*t = n;
+	return 0;
+}
+
+int vi_bundle_split(const char *buf, size_t len, size_t *ret_manifest_len, size_t *ret_sig_off,
+		    size_t *ret_sig_len, struct verity_err *err)
+{
+	static const char sep[] = "\nuntrusted comment: ";
+	const char *nul, *s;
+	size_t end = len;
+
+	if (len > VI_BUNDLE_MAX)
+		return vi_err(err, "bundle larger than %u bytes", VI_BUNDLE_MAX);
+	if (len == 0 || buf[0] == '\0') {
+		vi_err(err, "no manifest stored (region is empty)");
+		return -ENODATA;
+	}
+	nul = memchr(buf, '\0', len);
+	if (nul) {
+		end = (size_t)(nul - buf);
+		for (size_t i = end; i < len; i++)
+			if (buf[i] != '\0')
+				return vi_err(err, "bundle: data after the NUL padding");
+	}
+	s = memmem(buf, end, sep, sizeof(sep) - 1);
+	if (!s)
+		return vi_err(err, "bundle: no minisign signature after the manifest");
+	*ret_manifest_len = (size_t)(s - buf) + 1;
+	*ret_sig_off = *ret_manifest_len;
+	*ret_sig_len = end - *ret_sig_off;
+	return 0;
+}
+
+int vi_bundle_offset(const struct verity_params *p, uint64_t *ret, struct verity_err *err)
+{
+	struct verity_geometry g;
+	int r;
+
+	r = verity_geometry_compute(p, &g, err);
+	if (r < 0)
+		return r;
+	*ret = g.hash_device_size;
 	return 0;
 }
