@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# dracut module "verity-init": set up a dm-verity protected root with the verity-init agent.
+# Include it with `dracut --add verity-init`; see docs/dracut.md.
+
+# The agent copied into the image. `make install` puts the static build (when it was built) at
+# $(SBINDIR)/verity-init; VERITY_INIT_AGENT overrides the lookup (tests, staged installs).
+verity_init_agent() {
+    local _p
+    for _p in "${VERITY_INIT_AGENT:-}" \
+        "$dracutsysrootdir"/usr/sbin/verity-init \
+        "$dracutsysrootdir"/sbin/verity-init \
+        "$dracutsysrootdir"/usr/local/sbin/verity-init; do
+        [[ -n $_p && -f $_p && -x $_p ]] || continue
+        printf '%s\n' "$_p"
+        return 0
+    done
+    return 1
+}
+
+# verity_init_host_root_is_verity: the build host's root file system sits on a dm "verity" target.
+verity_init_host_root_is_verity() {
+    local _majmin _table
+    _majmin=$(find_root_block_device) || return 1
+    [[ $_majmin == *:* ]] || return 1
+    _table=$(dmsetup table -j "${_majmin%%:*}" -m "${_majmin##*:}" 2> /dev/null) || return 1
+    [[ " $_table " == *" verity "* ]]
+}
+
+# called by dracut
+check() {
+    if ! verity_init_agent > /dev/null; then
+        dinfo "dracut module 'verity-init' will not be installed: no verity-init agent found (install it, or set VERITY_INIT_AGENT)"
+        return 1
+    fi
+    require_binaries udevadm || return 1
+    # host-only: include the module by itself only when this host boots a verity root
+    if [[ $hostonly ]] && verity_init_host_root_is_verity; then
+        return 0
+    fi
+    return 255
+}
+
+# called by dracut
+depends() {
+    # dm: dm_mod, dmsetup and the dm udev rules that name /dev/mapper/*;
+    # rootfs-block: mounting root= under shell init (systemd mounts it through sysroot.mount)
+    echo dm rootfs-block
+    return 0
+}
+
+# called by dracut
+installkernel() {
+    # the target, FEC's Reed-Solomon decoder, AF_ALG hashing for the agent's pre-flight check,
+    # and the hash algorithms a verity tree may use (not just the host's: images move)
+    hostonly='' instmods dm-verity reed_solomon algif_hash \
+        crypto-sha256 crypto-sha512 crypto-sha1
+}
+
+# called by dracut
+install() {
+    local _agent _conf
+    _agent=$(verity_init_agent) || {
+        dfatal "verity-init: agent binary not found"
+        return 1
+    }
+    inst_binary "$_agent" /usr/sbin/verity-init
+    inst_multiple udevadm tr
+    inst_simple "$moddir/verity-init-lib.sh" /lib/verity-init-lib.sh
+    inst_script "$moddir/verity-init-dracut.sh" /sbin/verity-init-dracut
+    chmod 0755 "$initdir"/sbin/verity-init-dracut
+    inst_hook cmdline 30 "$moddir/parse-verity-init.sh"
+
+    # the policy file: the build host's in host-only mode, or the one named in dracut.conf
+    # (verity_init_conf=FILE) in any mode
+    _conf=${verity_init_conf:-}
+    if [[ -z $_conf && $hostonly && -f "$dracutsysrootdir"/etc/verity-init.conf ]]; then
+        _conf="$dracutsysrootdir"/etc/verity-init.conf
+    fi
+    if [[ -n $_conf ]]; then
+        inst_simple "$_conf" /etc/verity-init.conf || {
+            dfatal "verity-init: cannot install $_conf"
+            return 1
+        }
+    fi
+
+    if dracut_module_included systemd; then
+        inst_simple "$moddir/verity-init-setup.service" \
+            "$systemdsystemunitdir"/verity-init-setup.service
+        inst_script "$moddir/verity-init-generator.sh" \
+            "$systemdutildir"/system-generators/verity-init-generator
+        chmod 0755 "$initdir$systemdutildir"/system-generators/verity-init-generator
+        # One program owns the root mapping: with verity-init in the image, systemd's
+        # generator would race it for the same keys (roothash=, systemd.verity_root_*).
+        if dracut_module_included systemd-veritysetup; then
+            inst_dir /etc/systemd/system-generators
+            ln -sfn /dev/null "$initdir"/etc/systemd/system-generators/systemd-veritysetup-generator
+        fi
+    fi
+
+    dracut_need_initqueue
+}

@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# cmdline hook (sourced by dracut, priority 30: after 99base's parse-root-opts, before
+# 95rootfs-block's parse-block). Asks the agent what the command line means, points root= at the
+# mapping, registers the device waits and queues the setup job.
+
+type vi_load > /dev/null 2>&1 || . /lib/verity-init-lib.sh
+
+vi_load
+case $? in
+    1)
+        # no verity root asked for: leave the boot alone
+        return 0
+        ;;
+    2)
+        # malformed: the setup job reports it and applies the failure policy (fail closed)
+        VERITY_NAME=root
+        vi_log "command line refused: $VI_PARSE_ERROR" 3
+        ;;
+esac
+
+# The root is the mapping, never one of the devices under it: a LABEL= or UUID= of the data
+# device would also name the unverified device.
+case "${root#block:}" in
+    '' | "/dev/mapper/$VERITY_NAME") ;;
+    *) vi_log "root=$root ignored: the verified root is /dev/mapper/$VERITY_NAME" 4 ;;
+esac
+root="block:/dev/mapper/$VERITY_NAME"
+rootok=1
+# read-only: the first mount is ro already, and a later rw remount cannot succeed on dm-verity
+rflags="${rflags:+$rflags,}ro"
+
+# fsck cannot open a read-only device for repair, and the verified root needs none: behave as
+# if rd.skipfsck had been given (mount-root.sh reads it through getargbool).
+[ -d /etc/cmdline.d ] || mkdir -p /etc/cmdline.d
+echo "rd.skipfsck" > /etc/cmdline.d/90verity-init.conf
+
+for _vi_dev in $(vi_devices); do
+    wait_for_dev "$_vi_dev"
+done
+unset _vi_dev
+wait_for_dev "/dev/mapper/$VERITY_NAME"
+
+# Shell init runs the job from the initqueue once udev has settled; under systemd the
+# verity-init-setup.service (enabled by verity-init-generator) does it.
+if [ -z "$DRACUT_SYSTEMD" ]; then
+    /sbin/initqueue --settled --onetime --unique --name verity-init-setup /sbin/verity-init-dracut setup
+fi

@@ -1,0 +1,161 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# verity-init-lib.sh: shell glue shared by the cmdline hook, the initqueue job, the systemd
+# generator and the systemd service. Installed as /lib/verity-init-lib.sh. POSIX sh, sourced.
+#
+# Parsing is the agent's: `verity-init parse --shell` prints VERITY_*= assignments; nothing here
+# interprets the kernel command line keys of verity-init itself.
+
+type getarg > /dev/null 2>&1 || . /lib/dracut-lib.sh
+
+VI_AGENT=${VI_AGENT:-/usr/sbin/verity-init}
+VI_RUNDIR=/run/verity-init
+
+# The command line the agent sees: dracut's /etc/cmdline.d/*.conf and /etc/cmdline (host-only
+# builds), then /proc/cmdline; the agent's rule for repeated keys makes the kernel's words win.
+vi_cmdline() {
+    getcmdline
+}
+
+# vi_load: fill VERITY_* from the agent's parser.
+# Returns 0 when a verity root is configured, 1 when the command line asks for none,
+# 2 when the command line is malformed (VI_PARSE_ERROR holds the agent's one-line reason).
+vi_load() {
+    local _out _rc
+    VI_PARSE_ERROR=
+    [ -d "$VI_RUNDIR" ] || mkdir -p -m 0755 "$VI_RUNDIR"
+    _out=$("$VI_AGENT" parse --shell --cmdline "$(vi_cmdline)" 2> "$VI_RUNDIR/parse.err")
+    _rc=$?
+    if [ $_rc -ne 0 ]; then
+        read -r VI_PARSE_ERROR < "$VI_RUNDIR/parse.err" || :
+        VI_PARSE_ERROR=${VI_PARSE_ERROR:-"verity-init parse failed (exit $_rc)"}
+        return 2
+    fi
+    # The agent quotes every value for the shell (see docs/cmdline.md), so eval is safe here.
+    eval "$_out"
+    [ "${VERITY_ENABLED:-0}" = 1 ] || return 1
+    VERITY_NAME=${VERITY_NAME:-root}
+    return 0
+}
+
+# vi_devpath SPEC: the /dev path udev gives a device reference (UUID=, PARTUUID=, LABEL=,
+# PARTLABEL=, MAJ:MIN or a path), printed on stdout; nothing for an empty SPEC.
+vi_devpath() {
+    case "$1" in
+        '') ;;
+        UUID=* | PARTUUID=* | LABEL=* | PARTLABEL=*) label_uuid_to_dev "$1" ;;
+        [0-9]*:[0-9]*) printf '/dev/block/%s\n' "$1" ;;
+        *) printf '%s\n' "$1" ;;
+    esac
+}
+
+# vi_devices: the data, hash and FEC devices of the configured root, one /dev path per line,
+# without duplicates (the hash area may live on the data device).
+vi_devices() {
+    local _d _h _f
+    _d=$(vi_devpath "$VERITY_DATA")
+    _h=$(vi_devpath "$VERITY_HASH")
+    _f=$(vi_devpath "$VERITY_FEC")
+    [ -n "$_d" ] && printf '%s\n' "$_d"
+    [ -n "$_h" ] && [ "$_h" != "$_d" ] && printf '%s\n' "$_h"
+    [ -n "$_f" ] && [ "$_f" != "$_d" ] && [ "$_f" != "$_h" ] && printf '%s\n' "$_f"
+    return 0
+}
+
+vi_log() {
+    # one record per line in the kernel log, as the agent does
+    echo "<${2:-5}>verity-init-dracut: $1" > /dev/kmsg 2> /dev/null || echo "verity-init-dracut: $1" >&2
+}
+
+# vi_udev_announce NAME: make udev process the new dm device like any other, so the
+# /dev/mapper and /dev/disk/by-* links exist and systemd gets a device unit for it.
+vi_udev_announce() {
+    local _dm _name
+    for _dm in /sys/block/dm-*; do
+        [ -r "$_dm/dm/name" ] || continue
+        read -r _name < "$_dm/dm/name" || continue
+        [ "$_name" = "$1" ] || continue
+        udevadm trigger --action=change --settle "$_dm" > /dev/null 2>&1 \
+            || udevadm trigger --action=change "$_dm" > /dev/null 2>&1
+        udevadm settle --timeout=10 > /dev/null 2>&1
+        return 0
+    done
+    vi_log "no dm device named $1 in /sys/block" 3
+    return 1
+}
+
+# vi_shell_allowed: the verity.fail=shell action needs both the image's permission
+# (allow_shell=yes in /etc/verity-init.conf, reported by the agent) and rd.shell not being 0.
+vi_shell_allowed() {
+    [ "${VERITY_ALLOW_SHELL:-0}" = 1 ] || return 1
+    getargbool 1 rd.shell -d -y rdshell
+}
+
+# vi_fail REASON: apply verity.fail= in order. Never returns: the unverified device must not be
+# mounted, so the last resort after the list is a kernel panic.
+vi_fail() {
+    local _reason="$1" _action _actions
+    _actions=$(printf '%s' "${VERITY_FAIL:-panic}" | tr ',' ' ')
+    vi_log "root verification failed: $_reason" 2
+    for _action in $_actions; do
+        case "$_action" in
+            recovery)
+                # verity-init setup already tried the recovery root before reporting failure
+                continue
+                ;;
+            shell)
+                if vi_shell_allowed; then
+                    vi_log "action: shell" 2
+                    emergency_shell -n verity-init "verity-init: $_reason"
+                else
+                    vi_log "action shell refused: not allowed by the image (allow_shell) or rd.shell=0" 3
+                fi
+                continue
+                ;;
+            reboot)
+                vi_log "action: reboot" 2
+                echo b > /proc/sysrq-trigger
+                ;;
+            poweroff)
+                vi_log "action: poweroff" 2
+                echo o > /proc/sysrq-trigger
+                ;;
+            panic)
+                vi_log "action: panic" 2
+                echo c > /proc/sysrq-trigger
+                ;;
+            *)
+                vi_log "unknown action $_action ignored" 3
+                continue
+                ;;
+        esac
+        sleep 10
+    done
+    vi_log "action: panic (end of the verity.fail list)" 2
+    echo c > /proc/sysrq-trigger
+    # sysrq disabled in the kernel: never go on to mount anything
+    while :; do sleep 3600; done
+}
+
+# vi_setup: create the mapping with the agent, announce it to udev; on failure apply the policy.
+vi_setup() {
+    local _rc _err
+    vi_load
+    _rc=$?
+    case $_rc in
+        0) ;;
+        1) return 0 ;;
+        *) vi_fail "${VI_PARSE_ERROR:-malformed command line}" ;;
+    esac
+    if [ -e "/dev/mapper/$VERITY_NAME" ]; then
+        vi_log "/dev/mapper/$VERITY_NAME exists already, not set up again"
+        return 0
+    fi
+    _err=$("$VI_AGENT" setup --cmdline "$(vi_cmdline)" 2>&1 > /dev/null)
+    _rc=$?
+    if [ $_rc -ne 0 ]; then
+        vi_fail "${_err:-verity-init setup failed (exit $_rc)}"
+    fi
+    vi_udev_announce "$VERITY_NAME"
+    return 0
+}

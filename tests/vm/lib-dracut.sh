@@ -1,0 +1,108 @@
+# shellcheck shell=bash
+# dracut images for the VM tests. Sourced by lib.sh (never executed); prefix vm_dracut_.
+#
+# Images are built from a `make install DESTDIR=...` staging tree: the module from
+# STAGE/usr/lib/dracut/modules.d/90verity-init and the agent from STAGE/usr/sbin/verity-init.
+# dracut reads its modules from one directory ($dracutbasedir/modules.d), so each build gets a
+# private dracutbasedir: symlinks to the system's dracut files and modules plus the staged
+# module. Nothing is installed into /usr/lib/dracut, and no host-only state leaks in: no host
+# configuration (--conf /dev/null, an empty --confdir), --no-hostonly, --no-hostonly-cmdline,
+# no early microcode, a fixed module list.
+#
+# Environment: VM_DRACUT_STAGE (use this staging tree instead of running make install),
+# VM_DRACUT_AGENT (agent binary to put into the image instead of the staged one).
+
+VM_DRACUT_SYSDIR=${VM_DRACUT_SYSDIR:-/usr/lib/dracut}
+# The minimal dracut module set (as the dmsetup-hook baseline in measurements.md), and the
+# drivers the test VM needs.
+VM_DRACUT_MODULES="base dm rootfs-block udev-rules"
+VM_DRACUT_MODULES_SYSTEMD="systemd systemd-initrd dracut-systemd base dm rootfs-block udev-rules"
+VM_DRACUT_DRIVERS="virtio_pci virtio_blk ext4 squashfs erofs"
+
+# vm_dracut_stage DIR : `make install` into DIR (DESTDIR); the module and the agent land in
+# DIR/usr/lib/dracut/modules.d/90verity-init and DIR/usr/sbin/verity-init.
+vm_dracut_stage() {
+	local dir=$1
+	rm -rf "$dir" && mkdir -p "$dir" || return 1
+	make -s -C "$VM_TOPDIR" install BUILD="$BUILD" DESTDIR="$dir" >"$dir.log" 2>&1 ||
+		{ vm_die "make install DESTDIR=$dir failed: $(tail -n 5 "$dir.log")"; return 1; }
+	[ -x "$dir/usr/sbin/verity-init" ] || { vm_die "no agent in $dir/usr/sbin"; return 1; }
+	[ -r "$dir/usr/lib/dracut/modules.d/90verity-init/module-setup.sh" ] ||
+		{ vm_die "no dracut module in $dir"; return 1; }
+}
+
+# vm_dracut_basedir OUT [MODDIR...] : a private dracutbasedir in OUT: the system's dracut files
+# and modules as symlinks, plus each MODDIR (a dracut module directory such as 90verity-init).
+vm_dracut_basedir() {
+	local out=$1 f m; shift
+	rm -rf "$out" && mkdir -p "$out/modules.d" || return 1
+	for f in "$VM_DRACUT_SYSDIR"/*; do
+		[ "$(basename "$f")" = modules.d ] && continue
+		ln -s "$f" "$out/$(basename "$f")"
+	done
+	for m in "$VM_DRACUT_SYSDIR"/modules.d/*; do
+		ln -s "$m" "$out/modules.d/$(basename "$m")"
+	done
+	for m in "$@"; do
+		rm -f "$out/modules.d/$(basename "$m")"
+		ln -s "$m" "$out/modules.d/$(basename "$m")"
+	done
+}
+
+# vm_dracut_run BASEDIR OUT [dracut options...] : run dracut with the private BASEDIR and no
+# host configuration; OUT is the image (gzip, reproducible).
+vm_dracut_run() {
+	local base=$1 out=$2 empty; shift 2
+	empty=$(mktemp -d "$VM_DIR/dracut-conf.XXXXXX") || return 1
+	dracutbasedir=$base dracut --conf /dev/null --confdir "$empty" --no-hostonly \
+		--no-hostonly-cmdline --no-early-microcode --reproducible --gzip --force \
+		--kver "$VM_KVER" --add-drivers "$VM_DRACUT_DRIVERS" "$@" "$out" \
+		>"$out.log" 2>&1
+	local r=$?
+	rmdir "$empty"
+	[ $r = 0 ] || { vm_die "dracut failed ($r): $(tail -n 10 "$out.log")"; return 1; }
+}
+
+# vm_dracut_initramfs OUT [dracut options...] : an image with the staged verity-init module.
+# Default module list: VM_DRACUT_MODULES + verity-init; options are appended (e.g. -m "...").
+vm_dracut_initramfs() {
+	local out=$1 stage base r; shift
+	stage=${VM_DRACUT_STAGE:-}
+	if [ -z "$stage" ]; then
+		stage=$(mktemp -d "$VM_DIR/dracut-stage.XXXXXX") || return 1
+		vm_dracut_stage "$stage" || { rm -rf "$stage"; return 1; }
+	fi
+	base=$(mktemp -d "$VM_DIR/dracut-base.XXXXXX") || return 1
+	vm_dracut_basedir "$base" "$stage/usr/lib/dracut/modules.d/90verity-init" || return 1
+	VERITY_INIT_AGENT=${VM_DRACUT_AGENT:-$stage/usr/sbin/verity-init} \
+		vm_dracut_run "$base" "$out" -m "$VM_DRACUT_MODULES verity-init" "$@"
+	r=$?
+	rm -rf "$base"
+	[ -n "${VM_DRACUT_STAGE:-}" ] || rm -rf "$stage" "$stage.log"
+	return $r
+}
+
+# vm_dracut_key WORDS... : cache key of a dracut image: the module's and agent's bytes, dracut's
+# version, the kernel, and the caller's words.
+vm_dracut_key() {
+	vm_cache_key dracut "$VM_KVER" "$(dracut --version 2>/dev/null)" \
+		"$(cat "$VM_TOPDIR"/dracut-module/* "$VM_SRCDIR/lib-dracut.sh" | sha256sum)" \
+		"$(cat "$BUILD/static/verity-init" "$BUILD/verity-init" 2>/dev/null | sha256sum)" "$@"
+}
+
+# vm_dracut_image FLAVOUR : print the path of the cached image (built once per inputs).
+#   shell    dracut's shell init: VM_DRACUT_MODULES + verity-init
+#   systemd  systemd in the initramfs: VM_DRACUT_MODULES_SYSTEMD + systemd-veritysetup +
+#            verity-init (both verity setups present: the module must keep systemd's out)
+vm_dracut_image() {
+	local flavour=$1 out key
+	out=$VM_CACHE/dracut-$flavour-$VM_KVER.img
+	key=$(vm_dracut_key "$flavour")
+	case $flavour in
+	shell) vm_cached "$key" "$out" vm_dracut_initramfs "$out.tmp" ;;
+	systemd) vm_cached "$key" "$out" vm_dracut_initramfs "$out.tmp" \
+		-m "$VM_DRACUT_MODULES_SYSTEMD systemd-veritysetup verity-init" ;;
+	*) vm_die "vm_dracut_image: unknown flavour '$flavour'"; return 1 ;;
+	esac || return 1
+	echo "$out"
+}
