@@ -107,6 +107,9 @@ static int load_config(struct agent *a, const char *cmdline_arg)
 		kmsg_log(&a->log, KMSG_ERR, "policy: %s", err.msg);
 		return r;
 	}
+	if (a->cfg.shell_dropped)
+		kmsg_log(&a->log, KMSG_WARNING,
+			 "fail action shell dropped: the initramfs policy does not allow a shell");
 	return 0;
 }
 

@@ -1,0 +1,149 @@
+#!/bin/bash
+# Refused boots of the agent (issue 4 "Refused boots", issue 7 fail-closed rules): the root's
+# marker never appears, the agent names the failing stage and reason, and the verity.fail=
+# action really happens (kernel power-off / restart / panic, or the recovery root boots and
+# reads /run/verity-init/status).
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/vm/agent_lib.sh
+. "$(dirname "$0")/agent_lib.sh"
+
+oneTimeSetUp() {
+	vm_require_tools qemu-system-x86_64 veritysetup mkfs.ext4 debugfs sgdisk cpio modprobe || exit 1
+	RD=$(agent_initramfs) || exit 1
+}
+
+KEYS="systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root"
+
+boot_pair() {   # NAME DIR CMDLINE
+	# shellcheck source=/dev/null
+	. "$2/vars"
+	vm_boot --disk "$DATA" --disk "$HASH" "$1" "$RD" "$3"
+}
+
+test_wrong_root_hash_refused_before_activation_poweroff() {
+	local d rh bad
+	d=$(vm_workdir agent-wrong-hash)
+	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }
+	bad=$(printf '%s' "$rh" | tr '0-9a-f' '1-9a-f0')
+	boot_pair agent-wrong-hash "$d" "roothash=$bad $KEYS verity.fail=poweroff"
+	vm_assert_booted || return
+	agent_assert_refused "$VM_LOG" preflight 'root hash mismatch' || return
+	# refused before activation: the kernel never got a verity table
+	vm_assert_log_lacks "$VM_LOG" 'device-mapper: verity: sha256' "a verity target was created" || return
+	agent_assert_fallback "$VM_LOG" poweroff
+}
+
+test_flipped_top_hash_block_refused_by_preflight_reboot() {
+	local d rh
+	d=$(vm_workdir agent-bad-hash-top)
+	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }
+	vm_corrupt_hash_block "$d/hash.img" 0 0 100 >/dev/null || { fail "corrupt"; return; }
+	boot_pair agent-bad-hash-top "$d" "roothash=$rh $KEYS verity.fail=reboot"
+	vm_assert_booted || return
+	agent_assert_refused "$VM_LOG" preflight 'root hash mismatch' || return
+	agent_assert_fallback "$VM_LOG" reboot
+}
+
+# A lower-level hash block (the first leaf block: data blocks 0..127, the ext4 superblock among
+# them) passes the pre-flight check; the kernel refuses those data blocks, so mount fails.
+test_flipped_leaf_hash_block_refused_at_mount() {
+	local d rh
+	d=$(vm_workdir agent-bad-hash-leaf)
+	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }
+	vm_corrupt_hash_block "$d/hash.img" 0 1 0 >/dev/null || { fail "corrupt"; return; }
+	boot_pair agent-bad-hash-leaf "$d" "roothash=$rh $KEYS verity.fail=poweroff"
+	vm_assert_booted || return
+	agent_assert_refused "$VM_LOG" mount || return
+	vm_assert_log_contains "$VM_LOG" 'device-mapper: verity: [0-9:]+: metadata block [0-9]+ is corrupted' || return
+	agent_assert_fallback "$VM_LOG" poweroff
+}
+
+test_tampered_superblock_salt_refused() {
+	local d rh
+	d=$(vm_workdir agent-bad-sb-salt)
+	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }
+	vm_corrupt_superblock "$d/hash.img" 0 salt >/dev/null || { fail "corrupt"; return; }
+	boot_pair agent-bad-sb-salt "$d" "roothash=$rh $KEYS verity.fail=poweroff"
+	vm_assert_booted || return
+	agent_assert_refused "$VM_LOG" preflight 'root hash mismatch' || return
+	agent_assert_fallback "$VM_LOG" poweroff
+}
+
+test_tampered_superblock_magic_refused() {
+	local d rh
+	d=$(vm_workdir agent-bad-sb-magic)
+	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }
+	vm_corrupt_superblock "$d/hash.img" 0 magic >/dev/null || { fail "corrupt"; return; }
+	boot_pair agent-bad-sb-magic "$d" "roothash=$rh $KEYS"
+	vm_assert_booted || return
+	agent_assert_refused "$VM_LOG" superblock || return
+	agent_assert_fallback "$VM_LOG" panic
+}
+
+test_missing_device_refused_after_timeout() {
+	local d rh
+	d=$(vm_workdir agent-missing-dev)
+	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }
+	boot_pair agent-missing-dev "$d" \
+		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdq verity.timeout=2 verity.fail=poweroff"
+	vm_assert_booted || return
+	agent_assert_refused "$VM_LOG" devices 'device /dev/vdq not found after 2 s' || return
+	agent_assert_fallback "$VM_LOG" poweroff
+}
+
+# A command line alone never opens a shell: without allow_shell in the initramfs policy the
+# action is dropped and the next one is taken.
+test_shell_fallback_needs_policy() {
+	local d rh bad
+	d=$(vm_workdir agent-no-shell)
+	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }
+	bad=$(printf '%s' "$rh" | tr '0-9a-f' '1-9a-f0')
+	boot_pair agent-no-shell "$d" "roothash=$bad $KEYS verity.fail=shell,poweroff"
+	vm_assert_booted || return
+	vm_assert_log_contains "$VM_LOG" 'fail action shell dropped: the initramfs policy does not allow a shell' || return
+	vm_assert_log_lacks "$VM_LOG" 'fallback: shell' || return
+	agent_assert_fallback "$VM_LOG" poweroff
+}
+
+# The same PARTUUID on two disks (a second, rogue copy) is ambiguous and refused.
+test_ambiguous_partuuid_refused() {
+	local d rh
+	d=$(vm_workdir agent-ambiguous)
+	rh=$(vm_verity_setup_gpt ext4 "$d") || { fail "gpt setup"; return; }
+	# shellcheck source=/dev/null
+	. "$d/vars"
+	cp "$DISK" "$d/rogue.img"
+	vm_boot --disk "$DISK" --disk "$d/rogue.img" agent-ambiguous "$RD" \
+		"roothash=$rh verity.fail=poweroff"
+	vm_assert_booted || return
+	agent_assert_refused "$VM_LOG" devices "PARTUUID=$DATA_PARTUUID matches more than one device" || return
+	agent_assert_fallback "$VM_LOG" poweroff
+}
+
+# Recovery: the main root fails (tampered init); the recovery root boots, verified, and reads
+# why in /run/verity-init/status.
+test_recovery_root_boots_and_sees_status() {
+	local d r rh rrh
+	d=$(vm_workdir agent-recovery-main)
+	r=$(vm_workdir agent-recovery-rec)
+	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }
+	vm_corrupt_file "$d/data.img" ext4 /sbin/init >/dev/null || { fail "corrupt"; return; }
+	rrh=$(VM_ROOT_ID=recovery vm_verity_setup ext4 "$r") || { fail "recovery setup"; return; }
+	vm_boot --disk "$d/data.img" --disk "$d/hash.img" --disk "$r/data.img" --disk "$r/hash.img" \
+		agent-recovery "$RD" \
+		"roothash=$rh $KEYS verity.fail=recovery,poweroff verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd verity.recovery.roothash=$rrh"
+	vm_assert_booted || return
+	vm_assert_marker "$VM_LOG" recovery || return
+	vm_assert_root_mapper "$VM_LOG" recovery ext4 || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root: init failed' || return
+	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS result=failed' || return
+	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS stage=init' || return
+	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS reason=reading init /sbin/init failed: Input/output error' || return
+	vm_assert_log_contains "$VM_LOG" "VERITY-TEST-STATUS roothash=$rh" || return
+	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS action=recovery' || return
+	vm_assert_log_contains "$VM_LOG" "VERITY-TEST-STATUS booted=$rrh"
+}
+
+# shellcheck source=/dev/null
+. /usr/share/shunit2/shunit2
