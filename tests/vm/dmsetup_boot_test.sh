@@ -11,6 +11,7 @@ oneTimeSetUp() {
 	RD=$(vm_script_initramfs) || exit 1
 }
 
+# shellcheck disable=SC2153  # DATA, HASH, ROOTHASH, DISK, HASH_OFFSET come from DIR/vars
 # boot_two_disks NAME DIR FSTYPE : boot DIR/data.img + DIR/hash.img with the script init.
 boot_two_disks() {
 	local name=$1 dir=$2 fs=$3
@@ -70,6 +71,24 @@ test_dmsetup_erofs_hash_offset_boots() {
 	vm_assert_booted || return
 	vm_assert_marker "$VM_LOG" main || return
 	vm_assert_root_mapper "$VM_LOG" root erofs
+}
+
+# A device that appears late: the hash disk is hot-plugged once the script waits for it.
+test_dmsetup_late_hash_device_is_used() {
+	local d
+	d=$(vm_workdir dmsetup-late-device)
+	vm_verity_setup ext4 "$d" >/dev/null || { fail "verity setup"; return; }
+	# shellcheck source=/dev/null
+	. "$d/vars"
+	vm_boot --disk "$DATA" --hotadd 'log:init-dmsetup: waiting for' "$HASH" dmsetup-late-device "$RD" \
+		"roothash=$ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb rootfstype=ext4 verity.timeout=60"
+	vm_assert_booted || return
+	vm_assert_log_contains "$VM_LOG" 'init-dmsetup: waiting for /dev/vda /dev/vdb' || return
+	# vdb appeared after the script started waiting, and was used.
+	assertTrue "vdb must appear after the wait started" \
+		"awk '/init-dmsetup: waiting for/ { w = NR } /\\[vdb\\]/ { v = NR } END { exit !(w && v > w) }' '$VM_LOG'"
+	vm_assert_marker "$VM_LOG" main || return
+	vm_assert_root_mapper "$VM_LOG" root ext4
 }
 
 # --- host-side checks of the builders (no boot) -----------------------------------------------

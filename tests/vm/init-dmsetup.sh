@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # Temporary /init of the standalone test initramfs (until the verity-init agent replaces it):
 # load the listed modules, read the root hash and devices from the kernel command line, read the
 # veritysetup superblock, create the dm-verity mapping with dmsetup, mount it read-only and
@@ -56,6 +57,7 @@ done
 
 # Devices appear asynchronously once virtio_blk has probed them.
 i=0
+{ [ -b "$data" ] && [ -b "$hash" ]; } || log "waiting for $data $hash (${timeout}s)"
 while [ ! -b "$data" ] || [ ! -b "$hash" ]; do
 	[ "$i" -ge $(( timeout * 10 )) ] && fail "device $data or $hash missing after ${timeout}s"
 	sleep 0.1

@@ -300,8 +300,9 @@ vm_verity_setup_gpt() {
 	local fs=$1 dir=$2 rh dsz hsz dsec hsec start1 start2 total du hu; shift 2
 	rh=$(vm_verity_setup "$fs" "$dir" "$@") || return 1
 	dsz=$(vm_size "$dir/data.img"); hsz=$(vm_size "$dir/hash.img")
-	dsec=$(( (dsz + 1048575) / 1048576 * 2048 ))    # partitions rounded to MiB
-	hsec=$(( (hsz + 1048575) / 1048576 * 2048 ))
+	# Partitions rounded up to whole MiB (2048 sectors).
+	dsec=$(( (dsz + 1048575) / 1048576 )); dsec=$(( dsec * 2048 ))
+	hsec=$(( (hsz + 1048575) / 1048576 )); hsec=$(( hsec * 2048 ))
 	start1=2048; start2=$(( start1 + dsec ))
 	total=$(( (start2 + hsec + 2048) * 512 ))
 	du=$(vm_roothash_uuid "$rh" first); hu=$(vm_roothash_uuid "$rh" last)
@@ -448,6 +449,7 @@ vm_initramfs() {
 	root=$(mktemp -d "$VM_DIR/initramfs.XXXXXX") || return 1
 	mkdir -p "$root"/{bin,sbin,etc/verity-init,proc,sys,dev,run,newroot,tmp}
 	cp "$init" "$root/init" && chmod 0755 "$root/init"
+	# shellcheck disable=SC2086  # a list of names
 	vm_module_paths $mods >"$root/etc/verity-init/modules" || { rm -rf "$root"; return 1; }
 	while read -r ko; do
 		mkdir -p "$root$(dirname "$ko")" && cp "$ko" "$root$ko"
@@ -508,7 +510,7 @@ vm_accel() {
 	exec {pfd}>"$VM_DIR/accel-probe.lock"
 	flock "$pfd"
 	if [ ! -s "$probe" ]; then
-		local d init rd
+		local d
 		d=$(mktemp -d "$VM_DIR/probe.XXXXXX")
 		printf '#!/bin/busybox sh\n/bin/busybox echo KVM-PROBE-OK\n/bin/busybox poweroff -f\n' >"$d/init"
 		if vm_initramfs --busybox --no-dmsetup --modules "" "$d/rd" "$d/init" &&
@@ -539,13 +541,20 @@ _vm_take_slot() {
 	done
 }
 
-# Hot-add after a delay through the monitor FIFO pair MON.in / MON.out.
-_vm_hotadd() {   # MONPREFIX DELAY FILE INDEX
-	local mon=$1 delay=$2 file=$3 n=$4
-	sleep "$delay"
-	printf 'drive_add 0 if=none,id=hot%s,file=%s,format=raw,readonly=on\n' "$n" "$file" >"$mon.in"
-	sleep 0.5
-	printf 'device_add virtio-blk-pci,drive=hot%s,id=hotdev%s\n' "$n" "$n" >"$mon.in"
+# Hot-add after a delay through QMP on the FIFO pair MON.in / MON.out (no socat or python
+# needed): a read-only raw block node, then a virtio-blk PCI device on it (ACPI hotplug on pc).
+_vm_hotadd() {   # MONPREFIX WHEN FILE INDEX LOG
+	local mon=$1 when=$2 file=$3 n=$4 log=$5
+	case $when in
+	log:*)	# once the serial log matches the regex (e.g. the initramfs started waiting)
+		until grep -aEq -- "${when#log:}" "$log" 2>/dev/null; do sleep 0.2; done ;;
+	*)	sleep "$when" ;;
+	esac
+	{
+		printf '{"execute":"qmp_capabilities"}\n'
+		printf '{"execute":"blockdev-add","arguments":{"driver":"raw","node-name":"hot%s","read-only":true,"file":{"driver":"file","filename":"%s","read-only":true}}}\n' "$n" "$file"
+		printf '{"execute":"device_add","arguments":{"driver":"virtio-blk-pci","drive":"hot%s","id":"hotdev%s"}}\n' "$n" "$n"
+	} >"$mon.in"
 }
 
 # vm_boot [OPTION...] NAME INITRD CMDLINE : boot the kernel with INITRD; serial console to
@@ -553,7 +562,8 @@ _vm_hotadd() {   # MONPREFIX DELAY FILE INDEX
 # panic=-1 + -no-reboot), 124 on timeout (log tail printed), 1 on a harness error.
 #   --disk FILE         attach FILE read-only as the next virtio disk (vda, vdb, ...)
 #   --disk-rw FILE      attach FILE writable
-#   --hotadd SECS FILE  hot-add FILE (read-only virtio disk) SECS seconds after QEMU started
+#   --hotadd WHEN FILE  hot-add FILE (read-only virtio disk, the next /dev/vdX) when WHEN is met:
+#                       SECS after QEMU started, or "log:REGEX" once the serial log matches REGEX
 #   --timeout SECS      instead of VM_TIMEOUT
 #   --mem MIB           instead of VM_MEM
 # Sets VM_LOG (the log path), VM_WALL (seconds, 2 decimals), VM_STATUS (exit code), VM_ACCEL_USED.
@@ -578,7 +588,7 @@ vm_boot() {
 	local mona=(-monitor none)
 	if [ ${#hot[@]} -gt 0 ]; then
 		rm -f "$mon.in" "$mon.out"; mkfifo "$mon.in" "$mon.out"
-		mona=(-chardev "pipe,id=mon0,path=$mon" -mon chardev=mon0,mode=readline)
+		mona=(-chardev "pipe,id=mon0,path=$mon" -mon "chardev=mon0,mode=control")
 	fi
 	local cmd=(qemu-system-x86_64 -accel "$VM_ACCEL_USED" "${cpu[@]}" -m "$mem" -smp 1
 		-nographic -no-reboot -net none -serial "file:$VM_LOG" "${mona[@]}"
@@ -592,10 +602,10 @@ vm_boot() {
 	_vm_take_slot
 	t0=$(date +%s.%N)
 	for (( i = 0; i < ${#hot[@]}; i += 2 )); do
-		_vm_hotadd "$mon" "${hot[i]}" "${hot[i+1]}" "$(( i / 2 ))" &
+		_vm_hotadd "$mon" "${hot[i]}" "${hot[i+1]}" "$(( i / 2 ))" "$VM_LOG" &
 		pids+=($!)
 	done
-	# The monitor's output goes nowhere; drain it so QEMU never blocks on it.
+	# QMP's replies go to NAME.monitor (read it when a hot-add did not happen).
 	[ ${#hot[@]} -gt 0 ] && { cat "$mon.out" >"$VM_LOGDIR/$name.monitor" & pids+=($!); }
 	timeout -k 5 "$timeout" "${cmd[@]}" </dev/null >"$VM_LOGDIR/$name.qemu" 2>&1
 	VM_STATUS=$?
@@ -658,6 +668,7 @@ vm_assert_no_marker() {
 vm_assert_root_mapper() {
 	local log=$1 name=$2 fs=${3:-} l dev type opts
 	l=$(vm_marker_line "$log") || { _vm_fail "no $VM_MARKER line" "$log"; return 1; }
+	# shellcheck disable=SC2086  # split the /proc/mounts fields
 	set -- ${l#* root=}
 	dev=${1:-} type=${3:-} opts=${4:-}
 	if [ "$dev" != "/dev/mapper/$name" ] && ! case $dev in /dev/dm-*) true ;; *) false ;; esac; then
