@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The agent's signature step, between parsing the command line and setting up the root
+ * (docs/signing.md):
+ *
+ *   path 2  verity.manifest=LOCATION: read the manifest and its minisign signature, verify it
+ *           with a public key from a *.pub file in /etc/verity-init/keys of the initramfs, refuse a
+ *           version below the policy's min_version, and merge it into the root target
+ *           (a contradicting command-line parameter is refused). LOCATION is
+ *             /path              a file in the initramfs, signature in /path.minisig;
+ *             DEVSPEC            the root's hash device (its data device when the hash area
+ *                                is on it), as written on the command line: the bundle after
+ *                                the hash tree;
+ *             any other DEVSPEC  a partition holding the bundle at its start.
+ *   path 1  verity.sig= / root-hash-signature=LOCATION: a DER PKCS#7 signature of the hex root
+ *           hash (a roothash.p7s file in the initramfs), or a device (PARTLABEL=, PARTUUID=,
+ *           /dev/...) holding systemd's verity-signature JSON; it is added to the session
+ *           keyring and its description set as the root's root_hash_sig_key_desc, so the
+ *           kernel verifies it against its trusted keyrings when the table is loaded.
+ *
+ * Every failure is a setup failure (the agent takes its fallback) with one reason in err. */
+#ifndef VERITY_TRUST_H
+#define VERITY_TRUST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "manifest.h"
+#include "minisign.h"
+
+#define VI_KEYS_DIR  "/etc/verity-init/keys"
+#define VI_KEYS_MAX  16u
+
+struct vi_keyset {
+	unsigned n;
+	struct minisign_pubkey key[VI_KEYS_MAX];
+	char file[VI_KEYS_MAX][64];     /* file name inside the keys directory */
+};
+
+struct vi_trust_ctx {
+	int rootfd;                /* directory fd of the initramfs root (AT_FDCWD: "/") */
+	uint64_t min_version;      /* the policy's min_version */
+	unsigned timeout_ms;       /* device wait for a manifest or signature partition */
+};
+
+struct vi_trust_result {
+	bool manifest;             /* a manifest was verified and merged */
+	uint64_t version;
+	char key_id[17];
+	char key_file[64];
+	char source[VI_MAX_PATH];  /* where the manifest came from, e.g. "PARTLABEL=x (bundle)" */
+	bool kernel_sig;           /* a PKCS#7 signature is in the keyring for the kernel */
+	int32_t key_serial;
+	size_t sig_len;
+	uint64_t wait_ms;          /* spent waiting for devices */
+};
+
+/* Load every *.pub file of dir (an absolute path, resolved under rootfd), in name order. Up to
+ * VI_KEYS_MAX keys; a malformed key file, or two files with the same key id and different keys,
+ * is an error (-EINVAL). -ENOENT when there is no key. err set on failure. */
+int vi_keys_load(int rootfd, const char *dir, struct vi_keyset *ret, struct verity_err *err);
+
+/* Pure: verify the minisign signature of a manifest with the key its key id names, then parse
+ * it and check version >= min_version. -ENOKEY (no such key), -EBADMSG (bad signature),
+ * -ESTALE (version below min_version: rollback), -EINVAL (malformed), err set. *ret_key is the
+ * index of the key used. */
+int vi_manifest_verify(const struct vi_keyset *keys, const char *man, size_t man_len,
+		       const char *sig, size_t sig_len, uint64_t min_version,
+		       struct vi_manifest *ret, unsigned *ret_key, struct verity_err *err);
+
+/* The whole step for cfg->root (see above). Nothing to do (no manifest, no signature): 0. */
+int vi_trust_setup(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
+		   struct vi_trust_result *res, struct verity_err *err);
+
+/* After the table is loaded: drop the signature key from the keyring (the kernel has its own
+ * copy). Safe to call when there is none. */
+void vi_trust_release(struct vi_trust_result *res);
+
+#endif

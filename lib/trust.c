@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The agent's signature step: see include/trust.h. */
+#include "trust.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "devices.h"
+#include "dps_sig.h"
+#include "hex.h"
+#include "keyring.h"
+#include "strutil.h"
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Paths are absolute by contract; under rootfd they are opened relative to it. */
+static const char *rel(int rootfd, const char *path)
+{
+	if (rootfd == AT_FDCWD)
+		return path;
+	while (*path == '/')
+		path++;
+	return *path ? path : ".";
+}
+
+/* Read a whole regular file of at most cap bytes. -EFBIG above cap. */
+static int read_capped_at(int dirfd, const char *path, char *buf, size_t cap, size_t *ret_len)
+{
+	struct stat st;
+	size_t len = 0;
+	ssize_t n;
+	int fd, r = 0;
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = -EINVAL;
+		goto out;
+	}
+	if ((uint64_t)st.st_size > cap) {
+		r = -EFBIG;
+		goto out;
+	}
+	while (len < cap && (n = read(fd, buf + len, cap - len)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			goto out;
+		}
+		len += (size_t)n;
+	}
+	*ret_len = len;
+out:
+	close(fd);
+	return r;
+}
+
+static int read_file(int rootfd, const char *path, char *buf, size_t cap, size_t *ret_len,
+		     const char *what, struct verity_err *err)
+{
+	char s[96];
+	int r = read_capped_at(rootfd, rel(rootfd, path), buf, cap, ret_len);
+
+	if (r == 0)
+		return 0;
+	vi_sanitize(path, strlen(path), s, sizeof(s));
+	if (r == -EFBIG)
+		vi_err(err, "%s %s is larger than %zu bytes", what, s, cap);
+	else
+		vi_err(err, "%s %s: %s", what, s, strerror(-r));
+	return r;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int vi_keys_load(int rootfd, const char *dir, struct vi_keyset *ret, struct verity_err *err)
+{
+	char *names[VI_KEYS_MAX];
+	unsigned count = 0;
+	struct dirent *de;
+	DIR *d;
+	int fd, r = 0;
+
+	ret->n = 0;
+	fd = openat(rootfd, rel(rootfd, dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		vi_err(err, "no public keys: %s: %s", dir, strerror(-r));
+		return r == -ENOENT ? -ENOENT : r;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		vi_err(err, "%s: %s", dir, strerror(-r));
+		return r;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || !ends_with(de->d_name, ".pub"))
+			continue;
+		if (count == VI_KEYS_MAX) {
+			r = vi_err(err, "more than %u public keys in %s", VI_KEYS_MAX, dir);
+			goto out;
+		}
+		if (strlen(de->d_name) >= sizeof(ret->file[0])) {
+			r = vi_err(err, "key file name too long in %s", dir);
+			goto out;
+		}
+		names[count] = strdup(de->d_name);
+		if (!names[count]) {
+			r = -ENOMEM;
+			goto out;
+		}
+		count++;
+	}
+	/* a fixed order, so messages and the key chosen never depend on readdir */
+	qsort(names, count, sizeof(names[0]), name_cmp);
+	for (unsigned i = 0; i < count; i++) {
+		char buf[MINISIGN_MAX_FILE];
+		struct minisign_pubkey *k = &ret->key[ret->n];
+		size_t len = 0;
+
+		r = read_capped_at(dirfd(d), names[i], buf, sizeof(buf), &len);
+		if (r < 0) {
+			vi_err(err, "public key %s/%s: %s", dir, names[i],
+			       r == -EFBIG ? "too large" : strerror(-r));
+			goto out;
+		}
+		r = minisign_pubkey_parse(buf, len, k, err);
+		if (r < 0) {
+			char why[sizeof(err->msg)];
+
+			snprintf(why, sizeof(why), "%s", err->msg);
+			vi_err(err, "public key %s/%s: %s", dir, names[i], why);
+			goto out;
+		}
+		for (unsigned j = 0; j < ret->n; j++) {
+			if (memcmp(ret->key[j].key_id, k->key_id, sizeof(k->key_id)) == 0 &&
+			    memcmp(ret->key[j].pk, k->pk, sizeof(k->pk)) != 0) {
+				r = vi_err(err, "public keys %s and %s have the same key id",
+					   ret->file[j], names[i]);
+				goto out;
+			}
+		}
+		snprintf(ret->file[ret->n], sizeof(ret->file[0]), "%s", names[i]);
+		ret->n++;
+	}
+	if (ret->n == 0) {
+		vi_err(err, "no public keys (*.pub) in %s", dir);
+		r = -ENOENT;
+	}
+out:
+	for (unsigned i = 0; i < count; i++)
+		free(names[i]);
+	closedir(d);
+	if (r < 0)
+		ret->n = 0;
+	return r;
+}
+
+int vi_manifest_verify(const struct vi_keyset *keys, const char *man, size_t man_len,
+		       const char *sig, size_t sig_len, uint64_t min_version,
+		       struct vi_manifest *ret, unsigned *ret_key, struct verity_err *err)
+{
+	struct minisign_sig s;
+	struct vi_manifest m;
+	char id[17], why[sizeof(err->msg)];
+	unsigned k;
+	int r;
+
+	r = minisign_sig_parse(sig, sig_len, &s, err);
+	if (r < 0) {
+		snprintf(why, sizeof(why), "%s", err->msg);
+		return vi_err(err, "manifest signature: %s", why);
+	}
+	for (k = 0; k < keys->n; k++)
+		if (memcmp(keys->key[k].key_id, s.key_id, sizeof(s.key_id)) == 0)
+			break;
+	minisign_key_id_format(s.key_id, id);
+	if (k == keys->n) {
+		vi_err(err, "manifest signed by key %s, which is not in the initramfs", id);
+		return -ENOKEY;
+	}
+	/* The size cap is the manifest's: a huge "manifest" is not even hashed. */
+	if (man_len > VI_MANIFEST_MAX) {
+		vi_err(err, "manifest larger than %u bytes", VI_MANIFEST_MAX);
+		return -E2BIG;
+	}
+	r = minisign_verify(&keys->key[k], &s, (const uint8_t *)man, man_len, false, err);
+	if (r < 0) {
+		snprintf(why, sizeof(why), "%s", err->msg);
+		vi_err(err, "manifest signature (key %s): %s", id, why);
+		return r;
+	}
+	r = vi_manifest_parse(man, man_len, &m, err);
+	if (r < 0)
+		return r;
+	if (m.version < min_version) {
+		vi_err(err, "manifest version %llu is below the minimum %llu (rollback refused)",
+		       (unsigned long long)m.version, (unsigned long long)min_version);
+		return -ESTALE;
+	}
+	*ret = m;
+	*ret_key = k;
+	return 0;
+}
+
+/* Wait for one device, read up to cap bytes at off (fewer if the device ends first). */
+static int read_device(const char *spec, uint64_t off, char *buf, size_t cap, size_t *ret_len,
+		       unsigned timeout_ms, uint64_t *wait_ms, struct verity_err *err)
+{
+	struct vi_dev d = { .spec = spec, .fd = -1 };
+	uint64_t t0 = now_ms();
+	size_t len = 0;
+	ssize_t n;
+	int r;
+
+	r = vi_devs_wait(&d, 1, timeout_ms, err);
+	*wait_ms += now_ms() - t0;
+	if (r < 0)
+		return r;
+	if (off > d.size) {
+		r = vi_err(err, "%s: offset %llu is beyond its end", d.name, (unsigned long long)off);
+		goto out;
+	}
+	if (cap > d.size - off)
+		cap = (size_t)(d.size - off);
+	while (len < cap) {
+		n = pread(d.fd, buf + len, cap - len, (off_t)(off + len));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = n < 0 ? -errno : -EIO;
+			vi_err(err, "%s: read failed: %s", d.name, strerror(-r));
+			goto out;
+		}
+		len += (size_t)n;
+	}
+	*ret_len = len;
+	r = 0;
+out:
+	vi_devs_close(&d, 1);
+	return r;
+}
+
+/* The root's hash device as the command line wrote it, or its data device. */
+static const char *hash_spec(const struct vi_target *t)
+{
+	return t->hash.spec[0] ? t->hash.spec : t->data.spec;
+}
+
+/* Bundle offset on the hash device: the tree geometry from its superblock. The superblock is
+ * not trusted here: it only says where to look; the manifest then has to verify, and the
+ * superblock is cross-checked against it during setup. */
+static int region_offset(const struct vi_target *t, unsigned timeout_ms, uint64_t *wait_ms,
+			 uint64_t *ret, struct verity_err *err)
+{
+	uint8_t sb[VERITY_SB_SIZE];
+	struct verity_params p;
+	size_t n = 0;
+	int r;
+
+	if (!t->superblock || t->params.no_superblock)
+		return vi_err(err, "a manifest after the hash tree needs a superblock to find it");
+	r = read_device(hash_spec(t), t->params.hash_offset, (char *)sb, sizeof(sb), &n,
+			timeout_ms, wait_ms, err);
+	if (r < 0)
+		return r;
+	if (n != sizeof(sb))
+		return vi_err(err, "hash device too small for a superblock");
+	memset(&p, 0, sizeof(p));
+	p.hash_offset = t->params.hash_offset;
+	r = verity_sb_decode(sb, &p, err);
+	if (r < 0)
+		return r;
+	return vi_bundle_offset(&p, ret, err);
+}
+
+static bool is_file_location(const char *loc)
+{
+	return loc[0] == '/' && strncmp(loc, "/dev/", 5) != 0;
+}
+
+static int manifest_step(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
+			 struct vi_trust_result *res, struct verity_err *err)
+{
+	static char buf[VI_BUNDLE_MAX];
+	static char sigbuf[MINISIGN_MAX_FILE];
+	static struct vi_keyset keys;
+	struct vi_target *t = &cfg->root;
+	const char *loc = cfg->manifest;
+	const char *man, *sig;
+	size_t man_len = 0, sig_len = 0, len = 0, sig_off = 0;
+	struct vi_manifest m;
+	unsigned k = 0;
+	char path[VI_MAX_PATH + 16], sloc[96];
+	int r;
+
+	vi_sanitize(loc, strlen(loc), sloc, sizeof(sloc));
+	r = vi_keys_load(ctx->rootfd, VI_KEYS_DIR, &keys, err);
+	if (r < 0)
+		return r;
+	if (is_file_location(loc)) {
+		r = read_file(ctx->rootfd, loc, buf, VI_MANIFEST_MAX, &man_len, "manifest", err);
+		if (r < 0)
+			return r;
+		if (snprintf(path, sizeof(path), "%s.minisig", loc) >= (int)sizeof(path))
+			return vi_err(err, "manifest path too long");
+		r = read_file(ctx->rootfd, path, sigbuf, sizeof(sigbuf), &sig_len,
+			      "manifest signature", err);
+		if (r < 0)
+			return r;
+		man = buf;
+		sig = sigbuf;
+		snprintf(res->source, sizeof(res->source), "%s", sloc);
+	} else {
+		uint64_t off = 0;
+		bool region = t->data.spec[0] && vi_manifest_devspec_eq(loc, hash_spec(t));
+
+		if (region) {
+			r = region_offset(t, ctx->timeout_ms, &res->wait_ms, &off, err);
+			if (r < 0)
+				return r;
+		}
+		r = read_device(loc, off, buf, sizeof(buf), &len, ctx->timeout_ms, &res->wait_ms,
+				err);
+		if (r < 0)
+			return r;
+		r = vi_bundle_split(buf, len, &man_len, &sig_off, &sig_len, err);
+		if (r < 0)
+			return r == -ENODATA ? -ENOENT : r;
+		man = buf;
+		sig = buf + sig_off;
+		snprintf(res->source, sizeof(res->source), "%s (%s)", sloc,
+			 region ? "after the hash tree" : "bundle");
+	}
+	r = vi_manifest_verify(&keys, man, man_len, sig, sig_len, ctx->min_version, &m, &k, err);
+	if (r < 0)
+		return r;
+	r = vi_manifest_apply(&m, t, err);
+	if (r < 0)
+		return r;
+	res->manifest = true;
+	res->version = m.version;
+	minisign_key_id_format(keys.key[k].key_id, res->key_id);
+	snprintf(res->key_file, sizeof(res->key_file), "%s", keys.file[k]);
+	return 0;
+}
+
+static int signature_step(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
+			  struct vi_trust_result *res, struct verity_err *err)
+{
+	static char buf[VI_DPS_SIG_MAX];
+	static struct vi_dps_sig dps;
+	struct vi_target *t = &cfg->root;
+	const char *loc = t->sig_path;
+	const uint8_t *sig;
+	char desc[VI_MAX_PATH];
+	size_t len = 0;
+	int32_t serial;
+	int r;
+
+	if (t->root_hash_len == 0)
+		return vi_err(err, "a root-hash signature needs a root hash");
+	if (is_file_location(loc)) {
+		r = read_file(ctx->rootfd, loc, buf, VI_P7S_MAX, &len, "root hash signature", err);
+		if (r < 0)
+			return r;
+		r = vi_p7s_check((const uint8_t *)buf, len, err);
+		if (r < 0)
+			return r;
+		sig = (const uint8_t *)buf;
+	} else {
+		r = read_device(loc, 0, buf, sizeof(buf), &len, ctx->timeout_ms, &res->wait_ms, err);
+		if (r < 0)
+			return r;
+		r = vi_dps_sig_parse(buf, len, &dps, err);
+		if (r < 0)
+			return r;
+		if (dps.root_hash_len != t->root_hash_len ||
+		    memcmp(dps.root_hash, t->root_hash, t->root_hash_len) != 0) {
+			vi_err(err, "the signature partition is for another root hash");
+			return -EPERM;
+		}
+		sig = dps.sig;
+		len = dps.sig_len;
+	}
+	r = vi_keyring_desc(t->name, desc, sizeof(desc));
+	if (r < 0)
+		return vi_err(err, "mapping name too long for a key description");
+	serial = vi_keyring_add(desc, sig, len, err);
+	if (serial < 0)
+		return serial;
+	snprintf(t->sig_key_desc, sizeof(t->sig_key_desc), "%s", desc);
+	res->kernel_sig = true;
+	res->key_serial = serial;
+	res->sig_len = len;
+	return 0;
+}
+
+int vi_trust_setup(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
+		   struct vi_trust_result *res, struct verity_err *err)
+{
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	if (cfg->manifest[0]) {
+		r = manifest_step(cfg, ctx, res, err);
+		if (r < 0) {
+			char why[sizeof(err->msg)];
+
+			snprintf(why, sizeof(why), "%s", err->msg);
+			vi_err(err, "signed manifest refused: %s", why);
+			return r;
+		}
+	}
+	if (cfg->root.enabled && cfg->root.sig_path[0]) {
+		r = signature_step(cfg, ctx, res, err);
+		if (r < 0) {
+			char why[sizeof(err->msg)];
+
+			snprintf(why, sizeof(why), "%s", err->msg);
+			vi_err(err, "root hash signature: %s", why);
+			return r;
+		}
+	}
+	if (cfg->require_signature && cfg->root.enabled && !res->manifest && !res->kernel_sig &&
+	    !cfg->root.sig_key_desc[0]) {
+		vi_err(err, "a signed root hash is required but none was given");
+		return -EPERM;
+	}
+	return 0;
+}
+
+void vi_trust_release(struct vi_trust_result *res)
+{
+	if (res->kernel_sig && res->key_serial > 0)
+		vi_keyring_remove(res->key_serial);
+	res->kernel_sig = false;
+	res->key_serial = 0;
+}

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The agent's signature step on a fake initramfs tree (a temporary directory as rootfd):
+ * keys in /etc/verity-init/keys, a manifest + .minisig made by the minisign tool (the vectors
+ * of test_minisign.c), the real command-line parser in front. Device locations need block
+ * devices and are covered by the VM tests (tests/vm/sign_*_test.sh). */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <linux/keyctl.h>
+
+#include "config.h"
+#include "hex.h"
+#include "trust.h"
+
+static const char PUB[] =
+	"untrusted comment: minisign public key B69F29EA89A6E4A4\n"
+	"RWSk5KaJ6imftpKcZppgAyOWpZOSxIa/ygKDAvcD07fdwkL8GzeQee7o\n";
+
+static const char PUB2[] =
+	"untrusted comment: minisign public key 4D180D24B34BE6B4\n"
+	"RWS05kuzJA0YTWOsZ1Ux+3XXeBsNMTWcd6Im6D57qRXM5r1et7eDcsCG\n";
+
+#define ROOT "4e8b1bc8e0cf6bce2c1b4a58f1b1fe3a4ec2e4a97e2b5f1d1f0e4b0a5e9d2c11"
+
+static const char MAN[] =
+	"verity-manifest 1\n"
+	"version 7\n"
+	"root-hash " ROOT "\n"
+	"hash-algorithm sha256\n"
+	"format 1\n"
+	"data-block-size 4096\n"
+	"hash-block-size 4096\n"
+	"data-blocks 4096\n"
+	"hash-offset 16777216\n"
+	"salt 0011223344556677\n"
+	"superblock yes\n"
+	"data-device PARTUUID=6e8a3b8c-5d0e-4e34-9d1e-8d3a0c4b7f21\n";
+
+static const char SIG[] =
+	"untrusted comment: signature from minisign secret key\n"
+	"RUSk5KaJ6imftiZvaBENSuLXCvO5w5/YNpsSBWAoXvoZ408QuNotdU8RP8byNtCh89kooFYTVX2IbyKK1tCD+jHo3pWOySb/XA0=\n"
+	"trusted comment: verity-init test vector\n"
+	"dmte8R7/Tlme8/pTp0AhzpQYtAK5bPj2xcrMPGwx8Dqhu/YLKuyY5Irm/OrllYFOZ5HqAJB17XKEfguJtTPsCg==\n";
+
+static const char SIG_K2[] =
+	"untrusted comment: signature from minisign secret key\n"
+	"RUS05kuzJA0YTbqc2kiHsW/JJ/N6+butALdlTb23B3WJ3RDLWWhntSUoDO+a1BjVzRQBkR5+XeK6qZwY1e8mWP4q3KggM5v5Rgc=\n"
+	"trusted comment: other key\n"
+	"J8OesQyVifZ+s5jQ506t9PP9P8XQABChzyQ+SaZg0fxZRDUBBtswOzjV8sFdEXvjTbYo5dz3tlq2pt7U6a9qAA==\n";
+
+struct tree {
+	char dir[64];
+	int fd;
+};
+
+static void put(struct tree *t, const char *path, const char *content, size_t len)
+{
+	char full[256];
+	int fd;
+
+	snprintf(full, sizeof(full), "%s/%s", t->dir, path);
+	fd = open(full, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, content, len), (ssize_t)len);
+	close(fd);
+}
+
+static int setup(void **state)
+{
+	struct tree *t = calloc(1, sizeof(*t));
+	char p[128];
+
+	assert_non_null(t);
+	snprintf(t->dir, sizeof(t->dir), "/tmp/test_trust.XXXXXX");
+	assert_non_null(mkdtemp(t->dir));
+	snprintf(p, sizeof(p), "%s/etc", t->dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/etc/verity-init", t->dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/etc/verity-init/keys", t->dir);
+	mkdir(p, 0755);
+	t->fd = open(t->dir, O_RDONLY | O_DIRECTORY);
+	assert_true(t->fd >= 0);
+	put(t, "etc/verity-init/keys/release.pub", PUB, sizeof(PUB) - 1);
+	put(t, "etc/verity-init/manifest", MAN, sizeof(MAN) - 1);
+	put(t, "etc/verity-init/manifest.minisig", SIG, sizeof(SIG) - 1);
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct tree *t = *state;
+	char cmd[128];
+
+	close(t->fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
+	assert_int_equal(system(cmd), 0);
+	free(t);
+	return 0;
+}
+
+static void parse(struct vi_config *cfg, const char *cmdline)
+{
+	struct verity_err err = { "" };
+
+	vi_config_init(cfg);
+	if (vi_cmdline_parse(cmdline, cfg, &err) < 0)
+		fail_msg("cmdline refused: %s", err.msg);
+}
+
+static int run(struct tree *t, struct vi_config *cfg, uint64_t min_version,
+	       struct vi_trust_result *res, struct verity_err *err)
+{
+	struct vi_trust_ctx ctx = { .rootfd = t->fd, .min_version = min_version, .timeout_ms = 0 };
+
+	return vi_trust_setup(cfg, &ctx, res, err);
+}
+
+static void test_keys_load(void **state)
+{
+	struct tree *t = *state;
+	struct vi_keyset ks;
+	struct verity_err err = { "" };
+
+	assert_int_equal(vi_keys_load(t->fd, VI_KEYS_DIR, &ks, &err), 0);
+	assert_int_equal(ks.n, 1);
+	assert_string_equal(ks.file[0], "release.pub");
+	/* a second key, a non-.pub file ignored, name order */
+	put(t, "etc/verity-init/keys/a-old.pub", PUB2, sizeof(PUB2) - 1);
+	put(t, "etc/verity-init/keys/README", "x", 1);
+	assert_int_equal(vi_keys_load(t->fd, VI_KEYS_DIR, &ks, &err), 0);
+	assert_int_equal(ks.n, 2);
+	assert_string_equal(ks.file[0], "a-old.pub");
+	/* a malformed key file is an error, not skipped */
+	put(t, "etc/verity-init/keys/broken.pub", "garbage\n", 8);
+	assert_int_equal(vi_keys_load(t->fd, VI_KEYS_DIR, &ks, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "broken.pub"));
+	assert_int_equal(vi_keys_load(t->fd, "/etc/nothing", &ks, &err), -ENOENT);
+}
+
+static void test_manifest_from_initramfs(void **state)
+{
+	struct tree *t = *state;
+	struct vi_config cfg;
+	struct vi_trust_result res;
+	struct verity_err err = { "" };
+	uint8_t root[32];
+
+	/* the command line names only the manifest: everything else comes from it */
+	parse(&cfg, "verity.manifest=/etc/verity-init/manifest root=/dev/mapper/root");
+	assert_true(cfg.root.enabled);
+	assert_int_equal(cfg.root.root_hash_len, 0);
+	assert_int_equal(run(t, &cfg, 7, &res, &err), 0);
+	assert_true(res.manifest);
+	assert_int_equal(res.version, 7);
+	assert_string_equal(res.key_id, "B69F29EA89A6E4A4");
+	assert_string_equal(res.key_file, "release.pub");
+	assert_string_equal(res.source, "/etc/verity-init/manifest");
+	assert_int_equal(hex_decode_exact(ROOT, root, 32), 0);
+	assert_int_equal(cfg.root.root_hash_len, 32);
+	assert_memory_equal(cfg.root.root_hash, root, 32);
+	assert_string_equal(cfg.root.data.spec, "PARTUUID=6e8a3b8c-5d0e-4e34-9d1e-8d3a0c4b7f21");
+	assert_int_equal(cfg.root.params.hash_offset, 16777216);
+	assert_int_equal(cfg.root.params.data_blocks, 4096);
+}
+
+static void test_refusals(void **state)
+{
+	struct tree *t = *state;
+	struct vi_config cfg;
+	struct vi_trust_result res;
+	struct verity_err err = { "" };
+	char tampered[sizeof(MAN)];
+
+	/* rollback */
+	parse(&cfg, "verity.manifest=/etc/verity-init/manifest");
+	assert_int_equal(run(t, &cfg, 8, &res, &err), -ESTALE);
+	assert_string_equal(err.msg, "signed manifest refused: manifest version 7 is below the "
+				     "minimum 8 (rollback refused)");
+	assert_int_equal(cfg.root.root_hash_len, 0);     /* nothing merged */
+
+	/* contradicting command line */
+	parse(&cfg, "verity.manifest=/etc/verity-init/manifest verity.options=data-blocks=100");
+	assert_int_equal(run(t, &cfg, 0, &res, &err), -EPERM);
+	assert_string_equal(err.msg, "signed manifest refused: command line data-blocks= "
+				     "contradicts the signed manifest");
+	parse(&cfg, "verity.manifest=/etc/verity-init/manifest verity.roothash=" ROOT
+		    " verity.data=/dev/vdb");
+	assert_int_equal(run(t, &cfg, 0, &res, &err), -EPERM);
+
+	/* tampered manifest: data-blocks 4096 -> 4095 */
+	memcpy(tampered, MAN, sizeof(MAN));
+	*strstr(tampered, "blocks 4096") = 'B';
+	memcpy(strstr(tampered, "Blocks 4096"), "blocks 4095", 11);
+	put(t, "etc/verity-init/manifest", tampered, sizeof(MAN) - 1);
+	parse(&cfg, "verity.manifest=/etc/verity-init/manifest");
+	assert_int_equal(run(t, &cfg, 0, &res, &err), -EBADMSG);
+	assert_string_equal(err.msg, "signed manifest refused: manifest signature (key "
+				     "B69F29EA89A6E4A4): signature does not verify");
+	put(t, "etc/verity-init/manifest", MAN, sizeof(MAN) - 1);
+
+	/* signed by a key the initramfs does not have */
+	put(t, "etc/verity-init/manifest.minisig", SIG_K2, sizeof(SIG_K2) - 1);
+	assert_int_equal(run(t, &cfg, 0, &res, &err), -ENOKEY);
+	assert_string_equal(err.msg, "signed manifest refused: manifest signed by key "
+				     "4D180D24B34BE6B4, which is not in the initramfs");
+	/* ... which verifies once that key is installed */
+	put(t, "etc/verity-init/keys/k2.pub", PUB2, sizeof(PUB2) - 1);
+	assert_int_equal(run(t, &cfg, 0, &res, &err), 0);
+	assert_string_equal(res.key_file, "k2.pub");
+	put(t, "etc/verity-init/manifest.minisig", SIG, sizeof(SIG) - 1);
+
+	/* missing signature file */
+	parse(&cfg, "verity.manifest=/etc/verity-init/manifest");
+	{
+		char p[160];
+
+		snprintf(p, sizeof(p), "%s/etc/verity-init/manifest.minisig", t->dir);
+		assert_int_equal(unlink(p), 0);
+	}
+	assert_int_equal(run(t, &cfg, 0, &res, &err), -ENOENT);
+	put(t, "etc/verity-init/manifest.minisig", SIG, sizeof(SIG) - 1);
+
+	/* no keys in the initramfs */
+	{
+		char p[160];
+
+		snprintf(p, sizeof(p), "%s/etc/verity-init/keys/release.pub", t->dir);
+		assert_int_equal(unlink(p), 0);
+		snprintf(p, sizeof(p), "%s/etc/verity-init/keys/k2.pub", t->dir);
+		assert_int_equal(unlink(p), 0);
+	}
+	assert_int_equal(run(t, &cfg, 0, &res, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "no public keys"));
+}
+
+static void test_required_signature_missing(void **state)
+{
+	struct tree *t = *state;
+	struct vi_config cfg;
+	struct vi_trust_result res;
+	struct verity_err err = { "" };
+
+	/* the policy raised require_signature after parsing; the command line has a bare hash */
+	parse(&cfg, "verity.roothash=" ROOT " verity.data=/dev/vda verity.hash=/dev/vdb");
+	cfg.require_signature = true;
+	assert_int_equal(run(t, &cfg, 0, &res, &err), -EPERM);
+	assert_string_equal(err.msg, "a signed root hash is required but none was given");
+	/* without the requirement there is nothing to do */
+	cfg.require_signature = false;
+	assert_int_equal(run(t, &cfg, 0, &res, &err), 0);
+	assert_false(res.manifest);
+	assert_false(res.kernel_sig);
+}
+
+static void test_p7s_into_keyring(void **state)
+{
+	struct tree *t = *state;
+	struct vi_config cfg;
+	struct vi_trust_result res;
+	struct verity_err err = { "" };
+	static const char p7s[] = { 0x30, 0x03, 0x02, 0x01, 0x01 };
+	long found;
+	int r;
+
+	put(t, "etc/verity-init/roothash.p7s", p7s, sizeof(p7s));
+	parse(&cfg, "verity.roothash=" ROOT " verity.data=/dev/vda verity.hash=/dev/vdb "
+		    "verity.sig=/etc/verity-init/roothash.p7s verity.name=sigtest");
+	r = run(t, &cfg, 0, &res, &err);
+	if (r == -ENOSYS || r == -EACCES)
+		skip();
+	assert_int_equal(r, 0);
+	assert_true(res.kernel_sig);
+	assert_string_equal(cfg.root.sig_key_desc, "verity-init:sigtest");
+	found = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, "user",
+			"verity-init:sigtest", 0);
+	assert_int_equal(found, res.key_serial);
+	vi_trust_release(&res);
+	found = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, "user",
+			"verity-init:sigtest", 0);
+	assert_true(found < 0);
+	/* a PEM file is refused before the kernel sees it */
+	put(t, "etc/verity-init/roothash.p7s", "-----BEGIN PKCS7-----\n", 22);
+	parse(&cfg, "verity.roothash=" ROOT " verity.data=/dev/vda verity.hash=/dev/vdb "
+		    "verity.sig=/etc/verity-init/roothash.p7s");
+	assert_int_equal(run(t, &cfg, 0, &res, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "not DER"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_keys_load, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_manifest_from_initramfs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_required_signature_missing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_p7s_into_keyring, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
