@@ -23,7 +23,7 @@
 
 #include "devices.h"
 
-enum tag_kind { TAG_PATH, TAG_UUID, TAG_PARTUUID, TAG_LABEL, TAG_PARTLABEL, TAG_INVALID };
+enum tag_kind { TAG_PATH, TAG_MAJMIN, TAG_UUID, TAG_PARTUUID, TAG_LABEL, TAG_PARTLABEL, TAG_INVALID };
 
 static const struct {
 	const char *prefix;
@@ -37,11 +37,30 @@ static const struct {
 	{ "PARTLABEL=", TAG_PARTLABEL, "PART_ENTRY_NAME", false },
 };
 
+/* "MAJ:MIN" in decimal, as dm-mod.create= tables name devices. */
+static bool parse_majmin(const char *s, dev_t *ret)
+{
+	unsigned maj, min;
+	int end = 0;
+
+	if (s[0] < '0' || s[0] > '9' || sscanf(s, "%u:%u%n", &maj, &min, &end) != 2 || s[end] ||
+	    maj > 4095 || min > 1048575)
+		return false;
+	*ret = makedev(maj, min);
+	return true;
+}
+
 static enum tag_kind spec_kind(const char *spec, const char **ret_value, unsigned *ret_idx)
 {
+	dev_t devno;
+
 	if (!strncmp(spec, "/dev/", 5) && spec[5]) {
 		*ret_value = spec;
 		return TAG_PATH;
+	}
+	if (parse_majmin(spec, &devno)) {
+		*ret_value = spec;
+		return TAG_MAJMIN;
 	}
 	for (unsigned i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
 		size_t l = strlen(tags[i].prefix);
@@ -133,6 +152,39 @@ static int read_small(int dirfd, const char *path, char *buf, size_t size)
 		return -EIO;
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* The kernel name of MAJ:MIN from /sys/dev/block/MAJ:MIN/uevent (DEVNAME=). -ENOENT while
+ * the device does not exist. */
+static int majmin_name(dev_t devno, char *out, size_t out_size)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", major(devno), minor(devno));
+	if (read_small(AT_FDCWD, path, buf, sizeof(buf)) < 0)
+		return -ENOENT;
+	/* read_small kept the first line only; re-read the whole file */
+	{
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n;
+
+		if (fd < 0)
+			return -ENOENT;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return -ENOENT;
+		buf[n] = '\0';
+	}
+	p = strstr(buf, "DEVNAME=");
+	if (!p)
+		return -ENOENT;
+	p += 8;
+	p[strcspn(p, "\n")] = '\0';
+	if (!*p || strlen(p) >= out_size || strstr(p, ".."))
+		return -EINVAL;
+	snprintf(out, out_size, "%s", p);
 	return 0;
 }
 
@@ -262,6 +314,27 @@ int vi_devs_scan(struct vi_dev *devs, unsigned n, struct verity_err *err)
 		if (kind == TAG_INVALID) {
 			set_err(err, "invalid device specification \"%.100s\"", d->spec);
 			return -EINVAL;
+		}
+		if (kind == TAG_MAJMIN) {
+			char kname[VI_DEV_NAME_MAX];
+			dev_t devno = 0;
+
+			parse_majmin(value, &devno);
+			r = majmin_name(devno, kname, sizeof(kname));
+			if (r == -ENOENT) {
+				if (!missing++)
+					set_err(&first_missing, "device %.150s not found", d->spec);
+				continue;
+			}
+			if (r < 0) {
+				set_err(err, "device %.100s has an unusable kernel name", d->spec);
+				return r;
+			}
+			snprintf(node, sizeof(node), "/dev/%s", kname);
+			r = open_dev(d, node, devno, kname, err);
+			if (r < 0)
+				return r == -ENOENT ? -EINVAL : r;
+			continue;
 		}
 		if (kind == TAG_PATH) {
 			r = open_dev(d, value, 0, NULL, err);

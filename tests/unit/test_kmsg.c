@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* lib/kmsg.c: one record per line, control characters neutralized, long messages cut visibly. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "kmsg.h"
+
+static void test_format(void **state)
+{
+	char out[128];
+	size_t n;
+
+	(void)state;
+	n = kmsg_format(out, sizeof(out), KMSG_ERR, 1, "root: preflight failed");
+	assert_string_equal(out, "<3>verity-init[1]: root: preflight failed\n");
+	assert_int_equal(n, strlen(out));
+	/* a label from a disk cannot start a second record or carry escapes */
+	kmsg_format(out, sizeof(out), KMSG_INFO, 42, "label=x\n<0>forged\x1b[2J");
+	assert_string_equal(out, "<6>verity-init[42]: label=x?<0>forged?[2J\n");
+	/* out of range priority becomes ERR */
+	kmsg_format(out, sizeof(out), 99, 1, "m");
+	assert_string_equal(out, "<3>verity-init[1]: m\n");
+}
+
+static void test_cut(void **state)
+{
+	char out[32], msg[100];
+
+	(void)state;
+	memset(msg, 'a', sizeof(msg) - 1);
+	msg[sizeof(msg) - 1] = '\0';
+	kmsg_format(out, sizeof(out), KMSG_INFO, 1, msg);
+	assert_int_equal(strlen(out), sizeof(out) - 1);
+	assert_string_equal(out + strlen(out) - 4, "...\n");
+	assert_int_equal(kmsg_format(out, 8, KMSG_INFO, 1, "x"), 0);
+}
+
+/* Without /dev/kmsg the record goes to the fallback fd, without the <prio> prefix. */
+static void test_fallback(void **state)
+{
+	struct kmsg k = KMSG_INIT;
+	char buf[256] = "";
+	int p[2];
+	ssize_t n;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	k.fallback_fd = p[1];
+	k.pid = 7;
+	kmsg_log(&k, KMSG_ERR, "value %d", 5);
+	kmsg_log(&k, KMSG_DEBUG, "dropped"); /* above max_prio */
+	close(p[1]);
+	n = read(p[0], buf, sizeof(buf) - 1);
+	close(p[0]);
+	assert_true(n > 0);
+	assert_string_equal(buf, "verity-init[7]: value 5\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_cut),
+		cmocka_unit_test(test_fallback),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
