@@ -518,7 +518,7 @@ static int root_hash(struct vi_target *t, const struct slotval *s, struct verity
 	if (r == -ENOBUFS)
 		return slot_fail(s, err, "longer than any supported digest (64 bytes)");
 	if (r < 0)
-		return slot_fail(s, err, "not an even number of hex digits");
+		return slot_fail(s, err, "not hex (an even number of digits 0-9, a-f)");
 	if (!digest_len_known(len))
 		return slot_fail(s, err, "length is not a digest size (20, 28, 32, 48 or 64 bytes)");
 	t->root_hash_len = (unsigned)len;

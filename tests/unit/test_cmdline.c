@@ -442,7 +442,8 @@ static void test_rejections(void **state)
 	bad("systemd.verity=maybe", "boolean");
 	bad("verity.require_signature=2", "boolean");
 	bad("roothash=\"" H "\t\"", "control characters");
-	bad("roothash=xyz" H, "hex");
+	bad("roothash=xyz" H, "not hex");
+	bad("roothash=zz", "not hex");
 	bad("roothash=" H "0", "hex");
 	bad("roothash=" H "00", "digest size");
 	bad("roothash=" H H "00", "longer than any supported digest");
