@@ -16,7 +16,7 @@
 
 static uint64_t div_up(uint64_t a, uint64_t b)
 {
-	return a / b + (a % b ? 1 : 0);
+	return a / b + ((a % b) ? 1 : 0);
 }
 
 static void check_geometry(const struct verity_params *p)
