@@ -50,9 +50,11 @@ struct vi_trust_result {
 	char key_id[17];
 	char key_file[64];
 	char source[VI_MAX_PATH];  /* where the manifest came from, e.g. "PARTLABEL=x (bundle)" */
-	bool kernel_sig;           /* a PKCS#7 signature is in the keyring for the kernel */
-	int32_t key_serial;
-	size_t sig_len;
+	struct vi_trust_sig {      /* a PKCS#7 signature in the keyring for the kernel */
+		int32_t serial;    /* > 0: present */
+		size_t len;
+	} root_sig, recovery_sig;
+	bool recovery_dropped;     /* signatures required, recovery root unsigned: disabled */
 	uint64_t wait_ms;          /* spent waiting for devices */
 };
 
@@ -69,12 +71,14 @@ int vi_manifest_verify(const struct vi_keyset *keys, const char *man, size_t man
 		       const char *sig, size_t sig_len, uint64_t min_version,
 		       struct vi_manifest *ret, unsigned *ret_key, struct verity_err *err);
 
-/* The whole step for cfg->root (see above). Nothing to do (no manifest, no signature): 0. */
+/* The whole step for cfg->root (see above), plus a recovery root's own root-hash signature;
+ * with signatures required, an unsigned recovery root is disabled (res->recovery_dropped).
+ * Nothing to do (no manifest, no signature): 0. */
 int vi_trust_setup(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 		   struct vi_trust_result *res, struct verity_err *err);
 
-/* After the table is loaded: drop the signature key from the keyring (the kernel has its own
- * copy). Safe to call when there is none. */
+/* After the tables are loaded: drop the signature keys from the keyring (the kernel keeps its
+ * own copy). Safe to call when there is none, and more than once. */
 void vi_trust_release(struct vi_trust_result *res);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sodium.h>
@@ -114,6 +115,20 @@ void minisign_key_id_format(const uint8_t key_id[MINISIGN_KEYID_LEN], char out[1
 	out[16] = '\0';
 }
 
+#ifdef VERITY_STATIC
+/* Size: libsodium's own sodium_misuse() lives in core.o next to sodium_init(), which references
+ * every implementation the library has (Argon2, ChaCha20, Salsa20, Poly1305, ...); a single
+ * call to it from BLAKE2b or the base64 codec would link all of them into the static agent
+ * (about 160 KB). It is only ever called on API misuse (a programming error), and does what
+ * libsodium's does without a handler: abort. The agent never calls sodium_init(): see the
+ * header. A link error "multiple definition of sodium_misuse" means something in the static
+ * agent now pulls core.o after all. */
+void sodium_misuse(void)
+{
+	abort();
+}
+#endif
+
 int minisign_pubkey_parse(const char *buf, size_t len, struct minisign_pubkey *ret,
 			  struct verity_err *err)
 {
@@ -189,12 +204,12 @@ int minisign_sig_parse(const char *buf, size_t len, struct minisign_sig *ret,
 int minisign_verify(const struct minisign_pubkey *pk, const struct minisign_sig *sig,
 		    const uint8_t *msg, size_t msg_len, bool allow_legacy, struct verity_err *err)
 {
-	uint8_t prehash[crypto_generichash_BYTES_MAX];
+	uint8_t prehash[crypto_generichash_blake2b_BYTES_MAX];
 	uint8_t global[MINISIGN_SIG_LEN + MINISIGN_COMMENT_MAX];
 	char want[17], got[17];
 	int r;
 
-	if (sodium_memcmp(pk->key_id, sig->key_id, MINISIGN_KEYID_LEN) != 0) {
+	if (memcmp(pk->key_id, sig->key_id, MINISIGN_KEYID_LEN) != 0) {   /* public data */
 		minisign_key_id_format(sig->key_id, got);
 		minisign_key_id_format(pk->key_id, want);
 		vi_err(err, "signature made by key %s, not by key %s", got, want);
@@ -206,10 +221,10 @@ int minisign_verify(const struct minisign_pubkey *pk, const struct minisign_sig 
 	}
 	if (sig->prehashed) {
 		/* unkeyed BLAKE2b-512, as minisign's message_load_hashed() */
-		crypto_generichash(prehash, sizeof(prehash), msg, msg_len, NULL, 0);
-		r = crypto_sign_verify_detached(sig->sig, prehash, sizeof(prehash), pk->pk);
+		crypto_generichash_blake2b(prehash, sizeof(prehash), msg, msg_len, NULL, 0);
+		r = crypto_sign_ed25519_verify_detached(sig->sig, prehash, sizeof(prehash), pk->pk);
 	} else {
-		r = crypto_sign_verify_detached(sig->sig, msg, msg_len, pk->pk);
+		r = crypto_sign_ed25519_verify_detached(sig->sig, msg, msg_len, pk->pk);
 	}
 	if (r != 0) {
 		vi_err(err, "signature does not verify");
@@ -219,7 +234,7 @@ int minisign_verify(const struct minisign_pubkey *pk, const struct minisign_sig 
 		return vi_err(err, "trusted comment too long");
 	memcpy(global, sig->sig, MINISIGN_SIG_LEN);
 	memcpy(global + MINISIGN_SIG_LEN, sig->trusted_comment, sig->trusted_comment_len);
-	if (crypto_sign_verify_detached(sig->global_sig, global,
+	if (crypto_sign_ed25519_verify_detached(sig->global_sig, global,
 					MINISIGN_SIG_LEN + sig->trusted_comment_len, pk->pk) != 0) {
 		vi_err(err, "trusted comment signature does not verify");
 		return -EBADMSG;
@@ -233,7 +248,7 @@ int minisign_seckey_parse(const char *buf, size_t len, struct minisign_seckey *r
 	static const uint8_t zero_chk[32];
 	struct lines l = { buf, len, 0 };
 	uint8_t blob[SK_BLOB_LEN];
-	uint8_t pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
+	uint8_t pk[crypto_sign_ed25519_PUBLICKEYBYTES], sk[crypto_sign_ed25519_SECRETKEYBYTES];
 	uint8_t chk[32];
 	crypto_generichash_state hs;
 	int r;
@@ -277,7 +292,7 @@ int minisign_seckey_parse(const char *buf, size_t len, struct minisign_seckey *r
 		}
 	}
 	/* Either way, the public half stored in sk must be the one its seed derives. */
-	crypto_sign_seed_keypair(pk, sk, blob + SK_OFF_SK);
+	crypto_sign_ed25519_seed_keypair(pk, sk, blob + SK_OFF_SK);
 	if (sodium_memcmp(sk, blob + SK_OFF_SK, sizeof(sk)) != 0) {
 		r = vi_err(err, "secret key is inconsistent (public half does not match the seed)");
 		goto out;
@@ -325,7 +340,7 @@ int minisign_sign(const struct minisign_seckey *sk, const uint8_t *msg, size_t m
 		  const char *trusted_comment, const char *untrusted_comment,
 		  char *out, size_t out_size, size_t *ret_len, struct verity_err *err)
 {
-	uint8_t prehash[crypto_generichash_BYTES_MAX];
+	uint8_t prehash[crypto_generichash_blake2b_BYTES_MAX];
 	uint8_t blob[SIG_BLOB_LEN];
 	uint8_t global_msg[MINISIGN_SIG_LEN + MINISIGN_COMMENT_MAX];
 	uint8_t global_sig[MINISIGN_SIG_LEN];
@@ -337,18 +352,18 @@ int minisign_sign(const struct minisign_seckey *sk, const uint8_t *msg, size_t m
 	if (!trusted_comment || !comment_ok(trusted_comment) || !comment_ok(untrusted_comment))
 		return vi_err(err, "comments must be one line of at most %u bytes",
 			      MINISIGN_COMMENT_MAX);
+	/* Ed25519 signing is deterministic and needs no sodium_init() here; the program calls it
+	 * as libsodium asks (verity-init/image-sign.c). */
 	if (out_size == 0)
 		return -ENOBUFS;
-	if (sodium_init() < 0)
-		return vi_err(err, "libsodium initialisation failed");
 	tc_len = strlen(trusted_comment);
-	crypto_generichash(prehash, sizeof(prehash), msg, msg_len, NULL, 0);
+	crypto_generichash_blake2b(prehash, sizeof(prehash), msg, msg_len, NULL, 0);
 	memcpy(blob, "ED", 2);
 	memcpy(blob + 2, sk->key_id, MINISIGN_KEYID_LEN);
-	crypto_sign_detached(blob + 2 + MINISIGN_KEYID_LEN, NULL, prehash, sizeof(prehash), sk->sk);
+	crypto_sign_ed25519_detached(blob + 2 + MINISIGN_KEYID_LEN, NULL, prehash, sizeof(prehash), sk->sk);
 	memcpy(global_msg, blob + 2 + MINISIGN_KEYID_LEN, MINISIGN_SIG_LEN);
 	memcpy(global_msg + MINISIGN_SIG_LEN, trusted_comment, tc_len);
-	crypto_sign_detached(global_sig, NULL, global_msg, MINISIGN_SIG_LEN + tc_len, sk->sk);
+	crypto_sign_ed25519_detached(global_sig, NULL, global_msg, MINISIGN_SIG_LEN + tc_len, sk->sk);
 
 	out[0] = '\0';
 	if ((r = put(out, out_size, &pos, UNTRUSTED_PREFIX, strlen(UNTRUSTED_PREFIX))) < 0 ||

@@ -376,12 +376,11 @@ static int manifest_step(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 	return 0;
 }
 
-static int signature_step(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
-			  struct vi_trust_result *res, struct verity_err *err)
+static int signature_step(struct vi_target *t, const struct vi_trust_ctx *ctx,
+			  struct vi_trust_sig *res, uint64_t *wait_ms, struct verity_err *err)
 {
 	static char buf[VI_DPS_SIG_MAX];
 	static struct vi_dps_sig dps;
-	struct vi_target *t = &cfg->root;
 	const char *loc = t->sig_path;
 	const uint8_t *sig;
 	char desc[VI_MAX_PATH];
@@ -400,7 +399,7 @@ static int signature_step(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 			return r;
 		sig = (const uint8_t *)buf;
 	} else {
-		r = read_device(loc, 0, buf, sizeof(buf), &len, ctx->timeout_ms, &res->wait_ms, err);
+		r = read_device(loc, 0, buf, sizeof(buf), &len, ctx->timeout_ms, wait_ms, err);
 		if (r < 0)
 			return r;
 		r = vi_dps_sig_parse(buf, len, &dps, err);
@@ -421,10 +420,22 @@ static int signature_step(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 	if (serial < 0)
 		return serial;
 	snprintf(t->sig_key_desc, sizeof(t->sig_key_desc), "%s", desc);
-	res->kernel_sig = true;
-	res->key_serial = serial;
-	res->sig_len = len;
+	res->serial = serial;
+	res->len = len;
 	return 0;
+}
+
+static int target_signature(struct vi_target *t, const struct vi_trust_ctx *ctx,
+			    struct vi_trust_sig *res, uint64_t *wait_ms, struct verity_err *err)
+{
+	char why[sizeof(err->msg)];
+	int r = signature_step(t, ctx, res, wait_ms, err);
+
+	if (r < 0) {
+		snprintf(why, sizeof(why), "%s", err->msg);
+		vi_err(err, "%s root hash signature: %s", t->name, why);
+	}
+	return r;
 }
 
 int vi_trust_setup(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
@@ -444,27 +455,37 @@ int vi_trust_setup(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 		}
 	}
 	if (cfg->root.enabled && cfg->root.sig_path[0]) {
-		r = signature_step(cfg, ctx, res, err);
-		if (r < 0) {
-			char why[sizeof(err->msg)];
-
-			snprintf(why, sizeof(why), "%s", err->msg);
-			vi_err(err, "root hash signature: %s", why);
+		r = target_signature(&cfg->root, ctx, &res->root_sig, &res->wait_ms, err);
+		if (r < 0)
 			return r;
-		}
 	}
-	if (cfg->require_signature && cfg->root.enabled && !res->manifest && !res->kernel_sig &&
+	if (cfg->require_signature && cfg->root.enabled && !res->manifest &&
 	    !cfg->root.sig_key_desc[0]) {
 		vi_err(err, "a signed root hash is required but none was given");
 		return -EPERM;
+	}
+	/* The recovery root is a second way in: with signatures required it needs its own
+	 * (a command line could otherwise name any image as "recovery" and break the root). */
+	if (cfg->recovery.enabled && cfg->recovery.sig_path[0]) {
+		r = target_signature(&cfg->recovery, ctx, &res->recovery_sig, &res->wait_ms, err);
+		if (r < 0) {
+			vi_trust_release(res);
+			return r;
+		}
+	} else if (cfg->recovery.enabled && cfg->require_signature &&
+		   !cfg->recovery.sig_key_desc[0]) {
+		cfg->recovery.enabled = false;
+		res->recovery_dropped = true;
 	}
 	return 0;
 }
 
 void vi_trust_release(struct vi_trust_result *res)
 {
-	if (res->kernel_sig && res->key_serial > 0)
-		vi_keyring_remove(res->key_serial);
-	res->kernel_sig = false;
-	res->key_serial = 0;
+	if (res->root_sig.serial > 0)
+		vi_keyring_remove(res->root_sig.serial);
+	if (res->recovery_sig.serial > 0)
+		vi_keyring_remove(res->recovery_sig.serial);
+	res->root_sig.serial = 0;
+	res->recovery_sig.serial = 0;
 }

@@ -571,6 +571,8 @@ int image_sign_main(int argc, char **argv)
 	r = parse_args(argc, argv, &o);
 	if (r)
 		return r < 0 ? 0 : r;
+	if (sodium_init() < 0)
+		return die(EXIT_INTERNAL, "libsodium initialisation failed");
 	fd = open(o.hash_path, (o.embed ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
 		return die(EXIT_IO, "%s: %s", o.hash_path, strerror(errno));

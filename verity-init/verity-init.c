@@ -31,6 +31,7 @@
 #include "status.h"
 #include "strutil.h"
 #include "switchroot.h"
+#include "trust.h"
 
 #ifndef VERITY_INIT_VERSION
 #define VERITY_INIT_VERSION "0.1"
@@ -140,9 +141,45 @@ static void write_status(struct agent *a, const char *result, const char *action
 		kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
 }
 
+/* Signed manifest and kernel-verified root-hash signatures (issue 6, lib/trust.c), once,
+ * before the root is set up: a refusal is a setup failure and takes the fallback. */
+static int trust_step(struct agent *a, struct vi_trust_result *res)
+{
+	struct verity_err err = { "" };
+	const struct vi_trust_ctx ctx = {
+		.rootfd = AT_FDCWD,
+		.min_version = a->policy.min_version,
+		.timeout_ms = a->cfg.timeout_s * 1000u,
+	};
+	int r = vi_trust_setup(&a->cfg, &ctx, res, &err);
+
+	a->wait_ms += res->wait_ms;
+	if (r < 0) {
+		a->stage = VI_STAGE_CONFIG;
+		a->reason = err;
+		a->failed = &a->cfg.root;
+		kmsg_log(&a->log, KMSG_ERR, "%s: %s", a->cfg.root.name, err.msg);
+		return r;
+	}
+	if (res->manifest)
+		kmsg_log(&a->log, KMSG_INFO, "%s: signed manifest version %llu from %s verified "
+			 "with key %s (%s)", a->cfg.root.name, (unsigned long long)res->version,
+			 res->source, res->key_id, res->key_file);
+	if (res->root_sig.serial > 0)
+		kmsg_log(&a->log, KMSG_INFO, "%s: root hash signature (%zu bytes) passed to the "
+			 "kernel as key %s", a->cfg.root.name, res->root_sig.len,
+			 a->cfg.root.sig_key_desc);
+	if (res->recovery_dropped)
+		kmsg_log(&a->log, KMSG_WARNING, "recovery root disabled: signatures are required "
+			 "and it has none");
+	return 0;
+}
+
 /* Steps 1-6 for one target, with its log lines. */
 static int activate(struct agent *a, const struct vi_target *t, struct vi_activation *act)
 {
+	static struct vi_trust_result trust;
+	static bool trusted;
 	struct verity_err err = { "" };
 	int r;
 	const struct vi_activate_opts o = {
@@ -152,7 +189,16 @@ static int activate(struct agent *a, const struct vi_target *t, struct vi_activa
 			vi_policy_allows(&a->policy, VI_WEAK_DATA_BLOCKS_BELOW_SB),
 	};
 
+	if (!trusted) {
+		memset(act, 0, sizeof(*act));
+		r = trust_step(a, &trust);
+		if (r < 0)
+			return r;
+		trusted = true;
+	}
 	r = vi_activate(t, &o, act, &err);
+	if (t == &a->cfg.recovery || !a->cfg.recovery.enabled)
+		vi_trust_release(&trust);   /* tables loaded: the kernel has its copies */
 	a->wait_ms += act->wait_ms;
 	if (act->preflight_skipped)
 		kmsg_log(&a->log, KMSG_WARNING,

@@ -258,11 +258,21 @@ static void test_required_signature_missing(void **state)
 	cfg.require_signature = true;
 	assert_int_equal(run(t, &cfg, 0, &res, &err), -EPERM);
 	assert_string_equal(err.msg, "a signed root hash is required but none was given");
+	/* an unsigned recovery root is dropped when signatures are required */
+	parse(&cfg, "verity.manifest=/etc/verity-init/manifest verity.recovery.roothash=" ROOT
+		    " verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd");
+	cfg.require_signature = true;
+	assert_true(cfg.recovery.enabled);
+	assert_int_equal(run(t, &cfg, 0, &res, &err), 0);
+	assert_true(res.manifest);
+	assert_true(res.recovery_dropped);
+	assert_false(cfg.recovery.enabled);
 	/* without the requirement there is nothing to do */
+	parse(&cfg, "verity.roothash=" ROOT " verity.data=/dev/vda verity.hash=/dev/vdb");
 	cfg.require_signature = false;
 	assert_int_equal(run(t, &cfg, 0, &res, &err), 0);
 	assert_false(res.manifest);
-	assert_false(res.kernel_sig);
+	assert_int_equal(res.root_sig.serial, 0);
 }
 
 static void test_p7s_into_keyring(void **state)
@@ -282,11 +292,12 @@ static void test_p7s_into_keyring(void **state)
 	if (r == -ENOSYS || r == -EACCES)
 		skip();
 	assert_int_equal(r, 0);
-	assert_true(res.kernel_sig);
+	assert_true(res.root_sig.serial > 0);
+	assert_int_equal(res.root_sig.len, sizeof(p7s));
 	assert_string_equal(cfg.root.sig_key_desc, "verity-init:sigtest");
 	found = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, "user",
 			"verity-init:sigtest", 0);
-	assert_int_equal(found, res.key_serial);
+	assert_int_equal(found, res.root_sig.serial);
 	vi_trust_release(&res);
 	found = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, "user",
 			"verity-init:sigtest", 0);
