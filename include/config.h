@@ -148,6 +148,11 @@ int vi_cmdline_parse_buf(const char *buf, size_t len, struct vi_config *cfg,
 int vi_devspec_check(const char *spec, size_t len, bool allow_majmin, struct verity_err *err);
 enum vi_devspec_kind vi_devspec_kind(const struct vi_devspec *d);
 
+/* True when t is disabled or has a signature source: root-hash-signature= / verity.sig=, a
+ * dm-mod.create root_hash_sig_key_desc, or (root only) verity.manifest=. Used for
+ * verity.require_signature and the policy's require_signature=. */
+bool vi_target_has_signature(const struct vi_config *cfg, const struct vi_target *t);
+
 /* Mapping name: [A-Za-z0-9][A-Za-z0-9._-]*, shorter than VI_MAX_NAME, not "control". */
 int vi_name_check(const char *s, size_t len, struct verity_err *err);
 

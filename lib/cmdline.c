@@ -198,6 +198,16 @@ int vi_devspec_check(const char *s, size_t len, bool allow_majmin, struct verity
 				   : "not /dev/..., UUID=, PARTUUID=, LABEL= or PARTLABEL=");
 }
 
+bool vi_target_has_signature(const struct vi_config *cfg, const struct vi_target *t)
+{
+	if (!t->enabled)
+		return true;   /* nothing to sign */
+	if (t->sig_path[0] || t->sig_key_desc[0])
+		return true;
+	/* The manifest names the root only. */
+	return t == &cfg->root && cfg->manifest[0];
+}
+
 enum vi_devspec_kind vi_devspec_kind(const struct vi_devspec *d)
 {
 	size_t len = strnlen(d->spec, sizeof(d->spec));
@@ -750,10 +760,16 @@ static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_
 
 	if (sl[S_REQSIG].set)
 		c->require_signature = sl[S_REQSIG].b;
-	if (c->require_signature && c->root.enabled && !c->root.sig_path[0] &&
-	    !c->root.sig_key_desc[0] && !manifest)
-		return vi_err(err, "verity.require_signature is set but no signature "
-			      "(verity.sig=, root-hash-signature=) or verity.manifest= is given");
+	if (c->require_signature) {
+		if (!vi_target_has_signature(c, &c->root))
+			return vi_err(err, "verity.require_signature is set but no signature "
+				      "(verity.sig=, root-hash-signature=) or verity.manifest= is "
+				      "given");
+		/* Otherwise an unsigned recovery root would be one failed root away. */
+		if (!vi_target_has_signature(c, &c->recovery))
+			return vi_err(err, "verity.require_signature is set but the recovery root "
+				      "has no root-hash-signature= in verity.recovery.options=");
+	}
 
 	if (sl[S_FAIL].set) {
 		p = &sl[S_FAIL];

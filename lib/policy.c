@@ -282,11 +282,17 @@ int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 			vi_err(err, "fail action 'shell' is not allowed by the initramfs policy");
 			return -EPERM;
 		}
-	if ((cfg->require_signature || p->require_signature) && cfg->root.enabled &&
-	    !cfg->root.sig_path[0] && !cfg->root.sig_key_desc[0] && !cfg->manifest[0]) {
-		vi_err(err, "a signed root hash is required but no signature (verity.sig=, "
-		       "root-hash-signature=) or verity.manifest= is given");
-		return -EPERM;
+	if (cfg->require_signature || p->require_signature) {
+		if (!vi_target_has_signature(cfg, &cfg->root)) {
+			vi_err(err, "a signed root hash is required but no signature (verity.sig=, "
+			       "root-hash-signature=) or verity.manifest= is given");
+			return -EPERM;
+		}
+		if (!vi_target_has_signature(cfg, &cfg->recovery)) {
+			vi_err(err, "a signed root hash is required but the recovery root has no "
+			       "root-hash-signature=");
+			return -EPERM;
+		}
 	}
 	return 0;
 }

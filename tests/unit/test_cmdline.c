@@ -225,7 +225,8 @@ static void test_our_keys(void **state)
 	   "rd.verity.timeout=0 rd.verity.sig=/etc/verity-init/roothash.p7s "
 	   "rd.verity.manifest=/etc/verity-init/manifest rd.verity.require_signature "
 	   "rd.verity.recovery.roothash=" H2 " rd.verity.recovery.data=/dev/vdc "
-	   "rd.verity.recovery.hash=/dev/vdd rd.verity.recovery.options=panic-on-corruption "
+	   "rd.verity.recovery.hash=/dev/vdd "
+	   "rd.verity.recovery.options=panic-on-corruption,root-hash-signature=/rec.p7s "
 	   "rd.verity.recovery.name=rescue");
 	assert_true(cfg.root.ignore_zero_blocks);
 	assert_string_equal(cfg.root.name, "r2");
@@ -420,6 +421,16 @@ static void test_signature_keys(void **state)
 	bad("roothash=" H DEVS " verity.options=root-hash-signature=/a.p7s verity.sig=/b.p7s",
 	    "different signatures");
 	bad("roothash=" H DEVS " verity.require_signature", "no signature");
+	/* a required signature covers the recovery root too */
+	bad("roothash=" H DEVS " verity.sig=/r.p7s verity.require_signature "
+	    "verity.recovery.roothash=" H2, "recovery root has no root-hash-signature");
+	ok("roothash=" H DEVS " verity.sig=/r.p7s verity.require_signature "
+	   "verity.recovery.roothash=" H2 " verity.recovery.options=root-hash-signature=/rec.p7s");
+	assert_string_equal(cfg.recovery.sig_path, "/rec.p7s");
+	ok("verity.manifest=/m verity.require_signature verity.recovery.roothash=" H2
+	   " verity.recovery.options=root-hash-signature=/rec.p7s");
+	bad("verity.manifest=/m verity.require_signature verity.recovery.roothash=" H2,
+	    "recovery root has no");
 	bad("verity.sig=/etc/roothash.p7s", "without a root hash");
 	bad("roothash=" H DEVS " verity.sig=roothash.p7s", "device");
 }

@@ -253,6 +253,10 @@ static void test_signature(void **state)
 	      "signed root hash is required");
 	apply("require_signature=yes", ROOT "verity.sig=/etc/verity-init/roothash.p7s", 0, NULL);
 	apply("require_signature=yes", ROOT "verity.manifest=/etc/verity-init/manifest", 0, NULL);
+	apply("require_signature=yes", ROOT "verity.sig=/r.p7s verity.recovery.roothash=" H2,
+	      -EPERM, "recovery root has no root-hash-signature");
+	apply("require_signature=yes", ROOT "verity.sig=/r.p7s verity.recovery.roothash=" H2
+	      " verity.recovery.options=root-hash-signature=/q.p7s", 0, NULL);
 	apply("require_signature=no", ROOT, 0, NULL);
 	assert_false(cfg.require_signature);
 }
