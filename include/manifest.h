@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "minisign.h"
 
 #define VI_MANIFEST_MAGIC "verity-manifest 1"
 #define VI_MANIFEST_MAX   4096u   /* size cap of a manifest file */
@@ -101,5 +102,23 @@ int vi_bundle_offset(const struct verity_params *p, uint64_t *ret, struct verity
 /* Compare two device specs the way the manifest check does: identical, except that the value
  * of UUID=/PARTUUID= is compared without regard to case. */
 bool vi_manifest_devspec_eq(const char *a, const char *b);
+
+/* Public keys a manifest may be signed with (the initramfs' keys directory, or files given
+ * to verity-image check-manifest). */
+#define VI_KEYS_MAX  16u
+
+struct vi_keyset {
+	unsigned n;
+	struct minisign_pubkey key[VI_KEYS_MAX];
+	char file[VI_KEYS_MAX][64];     /* file name inside the keys directory */
+};
+
+/* Pure: verify the minisign signature of a manifest with the key its key id names, then parse
+ * it and check version >= min_version. -ENOKEY (no such key), -EBADMSG (bad signature),
+ * -ESTALE (version below min_version: rollback), -EINVAL (malformed), err set. *ret_key is the
+ * index of the key used. */
+int vi_manifest_verify(const struct vi_keyset *keys, const char *man, size_t man_len,
+		       const char *sig, size_t sig_len, uint64_t min_version,
+		       struct vi_manifest *ret, unsigned *ret_key, struct verity_err *err);
 
 #endif

@@ -30,14 +30,6 @@
 #include "minisign.h"
 
 #define VI_KEYS_DIR  "/etc/verity-init/keys"
-#define VI_KEYS_MAX  16u
-
-struct vi_keyset {
-	unsigned n;
-	struct minisign_pubkey key[VI_KEYS_MAX];
-	char file[VI_KEYS_MAX][64];     /* file name inside the keys directory */
-};
-
 struct vi_trust_ctx {
 	int rootfd;                /* directory fd of the initramfs root (AT_FDCWD: "/") */
 	uint64_t min_version;      /* the policy's min_version */
@@ -62,14 +54,6 @@ struct vi_trust_result {
  * VI_KEYS_MAX keys; a malformed key file, or two files with the same key id and different keys,
  * is an error (-EINVAL). -ENOENT when there is no key. err set on failure. */
 int vi_keys_load(int rootfd, const char *dir, struct vi_keyset *ret, struct verity_err *err);
-
-/* Pure: verify the minisign signature of a manifest with the key its key id names, then parse
- * it and check version >= min_version. -ENOKEY (no such key), -EBADMSG (bad signature),
- * -ESTALE (version below min_version: rollback), -EINVAL (malformed), err set. *ret_key is the
- * index of the key used. */
-int vi_manifest_verify(const struct vi_keyset *keys, const char *man, size_t man_len,
-		       const char *sig, size_t sig_len, uint64_t min_version,
-		       struct vi_manifest *ret, unsigned *ret_key, struct verity_err *err);
 
 /* The whole step for cfg->root (see above), plus a recovery root's own root-hash signature;
  * with signatures required, an unsigned recovery root is disabled (res->recovery_dropped).

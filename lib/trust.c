@@ -187,53 +187,6 @@ out:
 	return r;
 }
 
-int vi_manifest_verify(const struct vi_keyset *keys, const char *man, size_t man_len,
-		       const char *sig, size_t sig_len, uint64_t min_version,
-		       struct vi_manifest *ret, unsigned *ret_key, struct verity_err *err)
-{
-	struct minisign_sig s;
-	struct vi_manifest m;
-	char id[17], why[sizeof(err->msg)];
-	unsigned k;
-	int r;
-
-	r = minisign_sig_parse(sig, sig_len, &s, err);
-	if (r < 0) {
-		snprintf(why, sizeof(why), "%s", err->msg);
-		return vi_err(err, "manifest signature: %s", why);
-	}
-	for (k = 0; k < keys->n; k++)
-		if (memcmp(keys->key[k].key_id, s.key_id, sizeof(s.key_id)) == 0)
-			break;
-	minisign_key_id_format(s.key_id, id);
-	if (k == keys->n) {
-		vi_err(err, "manifest signed by key %s, which is not in the initramfs", id);
-		return -ENOKEY;
-	}
-	/* The size cap is the manifest's: a huge "manifest" is not even hashed. */
-	if (man_len > VI_MANIFEST_MAX) {
-		vi_err(err, "manifest larger than %u bytes", VI_MANIFEST_MAX);
-		return -E2BIG;
-	}
-	r = minisign_verify(&keys->key[k], &s, (const uint8_t *)man, man_len, false, err);
-	if (r < 0) {
-		snprintf(why, sizeof(why), "%s", err->msg);
-		vi_err(err, "manifest signature (key %s): %s", id, why);
-		return r;
-	}
-	r = vi_manifest_parse(man, man_len, &m, err);
-	if (r < 0)
-		return r;
-	if (m.version < min_version) {
-		vi_err(err, "manifest version %llu is below the minimum %llu (rollback refused)",
-		       (unsigned long long)m.version, (unsigned long long)min_version);
-		return -ESTALE;
-	}
-	*ret = m;
-	*ret_key = k;
-	return 0;
-}
-
 /* Wait for one device, read up to cap bytes at off (fewer if the device ends first). */
 static int read_device(const char *spec, uint64_t off, char *buf, size_t cap, size_t *ret_len,
 		       unsigned timeout_ms, uint64_t *wait_ms, struct verity_err *err)

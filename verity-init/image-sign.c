@@ -11,7 +11,9 @@
  *           optionally systemd's verity-signature partition JSON (--dps-sig FILE).
  *
  * The parameters come from the superblock on the hash device; the root hash is computed from
- * the top hash block (and must equal --root-hash when given). Exit codes as verity-image. */
+ * the top hash block (and must equal --root-hash when given). Exit codes as verity-image.
+ *
+ * `verity-image check-manifest` (same file) verifies a manifest as the agent would. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -53,12 +55,14 @@ enum {
 
 #define DPS_SIG_PAD 4096u
 
+static const char *cmd = "sign";
+
 __attribute__((format(printf, 2, 3)))
 static int die(int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("verity-image: sign: ", stderr);
+	fprintf(stderr, "verity-image: %s: ", cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -559,6 +563,153 @@ out:
 	return r;
 }
 
+/* ---- check-manifest ---------------------------------------------------------------------- */
+
+static const char check_usage[] =
+	"Usage: verity-image check-manifest SOURCE --public-key FILE [--public-key FILE ...]\n"
+	"                                   [--signature FILE] [--min-version N]\n"
+	"                                   [--bundle | --embedded [--hash-offset BYTES]]\n"
+	"Verify a signed manifest exactly as the agent does. SOURCE is a manifest (signature in\n"
+	"SOURCE.minisig unless --signature), a bundle file (--bundle), or a hash device holding the\n"
+	"bundle after its tree (--embedded). Exit 0 verified, 2 refused, 3 I/O, 4 malformed.\n";
+
+static int check_manifest_main(int argc, char **argv)
+{
+	static const struct option copts[] = {
+		{ "public-key", required_argument, NULL, 'k' },
+		{ "signature", required_argument, NULL, 's' },
+		{ "min-version", required_argument, NULL, 'm' },
+		{ "bundle", no_argument, NULL, 'b' },
+		{ "embedded", no_argument, NULL, 'e' },
+		{ "hash-offset", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct vi_keyset keys;
+	static char buf[VI_BUNDLE_MAX], sigbuf[MINISIGN_MAX_FILE + 1];
+	struct verity_err err = { "" };
+	struct vi_manifest m;
+	const char *sigpath = NULL, *src;
+	char path[4096], id[17], hex[2 * VERITY_MAX_DIGEST + 1];
+	uint64_t min_version = 0, hash_offset = 0;
+	bool bundle = false, embedded = false;
+	size_t len = 0, man_len = 0, sig_off = 0, sig_len = 0;
+	const char *man, *sig;
+	unsigned k = 0;
+	int c, r;
+
+	optind = 1;
+	opterr = 0;
+	keys.n = 0;
+	while ((c = getopt_long(argc, argv, ":", copts, NULL)) != -1) {
+		switch (c) {
+		case 'k': {
+			char kb[MINISIGN_MAX_FILE + 1];
+			size_t kl = 0;
+
+			if (keys.n == VI_KEYS_MAX)
+				return die(EXIT_USAGE, "at most %u public keys", VI_KEYS_MAX);
+			r = read_small(optarg, kb, sizeof(kb), &kl);
+			if (r < 0)
+				return die(EXIT_IO, "%s: %s", optarg, strerror(-r));
+			if (minisign_pubkey_parse(kb, kl, &keys.key[keys.n], &err) < 0)
+				return die(EXIT_INVALID, "%s: %s", optarg, err.msg);
+			snprintf(keys.file[keys.n], sizeof(keys.file[0]), "%s", optarg);
+			keys.n++;
+			break;
+		}
+		case 's': sigpath = optarg; break;
+		case 'b': bundle = true; break;
+		case 'e': embedded = true; break;
+		case 'm':
+		case 'o':
+			if (parse_u64(optarg, c == 'm' ? &min_version : &hash_offset) < 0)
+				return die(EXIT_USAGE, "invalid number '%s'", optarg);
+			break;
+		case 'h':
+			fputs(check_usage, stdout);
+			return 0;
+		default:
+			fputs(check_usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1 || keys.n == 0 || (bundle && embedded) ||
+	    (sigpath && (bundle || embedded))) {
+		fputs(check_usage, stderr);
+		return EXIT_USAGE;
+	}
+	src = argv[optind];
+	if (embedded) {
+		struct verity_params p;
+		uint8_t sb[VERITY_SB_SIZE];
+		uint64_t off = 0;
+		int fd = open(src, O_RDONLY | O_CLOEXEC);
+		ssize_t n;
+
+		if (fd < 0)
+			return die(EXIT_IO, "%s: %s", src, strerror(errno));
+		memset(&p, 0, sizeof(p));
+		p.hash_offset = hash_offset;
+		if (pread(fd, sb, sizeof(sb), (off_t)hash_offset) != (ssize_t)sizeof(sb) ||
+		    verity_sb_decode(sb, &p, &err) < 0 || vi_bundle_offset(&p, &off, &err) < 0) {
+			close(fd);
+			return die(EXIT_INVALID, "%s: no usable superblock (%s)", src, err.msg);
+		}
+		n = pread(fd, buf, sizeof(buf), (off_t)off);
+		close(fd);
+		if (n < 0)
+			return die(EXIT_IO, "%s: %s", src, strerror(errno));
+		len = (size_t)n;
+	} else {
+		r = read_small(src, buf, bundle ? sizeof(buf) + 1 : VI_MANIFEST_MAX + 1, &len);
+		if (r == -EFBIG && bundle) {
+			/* a bundle partition image: only its first VI_BUNDLE_MAX bytes matter */
+			int fd = open(src, O_RDONLY | O_CLOEXEC);
+			ssize_t n = fd < 0 ? -1 : pread(fd, buf, sizeof(buf), 0);
+
+			if (fd >= 0)
+				close(fd);
+			if (n < 0)
+				return die(EXIT_IO, "%s: %s", src, strerror(errno));
+			len = (size_t)n;
+			r = 0;
+		}
+		if (r < 0)
+			return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", src,
+				   r == -EFBIG ? "too large for a manifest" : strerror(-r));
+	}
+	if (bundle || embedded) {
+		r = vi_bundle_split(buf, len, &man_len, &sig_off, &sig_len, &err);
+		if (r < 0)
+			return die(EXIT_INVALID, "%s: %s", src, err.msg);
+		man = buf;
+		sig = buf + sig_off;
+	} else {
+		if (!sigpath) {
+			snprintf(path, sizeof(path), "%s.minisig", src);
+			sigpath = path;
+		}
+		r = read_small(sigpath, sigbuf, sizeof(sigbuf), &sig_len);
+		if (r < 0)
+			return die(EXIT_IO, "%s: %s", sigpath, strerror(-r));
+		man = buf;
+		man_len = len;
+		sig = sigbuf;
+	}
+	r = vi_manifest_verify(&keys, man, man_len, sig, sig_len, min_version, &m, &k, &err);
+	if (r < 0)
+		return die(r == -EINVAL || r == -E2BIG ? EXIT_INVALID : EXIT_MISMATCH, "%s: %s", src,
+			   err.msg);
+	minisign_key_id_format(keys.key[k].key_id, id);
+	hex_encode(m.root_hash, m.root_hash_len, hex, sizeof(hex));
+	printf("verified=yes\nmanifest_version=%" PRIu64 "\nminisign_key_id=%s\nkey_file=%s\n"
+	       "root_hash=%s\ndata_device=%s\n", m.version, id, keys.file[k], hex, m.data.spec);
+	return 0;
+}
+
+/* ---- dispatch ----------------------------------------------------------------------------- */
+
 int image_sign_main(int argc, char **argv)
 {
 	struct sign_opts o;
@@ -568,6 +719,10 @@ int image_sign_main(int argc, char **argv)
 	char root_hex[2 * VERITY_MAX_DIGEST + 1];
 	int fd, r;
 
+	if (strcmp(argv[0], "check-manifest") == 0) {
+		cmd = argv[0];
+		return check_manifest_main(argc, argv);
+	}
 	r = parse_args(argc, argv, &o);
 	if (r)
 		return r < 0 ? 0 : r;

@@ -693,6 +693,7 @@ int image_sign_main(int argc, char **argv);
 static const struct command commands[] = {
 	{ "sign", NULL, "sign HASH --data-device SPEC [--minisign-key K --version N --manifest F] "
 			"[--pkcs7-key K --pkcs7-cert C --p7s F] (sign --help)" },
+	{ "check-manifest", NULL, "check-manifest MANIFEST --public-key K.pub (--help)" },
 	{ "format", cmd_format, "format DATA HASH [options]" },
 	{ "verify", cmd_verify, "verify DATA HASH [ROOTHASH] [options]" },
 	{ "dump", cmd_dump, "dump HASH [--hash-offset N] [--json]" },
