@@ -7,10 +7,11 @@
 # function; keep the two in step.
 #
 # Environment (all optional): BUILD (build dir, absolute; default <repo>/build), VM_TIMEOUT (s per
-# boot, 120), VM_ACCEL (tcg|kvm|auto, tcg), VM_KERNEL (kernel image; default newest
-# /boot/vmlinuz-*), VM_PARALLEL (boots at once, 2), VM_KEEP_LOGS (1: run.sh keeps old logs),
-# VM_KEEP_WORK (1: keep scenario work dirs), VM_VERITY_TOOL (veritysetup|verity-image|path),
-# VM_MEM (MiB, 512), VM_QEMU_EXTRA (extra QEMU arguments), VM_VERBOSE (1: echo QEMU command).
+# boot, 120), VM_ACCEL (auto|tcg|kvm; auto = KVM only after a probe boot succeeded, else TCG),
+# VM_KERNEL (default newest /boot/vmlinuz-*), VM_KVER, VM_PARALLEL (boots at once, 2),
+# VM_KEEP_LOGS (1: run.sh prunes no old logs), VM_VERITY_TOOL (veritysetup|verity-image|path),
+# VM_ROOT_ID, VM_MEM (MiB, 512), VM_QEMU_EXTRA (extra QEMU arguments), VM_VERBOSE (1: print the
+# QEMU command line).
 
 # --- locations --------------------------------------------------------------------------------
 VM_SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -24,7 +25,7 @@ VM_CACHE=$VM_DIR/cache
 VM_WORKROOT=$VM_DIR/work
 
 : "${VM_TIMEOUT:=120}"
-: "${VM_ACCEL:=tcg}"
+: "${VM_ACCEL:=auto}"
 : "${VM_PARALLEL:=2}"
 : "${VM_MEM:=512}"
 : "${VM_VERITY_TOOL:=veritysetup}"
@@ -510,22 +511,30 @@ vm_accel() {
 	exec {pfd}>"$VM_DIR/accel-probe.lock"
 	flock "$pfd"
 	if [ ! -s "$probe" ]; then
-		local d
-		d=$(mktemp -d "$VM_DIR/probe.XXXXXX")
-		printf '#!/bin/busybox sh\n/bin/busybox echo KVM-PROBE-OK\n/bin/busybox poweroff -f\n' >"$d/init"
-		if vm_initramfs --busybox --no-dmsetup --modules "" "$d/rd" "$d/init" &&
-		   timeout -k 2 15 qemu-system-x86_64 -accel kvm -cpu host -m 256 -smp 1 -nographic \
-			-no-reboot -net none -serial "file:$d/log" -monitor none -kernel "$VM_KERNEL" \
-			-initrd "$d/rd" -append "console=ttyS0 panic=-1 quiet" </dev/null >/dev/null 2>&1 &&
-		   grep -q KVM-PROBE-OK "$d/log"; then
-			echo kvm >"$probe"
-		else
-			echo tcg >"$probe"
-		fi
-		rm -rf "$d"
+		if _vm_probe_boot kvm; then echo kvm >"$probe"; else echo tcg >"$probe"; fi
 	fi
 	exec {pfd}>&-
 	cat "$probe"
+}
+
+# _vm_probe_boot ACCEL : boot a do-nothing initramfs with ACCEL; success only if it printed its
+# line and powered off within 15 s (KVM that hangs is killed and reported as unusable).
+_vm_probe_boot() {
+	local accel=$1 d r=1 cpu=()
+	[ "$accel" = kvm ] && cpu=(-cpu host)
+	d=$(mktemp -d "$VM_DIR/probe.XXXXXX") || return 1
+	printf '#!/bin/busybox sh\n/bin/busybox echo ACCEL-PROBE-OK\n/bin/busybox poweroff -f\n' >"$d/init"
+	vm_initramfs --busybox --no-dmsetup --modules "" "$d/rd" "$d/init" || { rm -rf "$d"; return 1; }
+	_vm_take_slot
+	if timeout -k 2 15 qemu-system-x86_64 -accel "$accel" "${cpu[@]}" -m 256 -smp 1 -nographic \
+		-no-reboot -net none -serial "file:$d/log" -monitor none -kernel "$VM_KERNEL" \
+		-initrd "$d/rd" -append "console=ttyS0 panic=-1 quiet" </dev/null >/dev/null 2>&1 &&
+	   grep -q ACCEL-PROBE-OK "$d/log"; then
+		r=0
+	fi
+	exec {_vm_slot_fd}>&-
+	rm -rf "$d"
+	return $r
 }
 
 # Take one of VM_PARALLEL slot locks (flock) for the whole run; sets _vm_slot_fd.

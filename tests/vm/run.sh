@@ -21,14 +21,16 @@ for f in "$here"/*_test.sh; do
 	files+=("$f")
 done
 
-# Fresh logs for this run (VM_KEEP_LOGS=1 keeps the previous run's next to them).
+# Other runs may share this build directory (several developers' shells, make check while a test
+# file runs alone): never delete what they may be using. Old logs and work dirs (untouched for
+# 30 min) are pruned unless VM_KEEP_LOGS=1; each boot rewrites its own log anyway.
 if [ "${VM_KEEP_LOGS:-0}" != 1 ]; then
-	rm -rf "$VM_LOGDIR" && mkdir -p "$VM_LOGDIR"
+	find "$VM_LOGDIR" "$VM_WORKROOT" -mindepth 1 -maxdepth 1 -mmin +30 -exec rm -rf {} + 2>/dev/null
 fi
-rm -rf "$VM_WORKROOT" && mkdir -p "$VM_WORKROOT"
-rm -f "$VM_DIR"/timings.* "$VM_DIR"/accel-probe.*
-out=$VM_DIR/results
-rm -rf "$out" && mkdir -p "$out"
+find "$VM_DIR" -maxdepth 1 \( -name 'timings.*' -o -name 'accel-probe.*' -o -name 'results.*' \) \
+	-mmin +30 -exec rm -rf {} + 2>/dev/null
+out=$VM_DIR/results.$VM_RUN_ID
+mkdir -p "$out"
 
 t0=$(date +%s)
 echo "vm: kernel $VM_KERNEL ($VM_KVER), accel $(vm_accel), timeout ${VM_TIMEOUT}s, parallel $VM_PARALLEL"
@@ -83,11 +85,13 @@ for f in "${files[@]}"; do
 done
 
 echo "===== boot times (wall seconds, accel, qemu exit)"
-if ls "$VM_DIR"/timings.* >/dev/null 2>&1; then
-	sort -k2,2nr "$VM_DIR"/timings.* | awk '{ printf "  %-45s %7.2f  %s  %s\n", $1, $2, $3, $4; t += $2; n++ }
+if [ -s "$VM_DIR/timings.$VM_RUN_ID" ]; then
+	sort -k2,2nr "$VM_DIR/timings.$VM_RUN_ID" | awk '{ printf "  %-45s %7.2f  %s  %s\n", $1, $2, $3, $4; t += $2; n++ }
 		END { if (n) printf "  %d boots, %.1f s of boot wall time\n", n, t }'
 fi
-echo "vm: logs in $VM_LOGDIR; total $(( $(date +%s) - t0 ))s wall"
+# The latest run's per-file outputs in $BUILD/vm/results/.
+rm -rf "$VM_DIR/results" && mv "$out" "$VM_DIR/results"
+echo "vm: logs in $VM_LOGDIR, per-file output in $VM_DIR/results; total $(( $(date +%s) - t0 ))s wall"
 [ "$skipped" -gt 0 ] && echo "vm: $skipped assertions skipped"
 echo "vm: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "${#files[@]}" -gt 0 ]
