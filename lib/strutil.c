@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-int vi_err(struct verity_err *err, const char *fmt, ...)
+int (vi_err)(struct verity_err *err, const char *fmt, ...)
 {
 	va_list ap;
 
