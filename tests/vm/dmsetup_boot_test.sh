@@ -126,6 +126,27 @@ test_corruption_helpers_break_verification() {
 		"veritysetup verify --hash-offset=$HASH_OFFSET $DISK $DISK $rh"
 }
 
+# The harness formats with verity-image once it is built: it must agree with veritysetup byte for
+# byte (hash image and root hash), with and without a separate hash device.
+test_formatters_agree() {
+	local fs base rh1 rh2 off d=$SHUNIT_TMPDIR/fmt
+	[ -x "$BUILD/verity-image" ] || { startSkipping; fail "no $BUILD/verity-image"; return; }
+	mkdir -p "$d"
+	for fs in ext4 squashfs erofs; do
+		base=$(vm_base_image "$fs") || { fail "base $fs"; return; }
+		cp "$base" "$d/a"; cp "$base" "$d/b"; rm -f "$d/ha" "$d/hb"
+		rh1=$(vm_verity_format veritysetup "$d/a" "$d/ha") || { fail "veritysetup $fs"; return; }
+		rh2=$(vm_verity_format verity-image "$d/b" "$d/hb") || { fail "verity-image $fs"; return; }
+		assertEquals "$fs root hash" "$rh1" "$rh2"
+		assertTrue "$fs hash images identical" "cmp -s $d/ha $d/hb"
+		off=$(vm_size "$d/a")
+		rh1=$(vm_verity_format veritysetup "$d/a" "$d/a" --hash-offset="$off") || { fail "vs $fs"; return; }
+		rh2=$(vm_verity_format verity-image "$d/b" "$d/b" --hash-offset="$off") || { fail "vi $fs"; return; }
+		assertEquals "$fs root hash (hash offset)" "$rh1" "$rh2"
+		assertTrue "$fs combined images identical" "cmp -s $d/a $d/b"
+	done
+}
+
 test_gpt_partuuids_follow_roothash() {
 	local d rh
 	d=$SHUNIT_TMPDIR/gpt

@@ -9,7 +9,7 @@
 # Environment (all optional): BUILD (build dir, absolute; default <repo>/build), VM_TIMEOUT (s per
 # boot, 120), VM_ACCEL (auto|tcg|kvm; auto = KVM only after a probe boot succeeded, else TCG),
 # VM_KERNEL (default newest /boot/vmlinuz-*), VM_KVER, VM_PARALLEL (boots at once, 2),
-# VM_KEEP_LOGS (1: run.sh prunes no old logs), VM_VERITY_TOOL (veritysetup|verity-image|path),
+# VM_KEEP_LOGS (1: run.sh prunes no old logs), VM_VERITY_TOOL (auto|veritysetup|verity-image|path),
 # VM_ROOT_ID, VM_MEM (MiB, 512), VM_QEMU_EXTRA (extra QEMU arguments), VM_VERBOSE (1: print the
 # QEMU command line).
 
@@ -28,7 +28,7 @@ VM_WORKROOT=$VM_DIR/work
 : "${VM_ACCEL:=auto}"
 : "${VM_PARALLEL:=2}"
 : "${VM_MEM:=512}"
-: "${VM_VERITY_TOOL:=veritysetup}"
+: "${VM_VERITY_TOOL:=auto}"
 : "${VM_QEMU_EXTRA:=}"
 # One id per run of run.sh (it exports it); a test file run alone gets its own.
 : "${VM_RUN_ID:=$$-$(date +%s)}"
@@ -232,17 +232,22 @@ vm_base_image() {
 }
 
 # --- dm-verity formatting ---------------------------------------------------------------------
-# The formatter: veritysetup, or our own verity-image (same "format" command line).
+# The formatter: veritysetup, or our own verity-image (same "format" command line, byte-identical
+# output: tested below); auto = verity-image once it is built, else veritysetup.
 vm_verity_tool() {
-	case ${1:-$VM_VERITY_TOOL} in
+	local t=${1:-$VM_VERITY_TOOL}
+	if [ "$t" = auto ]; then
+		if [ -x "$BUILD/verity-image" ]; then t=verity-image; else t=veritysetup; fi
+	fi
+	case $t in
 	veritysetup) command -v veritysetup || echo /usr/sbin/veritysetup ;;
 	verity-image) echo "$BUILD/verity-image" ;;
-	*) echo "${1:-$VM_VERITY_TOOL}" ;;
+	*) echo "$t" ;;
 	esac
 }
 
 # vm_verity_format TOOL DATA HASH [OPTION...] : format, print the root hash (hex) on stdout.
-# TOOL: veritysetup | verity-image | a path. Options are veritysetup's (e.g. --hash-offset=N,
+# TOOL: auto | veritysetup | verity-image | a path. Options are veritysetup's (e.g. --hash-offset=N,
 # --no-superblock, --salt=HEX, --data-block-size=N). Fixed salt and uuid unless given.
 vm_verity_format() {
 	local tool data=$2 hash=$3 out rh

@@ -33,7 +33,7 @@ out=$VM_DIR/results.$VM_RUN_ID
 mkdir -p "$out"
 
 t0=$(date +%s)
-echo "vm: kernel $VM_KERNEL ($VM_KVER), accel $(vm_accel), timeout ${VM_TIMEOUT}s, parallel $VM_PARALLEL"
+echo "vm: kernel $VM_KERNEL ($VM_KVER), accel $(vm_accel), timeout ${VM_TIMEOUT}s, parallel $VM_PARALLEL, formatter $(vm_verity_tool)"
 # Shared artefacts once, before the scenarios race for them.
 for fs in ext4 squashfs erofs; do
 	vm_base_image "$fs" >/dev/null || { echo "vm: cannot build the $fs root image"; echo "vm: 0 passed, 1 failed"; exit 1; }
