@@ -371,13 +371,14 @@ vm_corrupt_string() {
 	vm_flip_byte "$1" "$off" && echo "$off"
 }
 
-# vm_corrupt_hash_block HASHDEV [HASH_OFFSET] [INDEX] [BYTE] : flip a byte of hash-tree block
-# INDEX (0 = the top level, the block the root hash covers; counted after the 4096-byte
-# superblock, so use HASH_OFFSET of the superblock and add 4096 yourself with --no-superblock...
-# see docs). Prints the offset.
+# vm_corrupt_hash_block HASHDEV [HASH_OFFSET] [INDEX] [BYTE] [SB_SIZE] : flip a byte of hash-tree
+# block INDEX (4096-byte hash blocks). The tree starts at HASH_OFFSET + SB_SIZE (4096: the
+# veritysetup superblock; 0 for --no-superblock). veritysetup stores the top level first: INDEX 0
+# is the block the root hash covers, the leaves follow (1024 data blocks, sha256: 1 top block,
+# then 8 leaves, leaf k covering data blocks 128(k-1) .. 128k-1). Prints the offset.
 vm_corrupt_hash_block() {
-	local dev=$1 hoff=${2:-0} idx=${3:-0} byte=${4:-0} off
-	off=$(( hoff + 4096 + idx * 4096 + byte ))
+	local dev=$1 hoff=${2:-0} idx=${3:-0} byte=${4:-0} sb=${5:-4096} off
+	off=$(( hoff + sb + idx * 4096 + byte ))
 	[ "$off" -lt "$(vm_size "$dev")" ] || { vm_die "hash block $idx beyond $dev"; return 1; }
 	vm_flip_byte "$dev" "$off" && echo "$off"
 }
