@@ -26,14 +26,15 @@ case "${root#block:}" in
     *) vi_log "root=$root ignored: the verified root is /dev/mapper/$VERITY_NAME" 4 ;;
 esac
 root="block:/dev/mapper/$VERITY_NAME"
+# shellcheck disable=SC2034 # read by dracut after the cmdline hooks
 rootok=1
 # read-only: the first mount is ro already, and a later rw remount cannot succeed on dm-verity
 rflags="${rflags:+$rflags,}ro"
 
 # fsck cannot open a read-only device for repair, and the verified root needs none: behave as
 # if rd.skipfsck had been given (mount-root.sh reads it through getargbool).
-[ -d /etc/cmdline.d ] || mkdir -p /etc/cmdline.d
-echo "rd.skipfsck" > /etc/cmdline.d/90verity-init.conf
+[ -d "$VI_CMDLINE_D" ] || mkdir -p "$VI_CMDLINE_D"
+echo "rd.skipfsck" > "$VI_CMDLINE_D/90verity-init.conf"
 
 for _vi_dev in $(vi_devices); do
     wait_for_dev "$_vi_dev"

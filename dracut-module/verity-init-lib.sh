@@ -9,7 +9,14 @@
 type getarg > /dev/null 2>&1 || . /lib/dracut-lib.sh
 
 VI_AGENT=${VI_AGENT:-/usr/sbin/verity-init}
-VI_RUNDIR=/run/verity-init
+VI_RUNDIR=${VI_RUNDIR:-/run/verity-init}
+# the kernel's emergency actions (tests point this at a file)
+VI_SYSRQ=${VI_SYSRQ:-/proc/sysrq-trigger}
+# seconds an action gets to take effect before the next one in the list is tried
+VI_ACTION_WAIT=${VI_ACTION_WAIT:-10}
+VI_KMSG=${VI_KMSG:-/dev/kmsg}
+# where dracut's getarg also reads command line words from (tests point this elsewhere)
+VI_CMDLINE_D=${VI_CMDLINE_D:-/etc/cmdline.d}
 
 # The command line the agent sees: dracut's /etc/cmdline.d/*.conf and /etc/cmdline (host-only
 # builds), then /proc/cmdline; the agent's rule for repeated keys makes the kernel's words win.
@@ -23,7 +30,7 @@ vi_cmdline() {
 vi_load() {
     local _out _rc
     VI_PARSE_ERROR=
-    [ -d "$VI_RUNDIR" ] || mkdir -p -m 0755 "$VI_RUNDIR"
+    [ -d "$VI_RUNDIR" ] || mkdir -p "$VI_RUNDIR"
     _out=$("$VI_AGENT" parse --shell --cmdline "$(vi_cmdline)" 2> "$VI_RUNDIR/parse.err")
     _rc=$?
     if [ $_rc -ne 0 ]; then
@@ -64,21 +71,26 @@ vi_devices() {
 
 vi_log() {
     # one record per line in the kernel log, as the agent does
-    echo "<${2:-5}>verity-init-dracut: $1" > /dev/kmsg 2> /dev/null || echo "verity-init-dracut: $1" >&2
+    echo "<${2:-5}>verity-init-dracut: $1" >> "$VI_KMSG" 2> /dev/null || echo "verity-init-dracut: $1" >&2
 }
 
-# vi_udev_announce NAME: make udev process the new dm device like any other, so the
-# /dev/mapper and /dev/disk/by-* links exist and systemd gets a device unit for it.
+# vi_udev_announce NAME: make sure udev has processed the new dm device like any other, so the
+# /dev/mapper and /dev/disk/by-* links exist and systemd gets a device unit for it. The agent
+# creates the mapping in udev-sync mode when udev runs; a device made behind udev's back (no
+# dm-name link) gets a synthetic change event.
 vi_udev_announce() {
     local _dm _name
+    [ -L "/dev/disk/by-id/dm-name-$1" ] && return 0
     for _dm in /sys/block/dm-*; do
         [ -r "$_dm/dm/name" ] || continue
         read -r _name < "$_dm/dm/name" || continue
         [ "$_name" = "$1" ] || continue
-        udevadm trigger --action=change --settle "$_dm" > /dev/null 2>&1 \
-            || udevadm trigger --action=change "$_dm" > /dev/null 2>&1
+        vi_log "udev had not processed $1 (${_dm##*/}): triggering a change event"
+        udevadm trigger --action=change "$_dm" > /dev/null 2>&1
         udevadm settle --timeout=10 > /dev/null 2>&1
-        return 0
+        [ -L "/dev/disk/by-id/dm-name-$1" ] && return 0
+        vi_log "udev did not announce $1: no /dev/disk/by-id/dm-name-$1" 3
+        return 1
     done
     vi_log "no dm device named $1 in /sys/block" 3
     return 1
@@ -89,6 +101,11 @@ vi_udev_announce() {
 vi_shell_allowed() {
     [ "${VERITY_ALLOW_SHELL:-0}" = 1 ] || return 1
     getargbool 1 rd.shell -d -y rdshell
+}
+
+# vi_sysrq CHAR: b reboots, o powers off, c panics -- at once: nothing is mounted read-write.
+vi_sysrq() {
+    echo "$1" >> "$VI_SYSRQ"
 }
 
 # vi_fail REASON: apply verity.fail= in order. Never returns: the unverified device must not be
@@ -114,25 +131,25 @@ vi_fail() {
                 ;;
             reboot)
                 vi_log "action: reboot" 2
-                echo b > /proc/sysrq-trigger
+                vi_sysrq b
                 ;;
             poweroff)
                 vi_log "action: poweroff" 2
-                echo o > /proc/sysrq-trigger
+                vi_sysrq o
                 ;;
             panic)
                 vi_log "action: panic" 2
-                echo c > /proc/sysrq-trigger
+                vi_sysrq c
                 ;;
             *)
                 vi_log "unknown action $_action ignored" 3
                 continue
                 ;;
         esac
-        sleep 10
+        sleep "$VI_ACTION_WAIT"
     done
     vi_log "action: panic (end of the verity.fail list)" 2
-    echo c > /proc/sysrq-trigger
+    vi_sysrq c
     # sysrq disabled in the kernel: never go on to mount anything
     while :; do sleep 3600; done
 }

@@ -1,0 +1,329 @@
+#!/bin/bash
+# shunit2 tests of the dracut module: module-setup.sh's check/depends/installkernel/install run
+# against stubbed dracut functions (as dracut's own module tests source module-setup.sh with a
+# fake environment), and the shell-init glue (cmdline hook, failure policy) sourced with dracut-lib
+# stubs. No dracut run, no device: the VM tests (tests/vm/dracut_*_test.sh) boot real images.
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+MOD=$TOP/dracut-module
+: "${BUILD:=$TOP/build}"
+
+# --- stubs of dracut's module API; every call is recorded in $CALLS --------------------------
+dinfo() { echo "dinfo $*" >>"$CALLS"; }
+dfatal() { echo "dfatal $*" >>"$CALLS"; }
+derror() { echo "derror $*" >>"$CALLS"; }
+require_binaries() {
+	local b
+	for b in "$@"; do
+		case " $MISSING_BINARIES " in *" $b "*) return 1 ;; esac
+	done
+}
+find_root_block_device() { [ -n "$ROOT_MAJMIN" ] && echo "$ROOT_MAJMIN"; }
+dmsetup() {
+	echo "dmsetup $*" >>"$CALLS"
+	[ -n "$DM_TABLE" ] || return 1
+	echo "$DM_TABLE"
+}
+instmods() { echo "instmods hostonly=[$hostonly] $*" >>"$CALLS"; }
+inst_binary() { echo "inst_binary $*" >>"$CALLS"; }
+inst_multiple() { echo "inst_multiple $*" >>"$CALLS"; }
+inst_simple() {
+	echo "inst_simple $*" >>"$CALLS"
+	[ -e "$1" ]
+}
+inst_script() {
+	echo "inst_script $*" >>"$CALLS"
+	mkdir -p "$initdir$(dirname "$2")" && cp "$1" "$initdir$2"
+}
+inst_hook() { echo "inst_hook $*" >>"$CALLS"; }
+inst_dir() { mkdir -p "$initdir$1"; }
+dracut_module_included() { [[ " $INCLUDED " == *" $1 "* ]]; }
+dracut_need_initqueue() { echo "dracut_need_initqueue" >>"$CALLS"; }
+
+setUp() {
+	CALLS=$SHUNIT_TMPDIR/calls
+	: >"$CALLS"
+	initdir=$SHUNIT_TMPDIR/initdir
+	rm -rf "$initdir" && mkdir -p "$initdir"
+	dracutsysrootdir=$SHUNIT_TMPDIR/sysroot
+	rm -rf "$dracutsysrootdir" && mkdir -p "$dracutsysrootdir/usr/sbin" "$dracutsysrootdir/etc"
+	AGENT=$SHUNIT_TMPDIR/agent
+	printf '#!/bin/sh\nexit 0\n' >"$AGENT" && chmod 0755 "$AGENT"
+	export VERITY_INIT_AGENT=$AGENT
+	hostonly='' MISSING_BINARIES='' ROOT_MAJMIN='' DM_TABLE='' INCLUDED='' verity_init_conf=''
+	moddir=$MOD
+	systemdutildir=/usr/lib/systemd
+	systemdsystemunitdir=/usr/lib/systemd/system
+	# shellcheck source=dracut-module/module-setup.sh
+	. "$MOD/module-setup.sh"
+}
+
+calls() { cat "$CALLS"; }
+
+# --- check() ----------------------------------------------------------------------------------
+test_check_without_agent_refuses() {
+	unset VERITY_INIT_AGENT
+	check
+	assertEquals "no agent anywhere: not installable" 1 $?
+	assertContains "$(calls)" "no verity-init agent"
+}
+
+test_check_finds_the_installed_agent() {
+	unset VERITY_INIT_AGENT
+	cp "$AGENT" "$dracutsysrootdir/usr/sbin/verity-init"
+	check
+	assertEquals "agent in /usr/sbin: optional module" 255 $?
+	assertEquals "$dracutsysrootdir/usr/sbin/verity-init" "$(verity_init_agent)"
+}
+
+test_check_ignores_a_non_executable_agent() {
+	chmod 0644 "$AGENT"
+	check
+	assertEquals 1 $?
+}
+
+test_check_needs_udevadm() {
+	MISSING_BINARIES=udevadm
+	check
+	assertEquals 1 $?
+}
+
+test_check_is_optional_by_default() {
+	check
+	assertEquals "only when asked for (--add)" 255 $?
+	assertNotContains "not host-only: the host's root is not looked at" "$(calls)" dmsetup
+}
+
+test_check_hostonly_verity_root_includes_module() {
+	hostonly=yes ROOT_MAJMIN=254:0
+	DM_TABLE="0 32768 verity 1 8:1 8:2 4096 4096 4096 1 sha256 abcd 1234"
+	check
+	assertEquals "host boots a verity root" 0 $?
+	assertContains "$(calls)" "dmsetup table -j 254 -m 0"
+}
+
+test_check_hostonly_other_dm_root_stays_optional() {
+	hostonly=yes ROOT_MAJMIN=254:1
+	DM_TABLE="0 32768 linear 8:1 0"
+	check
+	assertEquals 255 $?
+}
+
+test_check_hostonly_plain_disk_root_stays_optional() {
+	hostonly=yes ROOT_MAJMIN=8:1
+	check
+	assertEquals "dmsetup fails for a non-dm device" 255 $?
+}
+
+# --- depends() / installkernel() ---------------------------------------------------------------
+test_depends_on_dm_and_rootfs_block() {
+	local out
+	out=$(depends)
+	assertEquals 0 $?
+	assertEquals "dm rootfs-block" "$out"
+}
+
+test_installkernel_takes_target_fec_afalg_and_hashes_regardless_of_hostonly() {
+	hostonly=yes
+	installkernel
+	local c
+	c=$(grep '^instmods' "$CALLS")
+	assertContains "hostonly cleared for the call" "$c" "hostonly=[]"
+	for m in dm-verity reed_solomon algif_hash crypto-sha256 crypto-sha512 crypto-sha1; do
+		assertContains "$m" " $c " " $m"
+	done
+}
+
+# --- install() --------------------------------------------------------------------------------
+test_install_shell_init() {
+	install
+	assertEquals 0 $?
+	local c
+	c=$(calls)
+	assertContains "$c" "inst_binary $AGENT /usr/sbin/verity-init"
+	assertContains "$c" "inst_hook cmdline 30 $MOD/parse-verity-init.sh"
+	assertContains "$c" "inst_simple $MOD/verity-init-lib.sh /lib/verity-init-lib.sh"
+	assertContains "$c" "dracut_need_initqueue"
+	assertTrue "setup program executable" "[ -x '$initdir/sbin/verity-init-dracut' ]"
+	assertNotContains "no systemd unit without systemd" "$c" verity-init-setup.service
+	assertNotContains "no config file outside host-only" "$c" /etc/verity-init.conf
+}
+
+test_install_without_agent_fails() {
+	unset VERITY_INIT_AGENT
+	install
+	assertEquals 1 $?
+	assertContains "$(calls)" "dfatal verity-init: agent binary not found"
+}
+
+test_install_systemd_flavour_masks_systemd_veritysetup_generator() {
+	INCLUDED="systemd systemd-veritysetup"
+	install
+	assertEquals 0 $?
+	assertContains "$(calls)" "inst_simple $MOD/verity-init-setup.service /usr/lib/systemd/system/verity-init-setup.service"
+	assertTrue "generator installed executable" \
+		"[ -x '$initdir/usr/lib/systemd/system-generators/verity-init-generator' ]"
+	assertEquals "systemd's generator masked" /dev/null \
+		"$(readlink "$initdir/etc/systemd/system-generators/systemd-veritysetup-generator")"
+}
+
+test_install_systemd_flavour_alone_masks_nothing() {
+	INCLUDED="systemd"
+	install
+	assertEquals 0 $?
+	assertFalse "nothing to mask" "[ -e '$initdir/etc/systemd/system-generators/systemd-veritysetup-generator' ]"
+	assertTrue "[ -x '$initdir/usr/lib/systemd/system-generators/verity-init-generator' ]"
+}
+
+test_install_hostonly_carries_host_config() {
+	hostonly=yes
+	echo "fail=reboot" >"$dracutsysrootdir/etc/verity-init.conf"
+	install
+	assertEquals 0 $?
+	assertContains "$(calls)" "inst_simple $dracutsysrootdir/etc/verity-init.conf /etc/verity-init.conf"
+}
+
+test_install_hostonly_without_host_config_adds_none() {
+	hostonly=yes
+	install
+	assertEquals 0 $?
+	assertNotContains "$(calls)" /etc/verity-init.conf
+}
+
+test_install_config_named_in_dracut_conf() {
+	verity_init_conf=$SHUNIT_TMPDIR/policy.conf
+	echo "allow_shell=yes" >"$verity_init_conf"
+	install
+	assertEquals 0 $?
+	assertContains "$(calls)" "inst_simple $verity_init_conf /etc/verity-init.conf"
+}
+
+test_install_missing_named_config_fails() {
+	verity_init_conf=$SHUNIT_TMPDIR/absent.conf
+	install
+	assertEquals 1 $?
+	assertContains "$(calls)" "dfatal verity-init: cannot install"
+}
+
+# --- the shell-init glue, sourced with dracut-lib stubs ---------------------------------------
+# run_glue SCRIPT: run a POSIX sh snippet with stubbed dracut-lib functions and a fake agent that
+# prints $PARSE_OUT for `parse --shell`; prints the snippet's output.
+run_glue() {
+	cat >"$SHUNIT_TMPDIR/fake-agent" <<EOF
+#!/bin/sh
+case "\$1" in
+parse) cat "$SHUNIT_TMPDIR/parse.out"; exit \${PARSE_RC:-0} ;;
+setup) echo "\$*" >"$SHUNIT_TMPDIR/setup.args"; echo "\${SETUP_ERR:-}" >&2; exit \${SETUP_RC:-0} ;;
+esac
+EOF
+	chmod 0755 "$SHUNIT_TMPDIR/fake-agent"
+	printf '%s\n' "$PARSE_OUT" >"$SHUNIT_TMPDIR/parse.out"
+	cat >"$SHUNIT_TMPDIR/dracut-lib.sh" <<EOF
+getcmdline() { printf '%s' "\$TEST_CMDLINE"; }
+getarg() { return 1; }
+getargbool() { [ "\${TEST_RDSHELL:-1}" = 1 ]; }
+label_uuid_to_dev() { case "\$1" in PARTUUID=*) echo "/dev/disk/by-partuuid/\${1#PARTUUID=}" ;; UUID=*) echo "/dev/disk/by-uuid/\${1#UUID=}" ;; esac; }
+wait_for_dev() { echo "wait_for_dev \$1"; }
+emergency_shell() { echo "emergency_shell \$*"; }
+EOF
+	(
+		cd "$SHUNIT_TMPDIR" || exit 1
+		export VI_AGENT=$SHUNIT_TMPDIR/fake-agent VI_SYSRQ=$SHUNIT_TMPDIR/sysrq \
+			VI_KMSG=$SHUNIT_TMPDIR/kmsg VI_ACTION_WAIT=0 VI_RUNDIR=$SHUNIT_TMPDIR/run \
+			VI_CMDLINE_D=$SHUNIT_TMPDIR/cmdline.d
+		timeout 5 sh -c "
+			getarg() { return 1; }
+			. '$SHUNIT_TMPDIR/dracut-lib.sh'
+			. '$MOD/verity-init-lib.sh'
+			$1" 2>&1
+	)
+}
+
+test_cmdline_hook_points_root_at_mapping_and_waits_for_devices() {
+	local out
+	PARSE_OUT="VERITY_ENABLED=1
+VERITY_NAME='vroot'
+VERITY_DATA='PARTUUID=1111'
+VERITY_HASH='/dev/vdb'
+VERITY_FEC=''"
+	out=$(run_glue "
+		initqueue() { :; }
+		root=UUID=data-fs-uuid rflags=''
+		DRACUT_SYSTEMD=1
+		fn() { . '$MOD/parse-verity-init.sh'; }
+		fn
+		echo \"root=\$root rootok=\$rootok rflags=\$rflags\"")
+	assertContains "$out" "root=block:/dev/mapper/vroot rootok=1 rflags=ro"
+	assertContains "$out" "wait_for_dev /dev/disk/by-partuuid/1111"
+	assertContains "$out" "wait_for_dev /dev/vdb"
+	assertContains "$out" "wait_for_dev /dev/mapper/vroot"
+	assertEquals "fsck skipped for the read-only root" rd.skipfsck \
+		"$(cat "$SHUNIT_TMPDIR/cmdline.d/90verity-init.conf")"
+	assertContains "a root= naming another device is overridden, and said so" \
+		"$(cat "$SHUNIT_TMPDIR/kmsg")" "root=UUID=data-fs-uuid ignored"
+}
+
+test_cmdline_hook_leaves_non_verity_boots_alone() {
+	local out
+	PARSE_OUT="VERITY_ENABLED=0"
+	out=$(run_glue "
+		root=/dev/vda1
+		fn() { . '$MOD/parse-verity-init.sh'; }
+		fn
+		echo \"root=\$root\"")
+	assertEquals "root=/dev/vda1" "$out"
+}
+
+test_fail_policy_tries_actions_in_order_and_ends_in_panic() {
+	PARSE_OUT="VERITY_ENABLED=1"
+	run_glue "VERITY_FAIL=shell,reboot,poweroff; vi_fail 'root hash mismatch'" >/dev/null
+	assertEquals "shell not allowed by the image: skipped; reboot, poweroff, then panic" \
+		"b o c" "$(tr '\n' ' ' <"$SHUNIT_TMPDIR/sysrq" | sed 's/ $//')"
+	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "root verification failed: root hash mismatch"
+}
+
+test_fail_policy_shell_needs_image_permission_and_rd_shell() {
+	local out
+	out=$(run_glue "VERITY_FAIL=shell VERITY_ALLOW_SHELL=1; vi_fail 'bad'")
+	assertContains "allowed by the image and rd.shell" "$out" "emergency_shell -n verity-init"
+	rm -f "$SHUNIT_TMPDIR/sysrq"
+	out=$(TEST_RDSHELL=0 run_glue "VERITY_FAIL=shell VERITY_ALLOW_SHELL=1; vi_fail 'bad'")
+	assertNotContains "rd.shell=0 refuses the shell" "$out" emergency_shell
+	assertEquals "then the last resort: panic" c "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
+}
+
+test_setup_failure_applies_policy_with_agents_reason() {
+	PARSE_OUT="VERITY_ENABLED=1
+VERITY_NAME=root
+VERITY_FAIL=reboot"
+	SETUP_RC=1 SETUP_ERR="root hash mismatch: top hash block hashes to 12ab" \
+		run_glue "vi_setup" >/dev/null
+	assertEquals "reboot, then panic" "b c" "$(tr '\n' ' ' <"$SHUNIT_TMPDIR/sysrq" | sed 's/ $//')"
+	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "root hash mismatch: top hash block hashes to 12ab"
+	assertContains "setup gets dracut's command line" "$(cat "$SHUNIT_TMPDIR/setup.args")" "--cmdline"
+}
+
+test_malformed_command_line_fails_closed() {
+	PARSE_OUT=""
+	PARSE_RC=1 run_glue "vi_setup" >/dev/null
+	assertEquals "default policy: panic" c "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
+	assertFalse "setup never ran" "[ -e '$SHUNIT_TMPDIR/setup.args' ]"
+}
+
+tearDown() {
+	rm -f "$SHUNIT_TMPDIR/sysrq" "$SHUNIT_TMPDIR/kmsg" "$SHUNIT_TMPDIR/setup.args"
+	unset PARSE_RC SETUP_RC SETUP_ERR TEST_RDSHELL
+}
+
+test_module_scripts_pass_shellcheck() {
+	command -v shellcheck >/dev/null || { startSkipping; fail "shellcheck missing"; return; }
+	local out
+	out=$(cd "$MOD" && shellcheck -s sh -e SC1090,SC1091,SC3043 parse-verity-init.sh \
+		verity-init-lib.sh verity-init-dracut.sh verity-init-generator.sh 2>&1)
+	assertEquals "POSIX sh hooks" "" "$out"
+	out=$(cd "$MOD" && shellcheck -s bash -e SC1090,SC1091,SC2154 module-setup.sh 2>&1)
+	assertEquals "module-setup.sh" "" "$out"
+}
+
+# shellcheck source=/dev/null
+. /usr/share/shunit2/shunit2
