@@ -64,7 +64,7 @@ size_t kmsg_format(char *out, size_t out_size, int prio, pid_t pid, const char *
 		return 0;
 	len = (size_t)n;
 	room = out_size - 2 - len; /* keep space for '\n' and NUL */
-	for (i = 0; msg[i] && i < room; i++) {
+	for (i = 0; i < room && msg[i]; i++) {
 		unsigned char c = (unsigned char)msg[i];
 
 		out[len + i] = (c < 0x20 || c > 0x7e) ? '?' : (char)c;

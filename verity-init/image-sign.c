@@ -277,7 +277,7 @@ static int write_file(const char *path, const void *buf, size_t len)
 	if (fd < 0)
 		return -errno;
 	if (fchmod(fd, 0644) < 0 || write(fd, buf, len) != (ssize_t)len || fsync(fd) < 0)
-		r = -errno ? -errno : -EIO;
+		r = errno ? -errno : -EIO;
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
 	if (r == 0 && rename(tmp, path) < 0)
