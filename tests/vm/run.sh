@@ -54,7 +54,7 @@ run_one() {   # FILE: run it, output to $out/NAME.out, exit code to $out/NAME.rc
 summarise() {
 	awk '
 		/^test[A-Za-z0-9_]*$/ { n++; next }
-		/^(ASSERT|ERROR|FATAL):/ { if (n) bad[n] = 1; else early = 1 }
+		/^(shunit2:)?(ASSERT|ERROR|FATAL)/ { if (n) bad[n] = 1; else early = 1 }
 		/^Ran [0-9]+ tests?\./ { ran = $2 }
 		/skipped=[0-9]+/ { s = $0; sub(/.*skipped=/, "", s); skipped = s + 0 }
 		END {
