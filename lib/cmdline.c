@@ -402,6 +402,8 @@ static bool our_namespace(const char *k, size_t n)
 
 static bool same_value(const struct slotval *a, const char *v, size_t n, bool casei)
 {
+	if (!a->val || !v)
+		return a->val == v;
 	if (a->val_len != n)
 		return false;
 	for (size_t i = 0; i < n; i++) {
@@ -849,7 +851,7 @@ int vi_cmdline_parse_buf(const char *buf, size_t len, struct vi_config *cfg,
 	if (len && memchr(buf, '\0', len))
 		return vi_err(err, "command line contains a NUL byte");
 	memset(slots, 0, sizeof(slots));
-	while ((r = vi_cmdline_next(buf, len, &pos, &tok)) > 0) {
+	while (vi_cmdline_next(buf, len, &pos, &tok) > 0) {
 		r = collect(&tok, slots, err);
 		if (r < 0)
 			return r;

@@ -124,7 +124,7 @@ static int opt_params(const struct span *w, size_t n, struct vi_target *t,
 		      struct verity_err *err)
 {
 	bool seen_corr = false, seen_ioerr = false, seen_blocks = false, seen_start = false;
-	uint64_t v;
+	uint64_t v = 0;
 	int r;
 
 	for (size_t i = 0; i < n; i++) {
@@ -163,20 +163,23 @@ static int opt_params(const struct span *w, size_t n, struct vi_target *t,
 			if (r == 0)
 				t->fec = d;
 		} else if (arg && word_is(w[i - 1], "fec_roots")) {
-			uint32_t roots;
+			uint32_t roots = 0;
 
 			r = num32(a, "fec_roots", &roots, err);
 			if (r == 0 && (roots < VI_FEC_ROOTS_MIN || roots > VI_FEC_ROOTS_MAX))
 				r = wfail(err, "fec_roots", a, "must be between 2 and 24");
 			if (r == 0 && (t->given & VI_GIVEN_FEC_ROOTS) && t->fec_roots != roots)
 				r = wfail(err, "fec_roots", a, "given twice");
-			t->fec_roots = roots;
-			t->given |= VI_GIVEN_FEC_ROOTS;
+			if (r == 0) {
+				t->fec_roots = roots;
+				t->given |= VI_GIVEN_FEC_ROOTS;
+			}
 		} else if (arg && word_is(w[i - 1], "fec_blocks")) {
 			r = num64(a, "fec_blocks", &v, err);
 			if (r == 0 && (v == 0 || (seen_blocks && t->fec_blocks != v)))
 				r = wfail(err, "fec_blocks", a, "zero or given twice");
-			t->fec_blocks = v;
+			if (r == 0)
+				t->fec_blocks = v;
 			seen_blocks = true;
 		} else if (arg && word_is(w[i - 1], "fec_start")) {
 			r = num64(a, "fec_start", &v, err);

@@ -164,7 +164,7 @@ static int w_hash_offset(struct vi_target *t, const char *v, size_t n, uint32_t 
 static int w_salt(struct vi_target *t, const char *v, size_t n, uint32_t *seen,
 		  struct verity_err *err)
 {
-	uint8_t salt[VERITY_MAX_SALT];
+	uint8_t salt[VERITY_MAX_SALT] = { 0 };
 	size_t len = 0;
 
 	(void)seen;
