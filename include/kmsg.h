@@ -17,7 +17,7 @@
 #define KMSG_INFO    6
 #define KMSG_DEBUG   7
 
-#define KMSG_LINE_MAX 512u
+#define KMSG_LINE_MAX 900u   /* the kernel takes records up to about 1 KiB */
 
 struct kmsg {
 	int fd;          /* /dev/kmsg, or -1 */

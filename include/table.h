@@ -28,6 +28,7 @@ struct vi_table {
 	enum vi_ioerror ioerror;
 	bool ignore_zero_blocks;
 	bool check_at_most_once;
+	bool try_verify_in_tasklet;      /* dm-mod.create= only; kernel 6.0+ */
 	bool fec;                        /* use_fec_from_device */
 	dev_t fec_dev;
 	uint32_t fec_roots;

@@ -152,12 +152,16 @@ static int fill_table(const struct vi_target *t, const struct verity_params *p,
 	tb->ioerror = t->ioerror;
 	tb->ignore_zero_blocks = t->ignore_zero_blocks;
 	tb->check_at_most_once = t->check_at_most_once;
+	tb->try_verify_in_tasklet = t->try_verify_in_tasklet;
 	if (have_fec) {
-		uint64_t hash_end_data_blocks;
-
 		tb->fec = true;
 		tb->fec_dev = devs[2].devno;
 		tb->fec_roots = t->fec_roots ? t->fec_roots : 2;
+		if (p->data_block_size != p->hash_block_size) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "FEC needs equal data and hash block sizes (kernel rule)");
+			return -EINVAL;
+		}
 		if (t->fec_offset % p->data_block_size) {
 			snprintf(err->msg, sizeof(err->msg),
 				 "fec-offset=%" PRIu64 " is not a multiple of the data block size",
@@ -165,14 +169,9 @@ static int fill_table(const struct vi_target *t, const struct verity_params *p,
 			return -EINVAL;
 		}
 		tb->fec_start = t->fec_offset / p->data_block_size;
-		/* FEC covers the data and the hash area (up to the end of the tree), counted in
-		 * data blocks, as veritysetup encodes it. */
-		hash_end_data_blocks = (g->hash_device_size + p->data_block_size - 1) /
-				       p->data_block_size;
-		tb->fec_blocks = t->fec_blocks ? t->fec_blocks
-					       : (devs[0].devno == devs[1].devno
-							  ? hash_end_data_blocks
-							  : p->data_blocks + hash_end_data_blocks);
+		/* FEC covers the data blocks and then the hash tree from its first block (the
+		 * kernel reads metadata block i at hash_start + i), as veritysetup encodes it. */
+		tb->fec_blocks = t->fec_blocks ? t->fec_blocks : p->data_blocks + g->hash_blocks;
 	}
 	if (t->sig_key_desc[0] &&
 	    snprintf(tb->sig_key_desc, sizeof(tb->sig_key_desc), "%s", t->sig_key_desc) >=

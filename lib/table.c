@@ -107,6 +107,7 @@ int vi_table_build(const struct vi_table *t, char *out, size_t out_size, struct 
 	nopt += t->ioerror != VI_IOERR_EIO;
 	nopt += t->ignore_zero_blocks;
 	nopt += t->check_at_most_once;
+	nopt += t->try_verify_in_tasklet;
 	nopt += t->fec ? 8u : 0u;
 	nopt += t->sig_key_desc[0] ? 2u : 0u;
 	if (nopt) {
@@ -126,6 +127,8 @@ int vi_table_build(const struct vi_table *t, char *out, size_t out_size, struct 
 			emit(out, out_size, &pos, &overflow, " ignore_zero_blocks");
 		if (t->check_at_most_once)
 			emit(out, out_size, &pos, &overflow, " check_at_most_once");
+		if (t->try_verify_in_tasklet)
+			emit(out, out_size, &pos, &overflow, " try_verify_in_tasklet");
 		if (t->fec)
 			emit(out, out_size, &pos, &overflow,
 			     " use_fec_from_device %u:%u fec_blocks %" PRIu64 " fec_start %" PRIu64

@@ -180,6 +180,7 @@ static int activate(struct agent *a, const struct vi_target *t, struct vi_activa
 {
 	static struct vi_trust_result trust;
 	static bool trusted;
+	static int trust_r;
 	struct verity_err err = { "" };
 	int r;
 	const struct vi_activate_opts o = {
@@ -189,12 +190,14 @@ static int activate(struct agent *a, const struct vi_target *t, struct vi_activa
 			vi_policy_allows(&a->policy, VI_WEAK_DATA_BLOCKS_BELOW_SB),
 	};
 
+	/* Once: a refused manifest must not also stop the (separately checked) recovery root. */
 	if (!trusted) {
-		memset(act, 0, sizeof(*act));
-		r = trust_step(a, &trust);
-		if (r < 0)
-			return r;
 		trusted = true;
+		trust_r = trust_step(a, &trust);
+	}
+	if (t == &a->cfg.root && trust_r < 0) {
+		memset(act, 0, sizeof(*act));
+		return trust_r;
 	}
 	r = vi_activate(t, &o, act, &err);
 	if (t == &a->cfg.recovery || !a->cfg.recovery.enabled)
@@ -210,6 +213,8 @@ static int activate(struct agent *a, const struct vi_target *t, struct vi_activa
 		a->failed = t;
 		kmsg_log(&a->log, KMSG_ERR, "%s: %s failed: %s", t->name, vi_stage_name(act->stage),
 			 err.msg);
+		if (act->stage == VI_STAGE_ACTIVATE && act->table[0])
+			kmsg_log(&a->log, KMSG_INFO, "%s: refused table: %s", t->name, act->table);
 		return r;
 	}
 	kmsg_log(&a->log, KMSG_INFO, "%s: %s verified (data %s, hash %s)%s, status V", t->name,
