@@ -653,7 +653,8 @@ static int resolve_target(struct vi_target *t, const struct target_slots *ts, bo
 		partuuid_spec(&t->data, t->root_hash);
 		partuuid_spec(&t->hash, t->root_hash + t->root_hash_len - 16);
 		t->discovered = true;
-	} else if (!ts->hash && !(t->given & VI_GIVEN_HASH_OFFSET)) {
+	} else if ((!ts->hash || strcmp(t->hash.spec, t->data.spec) == 0) &&
+		   !(t->given & VI_GIVEN_HASH_OFFSET)) {
 		return vi_err(err, "%s: the hash tree is on the data device, so hash-offset= is "
 			      "needed (or give a hash device)", what);
 	}

@@ -473,6 +473,8 @@ static void test_rejections(void **state)
 	bad("roothash=" H " verity.data=PARTLABEL= verity.hash=/dev/vdb", "empty PARTLABEL");
 	bad("roothash=" H " verity.hash=/dev/vdb", "hash device without a data device");
 	bad("roothash=" H " verity.data=/dev/vda", "hash-offset= is");
+	bad("roothash=" H " verity.data=/dev/vda verity.hash=/dev/vda", "hash-offset= is");
+	ok("roothash=" H " verity.data=/dev/vda verity.hash=/dev/vda verity.options=hash-offset=1M");
 	bad("verity.data=/dev/vda verity.hash=/dev/vdb", "without a root hash");
 	bad("verity.options=panic-on-corruption", "without a root hash");
 	bad("verity.recovery.data=/dev/vdc", "without a root hash for the recovery root");
