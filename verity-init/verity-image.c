@@ -652,6 +652,8 @@ static int cmd_cmdline(struct opts *o)
 		if (r)
 			return r;
 	}
+	if (p.no_superblock && !(o->given & G_BLOCKS))
+		return die(EXIT_USAGE, "--no-superblock needs --data-blocks (and the --salt used)");
 	ds = verity_digest_size(p.hash_name);
 	r = read_root_hash(o, o->nargs == 4 ? o->args[3] : NULL, root, ds);
 	if (r)
