@@ -116,6 +116,9 @@ struct vi_config {
 	enum vi_fail_action fail[VI_MAX_FAIL];   /* tried in order; VI_FAIL_NONE ends the list */
 	unsigned timeout_s;                       /* device wait */
 	char root_dev[VI_MAX_PATH];               /* root= (last one wins, as in the kernel) */
+	bool root_dev_ignored;                    /* root= names something other than the verity
+	                                           * mapping: ignored (log it), the mapping is
+	                                           * mounted */
 	char rootfstype[VI_MAX_FSTYPE];
 	char rootflags[VI_MAX_PATH];
 	char init[VI_MAX_PATH];                   /* init=, default /sbin/init */

@@ -661,25 +661,23 @@ static int resolve_target(struct vi_target *t, const struct target_slots *ts, bo
 	return 0;
 }
 
-static int resolve_root_dev(const struct vi_config *c, struct verity_err *err)
+/* root= may only name the mapping; anything else (a boot loader's default root=UUID=..., which
+ * would also match the unverified data device) is ignored and flagged, never mounted. */
+static void resolve_root_dev(struct vi_config *c)
 {
 	char want[VI_MAX_PATH + 16];
 	size_t n = strlen(c->root_dev);
+	uint32_t minor;
 
 	if (!c->root.enabled || n == 0)
-		return 0;
+		return;
 	snprintf(want, sizeof(want), "/dev/mapper/%s", c->root.name);
 	if (strcmp(c->root_dev, want) == 0)
-		return 0;
-	if (c->root.from_dm_create && n > 8 && memcmp(c->root_dev, "/dev/dm-", 8) == 0) {
-		uint32_t minor;
-
-		if (vi_parse_u32(c->root_dev + 8, n - 8, &minor) == 0)
-			return 0;
-	}
-	return checkf(err, "root=", c->root_dev, n, c->root.from_dm_create
-		      ? "must be /dev/mapper/NAME or /dev/dm-N of the dm-mod.create= device"
-		      : "must be /dev/mapper/NAME of the verity mapping (verity.name=)");
+		return;
+	if (c->root.from_dm_create && n > 8 && memcmp(c->root_dev, "/dev/dm-", 8) == 0 &&
+	    vi_parse_u32(c->root_dev + 8, n - 8, &minor) == 0)
+		return;
+	c->root_dev_ignored = true;
 }
 
 static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_err *err)
@@ -833,7 +831,8 @@ static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_
 			return r;
 	}
 	c->ro = sl[S_RO].set;
-	return resolve_root_dev(c, err);
+	resolve_root_dev(c);
+	return 0;
 }
 
 int vi_cmdline_parse_buf(const char *buf, size_t len, struct vi_config *cfg,

@@ -400,11 +400,34 @@ static void test_dm_create(void **state)
 	    " -\" roothash=" H, "cannot be combined");
 	bad("dm-mod.create=\"vroot,,,rw,0 16384 verity 1 8:0 8:16 4096 4096 2048 1 sha256 " H
 	    " -\"", "dm-mod.create: flags 'rw'");
-	bad("dm-mod.create=\"vroot,,,ro,0 16384 verity 1 8:0 8:16 4096 4096 2048 1 sha256 " H
-	    " -\" root=/dev/mapper/root", "root=");
 	/* sig= and the table's key description together */
 	bad("dm-mod.create=\"vroot,,,ro,0 16384 verity 1 8:0 8:16 4096 4096 2048 1 sha256 " H
 	    " - 2 root_hash_sig_key_desc k\" verity.sig=/s.p7s", "root_hash_sig_key_desc");
+}
+
+/* root= only ever names the mapping: anything else is ignored and flagged, never mounted. */
+static void test_root_dev(void **state)
+{
+	(void)state;
+	ok("roothash=" H " root=/dev/mapper/root");
+	assert_false(cfg.root_dev_ignored);
+	ok("root=UUID=0a1b2c3d-aaaa-bbbb-cccc-0123456789ab roothash=" H " ro");
+	assert_true(cfg.root_dev_ignored);
+	assert_string_equal(cfg.root_dev, "UUID=0a1b2c3d-aaaa-bbbb-cccc-0123456789ab");
+	ok("roothash=" H " verity.name=x root=/dev/mapper/root");
+	assert_true(cfg.root_dev_ignored);
+	ok("roothash=" H " verity.name=x root=/dev/mapper/x");
+	assert_false(cfg.root_dev_ignored);
+	ok("roothash=" H " root=/dev/dm-0");           /* only dm-mod.create= may say dm-N */
+	assert_true(cfg.root_dev_ignored);
+	ok("dm-mod.create=\"v,,,ro,0 8 verity 1 8:0 8:1 4096 4096 1 1 sha256 " H " -\" "
+	   "root=/dev/dm-12");
+	assert_false(cfg.root_dev_ignored);
+	ok("dm-mod.create=\"v,,,ro,0 8 verity 1 8:0 8:1 4096 4096 1 1 sha256 " H " -\" "
+	   "root=/dev/dm-x");
+	assert_true(cfg.root_dev_ignored);
+	ok("root=/dev/sda1");                          /* no verity: not our business */
+	assert_false(cfg.root_dev_ignored);
 }
 
 static void test_signature_keys(void **state)
@@ -496,9 +519,7 @@ static void test_rejections(void **state)
 	bad("verity.timeout=-1", "seconds");
 	bad("verity.timeout=s", "seconds");
 	/* kernel keys we check */
-	bad("roothash=" H " root=/dev/vda1", "must be /dev/mapper/NAME");
-	bad("roothash=" H " verity.name=x root=/dev/mapper/root", "must be /dev/mapper/NAME");
-	bad("roothash=" H " root=/dev/dm-0", "must be /dev/mapper/NAME");
+
 	bad("rootfstype=ext4;rm", "filesystem type");
 	bad("rootfstype=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "too long");
 	bad("init=sbin/init", "absolute path");
@@ -587,6 +608,7 @@ static void test_print_kv(void **state)
 	assert_non_null(strstr(out, "\nfail=reboot,panic\n"));
 	assert_non_null(strstr(out, "\ntimeout=30\n"));
 	assert_non_null(strstr(out, "\nroot=/dev/mapper/root\n"));
+	assert_non_null(strstr(out, "\nroot_ignored=no\n"));
 	assert_non_null(strstr(out, "\nrootfstype=ext4\n"));
 	assert_non_null(strstr(out, "\ninit=/sbin/init\n"));
 	assert_non_null(strstr(out, "\nrequire_signature=no\n"));
@@ -694,6 +716,7 @@ int main(void)
 		cmocka_unit_test(test_repeats),
 		cmocka_unit_test(test_double_dash),
 		cmocka_unit_test(test_dm_create),
+		cmocka_unit_test(test_root_dev),
 		cmocka_unit_test(test_signature_keys),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_helpers),
