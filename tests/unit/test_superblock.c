@@ -90,6 +90,7 @@ static void expect_reject(size_t off, const uint8_t *bytes, size_t n, const char
 	golden(buf);
 	memcpy(buf + off, bytes, n);
 	memset(&p, 0x77, sizeof(p));
+	p.no_superblock = false;   /* an input of decode: must be a valid bool (UBSan) */
 	print_message("expect '%s'\n", reason);
 	assert_int_equal(verity_sb_decode(buf, &p, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, reason));
