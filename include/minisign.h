@@ -56,8 +56,8 @@ struct minisign_seckey {
 	uint8_t sk[MINISIGN_SK_LEN];                  /* libsodium layout: seed[32] | pk[32] */
 };
 
-/* Key id as minisign prints it ("B69F29EA89A6E4A4"): uppercase hex of the little-endian number.
- * out has 17 bytes. */
+/* Key id as minisign prints it ("B69F29EA89A6E4A4"): uppercase hex of the little-endian number,
+ * without leading zeros. out has 17 bytes. */
 void minisign_key_id_format(const uint8_t key_id[MINISIGN_KEYID_LEN], char out[17]);
 
 /* Parse a public key file. -EINVAL with err set on any deviation from the format. */

@@ -105,14 +105,21 @@ void minisign_key_id_format(const uint8_t key_id[MINISIGN_KEYID_LEN], char out[1
 {
 	static const char digits[] = "0123456789ABCDEF";
 
-	/* minisign prints le64_load(key_id) with %016" PRIX64 ": the last byte first */
+	char tmp[17];
+	unsigned skip = 0;
+
+	/* minisign prints le64_load(key_id) with %" PRIX64 ": the last byte first, no leading
+	 * zeros (its public key comment says "C47ED138CC2161E" for 0x0C47ED138CC2161E) */
 	for (unsigned i = 0; i < MINISIGN_KEYID_LEN; i++) {
 		uint8_t b = key_id[MINISIGN_KEYID_LEN - 1 - i];
 
-		out[2 * i] = digits[b >> 4];
-		out[2 * i + 1] = digits[b & 0xf];
+		tmp[2 * i] = digits[b >> 4];
+		tmp[2 * i + 1] = digits[b & 0xf];
 	}
-	out[16] = '\0';
+	tmp[16] = '\0';
+	while (skip < 15 && tmp[skip] == '0')
+		skip++;
+	memcpy(out, tmp + skip, 17 - skip);
 }
 
 #ifdef VERITY_STATIC

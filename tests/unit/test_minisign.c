@@ -83,6 +83,16 @@ static void test_pubkey(void **state)
 	assert_int_equal(minisign_pubkey_parse(S(PUB), &pk, &err), 0);
 	minisign_key_id_format(pk.key_id, id);
 	assert_string_equal(id, "B69F29EA89A6E4A4");
+	/* leading zeros are dropped, as minisign's own "%" PRIX64 */
+	{
+		const uint8_t kid[8] = { 0x1e, 0x16, 0xc2, 0x8c, 0x13, 0xed, 0x47, 0x0c };
+		const uint8_t zero[8] = { 0 };
+
+		minisign_key_id_format(kid, id);
+		assert_string_equal(id, "C47ED138CC2161E");
+		minisign_key_id_format(zero, id);
+		assert_string_equal(id, "0");
+	}
 	/* the same without the final newline, and with CRLF line ends */
 	assert_int_equal(minisign_pubkey_parse(PUB, sizeof(PUB) - 2, &pk, &err), 0);
 	assert_int_equal(minisign_pubkey_parse(S("untrusted comment: x\r\n"
