@@ -9,6 +9,7 @@
 #include "tree.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -491,6 +492,8 @@ static int prepare(int data_fd, int hash_fd, const struct verity_params *p, bool
 			 p->data_block_size, (unsigned long long)g->data_size);
 		return -EIO;
 	}
+	/* One sequential pass: ask for aggressive readahead (a hint; failure is harmless). */
+	(void)posix_fadvise(data_fd, 0, (off_t)g->data_size, POSIX_FADV_SEQUENTIAL);
 	if (same_file(data_fd, hash_fd) && p->hash_offset < g->data_size) {
 		snprintf(err->msg, sizeof(err->msg),
 			 "hash offset %llu lies inside the data (%llu bytes) on the same device",
