@@ -101,12 +101,14 @@ test_dm_mod_create_table() {
 	good agent-dmcreate ext4
 }
 
-# The hash disk is hot-plugged 4 s after QEMU starts: the agent waits (uevents) and uses it.
+# The hash disk is hot-plugged once the agent has loaded its modules (and so is about to look for
+# the devices): the agent waits, re-scans on the uevent, and uses it.
 test_late_device_hotplugged() {
 	local d rh
 	d=$(vm_workdir agent-late)
 	rh=$(vm_verity_setup ext4 "$d") || { fail "setup"; return; }
-	vm_boot --disk "$d/data.img" --hotadd 4 "$d/hash.img" agent-late "$RD" \
+	vm_boot --disk "$d/data.img" --hotadd 'log:verity-init\[1\]: [0-9]+ modules loaded' "$d/hash.img" \
+		agent-late "$RD" \
 		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb verity.timeout=60"
 	good agent-late ext4 || return
 	# the wait really happened (and was reported apart from the agent's own time)
