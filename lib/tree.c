@@ -28,6 +28,7 @@
 
 #define DEFAULT_CHUNK   (2u << 20)
 #define MAX_THREADS     256u
+#define MAX_BUFFERS     (32u << 20)
 #define PROGRESS_NS     200000000L
 
 struct hasher {
@@ -358,6 +359,9 @@ static int run_job(struct job *j, const struct verity_tree_opts *o, bool report,
 
 	if (n > MAX_THREADS)
 		n = MAX_THREADS;
+	/* Keep the read buffers of all workers within MAX_BUFFERS, whatever the CPU count. */
+	if (!o->chunk_size && chunk > MAX_BUFFERS / n)
+		chunk = MAX_BUFFERS / n;
 	j->per_chunk = chunk / j->in_bs ? chunk / j->in_bs : 1;
 	j->nchunks = j->count / j->per_chunk + (j->count % j->per_chunk ? 1 : 0);
 	if (n > j->nchunks)
