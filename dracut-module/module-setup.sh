@@ -65,11 +65,12 @@ install() {
         return 1
     }
     inst_binary "$_agent" /usr/sbin/verity-init
-    inst_multiple udevadm tr
+    inst_multiple udevadm tr cat readlink
     inst_simple "$moddir/verity-init-lib.sh" /lib/verity-init-lib.sh
     inst_script "$moddir/verity-init-dracut.sh" /sbin/verity-init-dracut
     chmod 0755 "$initdir"/sbin/verity-init-dracut
     inst_hook cmdline 30 "$moddir/parse-verity-init.sh"
+    inst_hook pre-pivot 90 "$moddir/verity-init-check-init.sh"
 
     # the policy file: the build host's in host-only mode, or the one named in dracut.conf
     # (verity_init_conf=FILE) in any mode

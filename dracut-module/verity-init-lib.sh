@@ -24,9 +24,17 @@ vi_cmdline() {
     getcmdline
 }
 
+# vi_lastline TEXT: the last non-empty line (the agent logs to stderr too; its one-line reason
+# comes last).
+vi_lastline() {
+    # shellcheck disable=SC2016 # sed script, not shell
+    printf '%s\n' "$1" | sed -n '/./h; ${x;p;}'
+}
+
 # vi_load: fill VERITY_* from the agent's parser.
-# Returns 0 when a verity root is configured, 1 when the command line asks for none,
-# 2 when the command line is malformed (VI_PARSE_ERROR holds the agent's one-line reason).
+# Returns 0 when a verity root is configured, 1 when the command line asks for none (or turns
+# verity off with systemd.verity=0), 2 when the command line or the image's policy file is
+# refused (VI_PARSE_ERROR holds the agent's one-line reason).
 vi_load() {
     local _out _rc
     VI_PARSE_ERROR=
@@ -34,13 +42,14 @@ vi_load() {
     _out=$("$VI_AGENT" parse --shell --cmdline "$(vi_cmdline)" 2> "$VI_RUNDIR/parse.err")
     _rc=$?
     if [ $_rc -ne 0 ]; then
-        read -r VI_PARSE_ERROR < "$VI_RUNDIR/parse.err" || :
+        VI_PARSE_ERROR=$(vi_lastline "$(cat "$VI_RUNDIR/parse.err")")
         VI_PARSE_ERROR=${VI_PARSE_ERROR:-"verity-init parse failed (exit $_rc)"}
         return 2
     fi
-    # The agent quotes every value for the shell (see docs/cmdline.md), so eval is safe here.
+    # The agent quotes every value for the shell (lib/config_print.c), so eval is safe here.
     eval "$_out"
     [ "${VERITY_ENABLED:-0}" = 1 ] || return 1
+    [ "${VERITY_DISABLED:-0}" = 1 ] && return 1
     VERITY_NAME=${VERITY_NAME:-root}
     return 0
 }
@@ -96,10 +105,9 @@ vi_udev_announce() {
     return 1
 }
 
-# vi_shell_allowed: the verity.fail=shell action needs both the image's permission
-# (allow_shell=yes in /etc/verity-init.conf, reported by the agent) and rd.shell not being 0.
+# vi_shell_allowed: `shell` is in VERITY_FAIL only when the image's policy allows it (the agent
+# drops it otherwise, allow_shell= in /etc/verity-init.conf); rd.shell=0 still refuses it.
 vi_shell_allowed() {
-    [ "${VERITY_ALLOW_SHELL:-0}" = 1 ] || return 1
     getargbool 1 rd.shell -d -y rdshell
 }
 
@@ -117,7 +125,8 @@ vi_fail() {
     for _action in $_actions; do
         case "$_action" in
             recovery)
-                # verity-init setup already tried the recovery root before reporting failure
+                # the dracut module sets up the main root only (docs/dracut.md)
+                vi_log "action recovery: not available under dracut, skipped" 4
                 continue
                 ;;
             shell)
@@ -154,6 +163,43 @@ vi_fail() {
     while :; do sleep 3600; done
 }
 
+# vi_path_in_root ROOT PATH: PATH with its symlinks resolved inside ROOT (absolute link targets
+# are relative to ROOT, not to the initramfs), printed as ROOT-relative path.
+vi_path_in_root() {
+    local _root="$1" _p="$2" _l _n=0
+    while [ -L "$_root$_p" ]; do
+        _n=$((_n + 1))
+        [ $_n -le 40 ] || return 1
+        _l=$(readlink "$_root$_p") || return 1
+        case "$_l" in
+            /*) _p=$_l ;;
+            *) _p="${_p%/*}/$_l" ;;
+        esac
+    done
+    printf '%s\n' "$_p"
+}
+
+# vi_check_init ROOT PATH: read the init program completely once. dm-verity checks each block
+# when it is read, so a tampered init would only fail at exec, after the switch, when nothing
+# can fall back any more; read now, it fails while the policy can still be applied.
+# shellcheck disable=SC2034 # VI_INIT_ERROR is read by the caller
+vi_check_init() {
+    local _p
+    _p=$(vi_path_in_root "$1" "$2") || {
+        VI_INIT_ERROR="init $2: too many symbolic links"
+        return 1
+    }
+    if [ ! -f "$1$_p" ]; then
+        VI_INIT_ERROR="init $2 not found on the verified root"
+        return 1
+    fi
+    if ! cat -- "$1$_p" > /dev/null 2>&1; then
+        VI_INIT_ERROR="init $2 cannot be read (corrupted block refused by dm-verity?)"
+        return 1
+    fi
+    return 0
+}
+
 # vi_setup: create the mapping with the agent, announce it to udev; on failure apply the policy.
 vi_setup() {
     local _rc _err
@@ -171,6 +217,7 @@ vi_setup() {
     _err=$("$VI_AGENT" setup --cmdline "$(vi_cmdline)" 2>&1 > /dev/null)
     _rc=$?
     if [ $_rc -ne 0 ]; then
+        _err=$(vi_lastline "$_err")
         vi_fail "${_err:-verity-init setup failed (exit $_rc)}"
     fi
     vi_udev_announce "$VERITY_NAME"

@@ -142,6 +142,7 @@ test_install_shell_init() {
 	c=$(calls)
 	assertContains "$c" "inst_binary $AGENT /usr/sbin/verity-init"
 	assertContains "$c" "inst_hook cmdline 30 $MOD/parse-verity-init.sh"
+	assertContains "$c" "inst_hook pre-pivot 90 $MOD/verity-init-check-init.sh"
 	assertContains "$c" "inst_simple $MOD/verity-init-lib.sh /lib/verity-init-lib.sh"
 	assertContains "$c" "dracut_need_initqueue"
 	assertTrue "setup program executable" "[ -x '$initdir/sbin/verity-init-dracut' ]"
@@ -276,18 +277,18 @@ test_cmdline_hook_leaves_non_verity_boots_alone() {
 
 test_fail_policy_tries_actions_in_order_and_ends_in_panic() {
 	PARSE_OUT="VERITY_ENABLED=1"
-	run_glue "VERITY_FAIL=shell,reboot,poweroff; vi_fail 'root hash mismatch'" >/dev/null
-	assertEquals "shell not allowed by the image: skipped; reboot, poweroff, then panic" \
+	TEST_RDSHELL=0 run_glue "VERITY_FAIL=shell,reboot,poweroff; vi_fail 'root hash mismatch'" >/dev/null
+	assertEquals "shell refused by rd.shell=0: skipped; reboot, poweroff, then panic" \
 		"b o c" "$(tr '\n' ' ' <"$SHUNIT_TMPDIR/sysrq" | sed 's/ $//')"
 	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "root verification failed: root hash mismatch"
 }
 
 test_fail_policy_shell_needs_image_permission_and_rd_shell() {
 	local out
-	out=$(run_glue "VERITY_FAIL=shell VERITY_ALLOW_SHELL=1; vi_fail 'bad'")
-	assertContains "allowed by the image and rd.shell" "$out" "emergency_shell -n verity-init"
+	out=$(run_glue "VERITY_FAIL=shell; vi_fail 'bad'")
+	assertContains "in the list (the image allows it) and rd.shell" "$out" "emergency_shell -n verity-init"
 	rm -f "$SHUNIT_TMPDIR/sysrq"
-	out=$(TEST_RDSHELL=0 run_glue "VERITY_FAIL=shell VERITY_ALLOW_SHELL=1; vi_fail 'bad'")
+	out=$(TEST_RDSHELL=0 run_glue "VERITY_FAIL=shell; vi_fail 'bad'")
 	assertNotContains "rd.shell=0 refuses the shell" "$out" emergency_shell
 	assertEquals "then the last resort: panic" c "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
 }
@@ -296,7 +297,8 @@ test_setup_failure_applies_policy_with_agents_reason() {
 	PARSE_OUT="VERITY_ENABLED=1
 VERITY_NAME=root
 VERITY_FAIL=reboot"
-	SETUP_RC=1 SETUP_ERR="root hash mismatch: top hash block hashes to 12ab" \
+	SETUP_RC=1 SETUP_ERR="verity-init[1]: a kernel log line
+verity-init: root hash mismatch: top hash block hashes to 12ab" \
 		run_glue "vi_setup" >/dev/null
 	assertEquals "reboot, then panic" "b c" "$(tr '\n' ' ' <"$SHUNIT_TMPDIR/sysrq" | sed 's/ $//')"
 	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "root hash mismatch: top hash block hashes to 12ab"
@@ -306,8 +308,34 @@ VERITY_FAIL=reboot"
 test_malformed_command_line_fails_closed() {
 	PARSE_OUT=""
 	PARSE_RC=1 run_glue "vi_setup" >/dev/null
+	assertContains "the agent's reason is logged" "$(cat "$SHUNIT_TMPDIR/kmsg")" "root verification failed: verity-init parse failed"
 	assertEquals "default policy: panic" c "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
 	assertFalse "setup never ran" "[ -e '$SHUNIT_TMPDIR/setup.args' ]"
+}
+
+test_init_check_resolves_links_inside_the_new_root() {
+	local r=$SHUNIT_TMPDIR/newroot out
+	rm -rf "$r" && mkdir -p "$r/usr/lib/systemd" "$r/sbin" "$r/bin"
+	echo "#!/bin/sh" >"$r/usr/lib/systemd/systemd"
+	ln -s /usr/lib/systemd/systemd "$r/sbin/init"        # absolute: inside the new root
+	ln -s ../usr/lib/systemd/systemd "$r/bin/init-rel"   # relative
+	ln -s /sbin/init "$r/bin/init-chain"
+	out=$(run_glue "vi_path_in_root '$r' /sbin/init; vi_path_in_root '$r' /bin/init-rel;
+		vi_path_in_root '$r' /bin/init-chain; vi_check_init '$r' /bin/init-chain && echo readable")
+	assertEquals "/usr/lib/systemd/systemd
+/bin/../usr/lib/systemd/systemd
+/usr/lib/systemd/systemd
+readable" "$out"
+}
+
+test_init_check_refuses_missing_and_looping_init() {
+	local r=$SHUNIT_TMPDIR/newroot2 out
+	rm -rf "$r" && mkdir -p "$r/sbin"
+	out=$(run_glue "vi_check_init '$r' /sbin/init || echo \"\$VI_INIT_ERROR\"")
+	assertEquals "init /sbin/init not found on the verified root" "$out"
+	ln -s /sbin/init "$r/sbin/init"
+	out=$(run_glue "vi_check_init '$r' /sbin/init || echo \"\$VI_INIT_ERROR\"")
+	assertEquals "init /sbin/init: too many symbolic links" "$out"
 }
 
 tearDown() {
@@ -318,7 +346,7 @@ tearDown() {
 test_module_scripts_pass_shellcheck() {
 	command -v shellcheck >/dev/null || { startSkipping; fail "shellcheck missing"; return; }
 	local out
-	out=$(cd "$MOD" && shellcheck -s sh -e SC1090,SC1091,SC3043 parse-verity-init.sh \
+	out=$(cd "$MOD" && shellcheck -s sh -e SC1090,SC1091,SC3043 parse-verity-init.sh verity-init-check-init.sh \
 		verity-init-lib.sh verity-init-dracut.sh verity-init-generator.sh 2>&1)
 	assertEquals "POSIX sh hooks" "" "$out"
 	out=$(cd "$MOD" && shellcheck -s bash -e SC1090,SC1091,SC2154 module-setup.sh 2>&1)
