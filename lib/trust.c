@@ -378,15 +378,16 @@ static int signature_step(struct vi_target *t, const struct vi_trust_ctx *ctx,
 	return 0;
 }
 
-static int target_signature(struct vi_target *t, const struct vi_trust_ctx *ctx,
-			    struct vi_trust_sig *res, uint64_t *wait_ms, struct verity_err *err)
+static int target_signature(struct vi_target *t, const char *label,
+			    const struct vi_trust_ctx *ctx, struct vi_trust_sig *res,
+			    uint64_t *wait_ms, struct verity_err *err)
 {
 	char why[sizeof(err->msg)];
 	int r = signature_step(t, ctx, res, wait_ms, err);
 
 	if (r < 0) {
 		snprintf(why, sizeof(why), "%s", err->msg);
-		vi_err(err, "%s root hash signature: %s", t->name, why);
+		vi_err(err, "%s: %s", label, why);
 	}
 	return r;
 }
@@ -408,7 +409,8 @@ int vi_trust_setup(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 		}
 	}
 	if (cfg->root.enabled && cfg->root.sig_path[0]) {
-		r = target_signature(&cfg->root, ctx, &res->root_sig, &res->wait_ms, err);
+		r = target_signature(&cfg->root, "root hash signature", ctx, &res->root_sig,
+				     &res->wait_ms, err);
 		if (r < 0)
 			return r;
 	}
@@ -420,7 +422,8 @@ int vi_trust_setup(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 	/* The recovery root is a second way in: with signatures required it needs its own
 	 * (a command line could otherwise name any image as "recovery" and break the root). */
 	if (cfg->recovery.enabled && cfg->recovery.sig_path[0]) {
-		r = target_signature(&cfg->recovery, ctx, &res->recovery_sig, &res->wait_ms, err);
+		r = target_signature(&cfg->recovery, "recovery root hash signature", ctx,
+				     &res->recovery_sig, &res->wait_ms, err);
 		if (r < 0) {
 			vi_trust_release(res);
 			return r;
