@@ -202,7 +202,7 @@ vi_check_init() {
 
 # vi_setup: create the mapping with the agent, announce it to udev; on failure apply the policy.
 vi_setup() {
-    local _rc _err
+    local _rc _err _dev _missing
     vi_load
     _rc=$?
     case $_rc in
@@ -210,10 +210,12 @@ vi_setup() {
         1) return 0 ;;
         *) vi_fail "${VI_PARSE_ERROR:-malformed command line}" ;;
     esac
-    if [ -e "/dev/mapper/$VERITY_NAME" ]; then
-        vi_log "/dev/mapper/$VERITY_NAME exists already, not set up again"
-        return 0
-    fi
+    _missing=
+    for _dev in $(vi_devices); do
+        [ -e "$_dev" ] || _missing="$_missing $_dev"
+    done
+    # the agent waits (bounded by verity.timeout=) and re-checks as devices appear
+    [ -z "$_missing" ] || vi_log "waiting up to ${VERITY_TIMEOUT:-30}s for:$_missing"
     _err=$("$VI_AGENT" setup --cmdline "$(vi_cmdline)" 2>&1 > /dev/null)
     _rc=$?
     if [ $_rc -ne 0 ]; then

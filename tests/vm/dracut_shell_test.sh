@@ -1,0 +1,125 @@
+#!/bin/bash
+# dracut (shell init) + the verity-init module, real images booted in QEMU (issue 5).
+# One image (tests/vm/lib-dracut.sh, built from `make install DESTDIR=...`), reused by every
+# scenario: only the kernel command line differs.
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# dracut boots are slow on TCG (udev start-up and the device scan dominate)
+DR_TIMEOUT=${VM_DRACUT_TIMEOUT:-300}
+
+oneTimeSetUp() {
+	vm_require_tools qemu-system-x86_64 dracut veritysetup mkfs.ext4 mksquashfs || exit 1
+	RD=$(vm_dracut_image shell) || exit 1
+}
+
+# setup_root NAME FSTYPE : fresh DIR with data.img + hash.img; sets D and the vars (ROOTHASH...)
+setup_root() {
+	D=$(vm_workdir "$1")
+	vm_verity_setup "$2" "$D" >/dev/null || return 1
+	# shellcheck source=/dev/null
+	. "$D/vars"
+}
+
+# The unverified devices (vda/vdb) were never mounted; only dm devices may hold a file system.
+assert_no_unverified_mount() {
+	vm_assert_log_lacks "$VM_LOG" '(EXT4-fs|SQUASHFS|erofs)[^:]*\(vd[a-z]' \
+		"a file system on an unverified device was mounted"
+}
+
+test_dracut_shell_good_boot_our_keys() {
+	setup_root dracut-shell-ours ext4 || { fail "verity setup"; return; }
+	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" dracut-shell-ours "$RD" \
+		"verity.roothash=$ROOTHASH verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4"
+	vm_assert_booted || return
+	vm_assert_marker "$VM_LOG" main || return
+	# no root= given: the module pointed dracut at the mapping, read-only, without fsck
+	vm_assert_root_mapper "$VM_LOG" root ext4 || return
+	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS result=ok' "agent status is not ok" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: init /sbin/init read completely' \
+		"pre-pivot init check did not run" || return
+	vm_assert_log_lacks "$VM_LOG" 'fsck' "fsck ran on the read-only root" || return
+	assert_no_unverified_mount
+}
+
+test_dracut_shell_good_boot_systemd_keys() {
+	setup_root dracut-shell-systemd-keys squashfs || { fail "verity setup"; return; }
+	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" dracut-shell-systemd-keys "$RD" \
+		"roothash=$ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root"
+	vm_assert_booted || return
+	vm_assert_marker "$VM_LOG" main || return
+	vm_assert_root_mapper "$VM_LOG" root squashfs || return
+	assert_no_unverified_mount
+}
+
+test_dracut_shell_wrong_root_hash_refused() {
+	local bad
+	setup_root dracut-shell-wrong-hash ext4 || { fail "verity setup"; return; }
+	# last digit changed: a well-formed hash of the right length that does not match
+	bad=${ROOTHASH%?}$(case ${ROOTHASH: -1} in 0) echo 1 ;; *) echo 0 ;; esac)
+	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" dracut-shell-wrong-hash "$RD" \
+		"verity.roothash=$bad verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4 verity.fail=reboot"
+	vm_assert_booted || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: root verification failed: .*' \
+		"no refusal logged" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: action: reboot' \
+		"verity.fail=reboot not applied" || return
+	vm_assert_log_contains "$VM_LOG" 'sysrq: Resetting' "the kernel did not reboot" || return
+	# refused before activation: nothing mounted at all
+	vm_assert_log_lacks "$VM_LOG" '(EXT4-fs|SQUASHFS|erofs)[^:]*\((vd[a-z]|dm-)' \
+		"a file system was mounted" || return
+	vm_assert_log_lacks "$VM_LOG" 'Mounted root filesystem' "dracut mounted a root"
+}
+
+test_dracut_shell_tampered_init_refused() {
+	local off
+	setup_root dracut-shell-bad-init ext4 || { fail "verity setup"; return; }
+	off=$(vm_corrupt_file "$DATA" ext4 /sbin/init) || { fail "corrupt /sbin/init"; return; }
+	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" dracut-shell-bad-init "$RD" \
+		"verity.roothash=$ROOTHASH verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4 verity.fail=poweroff"
+	vm_assert_booted || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" "device-mapper: verity: [0-9]+:[0-9]+: data block $(( off / 4096 )) is corrupted" \
+		"dm-verity did not report the corrupted block" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: root verification failed: init /sbin/init cannot be read' \
+		"pre-pivot check did not refuse init" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: action: poweroff' \
+		"verity.fail=poweroff not applied" || return
+	vm_assert_log_lacks "$VM_LOG" 'Switching root' "dracut switched to the tampered root" || return
+	assert_no_unverified_mount
+}
+
+# The hash device is hot-added only once the setup job reports it is waiting for it (the
+# harness's monitor FIFO, see vm_boot --hotadd), so the device is late by construction.
+test_dracut_shell_late_device() {
+	local mon watcher
+	setup_root dracut-shell-late ext4 || { fail "verity setup"; return; }
+	VM_LOG=$VM_LOGDIR/dracut-shell-late.log
+	mon=$VM_DIR/mon.dracut-shell-late.$$
+	(
+		for _ in $(seq 1 $(( DR_TIMEOUT * 2 ))); do
+			grep -aq 'verity-init-dracut: waiting up to .*/dev/vdb' "$VM_LOG" 2>/dev/null && break
+			sleep 0.5
+		done
+		sleep 2
+		printf 'drive_add 0 if=none,id=late1,file=%s,format=raw,readonly=on\n' "$HASH" >"$mon.in"
+		sleep 0.5
+		printf 'device_add virtio-blk-pci,drive=late1,id=latedev1\n' >"$mon.in"
+	) &
+	watcher=$!
+	# --hotadd with a delay beyond the timeout only opens the monitor FIFO pair
+	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --hotadd $(( DR_TIMEOUT + 60 )) "$HASH" \
+		dracut-shell-late "$RD" \
+		"verity.roothash=$ROOTHASH verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4 verity.timeout=$DR_TIMEOUT"
+	kill "$watcher" 2>/dev/null
+	wait "$watcher" 2>/dev/null
+	vm_assert_booted || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: waiting up to [0-9]+s for: /dev/vdb' \
+		"the hash device was not late" || return
+	vm_assert_marker "$VM_LOG" main || return
+	vm_assert_root_mapper "$VM_LOG" root ext4
+}
+
+# shellcheck source=/dev/null
+. /usr/share/shunit2/shunit2
