@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "strutil.h"
+
 static const uint8_t sb_magic[8] = { 'v', 'e', 'r', 'i', 't', 'y', 0, 0 };
 
 /* On-disk layout (cryptsetup lib/verity/verity.c, struct verity_sb). */
@@ -84,8 +86,14 @@ int verity_params_validate(const struct verity_params *p, struct verity_err *err
 	if (name_len == 0 || name_len == sizeof(p->hash_name))
 		return fail(err, "hash algorithm name is empty or not terminated");
 	ds = verity_digest_size(p->hash_name);
-	if (!ds)
-		return fail(err, "unknown hash algorithm '%s'", p->hash_name);
+	if (!ds) {
+		/* The name may come from a disk: never hand its raw bytes (terminal escapes, kmsg
+		 * record separators) to a log line. */
+		char shown[4 * VERITY_MAX_HASH_NAME + 4];
+
+		vi_sanitize(p->hash_name, name_len, shown, sizeof(shown));
+		return fail(err, "unknown hash algorithm '%s'", shown);
+	}
 	if (p->hash_type > 1)
 		return fail(err, "unknown hash type %u (0 or 1)", p->hash_type);
 	if (!block_size_ok(p->data_block_size))
