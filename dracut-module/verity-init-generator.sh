@@ -22,7 +22,15 @@ mkdir -p "$GENERATOR_DIR/initrd-root-device.target.requires"
 ln -sf /usr/lib/systemd/system/verity-init-setup.service \
     "$GENERATOR_DIR/initrd-root-device.target.requires/verity-init-setup.service"
 
-if ! getarg root= > /dev/null 2>&1 && [ ! -e "$GENERATOR_DIR/sysroot.mount" ]; then
+# systemd-fstab-generator already mounts /dev/mapper/root when /proc/cmdline has roothash=
+# and no root= ("Using verity root device"); two generators must not write the same unit.
+case " $(cat /proc/cmdline) " in
+    *" roothash="*) _vi_fstab_does_it=1 ;;
+    *) _vi_fstab_does_it=0 ;;
+esac
+
+if [ "$_vi_fstab_does_it" = 0 ] && ! getarg root= > /dev/null 2>&1 \
+    && [ ! -e "$GENERATOR_DIR/sysroot.mount" ]; then
     _vi_type=$(getarg rootfstype=)
     _vi_flags=$(getarg rootflags=)
     _vi_unit=$(dev_unit_name "/dev/mapper/$VERITY_NAME")

@@ -23,9 +23,14 @@ VM_DRACUT_DRIVERS="virtio_pci virtio_blk ext4 squashfs erofs"
 # DIR/usr/lib/dracut/modules.d/90verity-init and DIR/usr/sbin/verity-init.
 vm_dracut_stage() {
 	local dir=$1
+	local lockfd r=0
 	rm -rf "$dir" && mkdir -p "$dir" || return 1
-	make -s -C "$VM_TOPDIR" install BUILD="$BUILD" DESTDIR="$dir" >"$dir.log" 2>&1 ||
-		{ vm_die "make install DESTDIR=$dir failed: $(tail -n 5 "$dir.log")"; return 1; }
+	# one make at a time in BUILD (test files build their images in parallel)
+	exec {lockfd}>"$VM_DIR/dracut-make.lock"
+	flock "$lockfd"
+	make -s -C "$VM_TOPDIR" install BUILD="$BUILD" DESTDIR="$dir" >"$dir.log" 2>&1 || r=1
+	exec {lockfd}>&-
+	[ $r = 0 ] || { vm_die "make install DESTDIR=$dir failed: $(tail -n 5 "$dir.log")"; return 1; }
 	[ -x "$dir/usr/sbin/verity-init" ] || { vm_die "no agent in $dir/usr/sbin"; return 1; }
 	[ -r "$dir/usr/lib/dracut/modules.d/90verity-init/module-setup.sh" ] ||
 		{ vm_die "no dracut module in $dir"; return 1; }

@@ -1,0 +1,127 @@
+#!/bin/bash
+# Benchmark (not a timed test): dracut images booting the same verity root, issue 5.
+#
+#   module    dracut shell init + the verity-init module (the test image of dracut_shell_test.sh)
+#   dmsetup   the same dracut module set with a minimal hook instead: one `dmsetup create` with a
+#             precomputed table in the initqueue (the minimal dracut baseline)
+#   systemd   dracut + systemd + systemd-veritysetup (roothash= + systemd.verity_root_*)
+#
+# Same kernel, same ext4 root image, boots alternating between the variants, BENCH_RUNS each;
+# prints the median guest uptime at the root's marker (its /sbin/init), each variant's ratio to
+# the dmsetup baseline, and the initramfs sizes (raw cpio and gzip). Targets: module within 5 %
+# of the dmsetup baseline, and faster than systemd-veritysetup.
+#
+# Environment: BUILD (build dir, with the agent built), BENCH_RUNS (5), VM_* (tests/vm/lib.sh).
+set -uo pipefail
+
+RUNS=${BENCH_RUNS:-5}
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/../vm/lib.sh" || exit 1
+export VM_ACCEL=tcg   # the anchors in measurements.md are TCG numbers
+
+# The baseline's dracut module: root=/dev/mapper/root, rd.skipfsck, and one initqueue job that
+# runs dmsetup with the table from bench.table= (commas for spaces).
+bench_dmsetup_module() {
+	local d=$1
+	mkdir -p "$d"
+	cat >"$d/module-setup.sh" <<'EOF'
+#!/bin/bash
+check() { return 255; }
+depends() { echo dm rootfs-block; }
+installkernel() { hostonly='' instmods dm-verity; }
+install() {
+    inst_hook cmdline 30 "$moddir/parse-bench.sh"
+    inst_script "$moddir/bench-setup.sh" /sbin/bench-setup
+    dracut_need_initqueue
+}
+EOF
+	cat >"$d/parse-bench.sh" <<'EOF'
+#!/bin/sh
+root=block:/dev/mapper/root
+rootok=1
+echo rd.skipfsck > /etc/cmdline.d/90bench.conf
+wait_for_dev /dev/mapper/root
+/sbin/initqueue --settled --onetime --unique --name bench-setup /sbin/bench-setup
+EOF
+	cat >"$d/bench-setup.sh" <<'EOF'
+#!/bin/sh
+. /lib/dracut-lib.sh
+modprobe dm-verity
+dmsetup create root --readonly --table "$(getarg bench.table= | tr , ' ')"
+EOF
+	chmod 0755 "$d"/*.sh
+}
+
+bench_build() {   # NAME OUT.tmp : the two images that are not the module's test image
+	local base empty
+	base=$(mktemp -d "$VM_DIR/bench-base.XXXXXX") || return 1
+	case $1 in
+	dmsetup)
+		bench_dmsetup_module "$base-mod/90verity-bench-dmsetup"
+		vm_dracut_basedir "$base" "$base-mod/90verity-bench-dmsetup" &&
+		vm_dracut_run "$base" "$2" -m "$VM_DRACUT_MODULES verity-bench-dmsetup" ;;
+	systemd)
+		vm_dracut_basedir "$base" &&
+		vm_dracut_run "$base" "$2" -m "$VM_DRACUT_MODULES_SYSTEMD systemd-veritysetup" ;;
+	esac
+	local r=$?
+	rm -rf "$base" "$base-mod"
+	return $r
+}
+
+bench_image() {   # NAME : print the cached image path
+	local out=$VM_CACHE/bench-dracut-$1-$VM_KVER.img key
+	key=$(vm_cache_key bench-dracut "$1" "$VM_KVER" "$(dracut --version 2>/dev/null)" \
+		"$(sha256sum "$0" "$VM_SRCDIR/lib-dracut.sh")")
+	vm_cached "$key" "$out" bench_build "$1" "$out.tmp" || return 1
+	echo "$out"
+}
+
+echo "bench: $(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), kernel $VM_KVER"
+declare -A IMG
+IMG[module]=$(vm_dracut_image shell) || exit 1
+IMG[dmsetup]=$(bench_image dmsetup) || exit 1
+IMG[systemd]=$(bench_image systemd) || exit 1
+
+W=$(vm_workdir bench-dracut)
+vm_verity_setup ext4 "$W" >/dev/null || exit 1
+# shellcheck source=/dev/null
+. "$W/vars"
+TABLE=$(veritysetup dump "$HASH" | awk -v rh="$ROOTHASH" '
+	/^Data blocks:/ { n = $3 } /^Data block size:/ { dbs = $4 } /^Hash block size:/ { hbs = $4 }
+	/^Hash algorithm:/ { alg = $3 } /^Salt:/ { salt = $2 } /^Hash type:/ { t = $3 }
+	END { printf "0,%d,verity,%d,/dev/vda,/dev/vdb,%d,%d,%d,1,%s,%s,%s", n * dbs / 512, t, dbs, hbs, n, alg, rh, salt }')
+declare -A CMD
+CMD[module]="verity.roothash=$ROOTHASH verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4"
+CMD[dmsetup]="bench.table=$TABLE rootfstype=ext4"
+CMD[systemd]="roothash=$ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root rootfstype=ext4"
+
+declare -A T
+for (( i = 1; i <= RUNS; i++ )); do
+	for v in dmsetup module systemd; do
+		if vm_boot --timeout 300 --disk "$DATA" --disk "$HASH" "bench-dracut-$v-$i" "${IMG[$v]}" "${CMD[$v]}" 2>/dev/null &&
+		   u=$(vm_marker_uptime "$VM_LOG"); then
+			T[$v]="${T[$v]:-} $u"
+			echo "bench: run $i $v ${u}s guest uptime (${VM_WALL}s wall)"
+		else
+			echo "bench: run $i $v FAILED (log $VM_LOG)"
+		fi
+	done
+done
+
+median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
+size_raw() { zcat "$1" | wc -c; }
+
+base=$(median ${T[dmsetup]:-})
+echo
+echo "| variant | median guest uptime at root init (s) | vs dmsetup hook | initramfs raw / gzip (MB) |"
+echo "|---|---|---|---|"
+for v in dmsetup module systemd; do
+	# shellcheck disable=SC2086
+	m=$(median ${T[$v]:-})
+	r=$(awk -v a="$m" -v b="$base" 'BEGIN { if (a != "" && b > 0) printf "%.3f", a / b; else print "-" }')
+	printf '| %s | %s (n=%s) | %s | %.1f / %.1f |\n' "$v" "${m:--}" "$(echo ${T[$v]:-} | wc -w)" "$r" \
+		"$(awk -v s="$(size_raw "${IMG[$v]}")" 'BEGIN { print s / 1e6 }')" \
+		"$(awk -v s="$(vm_size "${IMG[$v]}")" 'BEGIN { print s / 1e6 }')"
+done
+echo "bench: load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
