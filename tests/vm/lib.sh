@@ -10,7 +10,7 @@
 # boot, 120), VM_ACCEL (auto|tcg|kvm; auto = KVM only after a probe boot succeeded, else TCG),
 # VM_KERNEL (default newest /boot/vmlinuz-*), VM_KVER, VM_PARALLEL (boots at once, 2),
 # VM_KEEP_LOGS (1: run.sh prunes no old logs), VM_VERITY_TOOL (auto|veritysetup|verity-image|path),
-# VM_ROOT_ID, VM_MEM (MiB, 512), VM_QEMU_EXTRA (extra QEMU arguments), VM_VERBOSE (1: print the
+# VM_ROOT_ID, VM_MEM (MiB, 512), VM_BIOS (qboot|seabios|path), VM_QEMU_EXTRA (extra QEMU arguments), VM_VERBOSE (1: print the
 # QEMU command line).
 
 # --- locations --------------------------------------------------------------------------------
@@ -30,6 +30,9 @@ VM_WORKROOT=$VM_DIR/work
 : "${VM_MEM:=512}"
 : "${VM_VERITY_TOOL:=auto}"
 : "${VM_QEMU_EXTRA:=}"
+# Firmware: qboot (qemu-system-data) boots the -kernel straight away; SeaBIOS costs seconds of
+# emulated BIOS per boot under TCG. VM_BIOS=seabios keeps QEMU's default, or give a path.
+: "${VM_BIOS:=qboot}"
 # One id per run of run.sh (it exports it); a test file run alone gets its own.
 : "${VM_RUN_ID:=$$-$(date +%s)}"
 export VM_RUN_ID
@@ -423,7 +426,7 @@ _vm_copy_with_libs() {
 # vm_initramfs [OPTION...] OUT INIT : build a standalone initramfs (cpio newc) with INIT as /init.
 #   --busybox           /bin/busybox plus applet links (default when INIT is a script: "#!")
 #   --no-busybox        never add busybox
-#   --dmsetup           /sbin/dmsetup with its shared libraries (default for a script INIT)
+#   --dmsetup           /usr/sbin/dmsetup with its shared libraries (default for a script INIT)
 #   --modules "M ..."   module names (default $VM_MODULES_DEFAULT); "" for none
 #   --file SRC DEST     add a file (repeatable; DEST is an absolute path in the image)
 #   --tree DIR          add a directory tree at / (repeatable)
@@ -459,8 +462,11 @@ vm_initramfs() {
 	# shellcheck disable=SC2086  # a list of names
 	vm_module_paths $mods >"$root/etc/verity-init/modules" || { rm -rf "$root"; return 1; }
 	while read -r ko; do
-		mkdir -p "$root$(dirname "$ko")" && cp "$ko" "$root$ko"
+		{ mkdir -p "$root$(dirname "$ko")" && cp "$ko" "$root$ko"; } || { rm -rf "$root"; return 1; }
 	done <"$root/etc/verity-init/modules"
+	# The kernel opens /dev/console for /init's stdio before anything is mounted (most kernels
+	# also carry one in their built-in initramfs; root can make it, others rely on that).
+	mknod -m 600 "$root/dev/console" c 5 1 2>/dev/null || true
 	if [ "$bb" = 1 ]; then
 		cp /usr/bin/busybox "$root/bin/busybox"
 		for a in sh ash mount umount cat echo sleep ls mkdir insmod switch_root poweroff reboot \
@@ -600,12 +606,18 @@ vm_boot() {
 	VM_ACCEL_USED=$(vm_accel)
 	local mon=$VM_DIR/mon.$name.$$ cpu=() i pids=() t0 t1
 	[ "$VM_ACCEL_USED" = kvm ] && cpu=(-cpu host)
+	local bios=()
+	case $VM_BIOS in
+	seabios|default|'') ;;
+	qboot) [ -r /usr/share/qemu/qboot.rom ] && bios=(-bios /usr/share/qemu/qboot.rom) ;;
+	*) bios=(-bios "$VM_BIOS") ;;
+	esac
 	local mona=(-monitor none)
 	if [ ${#hot[@]} -gt 0 ]; then
 		rm -f "$mon.in" "$mon.out"; mkfifo "$mon.in" "$mon.out"
 		mona=(-chardev "pipe,id=mon0,path=$mon" -mon "chardev=mon0,mode=control")
 	fi
-	local cmd=(qemu-system-x86_64 -accel "$VM_ACCEL_USED" "${cpu[@]}" -m "$mem" -smp 1
+	local cmd=(qemu-system-x86_64 -accel "$VM_ACCEL_USED" "${cpu[@]}" "${bios[@]}" -m "$mem" -smp 1
 		-nographic -no-reboot -net none -serial "file:$VM_LOG" "${mona[@]}"
 		-kernel "$VM_KERNEL" -initrd "$initrd" -append "console=ttyS0 panic=-1 $cmdline"
 		"${drives[@]}")
