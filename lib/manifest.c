@@ -291,7 +291,7 @@ int vi_manifest_parse(const char *buf, size_t len, struct vi_manifest *ret,
 	while (pos < len) {
 		const char *line = buf + pos, *nl, *sp, *why = NULL;
 		size_t n, klen;
-		unsigned k;
+		unsigned k = 0;
 
 		lineno++;
 		nl = memchr(line, '\n', len - pos);
@@ -317,7 +317,8 @@ int vi_manifest_parse(const char *buf, size_t len, struct vi_manifest *ret,
 			return vi_err(err, "manifest line %zu: '%s' given twice", lineno, key_names[k]);
 		seen |= 1u << k;
 		if (set_value(&m, (enum key)k, sp + 1, n - klen - 1, &why) < 0)
-			return vi_err(err, "manifest line %zu: %s: %s", lineno, key_names[k], why);
+			return vi_err(err, "manifest line %zu: %s: %s", lineno,
+				      k < K_COUNT ? key_names[k] : "?", why ? why : "invalid value");
 	}
 	if ((seen & (1u << K_FEC_DEV)) && !(seen & (1u << K_FEC_ROOTS)))
 		m.fec_roots = FEC_ROOTS_MIN;

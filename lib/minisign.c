@@ -42,6 +42,7 @@ static int next_line(struct lines *l, const char **ret, size_t *ret_len)
 	nl = memchr(start, '\n', l->len - l->pos);
 	n = nl ? (size_t)(nl - start) : l->len - l->pos;
 	l->pos += n + (nl ? 1 : 0);
+	/* cppcheck-suppress knownConditionTrueFalse ; n is 0 for an empty line */
 	if (n > 0 && start[n - 1] == '\r')
 		n--;
 	/* NUL or another CR inside a line is not a text file minisign wrote */

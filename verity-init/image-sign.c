@@ -378,7 +378,7 @@ static int sign_manifest(const struct sign_opts *o, int fd, const struct verity_
 	m.ioerror = o->ioerror;
 	m.ignore_zero_blocks = o->zero;
 	m.check_at_most_once = o->once;
-	if (strlen(o->data_spec) >= sizeof(m.data.spec) ||
+	if (!o->data_spec || strlen(o->data_spec) >= sizeof(m.data.spec) ||
 	    (o->hash_spec && strlen(o->hash_spec) >= sizeof(m.hash.spec)))
 		r = die(EXIT_USAGE, "device spec too long");
 	else if (vi_manifest_format(&m, man, sizeof(man), &mlen, &err) < 0)
@@ -713,8 +713,8 @@ static int check_manifest_main(int argc, char **argv)
 int image_sign_main(int argc, char **argv)
 {
 	struct sign_opts o;
-	struct verity_params p;
-	struct verity_geometry g;
+	struct verity_params p = { 0 };
+	struct verity_geometry g = { 0 };
 	uint8_t root[VERITY_MAX_DIGEST];
 	char root_hex[2 * VERITY_MAX_DIGEST + 1];
 	int fd, r;
@@ -726,6 +726,8 @@ int image_sign_main(int argc, char **argv)
 	r = parse_args(argc, argv, &o);
 	if (r)
 		return r < 0 ? 0 : r;
+	if (!o.hash_path)
+		return die(EXIT_USAGE, "no hash device");
 	if (sodium_init() < 0)
 		return die(EXIT_INTERNAL, "libsodium initialisation failed");
 	fd = open(o.hash_path, (o.embed ? O_RDWR : O_RDONLY) | O_CLOEXEC);
