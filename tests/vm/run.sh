@@ -64,14 +64,30 @@ summarise() {
 		}' "$1"
 }
 
+# One progress line per file as it ends (CI logs show where a long run is).
+reported=" "
+report_done() {
+	local f n p fl s
+	for f in "${files[@]}"; do
+		n=$(basename "$f" .sh)
+		[ -e "$out/$n.rc" ] || continue
+		case $reported in *" $n "*) continue ;; esac
+		reported="$reported$n "
+		read -r p fl s < <(summarise "$out/$n.out")
+		echo "vm: done  $n.sh: $p passed, $fl failed (exit $(cat "$out/$n.rc"))"
+	done
+}
+
 running=0
 for f in "${files[@]}"; do
-	while [ "$running" -ge "$VM_PARALLEL" ]; do wait -n; running=$(( running - 1 )); done
+	while [ "$running" -ge "$VM_PARALLEL" ]; do wait -n; running=$(( running - 1 )); report_done; done
 	echo "vm: start $(basename "$f")"
 	run_one "$f" &
 	running=$(( running + 1 ))
 done
+while [ "$running" -gt 0 ]; do wait -n; running=$(( running - 1 )); report_done; done
 wait
+report_done
 
 passed=0 failed=0 skipped=0
 for f in "${files[@]}"; do
