@@ -1,0 +1,279 @@
+#!/bin/sh
+# Bad input, end to end through `verity-init setup` / `verity-init parse` on the host: every case
+# must be refused with exit status 1 and one line naming the reason, before any mapping exists.
+# Device cases use loop devices (root, losetup); they are refused at the devices, superblock or
+# sizes stage, so the host needs no device-mapper. The catalogue in docs/security.md points here.
+# Environment: BUILD = build directory.
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+VI=$BUILD/verity-init
+VIMG=$BUILD/verity-image
+BS=4096
+NB=64                      # data blocks
+HOFF=$((NB * BS))          # hash area right after the data
+NAME=vitest$$              # never "root": a mapping must not clash with a real one
+
+oneTimeSetUp() {
+	W=$SHUNIT_TMPDIR
+	SKIP_LOOP=""
+	[ -x "$VI" ] && [ -x "$VIMG" ] || { echo "verity-init/verity-image not built in $BUILD" >&2; exit 1; }
+	if [ "$(id -u)" -ne 0 ]; then
+		SKIP_LOOP="not root"
+	elif ! command -v losetup >/dev/null 2>&1; then
+		SKIP_LOOP="no losetup"
+	else
+		truncate -s 1M "$W/probe"
+		l=$(losetup --show -f "$W/probe" 2>/dev/null) || SKIP_LOOP="loop devices unavailable"
+		[ -n "${l:-}" ] && losetup -d "$l"
+	fi
+	# One good image: data, then superblock + tree at HOFF (veritysetup layout).
+	head -c $((NB * BS)) /dev/urandom >"$W/good"
+	truncate -s $((2 * NB * BS)) "$W/good"
+	"$VIMG" format "$W/good" "$W/good" --data-blocks $NB --hash-offset $HOFF \
+		--root-hash-file "$W/rh" >/dev/null || { echo "format failed" >&2; exit 1; }
+	RH=$(cat "$W/rh")
+}
+
+tearDown() {
+	# loop() runs in $(...) subshells: the devices are recorded in a file, not a variable.
+	if [ -f "$W/loops" ]; then
+		while read -r l; do
+			losetup -d "$l" 2>/dev/null
+		done <"$W/loops"
+		rm -f "$W/loops"
+	fi
+	rm -rf "/dev/shm/$NAME"
+	if command -v dmsetup >/dev/null 2>&1; then
+		dmsetup remove "$NAME" >/dev/null 2>&1
+	fi
+	return 0
+}
+
+# loop FILE : attach FILE read-only to a free loop device; prints the device.
+loop() {
+	l=$(losetup --show -f -r "$1") || return 1
+	echo "$l" >>"$W/loops"
+	echo "$l"
+}
+
+need_loop() {
+	if [ -n "$SKIP_LOOP" ]; then
+		echo "skip: $SKIP_LOOP"
+		startSkipping
+		return 1
+	fi
+	return 0
+}
+
+# refused WHAT EXPECTED-SUBSTRING CMDLINE : `verity-init setup` must exit 1 with the reason.
+refused() {
+	out=$("$VI" setup --cmdline "verity.name=$NAME verity.timeout=1 $3" 2>&1)
+	rc=$?
+	assertEquals "$1: exit status (output: $out)" 1 $rc
+	assertContains "$1: reason" "$out" "$2"
+	assertFalse "$1: a mapping exists" "[ -e /dev/mapper/$NAME ]"
+}
+
+# refused_parse WHAT EXPECTED-SUBSTRING CMDLINE : `verity-init parse` must refuse as well.
+refused_parse() {
+	out=$("$VI" parse --cmdline "$3" 2>&1)
+	rc=$?
+	assertEquals "$1: exit status (output: $out)" 1 $rc
+	assertContains "$1: reason" "$out" "$2"
+}
+
+# sb_patch FILE OFFSET-IN-SB PRINTF-BYTES : overwrite bytes of the superblock at HOFF.
+sb_patch() {
+	printf "$3" | dd of="$1" bs=1 seek=$((HOFF + $2)) conv=notrunc status=none
+}
+
+testGoodImageReachesActivation() {
+	# The control case: everything before device-mapper passes; on this host the failure, if
+	# any, is at the activate stage (no dm in the kernel), never earlier.
+	need_loop || return 0
+	d=$(loop "$W/good")
+	out=$("$VI" setup --cmdline "verity.name=$NAME verity.timeout=1 verity.roothash=$RH verity.data=$d verity.options=hash-offset=$HOFF" 2>&1)
+	case $out in
+	*": devices:"* | *": superblock:"* | *": sizes:"* | *": preflight:"* | *": config:"*)
+		fail "good image refused before activation: $out" ;;
+	esac
+}
+
+testHashAreaOverlappingDataRefused() {
+	need_loop || return 0
+	# Superblock says 64 data blocks, but the hash area starts at block 32 of the same device.
+	head -c $((NB * BS)) /dev/urandom >"$W/ovl"
+	"$VIMG" format "$W/ovl" "$W/ovl.h" --data-blocks $NB --root-hash-file "$W/ovl.rh" >/dev/null
+	dd if="$W/ovl.h" of="$W/ovl" bs=$BS seek=$((NB / 2)) conv=notrunc status=none
+	d=$(loop "$W/ovl")
+	refused "overlap" "overlaps the data area" \
+		"verity.roothash=$(cat "$W/ovl.rh") verity.data=$d verity.options=hash-offset=$((NB / 2 * BS))"
+}
+
+testTruncatedHashDeviceRefused() {
+	need_loop || return 0
+	head -c $((NB * BS)) /dev/urandom >"$W/td"
+	"$VIMG" format "$W/td" "$W/th" --root-hash-file "$W/t.rh" >/dev/null
+	truncate -s $BS "$W/th"      # superblock kept, tree cut off
+	d=$(loop "$W/td")
+	h=$(loop "$W/th")
+	refused "truncated hash device" "beyond the end" \
+		"verity.roothash=$(cat "$W/t.rh") verity.data=$d verity.hash=$h"
+}
+
+testDataDeviceSmallerThanSuperblockRefused() {
+	need_loop || return 0
+	head -c $((NB * BS)) /dev/urandom >"$W/sd"
+	"$VIMG" format "$W/sd" "$W/sh" --root-hash-file "$W/s.rh" >/dev/null
+	truncate -s $((NB / 2 * BS)) "$W/sd"
+	d=$(loop "$W/sd")
+	h=$(loop "$W/sh")
+	refused "data device too small" "is larger than" \
+		"verity.roothash=$(cat "$W/s.rh") verity.data=$d verity.hash=$h"
+}
+
+testAmbiguousLabelAndUuidRefused() {
+	need_loop || return 0
+	command -v mkfs.ext4 >/dev/null 2>&1 || { echo "skip: no mkfs.ext4"; return 0; }
+	# A second device carrying the same filesystem (a rogue USB stick) must not win a race.
+	u=$(cat /proc/sys/kernel/random/uuid)
+	mkfs.ext4 -q -F -L "$NAME" -U "$u" "$W/fs1" 4M >/dev/null 2>&1 || { fail "mkfs.ext4"; return; }
+	cp "$W/fs1" "$W/fs2"
+	h=$(loop "$W/good")
+	loop "$W/fs1" >/dev/null
+	loop "$W/fs2" >/dev/null
+	refused "ambiguous LABEL=" "matches more than one device" \
+		"verity.roothash=$RH verity.data=LABEL=$NAME verity.hash=$h"
+	refused "ambiguous UUID=" "matches more than one device" \
+		"verity.roothash=$RH verity.data=UUID=$u verity.hash=$h"
+}
+
+testSymlinksInDevToNonBlockTargetsRefused() {
+	need_loop || return 0
+	h=$(loop "$W/good")
+	mkdir -p "/dev/shm/$NAME"
+	ln -s /etc/passwd "/dev/shm/$NAME/to-file"
+	ln -s /dev/null "/dev/shm/$NAME/to-chardev"
+	ln -s "/dev/shm/$NAME/to-file" "/dev/shm/$NAME/chain"
+	: >"/dev/shm/$NAME/regular"
+	for n in to-file to-chardev chain regular; do
+		refused "/dev symlink $n" "is not a block device" \
+			"verity.roothash=$RH verity.data=/dev/shm/$NAME/$n verity.hash=$h"
+	done
+}
+
+testDevicePathsOutsideDevRefused() {
+	refused_parse "path outside /dev" "under /dev/" \
+		"verity.roothash=$RH verity.data=/etc/passwd verity.hash=/dev/vdb"
+	refused_parse "dot-dot out of /dev" "'..'" \
+		"verity.roothash=$RH verity.data=/dev/../etc/passwd verity.hash=/dev/vdb"
+	refused_parse "relative path" "not /dev/..." \
+		"verity.roothash=$RH verity.data=vda verity.hash=/dev/vdb"
+}
+
+# tampered CASE SB-OFFSET BYTES EXPECTED : a copy of the good image with a patched superblock.
+tampered() {
+	cp "$W/good" "$W/$1"
+	sb_patch "$W/$1" "$2" "$3"
+	d=$(loop "$W/$1")
+	refused "superblock: $1" "$4" "verity.roothash=$RH verity.data=$d verity.options=hash-offset=$HOFF"
+}
+
+testTamperedSuperblocksRefused() {
+	need_loop || return 0
+	# offsets: magic 0, version 8, hash_type 12, algorithm 32, data bs 64, hash bs 68,
+	# data_blocks 72, salt_size 80, salt 88, padding 344
+	tampered magic 0 'VERITY' "bad magic"
+	tampered version 8 '\002' "version 2"
+	tampered hashtype 12 '\007' "hash type 7"
+	tampered algorithm 32 'md5\000\000\000' "unknown hash algorithm 'md5'"
+	tampered blocksize 64 '\270\013\000\000' "not a power of two"         # 3000
+	tampered bigblock 64 '\000\000\020\000' "not a power of two"          # 1 MiB
+	tampered saltsize 80 '\054\001' "salt size 300"                      # 300 > 256
+	tampered overflow 72 '\000\000\000\000\000\000\020\000' "overflows 64 bits"  # 2^52 x 4096
+	tampered zeroblocks 72 '\000\000\000\000\000\000\000\000' "data_blocks is zero"
+	tampered padding 400 '\001' "reserved superblock bytes"
+}
+
+testDiskStringsAreSanitized() {
+	need_loop || return 0
+	cp "$W/good" "$W/esc"
+	# An algorithm name with terminal escapes and a kmsg-style newline.
+	sb_patch "$W/esc" 32 'sha\033[2J\033]0;pwn\007\n<0>x'
+	d=$(loop "$W/esc")
+	out=$("$VI" setup --cmdline "verity.name=$NAME verity.timeout=1 verity.roothash=$RH verity.data=$d verity.options=hash-offset=$HOFF" 2>&1)
+	assertEquals "refused" 1 $?
+	assertContains "the name is shown escaped" "$out" '\x1b'
+	printf '%s' "$out" | LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" &&
+		fail "control bytes from the disk reached the output: $(printf '%s' "$out" | od -c | head -5)"
+	assertEquals "one line" 1 "$(printf '%s\n' "$out" | wc -l)"
+	# The host tool too.
+	out=$("$VIMG" dump "$W/esc" --hash-offset $HOFF 2>&1)
+	printf '%s' "$out" | LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" &&
+		fail "verity-image dump printed control bytes from the disk"
+	return 0
+}
+
+testSuperblockContradictingCommandLineRefused() {
+	need_loop || return 0
+	d=$(loop "$W/good")
+	refused "hash= vs superblock" "hash" \
+		"verity.roothash=$(printf '%040d' 0) verity.data=$d verity.options=hash-offset=$HOFF,hash=sha1"
+	refused "data-block-size= vs superblock" "data-block-size" \
+		"verity.roothash=$RH verity.data=$d verity.options=hash-offset=$HOFF,data-block-size=1024"
+	refused "salt= vs superblock" "salt" \
+		"verity.roothash=$RH verity.data=$d verity.options=hash-offset=$HOFF,salt=00"
+}
+
+testFewerDataBlocksRefusedWithoutPolicy() {
+	# Lowering data_blocks truncates the device while the root hash still verifies.
+	need_loop || return 0
+	d=$(loop "$W/good")
+	refused "data-blocks below the superblock's" "data-blocks" \
+		"verity.roothash=$RH verity.data=$d verity.options=hash-offset=$HOFF,data-blocks=$((NB / 2))"
+}
+
+testWeakeningOptionsRefusedWithoutPolicy() {
+	[ ! -e /etc/verity-init.conf ] || { echo "skip: host has /etc/verity-init.conf"; return 0; }
+	base="verity.roothash=$RH verity.data=/dev/vda verity.options=hash-offset=$HOFF"
+	for w in ignore-corruption check-at-most-once ignore-zero-blocks; do
+		refused "weakening $w" "$w" "$base,$w"
+	done
+	refused "superblock=false" "no-superblock" \
+		"verity.roothash=$RH verity.data=/dev/vda verity.options=hash-offset=$HOFF,superblock=false,data-blocks=$NB,salt=-"
+	out=$("$VI" setup --cmdline "systemd.verity=0" 2>&1)
+	assertEquals "systemd.verity=0: exit status (output: $out)" 1 $?
+	assertContains "systemd.verity=0: reason" "$out" "verity-off"
+}
+
+testShellNeverFromTheCommandLineAlone() {
+	[ ! -e /etc/verity-init.conf ] || { echo "skip: host has /etc/verity-init.conf"; return 0; }
+	out=$("$VI" parse --cmdline "verity.roothash=$RH verity.data=/dev/vda verity.options=hash-offset=$HOFF verity.fail=shell,reboot" 2>/dev/null)
+	assertContains "shell dropped, reboot kept" "$out" "
+fail=reboot
+"
+	out=$("$VI" parse --cmdline "verity.roothash=$RH verity.data=/dev/vda verity.options=hash-offset=$HOFF verity.fail=shell" 2>/dev/null)
+	assertContains "shell alone becomes panic" "$out" "
+fail=panic
+"
+}
+
+testCommandLineSyntaxRefused() {
+	big=$(head -c 5000 /dev/zero | tr '\0' 'a')
+	refused_parse "oversized command line" "longer than 4096" "x=$big"
+	refused_parse "unknown option word" "panic-on-corrupton" \
+		"verity.roothash=$RH verity.data=/dev/vda verity.options=hash-offset=$HOFF,panic-on-corrupton"
+	refused_parse "option twice, different values" "hash-offset" \
+		"verity.roothash=$RH verity.data=/dev/vda verity.options=hash-offset=$HOFF,hash-offset=0"
+	refused_parse "root hash twice, different values" "different values" \
+		"roothash=$RH verity.roothash=$(printf '%064d' 1) verity.data=/dev/vda verity.hash=/dev/vdb"
+	refused_parse "non-hex root hash" "not hex" \
+		"verity.roothash=$(printf '%063dz' 0) verity.data=/dev/vda verity.hash=/dev/vdb"
+	refused_parse "root hash of the wrong length" "digest size" \
+		"verity.roothash=${RH}00 verity.data=/dev/vda verity.hash=/dev/vdb"
+	refused_parse "unknown key in our namespace" "unknown key" "verity.rootash=$RH"
+}
+
+# shellcheck disable=SC1091
+. /usr/share/shunit2/shunit2
