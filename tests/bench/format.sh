@@ -10,7 +10,10 @@
 # >= 80 % of the all-core SHA-256 rate, peak RSS <= 64 MB and independent of image size.
 #
 # Environment: BUILD (build dir), BENCH_RUNS (5), BENCH_DIR (/dev/shm), BENCH_BIG (1: also the
-# 4 GiB RSS check), BENCH_STRICT (1: exit 1 when a target is missed).
+# 4 GiB RSS check), BENCH_STRICT (1: exit 1 when a target is missed), BENCH_NICE (e.g. -15: run
+# every measured command, openssl speed included, at that nice level, so that other load on a
+# shared machine disturbs the comparison less; needs root), BENCH_PAUSE (seconds of sleep
+# between measured commands, 0; with BENCH_NICE it lets the other work on the machine proceed).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,6 +23,9 @@ RUNS=${BENCH_RUNS:-5}
 DIR=${BENCH_DIR:-/dev/shm}
 BIG=${BENCH_BIG:-1}
 STRICT=${BENCH_STRICT:-0}
+PAUSE=${BENCH_PAUSE:-0}
+PRIO=()
+[ -n "${BENCH_NICE:-}" ] && PRIO=(nice -n "$BENCH_NICE")
 SIZE=$((1024 * 1024 * 1024))
 NCPU=$(nproc)
 
@@ -32,7 +38,7 @@ W=$(mktemp -d "$DIR/verity-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 SALT=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 
-echo "bench: $(date -u +%FT%TZ), $NCPU CPUs ($(lscpu | sed -n 's/^Model name: *//p')), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "bench: $(date -u +%FT%TZ), nice ${BENCH_NICE:-0}, pause ${PAUSE}s, $NCPU CPUs ($(lscpu | sed -n 's/^Model name: *//p')), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "bench: $("$VI" --help >/dev/null && echo verity-image) vs $(veritysetup --version | head -n 1)"
 # openssl's generator is much faster than /dev/urandom; the content only has to be incompressible.
 openssl rand -out "$W/data" "$SIZE" 2>/dev/null || head -c "$SIZE" /dev/urandom >"$W/data"
@@ -41,7 +47,8 @@ openssl rand -out "$W/data" "$SIZE" 2>/dev/null || head -c "$SIZE" /dev/urandom 
 run_timed() {
 	local pfx=$1
 	shift
-	/usr/bin/time -v -o "$W/time" "$@" >"$W/out" 2>"$W/err" || {
+	sleep "$PAUSE"
+	"${PRIO[@]}" /usr/bin/time -v -o "$W/time" "$@" >"$W/out" 2>"$W/err" || {
 		echo "bench: failed: $*" >&2
 		cat "$W/err" >&2
 		exit 1
@@ -57,7 +64,7 @@ maxof() { printf '%s\n' "$@" | sort -g | tail -n 1; }
 
 # SHA-256 limits in bytes/s, measured now (openssl prints 1000s of bytes per second).
 sha_rate() {
-	openssl speed -evp sha256 -bytes 4096 -seconds 3 "$@" 2>/dev/null |
+	"${PRIO[@]}" openssl speed -evp sha256 -bytes 4096 -seconds 3 "$@" 2>/dev/null |
 		awk '/^sha256 / { v = $NF; sub(/k$/, "", v); r = v * 1000 } END { print r }'
 }
 SHA1=$(sha_rate)
