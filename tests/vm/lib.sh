@@ -38,6 +38,9 @@ VM_WORKROOT=$VM_DIR/work
 export VM_RUN_ID
 
 VM_MARKER=VERITY-TEST-MARKER
+# Every boot's command line starts with this. no_timer_check: on a loaded host the emulated timer
+# can miss the kernel's early IO-APIC timer test ("IO-APIC + timer doesn't work!" panic, seen here).
+VM_CMDLINE_BASE="console=ttyS0 panic=-1 no_timer_check"
 # Fixed inputs of every image: same bytes on every build (reproducible, cacheable).
 VM_EPOCH=1700000000
 VM_FS_UUID=5a1e0c7e-0000-4000-8000-000000000001
@@ -578,7 +581,8 @@ _vm_hotadd() {   # MONPREFIX WHEN FILE INDEX LOG
 	} >"$mon.in"
 }
 
-# vm_boot [OPTION...] NAME INITRD CMDLINE : boot the kernel with INITRD; serial console to
+# vm_boot [OPTION...] NAME INITRD CMDLINE : boot the kernel with INITRD and the command line
+# "$VM_CMDLINE_BASE CMDLINE"; serial console to
 # $BUILD/vm/logs/NAME.log. Returns 0 when the guest stopped by itself (power-off, or a panic:
 # panic=-1 + -no-reboot), 124 on timeout (log tail printed), 1 on a harness error.
 #   --disk FILE         attach FILE read-only as the next virtio disk (vda, vdb, ...)
@@ -619,7 +623,7 @@ vm_boot() {
 	fi
 	local cmd=(qemu-system-x86_64 -accel "$VM_ACCEL_USED" "${cpu[@]}" "${bios[@]}" -m "$mem" -smp 1
 		-nographic -no-reboot -net none -serial "file:$VM_LOG" "${mona[@]}"
-		-kernel "$VM_KERNEL" -initrd "$initrd" -append "console=ttyS0 panic=-1 $cmdline"
+		-kernel "$VM_KERNEL" -initrd "$initrd" -append "$VM_CMDLINE_BASE $cmdline"
 		"${drives[@]}")
 	# shellcheck disable=SC2086
 	set -- $VM_QEMU_EXTRA
@@ -629,11 +633,12 @@ vm_boot() {
 	_vm_take_slot
 	t0=$(date +%s.%N)
 	for (( i = 0; i < ${#hot[@]}; i += 2 )); do
-		_vm_hotadd "$mon" "${hot[i]}" "${hot[i+1]}" "$(( i / 2 ))" "$VM_LOG" &
+		# (the helpers must not hold the slot lock: a sleeping child could outlive QEMU)
+		( exec {_vm_slot_fd}>&-; _vm_hotadd "$mon" "${hot[i]}" "${hot[i+1]}" "$(( i / 2 ))" "$VM_LOG" ) &
 		pids+=($!)
 	done
 	# QMP's replies go to NAME.monitor (read it when a hot-add did not happen).
-	[ ${#hot[@]} -gt 0 ] && { cat "$mon.out" >"$VM_LOGDIR/$name.monitor" & pids+=($!); }
+	[ ${#hot[@]} -gt 0 ] && { ( exec {_vm_slot_fd}>&-; exec cat "$mon.out" >"$VM_LOGDIR/$name.monitor" ) & pids+=($!); }
 	timeout -k 5 "$timeout" "${cmd[@]}" </dev/null >"$VM_LOGDIR/$name.qemu" 2>&1
 	VM_STATUS=$?
 	t1=$(date +%s.%N)
