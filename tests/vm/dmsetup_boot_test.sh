@@ -91,7 +91,57 @@ test_dmsetup_late_hash_device_is_used() {
 	vm_assert_root_mapper "$VM_LOG" root ext4
 }
 
+# The harness's own failure paths: a boot that never ends is killed at the timeout, reported as
+# 124 with the log tail, and fails vm_assert_booted.
+test_harness_timeout_kills_a_hung_boot() {
+	local r err=$SHUNIT_TMPDIR/timeout.err
+	vm_boot --timeout 4 harness-timeout "$RD" \
+		"roothash=00 systemd.verity_root_data=/dev/vdz verity.timeout=600" 2>"$err"
+	r=$?
+	assertEquals "vm_boot status on timeout" 124 "$r"
+	# QEMU gets SIGTERM at 4 s, SIGKILL 5 s later at worst.
+	assertTrue "killed near the timeout, not later (${VM_WALL}s)" "awk 'BEGIN { exit !($VM_WALL < 10) }'"
+	assertTrue "timeout message printed" "grep -q 'harness-timeout: TIMEOUT after 4s' '$err'"
+	assertTrue "log tail printed" "grep -q '^    | ' '$err'"
+	assertFalse "vm_assert_booted must fail" "( fail() { return 0; }; vm_assert_booted ) 2>/dev/null"
+	assertFalse "no QEMU left running" "pgrep -f 'serial file:$VM_LOGDIR/harness-timeout.log' >/dev/null"
+}
+
 # --- host-side checks of the builders (no boot) -----------------------------------------------
+# The assertion helpers fail on logs they must reject (run in a subshell with fail() recording).
+assert_rejects() {   # DESCRIPTION COMMAND...
+	local d=$1; shift
+	# shellcheck disable=SC2317  # fail is called by the helper
+	assertEquals "$d" FAILED "$( { ( fail() { echo FAILED >&3; }; "$@" >/dev/null 2>&1 ) 3>&1; } | head -n1)"
+}
+assert_accepts() {
+	local d=$1; shift
+	# shellcheck disable=SC2317
+	assertEquals "$d" "" "$( { ( fail() { echo FAILED >&3; }; "$@" >/dev/null 2>&1 ) 3>&1; } | head -n1)"
+}
+
+test_assertions_reject_wrong_logs() {
+	local l=$SHUNIT_TMPDIR/log
+	printf '[ 1.0] x\nVERITY-TEST-MARKER id=main uptime=3.10 root=/dev/mapper/root / ext4 ro,relatime 0 0\n' >"$l"
+	assert_accepts "good marker" vm_assert_marker "$l" main
+	assert_accepts "good root" vm_assert_root_mapper "$l" root ext4
+	assertEquals "uptime" 3.10 "$(vm_marker_uptime "$l")"
+	assert_rejects "other id" vm_assert_marker "$l" recovery
+	assert_rejects "other name" vm_assert_root_mapper "$l" other
+	assert_rejects "other type" vm_assert_root_mapper "$l" root squashfs
+	assert_rejects "marker present" vm_assert_no_marker "$l"
+	assert_rejects "regex absent" vm_assert_log_contains "$l" 'data block [0-9]+ is corrupted'
+	assert_rejects "regex present" vm_assert_log_lacks "$l" 'VERITY-TEST'
+	printf 'VERITY-TEST-MARKER id=main uptime=3.10 root=/dev/mapper/root / ext4 rw,relatime 0 0\n' >"$l"
+	assert_rejects "read-write root" vm_assert_root_mapper "$l" root ext4
+	printf 'VERITY-TEST-MARKER id=main uptime=3.10 root=/dev/vda / ext4 ro,relatime 0 0\n' >"$l"
+	assert_rejects "unverified device" vm_assert_root_mapper "$l" root ext4
+	printf '[ 3.0] Kernel panic\n' >"$l"
+	assert_rejects "no marker" vm_assert_marker "$l"
+	assert_accepts "no marker wanted" vm_assert_no_marker "$l"
+	assert_rejects "no marker, no root" vm_assert_root_mapper "$l" root
+}
+
 test_images_are_reproducible() {
 	local fs a b
 	for fs in ext4 squashfs erofs; do
