@@ -258,6 +258,25 @@ testErrors() {
 	"$VI" --help | grep -q "Exit codes"; assertEquals "help" 0 $?
 }
 
+testBlockDevice() {
+	local loop root
+	head -c $((4 * 1048576 + 65536)) /dev/urandom >"$W/blk"
+	loop=$(losetup -f --show "$W/blk" 2>/dev/null) || { startSkipping; echo "skip: no loop device"; return; }
+	# Data and tree on one block device: 1024 data blocks, superblock at 4 MiB.
+	root=$("$VI" format "$loop" "$loop" --data-blocks 1024 --hash-offset 4194304 --quiet)
+	assertEquals "format on a block device" 0 $?
+	assertTrue "veritysetup verify on the block device" \
+		"veritysetup verify '$loop' '$loop' $root --hash-offset 4194304"
+	assertTrue "our verify on the block device" \
+		"'$VI' verify '$loop' '$loop' $root --hash-offset 4194304"
+	# Default data_blocks from the device size (BLKGETSIZE64), tree in a file.
+	root=$("$VI" format "$loop" "$W/h" --quiet)
+	assertEquals "data blocks from the device size" "Data blocks:     	1040" \
+		"$("$VI" dump "$W/h" | grep '^Data blocks')"
+	assertTrue "veritysetup verify, data on the block device" "veritysetup verify '$loop' '$W/h' $root"
+	losetup -d "$loop"
+}
+
 testCmdline() {
 	local out root
 	head -c 65536 /dev/urandom >"$W/d"
