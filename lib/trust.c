@@ -297,7 +297,8 @@ static int manifest_step(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 		snprintf(res->source, sizeof(res->source), "%s", sloc);
 	} else {
 		uint64_t off = 0;
-		bool region = t->data.spec[0] && vi_manifest_devspec_eq(loc, hash_spec(t));
+		const char *hs = hash_spec(t);
+		bool region = hs[0] && vi_manifest_devspec_eq(loc, hs);
 
 		if (region) {
 			r = region_offset(t, ctx->timeout_ms, &res->wait_ms, &off, err);
