@@ -47,14 +47,11 @@ int vi_modules_load(const char *list, unsigned *ret_loaded, unsigned *ret_skippe
 		if (!*p || *p == '#')
 			continue;
 		fd = open(p, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			rr = -errno;
-		else if (syscall(SYS_finit_module, fd, "", 0) < 0 && errno != EEXIST)
+		if (fd < 0 || (syscall(SYS_finit_module, fd, "", 0) < 0 && errno != EEXIST))
 			rr = -errno;
 		/* ENODEV: the module has no hardware here (crc32c-intel without SSE4.2): skip */
 		if (rr == -ENODEV) {
 			(*ret_skipped)++;
-			rr = 0;
 			if (fd >= 0)
 				close(fd);
 			continue;

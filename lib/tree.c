@@ -362,8 +362,8 @@ static int run_job(struct job *j, const struct verity_tree_opts *o, bool report,
 	/* Keep the read buffers of all workers within MAX_BUFFERS, whatever the CPU count. */
 	if (!o->chunk_size && chunk > MAX_BUFFERS / n)
 		chunk = MAX_BUFFERS / n;
-	j->per_chunk = chunk / j->in_bs ? chunk / j->in_bs : 1;
-	j->nchunks = j->count / j->per_chunk + (j->count % j->per_chunk ? 1 : 0);
+	j->per_chunk = (chunk / j->in_bs) ? chunk / j->in_bs : 1;
+	j->nchunks = j->count / j->per_chunk + ((j->count % j->per_chunk) ? 1 : 0);
 	if (n > j->nchunks)
 		n = (unsigned)j->nchunks;
 	atomic_init(&j->next, 0);

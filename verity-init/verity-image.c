@@ -165,7 +165,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_HASH:
 			if (strlen(a) >= sizeof(o->p.hash_name) || !verity_digest_size(a))
 				return die(EXIT_USAGE, "unsupported hash algorithm '%s'", a);
-			strcpy(o->p.hash_name, a);
+			memcpy(o->p.hash_name, a, strlen(a) + 1); /* length checked above */
 			o->given |= G_HASH;
 			break;
 		case OPT_DBS:
