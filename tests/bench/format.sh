@@ -71,7 +71,7 @@ SHA1=$(sha_rate)
 SHAN=$(sha_rate -multi "$NCPU")
 
 declare -a vs_f vi_f vs_v vi_v vs_fkb vi_fkb vs_vkb vi_vkb vs_fc vi_fc vs_vc vi_vc
-for i in $(seq "$RUNS"); do
+for _ in $(seq "$RUNS"); do
 	run_timed a veritysetup format "$W/data" "$W/hash.vs" --salt "$SALT"
 	vs_f+=("$a_s"); vs_fkb+=("$a_kb"); vs_fc+=("$a_cpu")
 	run_timed b "$VI" format "$W/data" "$W/hash.vi" --salt "$SALT" --quiet
@@ -80,7 +80,7 @@ for i in $(seq "$RUNS"); do
 done
 cmp -s <(tail -c +513 "$W/hash.vs") <(tail -c +513 "$W/hash.vi") ||
 	{ echo "bench: hash trees differ" >&2; exit 1; }
-for i in $(seq "$RUNS"); do
+for _ in $(seq "$RUNS"); do
 	run_timed a veritysetup verify "$W/data" "$W/hash.vs" "$ROOTHASH"
 	vs_v+=("$a_s"); vs_vkb+=("$a_kb"); vs_vc+=("$a_cpu")
 	run_timed b "$VI" verify "$W/data" "$W/hash.vi" "$ROOTHASH"
@@ -91,6 +91,7 @@ if [ "$BIG" = 1 ]; then
 	rm -f "$W/hash.vs"
 	for _ in 1 2 3; do openssl rand "$SIZE" >>"$W/data"; done
 	run_timed c "$VI" format "$W/data" "$W/hash.big" --salt "$SALT" --quiet
+	# shellcheck disable=SC2154  # c_kb and c_s are set by run_timed through printf -v
 	big_kb=$c_kb big_s=$c_s
 fi
 

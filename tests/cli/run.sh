@@ -17,7 +17,7 @@ trap 'rm -f "$log"' EXIT
 for t in "$here"/*_test.sh; do
 	[ -e "$t" ] || continue
 	echo "== $(basename "$t")"
-	sh_cmd=sh
+	sh_cmd='sh'
 	head -n 1 "$t" | grep -q bash && sh_cmd=bash
 	$sh_cmd "$t" >"$log" 2>&1
 	rc=$?

@@ -7,6 +7,7 @@
 # accepts ours, our `verify` accepts veritysetup's, our `dump` equals `veritysetup dump`.
 # Then corruption (reported at the right block), errors and exit codes, output modes.
 # Environment: BUILD = absolute build directory.
+# shellcheck disable=SC2317  # test functions and helpers are called by shunit2
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -97,21 +98,21 @@ testHashOffsetSameFile() {
 	local out root off=$((300 * 4096))
 	head -c $((257 * 4096)) /dev/urandom >"$W/img"
 	cp "$W/img" "$W/img2"
-	out=$("$VI" format "$W/img" "$W/img" --data-blocks 257 --hash-offset $off --salt "$S32" --uuid $UUID)
+	out=$("$VI" format "$W/img" "$W/img" --data-blocks 257 --hash-offset "$off" --salt "$S32" --uuid "$UUID")
 	assertEquals "format with a hash offset" 0 $?
 	root=$(vi_root "$out")
 	assertNull "no device size line with an offset" "$(printf '%s\n' "$out" | grep 'Hash device size')"
 	assertTrue "veritysetup verify of ours" \
 		"veritysetup verify '$W/img' '$W/img' $root --hash-offset $off"
-	veritysetup format "$W/img2" "$W/img2" --data-blocks 257 --hash-offset $off --salt "$S32" \
-		--uuid $UUID >/dev/null
+	veritysetup format "$W/img2" "$W/img2" --data-blocks 257 --hash-offset "$off" --salt "$S32" \
+		--uuid "$UUID" >/dev/null
 	assertTrue "byte-identical image" "cmp -s '$W/img' '$W/img2'"
 	assertTrue "our verify of veritysetup's" "'$VI' verify '$W/img2' '$W/img2' $root --hash-offset $off"
-	assertEquals "dump at the offset" "$(veritysetup dump "$W/img2" --hash-offset $off)" \
-		"$("$VI" dump "$W/img2" --hash-offset $off)"
+	assertEquals "dump at the offset" "$(veritysetup dump "$W/img2" --hash-offset "$off")" \
+		"$("$VI" dump "$W/img2" --hash-offset "$off")"
 	# Tree start rounds up past the superblock when the offset is not block-aligned.
 	out=$("$VI" format "$W/img" "$W/img" --data-blocks 257 --hash-offset $((off + 1536)) \
-		--salt "$S32" --uuid $UUID)
+		--salt "$S32" --uuid "$UUID")
 	assertTrue "veritysetup verify, unaligned offset" \
 		"veritysetup verify '$W/img' '$W/img' $(vi_root "$out") --hash-offset $((off + 1536))"
 	# The hash area must not overlap the data.
@@ -127,10 +128,10 @@ testNoSuperblock() {
 			head -c $((1000 * dbs + 7)) /dev/urandom >"$W/d"
 			rm -f "$W/ho" "$W/hv"
 			out=$("$VI" format "$W/d" "$W/ho" --no-superblock --salt "$S32" \
-				--data-block-size $dbs --hash-block-size $hbs)
+				--data-block-size "$dbs" --hash-block-size "$hbs")
 			root=$(vi_root "$out")
 			veritysetup format "$W/d" "$W/hv" --no-superblock --salt "$S32" \
-				--data-block-size $dbs --hash-block-size $hbs >/dev/null
+				--data-block-size "$dbs" --hash-block-size "$hbs" >/dev/null
 			assertTrue "no-superblock $dbs/$hbs: identical" "cmp -s '$W/ho' '$W/hv'"
 			assertTrue "no-superblock $dbs/$hbs: veritysetup verify" \
 				"veritysetup verify '$W/d' '$W/ho' $root --no-superblock --salt $S32 --data-block-size $dbs --hash-block-size $hbs"
@@ -149,6 +150,7 @@ testNoSuperblock() {
 corrupt() {
 	local b
 	b=$(od -An -tu1 -j "$2" -N 1 "$1" | tr -d ' ')
+	# shellcheck disable=SC2059  # the format is the octal escape of one byte
 	printf "$(printf '\\%03o' $((b ^ 1)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
 
@@ -212,7 +214,7 @@ testRootHashFileAndQuiet() {
 testJson() {
 	local out
 	head -c 65536 /dev/urandom >"$W/d"
-	out=$("$VI" format "$W/d" "$W/h" --json --salt 00ff --uuid $UUID --threads 1)
+	out=$("$VI" format "$W/d" "$W/h" --json --salt 00ff --uuid "$UUID" --threads 1)
 	assertContains "$out" '"data_blocks":16,'
 	assertContains "$out" '"salt":"00ff"'
 	assertContains "$out" "\"uuid\":\"$UUID\""
@@ -231,7 +233,7 @@ testErrors() {
 	"$VI" 2>/dev/null; assertEquals "no command" 1 $?
 	"$VI" frobnicate 2>/dev/null; assertEquals "unknown command" 1 $?
 	"$VI" format "$W/nonexistent" "$W/h" 2>"$W/err"; rc=$?
-	assertEquals "missing data file" 3 $rc
+	assertEquals "missing data file" 3 "$rc"
 	assertEquals "one-line error" 1 "$(wc -l <"$W/err")"
 	head -c 8192 /dev/urandom >"$W/d"
 	"$VI" format "$W/d" "$W/h" --hash md4 2>/dev/null; assertEquals "unknown hash" 1 $?
