@@ -2,7 +2,7 @@
 # Issue 6, path 2: the initramfs-anchored signed manifest, booted for real. Positive: a manifest
 # signed by `verity-image sign` and stored after the hash tree; one signed by the `minisign`
 # tool and stored as a bundle on its own disk, with nothing but verity.manifest= on the command
-# line. Refused (the root never runs, the fallback recovery root boots and prints the failed
+# line; a bundle in a GPT partition named by PARTLABEL=. Refused (the root never runs, the fallback recovery root boots and prints the failed
 # root's /run/verity-init/status): tampered manifest, signature by another key, valid manifest
 # for another image (root hash differs), a contradicting command-line option, rollback below the
 # initramfs' min_version; and a required signature that is missing (policy refusal, power-off).
@@ -14,7 +14,7 @@
 . "$(dirname "$0")/sign_lib.sh"
 
 oneTimeSetUp() {
-	vm_require_tools qemu-system-x86_64 veritysetup mkfs.ext4 debugfs cpio modprobe minisign || exit 1
+	vm_require_tools qemu-system-x86_64 veritysetup mkfs.ext4 debugfs cpio modprobe minisign sgdisk || exit 1
 	[ -x "$VI_TOOL" ] || { echo "no $VI_TOOL" >&2; exit 1; }
 	RD_REQ=$(sign_initramfs "require_signature=yes
 min_version=2") || exit 1
@@ -73,6 +73,24 @@ test_manifest_signed_by_minisign_tool_from_bundle_disk_boots() {
 	vm_assert_marker "$VM_LOG" main || return
 	vm_assert_root_mapper "$VM_LOG" root ext4 || return
 	vm_assert_log_contains "$VM_LOG" "signed manifest version 5 from /dev/vdc \(bundle\) verified" || return
+	sign_assert_status "$VM_LOG" booted "$rh"
+}
+
+# The bundle in a GPT partition found by its PARTLABEL (a root image update writes it next to
+# the data and hash partitions).
+test_manifest_bundle_in_partlabel_partition_boots() {
+	local d rh
+	d=$(vm_workdir sign-partlabel)
+	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }
+	sign_manifest "$d/hash.img" 4 "$SIGN_KEYS/test.key" --bundle "$d/bundle" || { fail "sign"; return; }
+	truncate -s 2M "$d/gpt.img"
+	sgdisk -n 1:2048:+64K -c 1:root-manifest "$d/gpt.img" >/dev/null || { fail "sgdisk"; return; }
+	dd if="$d/bundle" of="$d/gpt.img" bs=512 seek=2048 conv=notrunc status=none
+	vm_boot --disk "$d/data.img" --disk "$d/hash.img" --disk "$d/gpt.img" sign-partlabel \
+		"$RD_REQ" "verity.manifest=PARTLABEL=root-manifest root=/dev/mapper/root verity.fail=poweroff"
+	vm_assert_booted || return
+	vm_assert_marker "$VM_LOG" main || return
+	vm_assert_log_contains "$VM_LOG" "signed manifest version 4 from PARTLABEL=root-manifest \(bundle\) verified" || return
 	sign_assert_status "$VM_LOG" booted "$rh"
 }
 
