@@ -85,6 +85,17 @@ install() {
         }
     fi
 
+    # signed manifests (docs/signing.md): the minisign public keys the agent trusts, from
+    # dracut.conf's verity_init_keys=DIR or the build host's /etc/verity-init/keys
+    local _k _keys=${verity_init_keys:-"$dracutsysrootdir"/etc/verity-init/keys}
+    for _k in "$_keys"/*.pub; do
+        [[ -f $_k ]] || continue
+        inst_simple "$_k" "/etc/verity-init/keys/${_k##*/}" || {
+            dfatal "verity-init: cannot install $_k"
+            return 1
+        }
+    done
+
     if dracut_module_included systemd; then
         inst_simple "$moddir/verity-init-setup.service" \
             "$systemdsystemunitdir"/verity-init-setup.service
