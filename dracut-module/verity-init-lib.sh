@@ -90,6 +90,9 @@ vi_log() {
 vi_udev_announce() {
     local _dm _name
     [ -L "/dev/disk/by-id/dm-name-$1" ] && return 0
+    # a static agent's libdevmapper cannot wait for udev: let the kernel's event finish first
+    udevadm settle --timeout=10 > /dev/null 2>&1
+    [ -L "/dev/disk/by-id/dm-name-$1" ] && return 0
     for _dm in /sys/block/dm-*; do
         [ -r "$_dm/dm/name" ] || continue
         read -r _name < "$_dm/dm/name" || continue

@@ -90,30 +90,14 @@ test_dracut_shell_tampered_init_refused() {
 	assert_no_unverified_mount
 }
 
-# The hash device is hot-added only once the setup job reports it is waiting for it (the
-# harness's monitor FIFO, see vm_boot --hotadd), so the device is late by construction.
+# The hash device is hot-added only once the setup job reports it is waiting for it
+# (vm_boot --hotadd log:REGEX), so the device is late by construction.
 test_dracut_shell_late_device() {
-	local mon watcher
 	setup_root dracut-shell-late ext4 || { fail "verity setup"; return; }
-	VM_LOG=$VM_LOGDIR/dracut-shell-late.log
-	mon=$VM_DIR/mon.dracut-shell-late.$$
-	(
-		for _ in $(seq 1 $(( DR_TIMEOUT * 2 ))); do
-			grep -aq 'verity-init-dracut: waiting up to .*/dev/vdb' "$VM_LOG" 2>/dev/null && break
-			sleep 0.5
-		done
-		sleep 2
-		printf 'drive_add 0 if=none,id=late1,file=%s,format=raw,readonly=on\n' "$HASH" >"$mon.in"
-		sleep 0.5
-		printf 'device_add virtio-blk-pci,drive=late1,id=latedev1\n' >"$mon.in"
-	) &
-	watcher=$!
-	# --hotadd with a delay beyond the timeout only opens the monitor FIFO pair
-	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --hotadd $(( DR_TIMEOUT + 60 )) "$HASH" \
+	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" \
+		--hotadd 'log:verity-init-dracut: waiting up to .*/dev/vdb' "$HASH" \
 		dracut-shell-late "$RD" \
 		"verity.roothash=$ROOTHASH verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4 verity.timeout=$DR_TIMEOUT"
-	kill "$watcher" 2>/dev/null
-	wait "$watcher" 2>/dev/null
 	vm_assert_booted || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: waiting up to [0-9]+s for: /dev/vdb' \
 		"the hash device was not late" || return
