@@ -5,7 +5,6 @@
 #ifndef VERITY_KMSG_H
 #define VERITY_KMSG_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -40,10 +39,5 @@ size_t kmsg_format(char *out, size_t out_size, int prio, pid_t pid, const char *
 
 __attribute__((format(printf, 3, 4)))
 void kmsg_log(struct kmsg *k, int prio, const char *fmt, ...);
-
-/* Copy src into dst (size > 0), replacing every byte outside printable ASCII with '?', and
- * cutting at dst_size-1 bytes. For strings from disks before they reach a log line, the status
- * file or a table. Returns true if src was copied unchanged. */
-bool kmsg_sanitize(char *dst, size_t dst_size, const char *src);
 
 #endif

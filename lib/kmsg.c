@@ -27,29 +27,6 @@ void kmsg_close(struct kmsg *k)
 	k->fd = -1;
 }
 
-bool kmsg_sanitize(char *dst, size_t dst_size, const char *src)
-{
-	size_t i;
-	bool clean = true;
-
-	if (dst_size == 0)
-		return false;
-	for (i = 0; src[i] && i + 1 < dst_size; i++) {
-		unsigned char c = (unsigned char)src[i];
-
-		if (c < 0x20 || c > 0x7e) {
-			dst[i] = '?';
-			clean = false;
-		} else {
-			dst[i] = (char)c;
-		}
-	}
-	if (src[i])
-		clean = false;
-	dst[i] = '\0';
-	return clean;
-}
-
 size_t kmsg_format(char *out, size_t out_size, int prio, pid_t pid, const char *msg)
 {
 	int n;

@@ -47,6 +47,7 @@ struct agent {
 	uint64_t t_start_ms;
 	uint64_t wait_ms;          /* time spent waiting for devices (excluded from agent time) */
 	uint64_t modules_ms;       /* time in finit_module (the kernel's module init) */
+	bool devkmsg_restore;      /* we lifted /dev/kmsg rate limiting: put it back */
 	/* the failure being handled */
 	enum vi_stage stage;
 	struct verity_err reason;
@@ -78,6 +79,40 @@ static int read_file(const char *path, char *buf, size_t size)
 	return 0;
 }
 
+#define DEVKMSG_SYSCTL "/proc/sys/kernel/printk_devkmsg"
+
+/* The kernel keeps 10 /dev/kmsg records per 5 s by default and drops the rest silently: the
+ * one that says why the boot stopped must not be the one dropped. PID 1 lifts the limit for its
+ * own run and puts it back before handing over to init (a printk.devkmsg= on the command line
+ * locks the setting; then the writes fail and nothing changes). */
+static void devkmsg_unlimit(struct agent *a)
+{
+	char cur[32];
+	int fd;
+
+	if (read_file(DEVKMSG_SYSCTL, cur, sizeof(cur)) < 0 || strcmp(cur, "ratelimit"))
+		return;
+	fd = open(DEVKMSG_SYSCTL, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	a->devkmsg_restore = write(fd, "on\n", 3) == 3;
+	close(fd);
+}
+
+static void devkmsg_restore(struct agent *a)
+{
+	int fd;
+
+	if (!a->devkmsg_restore)
+		return;
+	fd = open(DEVKMSG_SYSCTL, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "ratelimit\n", 10) == 10)
+			a->devkmsg_restore = false;
+		close(fd);
+	}
+}
+
 /* The command line: --cmdline STRING or /proc/cmdline; then the initramfs policy. */
 static int load_config(struct agent *a, const char *cmdline_arg)
 {
@@ -96,8 +131,13 @@ static int load_config(struct agent *a, const char *cmdline_arg)
 		r = vi_cmdline_parse(buf, &a->cfg, &err);
 	}
 	if (r < 0) {
+		struct verity_err ignored;
+
 		a->reason = err;
 		kmsg_log(&a->log, KMSG_ERR, "command line refused: %s", err.msg);
+		/* cfg holds the defaults: the policy's fail actions still apply */
+		if (vi_policy_load(VI_POLICY_FILE, &a->policy, &ignored) == 0)
+			vi_policy_apply(&a->policy, &a->cfg, &ignored);
 		return r;
 	}
 	r = vi_policy_load(VI_POLICY_FILE, &a->policy, &err);
@@ -273,6 +313,7 @@ static int switch_and_exec(struct agent *a)
 		 a->cfg.init, (unsigned long long)(now_ms() - a->t_start_ms),
 		 (unsigned long long)a->modules_ms, (unsigned long long)a->wait_ms,
 		 (unsigned long long)(now_ms() - a->t_start_ms - a->wait_ms - a->modules_ms));
+	devkmsg_restore(a);
 	execv(a->cfg.init, argv);
 	r = -errno;
 	a->stage = VI_STAGE_SWITCH;
@@ -414,6 +455,7 @@ static int run_pid1(struct agent *a)
 
 	a->t_start_ms = now_ms();
 	mount_api(a);
+	devkmsg_unlimit(a);
 	kmsg_open(&a->log, 2);
 	kmsg_log(&a->log, KMSG_NOTICE, "verity-init " VERITY_INIT_VERSION " start (t=%llu ms)",
 		 (unsigned long long)a->t_start_ms);

@@ -121,6 +121,23 @@ test_ambiguous_partuuid_refused() {
 	agent_assert_fallback "$VM_LOG" poweroff
 }
 
+# A malformed command line is refused as a whole, and the initramfs policy's fail actions (not
+# the built-in panic) are taken; the kernel's /dev/kmsg rate limit does not swallow the reason.
+test_malformed_cmdline_takes_policy_fail_action() {
+	local d rh rd
+	d=$(vm_workdir agent-bad-cmdline)
+	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }
+	rd=$(agent_initramfs --policy "fail=poweroff") || { fail "initramfs"; return; }
+	vm_boot --disk "$d/data.img" --disk "$d/hash.img" agent-bad-cmdline "$rd" \
+		"roothash=${rh:0:63}z $KEYS"
+	vm_assert_booted || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: command line refused: ' || return
+	vm_assert_log_lacks "$VM_LOG" 'device-mapper: verity' "a mapping was created" || return
+	vm_assert_log_lacks "$VM_LOG" 'output lines suppressed' || return
+	agent_assert_fallback "$VM_LOG" poweroff
+}
+
 # Recovery: the main root fails (tampered init); the recovery root boots, verified, and reads
 # why in /run/verity-init/status.
 test_recovery_root_boots_and_sees_status() {
