@@ -126,7 +126,7 @@ out_free:
 int verity_fd_size(int fd, uint64_t *ret_size)
 {
 	struct stat st;
-	uint64_t sz;
+	uint64_t sz = 0;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
@@ -357,6 +357,8 @@ static int run_job(struct job *j, const struct verity_tree_opts *o, bool report,
 	struct worker *ws = NULL;
 	int r = 0;
 
+	if (j->count == 0)
+		return 0;
 	if (n > MAX_THREADS)
 		n = MAX_THREADS;
 	/* Keep the read buffers of all workers within MAX_BUFFERS, whatever the CPU count. */
@@ -366,6 +368,8 @@ static int run_job(struct job *j, const struct verity_tree_opts *o, bool report,
 	j->nchunks = j->count / j->per_chunk + ((j->count % j->per_chunk) ? 1 : 0);
 	if (n > j->nchunks)
 		n = (unsigned)j->nchunks;
+	if (n == 0)
+		n = 1;
 	atomic_init(&j->next, 0);
 	atomic_init(&j->done_bytes, 0);
 	atomic_init(&j->bad, UINT64_MAX);
@@ -477,7 +481,7 @@ static bool same_file(int a, int b)
 static int prepare(int data_fd, int hash_fd, const struct verity_params *p, bool need_hash,
 		   struct verity_geometry *g, struct verity_err *err)
 {
-	uint64_t size;
+	uint64_t size = 0;
 	int r;
 
 	r = verity_geometry_compute(p, g, err);

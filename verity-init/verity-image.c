@@ -95,7 +95,6 @@ static const struct option long_opts[] = {
 struct opts {
 	struct verity_params p;   /* defaults applied */
 	uint32_t given;           /* VI_GIVEN-like bits: which of p came from the command line */
-	bool salt_given;
 	const char *root_hash_file;
 	unsigned threads;
 	bool json, quiet;
