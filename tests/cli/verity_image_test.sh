@@ -279,6 +279,20 @@ testBlockDevice() {
 	losetup -d "$loop"
 }
 
+testProgressOnlyOnTerminal() {
+	command -v script >/dev/null || { startSkipping; echo "skip: script(1) missing"; return; }
+	head -c $((64 * 1048576)) /dev/zero >"$W/big"
+	# script(1) gives the command a pseudo-terminal: stderr is a TTY there.
+	script -qec "'$VI' format '$W/big' '$W/h' --threads 1 >/dev/null" /dev/null >"$W/tty" 2>&1
+	assertContains "progress bar on a terminal" "$(tr '\r' '\n' <"$W/tty")" "100.0% 64.0/64.0 MiB"
+	script -qec "'$VI' format '$W/big' '$W/h' --quiet >/dev/null" /dev/null >"$W/tty" 2>&1
+	assertNotContains "no bar with --quiet" "$(cat "$W/tty")" "MiB"
+	script -qec "'$VI' format '$W/big' '$W/h' --json >/dev/null" /dev/null >"$W/tty" 2>&1
+	assertNotContains "no bar with --json" "$(cat "$W/tty")" "MiB"
+	"$VI" format "$W/big" "$W/h" >/dev/null 2>"$W/err"
+	assertNull "no bar when stderr is not a terminal" "$(cat "$W/err")"
+}
+
 testCmdline() {
 	local out root
 	head -c 65536 /dev/urandom >"$W/d"
