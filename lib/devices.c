@@ -22,6 +22,7 @@
 #include <blkid.h>
 
 #include "devices.h"
+#include "strutil.h"
 
 enum tag_kind { TAG_PATH, TAG_MAJMIN, TAG_UUID, TAG_PARTUUID, TAG_LABEL, TAG_PARTLABEL, TAG_INVALID };
 
@@ -37,14 +38,14 @@ static const struct {
 	{ "PARTLABEL=", TAG_PARTLABEL, "PART_ENTRY_NAME", false },
 };
 
-/* "MAJ:MIN" in decimal, as dm-mod.create= tables name devices. */
+/* "MAJ:MIN" in decimal (dm-mod.create= tables, sysfs "dev" files): digits only, in range. */
 static bool parse_majmin(const char *s, dev_t *ret)
 {
-	unsigned maj, min;
-	int end = 0;
+	const char *colon = strchr(s, ':');
+	uint32_t maj, min;
 
-	if (s[0] < '0' || s[0] > '9' || sscanf(s, "%u:%u%n", &maj, &min, &end) != 2 || s[end] ||
-	    maj > 4095 || min > 1048575)
+	if (!colon || vi_parse_u32(s, (size_t)(colon - s), &maj) < 0 ||
+	    vi_parse_u32(colon + 1, strlen(colon + 1), &min) < 0 || maj > 4095 || min > 1048575)
 		return false;
 	*ret = makedev(maj, min);
 	return true;
@@ -250,8 +251,7 @@ static int find_tag(const char *spec, enum tag_kind kind, unsigned idx, const ch
 	}
 	while ((de = readdir(dir))) {
 		char buf[64], node[PATH_MAX], got[256];
-		unsigned maj, min;
-		char extra;
+		dev_t devno;
 
 		if (de->d_name[0] == '.' || !strncmp(de->d_name, "dm-", 3) ||
 		    strlen(de->d_name) >= VI_DEV_NAME_MAX)
@@ -260,8 +260,7 @@ static int find_tag(const char *spec, enum tag_kind kind, unsigned idx, const ch
 		if (read_small(dirfd(dir), node, buf, sizeof(buf)) < 0 || !strcmp(buf, "0"))
 			continue;
 		snprintf(node, sizeof(node), "%s/dev", de->d_name);
-		if (read_small(dirfd(dir), node, buf, sizeof(buf)) < 0 ||
-		    sscanf(buf, "%u:%u%c", &maj, &min, &extra) != 2)
+		if (read_small(dirfd(dir), node, buf, sizeof(buf)) < 0 || !parse_majmin(buf, &devno))
 			continue;
 		/* devtmpfs names the node after the kernel name, '!' standing for '/' */
 		snprintf(node, sizeof(node), "/dev/%s", de->d_name);
@@ -275,7 +274,7 @@ static int find_tag(const char *spec, enum tag_kind kind, unsigned idx, const ch
 		if (++matches == 1) {
 			snprintf(first, sizeof(first), "%.63s", de->d_name);
 			snprintf(ret->kname, sizeof(ret->kname), "%.63s", de->d_name);
-			ret->devno = makedev(maj, min);
+			ret->devno = devno;
 		} else {
 			if (err)
 				snprintf(err->msg, sizeof(err->msg),
