@@ -311,6 +311,21 @@ static void print_header(const char *hash_path, const struct verity_params *p,
 	printf("Salt:            \t%s\n", salt);
 }
 
+/* A JSON string literal: quotes, backslashes and control characters escaped. */
+static void json_string(const char *str)
+{
+	putchar('"');
+	for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			printf("\\%c", *c);
+		else if (*c < 0x20)
+			printf("\\u%04x", *c);
+		else
+			putchar(*c);
+	}
+	putchar('"');
+}
+
 static void print_json(const struct verity_params *p, const struct verity_geometry *g,
 		       const char *root_hex)
 {
@@ -566,14 +581,16 @@ static int cmd_verify(struct opts *o)
 	r = verity_tree_verify(data_fd, hash_fd, &p, root, g.digest_size, &to, &bad, &err);
 	progress_end(&pr);
 	if (o->json) {
-		if (r == 0 || r == -EPERM)
-			printf("{\"ok\":%s", r == 0 ? "true" : "false");
+		printf("{\"ok\":%s", r == 0 ? "true" : "false");
 		if (r == -EPERM)
 			printf(",\"bad\":\"%s\",\"level\":%u,\"index\":%" PRIu64 ",\"offset\":%" PRIu64,
 			       bad.kind == VERITY_BAD_DATA ? "data" : "hash", bad.level, bad.index,
 			       bad.offset);
-		if (r == 0 || r == -EPERM)
-			printf("}\n");
+		if (r < 0 && r != -EPERM) {
+			printf(",\"error\":");
+			json_string(err.msg);
+		}
+		printf("}\n");
 	}
 	if (r < 0)
 		r = die(code_of(r), "%s", err.msg);

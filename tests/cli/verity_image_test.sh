@@ -212,7 +212,7 @@ testRootHashFileAndQuiet() {
 }
 
 testJson() {
-	local out
+	local out root
 	head -c 65536 /dev/urandom >"$W/d"
 	out=$("$VI" format "$W/d" "$W/h" --json --salt 00ff --uuid "$UUID" --threads 1)
 	assertContains "$out" '"data_blocks":16,'
@@ -220,6 +220,13 @@ testJson() {
 	assertContains "$out" "\"uuid\":\"$UUID\""
 	assertContains "$out" '"hash_device_size":8192'
 	assertContains "$out" '"root_hash":"'
+	root=$(printf '%s' "$out" | sed 's/.*"root_hash":"\([0-9a-f]*\)".*/\1/')
+	assertEquals "verify --json" '{"ok":true}' "$("$VI" verify "$W/d" "$W/h" "$root" --json)"
+	cp "$W/h" "$W/h.short"
+	truncate -s 4096 "$W/h.short"
+	assertEquals "verify --json, I/O-class error" \
+		'{"ok":false,"error":"hash device has 4096 bytes, the tree needs 8192"}' \
+		"$("$VI" verify "$W/d" "$W/h.short" "$root" --json 2>/dev/null)"
 	out=$("$VI" dump "$W/h" --json)
 	assertContains "$out" '"hash_algorithm":"sha256"'
 	assertNotContains "$out" 'root_hash'
