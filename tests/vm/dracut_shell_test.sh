@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2153 # DATA, HASH, ROOTHASH come from a vars file (vm_verity_setup)
 # dracut (shell init) + the verity-init module, real images booted in QEMU (issue 5).
 # One image (tests/vm/lib-dracut.sh, built from `make install DESTDIR=...`), reused by every
 # scenario: only the kernel command line differs.

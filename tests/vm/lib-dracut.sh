@@ -28,7 +28,9 @@ vm_dracut_stage() {
 	# one make at a time in BUILD (test files build their images in parallel)
 	exec {lockfd}>"$VM_DIR/dracut-make.lock"
 	flock "$lockfd"
-	make -s -C "$VM_TOPDIR" install BUILD="$BUILD" DESTDIR="$dir" >"$dir.log" 2>&1 || r=1
+	# a make of its own, not a sub-make of `make check` (no inherited jobserver)
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$VM_TOPDIR" install BUILD="$BUILD" \
+		DESTDIR="$dir" >"$dir.log" 2>&1 || r=1
 	exec {lockfd}>&-
 	[ $r = 0 ] || { vm_die "make install DESTDIR=$dir failed: $(tail -n 5 "$dir.log")"; return 1; }
 	[ -x "$dir/usr/sbin/verity-init" ] || { vm_die "no agent in $dir/usr/sbin"; return 1; }
