@@ -27,7 +27,12 @@ oneTimeSetUp() {
 vi_root() { printf '%s\n' "$1" | awk -F'\t' '/^Root hash:/ { print $2 }'; }
 
 # vi_digests HASH : digest size in bytes
-vi_digest() { case $1 in sha1) echo 20 ;; sha256) echo 32 ;; sha512) echo 64 ;; esac; }
+vi_digest() {
+	case $1 in
+	sha1) echo 20 ;; sha224 | sha3-224) echo 28 ;; sha384 | sha3-384) echo 48 ;;
+	sha512 | sha3-512 | blake2b-512) echo 64 ;; *) echo 32 ;;
+	esac
+}
 
 # vi_blocks_for HASH DBS HBS : a block count that is not a multiple of the fan-out and gives
 # at least two levels where the image stays small.
@@ -86,6 +91,16 @@ vi_matrix() {
 testMatrixSha1() { vi_matrix sha1; }
 testMatrixSha256() { vi_matrix sha256; }
 testMatrixSha512() { vi_matrix sha512; }
+
+# The other digests both the kernel and OpenSSL know (one case each; block count from sha256's
+# fan-out is fine for the 4096-byte blocks used here).
+testOtherDigests() {
+	local h
+	for h in sha224 sha384 sha3-256 sha3-512 sm3 blake2b-512; do
+		vi_interop "$h" 4096 4096 "$S32" 1 300
+	done
+	vi_interop sha384 1024 1024 "$S1" 0 300
+}
 
 testSingleBlockAndExactFanout() {
 	vi_interop sha256 4096 4096 "$S32" 1 1     # no tree: root = digest of the block
