@@ -10,6 +10,7 @@ if vi_load; then
     if vi_check_init "${NEWROOT:-/sysroot}" "${VERITY_INIT:-/sbin/init}"; then
         vi_log "init ${VERITY_INIT:-/sbin/init} read completely from the verified root"
     else
-        vi_fail "$VI_INIT_ERROR"
+        # the root is mounted: a recovery root must take its place on NEWROOT
+        VI_NEWROOT=${NEWROOT:-/sysroot} vi_fail "$VI_INIT_ERROR"
     fi
 fi

@@ -119,17 +119,97 @@ vi_sysrq() {
     echo "$1" >> "$VI_SYSRQ"
 }
 
-# vi_fail REASON: apply verity.fail= in order. Never returns: the unverified device must not be
-# mounted, so the last resort after the list is a kernel panic.
+# vi_status_set KEY VALUE: set one line of the agent's status file (/run/verity-init/status,
+# key=value), keeping the others: the module records what the agent did not see (a refused init,
+# the action taken) in the same place, for the recovery root and for `verity-init status`.
+vi_status_set() {
+    local _f="$VI_RUNDIR/status" _line _found=0
+    [ -d "$VI_RUNDIR" ] || mkdir -p "$VI_RUNDIR"
+    {
+        if [ -r "$_f" ]; then
+            while IFS= read -r _line; do
+                case "$_line" in
+                    "$1="*)
+                        printf '%s=%s\n' "$1" "$2"
+                        _found=1
+                        ;;
+                    *) printf '%s\n' "$_line" ;;
+                esac
+            done < "$_f"
+        fi
+        [ $_found = 1 ] || printf '%s=%s\n' "$1" "$2"
+    } > "$_f.tmp" && mv -f "$_f.tmp" "$_f"
+}
+
+# vi_recovery: the `recovery` action. Sets up the recovery root (verity.recovery.*) under the
+# main root's mapping name, so the root= dracut waits for and mounts is the recovery root. When
+# the main root was already mounted (VI_NEWROOT, pre-pivot: its init was refused) it is unmounted
+# and removed first, and the recovery root is mounted and its init checked in its place (shell
+# init only: under systemd, /sysroot belongs to sysroot.mount). Used once per boot.
+vi_recovery() {
+    local _line _err _rc
+    if [ "${VERITY_RECOVERY_ENABLED:-0}" != 1 ]; then
+        vi_log "action recovery: no recovery root configured" 4
+        return 1
+    fi
+    if [ -e "$VI_RUNDIR/dracut-recovery" ]; then
+        vi_log "action recovery: already tried in this boot" 4
+        return 1
+    fi
+    : > "$VI_RUNDIR/dracut-recovery"
+    if [ -n "${VI_NEWROOT:-}" ]; then
+        if [ -n "${DRACUT_SYSTEMD:-}" ]; then
+            vi_log "action recovery: not available under systemd once /sysroot is mounted" 4
+            return 1
+        fi
+        umount "$VI_NEWROOT" || return 1
+    fi
+    if [ -e "/dev/mapper/$VERITY_NAME" ]; then
+        dmsetup remove "$VERITY_NAME" || return 1
+    fi
+    _line="verity.roothash=$VERITY_RECOVERY_ROOTHASH verity.name=$VERITY_NAME"
+    _line="$_line verity.data=\"$VERITY_RECOVERY_DATA\""
+    [ -n "$VERITY_RECOVERY_HASH" ] && _line="$_line verity.hash=\"$VERITY_RECOVERY_HASH\""
+    [ -n "$VERITY_RECOVERY_OPTIONS" ] && _line="$_line verity.options=\"$VERITY_RECOVERY_OPTIONS\""
+    vi_log "action: recovery (root hash $VERITY_RECOVERY_ROOTHASH)" 2
+    # the agent rewrites the status file for the root it sets up: keep the failure's
+    cp -f "$VI_RUNDIR/status" "$VI_RUNDIR/status.failed" 2> /dev/null
+    _err=$("$VI_AGENT" setup --cmdline "$_line" 2>&1 > /dev/null)
+    _rc=$?
+    [ -r "$VI_RUNDIR/status.failed" ] && mv -f "$VI_RUNDIR/status.failed" "$VI_RUNDIR/status"
+    if [ $_rc -ne 0 ]; then
+        vi_log "recovery root refused: $(vi_lastline "$_err")" 2
+        return 1
+    fi
+    vi_udev_announce "$VERITY_NAME"
+    if [ -n "${VI_NEWROOT:-}" ]; then
+        mount -o ro "/dev/mapper/$VERITY_NAME" "$VI_NEWROOT" || return 1
+        if ! vi_check_init "$VI_NEWROOT" "${VERITY_INIT:-/sbin/init}"; then
+            vi_log "recovery root refused: $VI_INIT_ERROR" 2
+            umount "$VI_NEWROOT"
+            return 1
+        fi
+    fi
+    vi_status_set booted "$VERITY_RECOVERY_ROOTHASH"
+    vi_log "booting the recovery root" 4
+    return 0
+}
+
+# vi_fail REASON: apply verity.fail= in order. Returns only when the recovery root took the
+# failed root's place; otherwise the unverified device must not be mounted, so the last resort
+# after the list is a kernel panic.
 vi_fail() {
-    local _reason="$1" _action _actions
+    local _reason="$1" _action _actions _old
     _actions=$(printf '%s' "${VERITY_FAIL:-panic}" | tr ',' ' ')
     vi_log "root verification failed: $_reason" 2
+    _old=$(sed -n 's/^reason=//p' "$VI_RUNDIR/status" 2> /dev/null)
+    vi_status_set result failed
+    [ -n "$_old" ] || vi_status_set reason "$_reason"
     for _action in $_actions; do
+        vi_status_set action "$_action"
         case "$_action" in
             recovery)
-                # the dracut module sets up the main root only (docs/dracut.md)
-                vi_log "action recovery: not available under dracut, skipped" 4
+                vi_recovery && return 0
                 continue
                 ;;
             shell)
@@ -137,7 +217,7 @@ vi_fail() {
                     vi_log "action: shell" 2
                     emergency_shell -n verity-init "verity-init: $_reason"
                 else
-                    vi_log "action shell refused: not allowed by the image (allow_shell) or rd.shell=0" 3
+                    vi_log "action shell refused: rd.shell=0" 3
                 fi
                 continue
                 ;;
@@ -160,6 +240,7 @@ vi_fail() {
         esac
         sleep "$VI_ACTION_WAIT"
     done
+    vi_status_set action panic
     vi_log "action: panic (end of the verity.fail list)" 2
     vi_sysrq c
     # sysrq disabled in the kernel: never go on to mount anything

@@ -226,6 +226,7 @@ getargbool() { [ "\${TEST_RDSHELL:-1}" = 1 ]; }
 label_uuid_to_dev() { case "\$1" in PARTUUID=*) echo "/dev/disk/by-partuuid/\${1#PARTUUID=}" ;; UUID=*) echo "/dev/disk/by-uuid/\${1#UUID=}" ;; esac; }
 wait_for_dev() { echo "wait_for_dev \$1"; }
 emergency_shell() { echo "emergency_shell \$*"; }
+udevadm() { :; }
 EOF
 	(
 		cd "$SHUNIT_TMPDIR" || exit 1
@@ -338,8 +339,44 @@ test_init_check_refuses_missing_and_looping_init() {
 	assertEquals "init /sbin/init: too many symbolic links" "$out"
 }
 
+test_fail_recovery_sets_up_the_recovery_root_under_the_main_name() {
+	local out
+	PARSE_OUT="VERITY_ENABLED=1"
+	out=$(run_glue "VERITY_NAME=root VERITY_FAIL=recovery,reboot VERITY_RECOVERY_ENABLED=1
+		VERITY_RECOVERY_ROOTHASH=cdcd VERITY_RECOVERY_DATA=PARTUUID=1234 VERITY_RECOVERY_HASH=
+		VERITY_RECOVERY_OPTIONS=hash-offset=4096
+		vi_fail 'root hash mismatch' && echo continued")
+	assertEquals "recovery took over: the boot goes on" continued "$out"
+	assertFalse "no reboot, no panic" "[ -e '$SHUNIT_TMPDIR/sysrq' ]"
+	assertEquals "setup --cmdline verity.roothash=cdcd verity.name=root verity.data=\"PARTUUID=1234\" verity.options=\"hash-offset=4096\"" \
+		"$(cat "$SHUNIT_TMPDIR/setup.args")"
+	assertEquals "status for the recovery root" "result=failed
+reason=root hash mismatch
+action=recovery
+booted=cdcd" "$(cat "$SHUNIT_TMPDIR/run/status")"
+}
+
+test_fail_recovery_refused_goes_on_with_the_list() {
+	PARSE_OUT="VERITY_ENABLED=1"
+	SETUP_RC=1 SETUP_ERR="recovery: root hash mismatch" run_glue "VERITY_NAME=root
+		VERITY_FAIL=recovery,reboot VERITY_RECOVERY_ENABLED=1 VERITY_RECOVERY_ROOTHASH=cdcd
+		VERITY_RECOVERY_DATA=/dev/vdc; vi_fail 'bad'" >/dev/null
+	assertEquals "recovery refused, then reboot, then panic" "b c" \
+		"$(tr '\n' ' ' <"$SHUNIT_TMPDIR/sysrq" | sed 's/ $//')"
+	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "recovery root refused: recovery: root hash mismatch"
+	assertContains "$(cat "$SHUNIT_TMPDIR/run/status")" "action=panic"
+}
+
+test_fail_without_recovery_root_skips_it() {
+	PARSE_OUT="VERITY_ENABLED=1"
+	run_glue "VERITY_FAIL=recovery,poweroff; vi_fail 'bad'" >/dev/null
+	assertEquals "o" "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
+	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "action recovery: no recovery root configured"
+	assertFalse "setup never ran" "[ -e '$SHUNIT_TMPDIR/setup.args' ]"
+}
+
 tearDown() {
-	rm -f "$SHUNIT_TMPDIR/sysrq" "$SHUNIT_TMPDIR/kmsg" "$SHUNIT_TMPDIR/setup.args"
+	rm -rf "$SHUNIT_TMPDIR/sysrq" "$SHUNIT_TMPDIR/kmsg" "$SHUNIT_TMPDIR/setup.args" "$SHUNIT_TMPDIR/run"
 	unset PARSE_RC SETUP_RC SETUP_ERR TEST_RDSHELL
 }
 
