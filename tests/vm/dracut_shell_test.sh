@@ -73,21 +73,32 @@ test_dracut_shell_wrong_root_hash_refused() {
 	vm_assert_log_lacks "$VM_LOG" 'Mounted root filesystem' "dracut mounted a root"
 }
 
+# A flipped byte in /sbin/init: setup and mount succeed (dm-verity checks on read); the pre-pivot
+# check reads init, the kernel refuses the block, and verity.fail=recovery,poweroff boots the
+# recovery root (vdc/vdd) in its place.
 test_dracut_shell_tampered_init_refused() {
-	local off
+	local off r
 	setup_root dracut-shell-bad-init ext4 || { fail "verity setup"; return; }
 	off=$(vm_corrupt_file "$DATA" ext4 /sbin/init) || { fail "corrupt /sbin/init"; return; }
-	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" dracut-shell-bad-init "$RD" \
-		"verity.roothash=$ROOTHASH verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4 verity.fail=poweroff"
+	r=$D/recovery
+	VM_ROOT_ID=recovery vm_verity_setup ext4 "$r" >/dev/null || { fail "recovery setup"; return; }
+	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" --disk "$r/data.img" \
+		--disk "$r/hash.img" dracut-shell-bad-init "$RD" \
+		"verity.roothash=$ROOTHASH verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4 verity.fail=recovery,poweroff verity.recovery.roothash=$(sed -n 's/^ROOTHASH=//p' "$r/vars") verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd"
 	vm_assert_booted || return
-	vm_assert_no_marker "$VM_LOG" || return
 	vm_assert_log_contains "$VM_LOG" "device-mapper: verity: [0-9]+:[0-9]+: data block $(( off / 4096 )) is corrupted" \
 		"dm-verity did not report the corrupted block" || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: root verification failed: init /sbin/init cannot be read' \
 		"pre-pivot check did not refuse init" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: action: poweroff' \
-		"verity.fail=poweroff not applied" || return
-	vm_assert_log_lacks "$VM_LOG" 'Switching root' "dracut switched to the tampered root" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: action: recovery' \
+		"verity.fail=recovery not applied" || return
+	# the tampered root's init never ran; the recovery root's did, and sees why
+	vm_assert_marker "$VM_LOG" recovery || return
+	vm_assert_root_mapper "$VM_LOG" root ext4 || return
+	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS result=failed' "status does not say failed" || return
+	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS reason=init /sbin/init cannot be read' \
+		"status lacks the reason" || return
+	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS action=recovery' "status lacks the action" || return
 	assert_no_unverified_mount
 }
 
