@@ -347,12 +347,28 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 	return switch_and_exec(a);
 }
 
+/* The recovery root, with the same checks. Returns only when it could not be booted; the status
+ * file keeps describing the first failure (the one the recovery system needs to know). */
+static void try_recovery(struct agent *a, bool *switched)
+{
+	const struct vi_target *failed = a->failed;
+	enum vi_stage stage = a->stage;
+	struct verity_err reason = a->reason;
+
+	write_status(a, "failed", "recovery", NULL);
+	kmsg_log(&a->log, KMSG_NOTICE, "fallback: booting the recovery root %s",
+		 a->cfg.recovery.name);
+	boot_target(a, &a->cfg.recovery, "failed", "recovery", switched);
+	a->failed = failed;
+	a->stage = stage;
+	a->reason = reason;
+}
+
 static void fallback(struct agent *a, bool switched)
 {
 	for (unsigned i = 0; i < VI_MAX_FAIL && a->cfg.fail[i] != VI_FAIL_NONE; i++) {
 		enum vi_fail_action act = a->cfg.fail[i];
 		const char *name = vi_fail_action_name(act);
-		bool sw = false;
 
 		switch (act) {
 		case VI_FAIL_RECOVERY:
@@ -362,22 +378,7 @@ static void fallback(struct agent *a, bool switched)
 						  : "no recovery root configured");
 				continue;
 			}
-			write_status(a, "failed", name, NULL);
-			kmsg_log(&a->log, KMSG_NOTICE, "fallback: booting the recovery root %s",
-				 a->cfg.recovery.name);
-			{
-				const struct vi_target *failed = a->failed;
-				enum vi_stage stage = a->stage;
-				struct verity_err reason = a->reason;
-
-				if (boot_target(a, &a->cfg.recovery, "failed", name, &sw) < 0) {
-					switched = sw;
-					/* the status keeps describing the first failure */
-					a->failed = failed;
-					a->stage = stage;
-					a->reason = reason;
-				}
-			}
+			try_recovery(a, &switched);
 			continue;
 		case VI_FAIL_REBOOT:
 		case VI_FAIL_POWEROFF:
