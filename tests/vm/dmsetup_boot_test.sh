@@ -85,8 +85,7 @@ test_dmsetup_late_hash_device_is_used() {
 	vm_assert_booted || return
 	vm_assert_log_contains "$VM_LOG" 'init-dmsetup: waiting for /dev/vda /dev/vdb' || return
 	# vdb appeared after the script started waiting, and was used.
-	assertTrue "vdb must appear after the wait started" \
-		"awk '/init-dmsetup: waiting for/ { w = NR } /\\[vdb\\]/ { v = NR } END { exit !(w && v > w) }' '$VM_LOG'"
+	vm_assert_log_order "$VM_LOG" 'init-dmsetup: waiting for' '\[vdb\]' || return
 	vm_assert_marker "$VM_LOG" main || return
 	vm_assert_root_mapper "$VM_LOG" root ext4
 }
@@ -133,6 +132,10 @@ test_assertions_reject_wrong_logs() {
 	assert_rejects "marker present" vm_assert_no_marker "$l"
 	assert_rejects "regex absent" vm_assert_log_contains "$l" 'data block [0-9]+ is corrupted'
 	assert_rejects "regex present" vm_assert_log_lacks "$l" 'VERITY-TEST'
+	assert_accepts "order" vm_assert_log_order "$l" 'x$' 'VERITY-TEST'
+	assert_rejects "reverse order" vm_assert_log_order "$l" 'VERITY-TEST' 'x$'
+	assert_rejects "order, one absent" vm_assert_log_order "$l" 'x$' 'absent'
+	assertEquals "kernel time" 1.0 "$(vm_log_time "$l" 'x$')"
 	printf 'VERITY-TEST-MARKER id=main uptime=3.10 root=/dev/mapper/root / ext4 rw,relatime 0 0\n' >"$l"
 	assert_rejects "read-write root" vm_assert_root_mapper "$l" root ext4
 	printf 'VERITY-TEST-MARKER id=main uptime=3.10 root=/dev/vda / ext4 ro,relatime 0 0\n' >"$l"

@@ -723,6 +723,22 @@ vm_assert_log_lacks() {
 		_vm_fail "${3:-log has /$2/}: $(grep -aE -m1 -- "$2" "$1")" "$1"; return 1; }
 }
 
+# vm_assert_log_order LOG REGEX1 REGEX2 [MESSAGE] : a line matching REGEX2 comes after the first
+# line matching REGEX1 (e.g. a disk appeared after the agent started waiting for it).
+vm_assert_log_order() {
+	local a b
+	a=$(grep -anE -m1 -- "$2" "$1" | cut -d: -f1)
+	b=$(grep -anE -- "$3" "$1" | tail -n1 | cut -d: -f1)
+	if [ -z "$a" ] || [ -z "$b" ] || [ "$b" -le "$a" ]; then
+		_vm_fail "${4:-/$3/ (line ${b:-none}) not after /$2/ (line ${a:-none})}" "$1"; return 1
+	fi
+}
+
+# vm_log_time LOG REGEX : the kernel timestamp (s) of the first "[ t ]" line matching REGEX.
+vm_log_time() {
+	grep -aE -m1 -- "$2" "$1" | sed -n 's/^\[ *\([0-9]*\.[0-9]*\)\].*/\1/p' | grep .
+}
+
 # vm_assert_booted : the last vm_boot ended by itself (no timeout, no harness error).
 vm_assert_booted() {
 	[ "${VM_STATUS:-1}" = 0 ] || { _vm_fail "boot did not end cleanly (status $VM_STATUS)" "$VM_LOG"; return 1; }
