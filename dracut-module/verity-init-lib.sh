@@ -19,7 +19,8 @@ VI_KMSG=${VI_KMSG:-/dev/kmsg}
 VI_CMDLINE_D=${VI_CMDLINE_D:-/etc/cmdline.d}
 
 # The command line the agent sees: dracut's /etc/cmdline.d/*.conf and /etc/cmdline (host-only
-# builds), then /proc/cmdline; the agent's rule for repeated keys makes the kernel's words win.
+# builds), then /proc/cmdline. The agent refuses a key repeated with another value; for root=,
+# rootfstype=, rootflags= and init= the last word (the kernel's) wins.
 vi_cmdline() {
     getcmdline
 }
@@ -59,7 +60,9 @@ vi_load() {
 vi_devpath() {
     case "$1" in
         '') ;;
-        UUID=* | PARTUUID=* | LABEL=* | PARTLABEL=*) label_uuid_to_dev "$1" ;;
+        # udev's by-uuid and by-partuuid links are lower case; the agent compares either
+        UUID=* | PARTUUID=*) label_uuid_to_dev "$(printf '%s' "$1" | sed 's/=.*//')=$(printf '%s' "${1#*=}" | tr 'A-F' 'a-f')" ;;
+        LABEL=* | PARTLABEL=*) label_uuid_to_dev "$1" ;;
         [0-9]*:[0-9]*) printf '/dev/block/%s\n' "$1" ;;
         *) printf '%s\n' "$1" ;;
     esac

@@ -245,7 +245,7 @@ test_cmdline_hook_points_root_at_mapping_and_waits_for_devices() {
 	local out
 	PARSE_OUT="VERITY_ENABLED=1
 VERITY_NAME='vroot'
-VERITY_DATA='PARTUUID=1111'
+VERITY_DATA='PARTUUID=1111ABCD'
 VERITY_HASH='/dev/vdb'
 VERITY_FEC=''"
 	out=$(run_glue "
@@ -256,7 +256,7 @@ VERITY_FEC=''"
 		fn
 		echo \"root=\$root rootok=\$rootok rflags=\$rflags\"")
 	assertContains "$out" "root=block:/dev/mapper/vroot rootok=1 rflags=ro"
-	assertContains "$out" "wait_for_dev /dev/disk/by-partuuid/1111"
+	assertContains "udev's lower-case link" "$out" "wait_for_dev /dev/disk/by-partuuid/1111abcd"
 	assertContains "$out" "wait_for_dev /dev/vdb"
 	assertContains "$out" "wait_for_dev /dev/mapper/vroot"
 	assertEquals "fsck skipped for the read-only root" rd.skipfsck \
