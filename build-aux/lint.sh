@@ -41,7 +41,7 @@ echo "lint: clang-tidy $($CLANG_TIDY --version | sed -n 's/.*LLVM version //p')"
 tidy_out=$(mktemp)
 trap 'rm -f "$tidy_out"' EXIT
 # One process per file, JOBS at a time; xargs exits 123 when any invocation failed.
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086,SC2016  # word splitting of the lists wanted; $1..$3 are sh -c's
 if ! printf '%s\n' $files | xargs -P "$JOBS" -I{} \
 	sh -c '"$1" --quiet "$2" -- $3 2>/dev/null' sh "$CLANG_TIDY" {} "$flags" >"$tidy_out"; then
 	status=1

@@ -4,6 +4,7 @@
 # Device cases use loop devices (root, losetup); they are refused at the devices, superblock or
 # sizes stage, so the host needs no device-mapper. The catalogue in docs/security.md points here.
 # Environment: BUILD = build directory.
+# shellcheck disable=SC2317  # test functions and helpers are called by shunit2
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -17,7 +18,10 @@ NAME=vitest$$              # never "root": a mapping must not clash with a real 
 oneTimeSetUp() {
 	W=$SHUNIT_TMPDIR
 	SKIP_LOOP=""
-	[ -x "$VI" ] && [ -x "$VIMG" ] || { echo "verity-init/verity-image not built in $BUILD" >&2; exit 1; }
+	if [ ! -x "$VI" ] || [ ! -x "$VIMG" ]; then
+		echo "verity-init/verity-image not built in $BUILD" >&2
+		exit 1
+	fi
 	if [ "$(id -u)" -ne 0 ]; then
 		SKIP_LOOP="not root"
 	elif ! command -v losetup >/dev/null 2>&1; then
@@ -52,7 +56,13 @@ tearDown() {
 
 # loop FILE : attach FILE read-only to a free loop device; prints the device.
 loop() {
-	l=$(losetup --show -f -r "$1") || return 1
+	# Another run may grab the same free device between find and attach: retry.
+	for _ in 1 2 3 4 5 6 7 8; do
+		l=$(losetup --show -f -r "$1" 2>/dev/null) && break
+		l=""
+		sleep 0.3
+	done
+	[ -n "$l" ] || { echo "losetup failed for $1" >&2; return 1; }
 	echo "$l" >>"$W/loops"
 	echo "$l"
 }
@@ -70,7 +80,7 @@ need_loop() {
 refused() {
 	out=$("$VI" setup --cmdline "verity.name=$NAME verity.timeout=1 $3" 2>&1)
 	rc=$?
-	assertEquals "$1: exit status (output: $out)" 1 $rc
+	assertEquals "$1: exit status (output: $out)" 1 "$rc"
 	assertContains "$1: reason" "$out" "$2"
 	assertFalse "$1: a mapping exists" "[ -e /dev/mapper/$NAME ]"
 }
@@ -79,12 +89,13 @@ refused() {
 refused_parse() {
 	out=$("$VI" parse --cmdline "$3" 2>&1)
 	rc=$?
-	assertEquals "$1: exit status (output: $out)" 1 $rc
+	assertEquals "$1: exit status (output: $out)" 1 "$rc"
 	assertContains "$1: reason" "$out" "$2"
 }
 
 # sb_patch FILE OFFSET-IN-SB PRINTF-BYTES : overwrite bytes of the superblock at HOFF.
 sb_patch() {
+	# shellcheck disable=SC2059  # $3 is a printf format of octal escapes, by design
 	printf "$3" | dd of="$1" bs=1 seek=$((HOFF + $2)) conv=notrunc status=none
 }
 
@@ -104,18 +115,18 @@ testHashAreaOverlappingDataRefused() {
 	need_loop || return 0
 	# Superblock says 64 data blocks, but the hash area starts at block 32 of the same device.
 	head -c $((NB * BS)) /dev/urandom >"$W/ovl"
-	"$VIMG" format "$W/ovl" "$W/ovl.h" --data-blocks $NB --root-hash-file "$W/ovl.rh" >/dev/null
-	dd if="$W/ovl.h" of="$W/ovl" bs=$BS seek=$((NB / 2)) conv=notrunc status=none
+	"$VIMG" format "$W/ovl" "$W/ovl.h" --data-blocks "$NB" --root-hash-file "$W/ovl.rh" >/dev/null
+	dd if="$W/ovl.h" of="$W/ovl" bs="$BS" seek=$((NB / 2)) conv=notrunc status=none
 	d=$(loop "$W/ovl")
 	refused "overlap" "overlaps the data area" \
-		"verity.roothash=$(cat "$W/ovl.rh") verity.data=$d verity.options=hash-offset=$((NB / 2 * BS))"
+		"verity.roothash=$(cat "$W/ovl.rh") verity.data=$d verity.options=hash-offset=$((NB * BS / 2))"
 }
 
 testTruncatedHashDeviceRefused() {
 	need_loop || return 0
 	head -c $((NB * BS)) /dev/urandom >"$W/td"
 	"$VIMG" format "$W/td" "$W/th" --root-hash-file "$W/t.rh" >/dev/null
-	truncate -s $BS "$W/th"      # superblock kept, tree cut off
+	truncate -s "$BS" "$W/th"      # superblock kept, tree cut off
 	d=$(loop "$W/td")
 	h=$(loop "$W/th")
 	refused "truncated hash device" "beyond the end" \
@@ -126,7 +137,7 @@ testDataDeviceSmallerThanSuperblockRefused() {
 	need_loop || return 0
 	head -c $((NB * BS)) /dev/urandom >"$W/sd"
 	"$VIMG" format "$W/sd" "$W/sh" --root-hash-file "$W/s.rh" >/dev/null
-	truncate -s $((NB / 2 * BS)) "$W/sd"
+	truncate -s $((NB * BS / 2)) "$W/sd"
 	d=$(loop "$W/sd")
 	h=$(loop "$W/sh")
 	refused "data device too small" "is larger than" \
@@ -209,7 +220,7 @@ testDiskStringsAreSanitized() {
 		fail "control bytes from the disk reached the output: $(printf '%s' "$out" | od -c | head -5)"
 	assertEquals "one line" 1 "$(printf '%s\n' "$out" | wc -l)"
 	# The host tool too.
-	out=$("$VIMG" dump "$W/esc" --hash-offset $HOFF 2>&1)
+	out=$("$VIMG" dump "$W/esc" --hash-offset "$HOFF" 2>&1)
 	printf '%s' "$out" | LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" &&
 		fail "verity-image dump printed control bytes from the disk"
 	return 0

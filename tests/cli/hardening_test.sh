@@ -6,6 +6,7 @@
 #    non-executable stack, our objects built with -fstack-protector-strong at -O (FORTIFY needs
 #    optimization) and calling __stack_chk_fail and fortified __*_chk functions.
 # Binaries that were not built are skipped, not failed. BUILD: the build directory.
+# shellcheck disable=SC2317  # test functions and helpers are called by shunit2
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}

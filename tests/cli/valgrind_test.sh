@@ -5,6 +5,7 @@
 # leaks): valgrind exits 99 then, which no verity-image exit code uses.
 # Skipped when valgrind is missing or the binary is an ASan build (the two do not mix).
 # Environment: BUILD = build directory.
+# shellcheck disable=SC2317  # test functions and helpers are called by shunit2
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -38,14 +39,14 @@ setUp() {
 vg() {
 	log=$1
 	shift
-	valgrind -q --error-exitcode=$VG_ERR --leak-check=full \
+	valgrind -q --error-exitcode="$VG_ERR" --leak-check=full \
 		--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
 		--track-origins=yes --log-file="$log" "$@" >"$log.out" 2>&1
 }
 
 assertClean() {
 	# $1 what, $2 rc, $3 log
-	[ "$2" -ne $VG_ERR ] || { cat "$3"; fail "$1: memcheck errors (see above)"; return; }
+	[ "$2" -ne "$VG_ERR" ] || { cat "$3"; fail "$1: memcheck errors (see above)"; return; }
 	[ ! -s "$3" ] || { cat "$3"; fail "$1: valgrind printed a report"; }
 }
 
@@ -54,25 +55,25 @@ testFormatVerifyDumpUnderMemcheck() {
 	vg "$W/fmt.log" "$VI" format "$W/data" "$W/hash" --hash-block-size 512 --salt 0a0b \
 		--root-hash-file "$W/root" --threads 2
 	rc=$?
-	assertClean format $rc "$W/fmt.log"
-	assertEquals "format exit code" 0 $rc
+	assertClean format "$rc" "$W/fmt.log"
+	assertEquals "format exit code" 0 "$rc"
 	root=$(cat "$W/root")
 	assertEquals "root hash length" 64 ${#root}
 
 	vg "$W/ver.log" "$VI" verify "$W/data" "$W/hash" "$root" --threads 2
 	rc=$?
-	assertClean verify $rc "$W/ver.log"
-	assertEquals "verify exit code" 0 $rc
+	assertClean verify "$rc" "$W/ver.log"
+	assertEquals "verify exit code" 0 "$rc"
 
 	vg "$W/ver1.log" "$VI" verify "$W/data" "$W/hash" "$root" --threads 1
 	rc=$?
-	assertClean "verify --threads 1" $rc "$W/ver1.log"
-	assertEquals "verify --threads 1 exit code" 0 $rc
+	assertClean "verify --threads 1" "$rc" "$W/ver1.log"
+	assertEquals "verify --threads 1 exit code" 0 "$rc"
 
 	vg "$W/dump.log" "$VI" dump "$W/hash" --json
 	rc=$?
-	assertClean dump $rc "$W/dump.log"
-	assertEquals "dump exit code" 0 $rc
+	assertClean dump "$rc" "$W/dump.log"
+	assertEquals "dump exit code" 0 "$rc"
 	grep -q '"data_blocks": *300' "$W/dump.log.out" || grep -qi 'data.blocks.*300' "$W/dump.log.out" ||
 		fail "dump does not show 300 data blocks: $(cat "$W/dump.log.out")"
 }
@@ -85,8 +86,8 @@ testCorruptionPathUnderMemcheck() {
 	printf '\377' | dd of="$W/bad" bs=1 seek=$((123 * 4096 + 7)) conv=notrunc status=none
 	vg "$W/bad.log" "$VI" verify "$W/bad" "$W/badhash" "$(cat "$W/badroot")"
 	rc=$?
-	assertClean "verify of a corrupted image" $rc "$W/bad.log"
-	assertEquals "verify of a corrupted image: exit code 2" 2 $rc
+	assertClean "verify of a corrupted image" "$rc" "$W/bad.log"
+	assertEquals "verify of a corrupted image: exit code 2" 2 "$rc"
 	grep -q '123' "$W/bad.log.out" || fail "failing block 123 not named: $(cat "$W/bad.log.out")"
 }
 
@@ -95,8 +96,8 @@ testBadSuperblockUnderMemcheck() {
 	head -c 4096 /dev/zero >"$W/nosb"
 	vg "$W/nosb.log" "$VI" dump "$W/nosb"
 	rc=$?
-	assertClean "dump of a zeroed superblock" $rc "$W/nosb.log"
-	assertEquals "dump of a zeroed superblock: exit code 4" 4 $rc
+	assertClean "dump of a zeroed superblock" "$rc" "$W/nosb.log"
+	assertEquals "dump of a zeroed superblock: exit code 4" 4 "$rc"
 }
 
 # shellcheck disable=SC1091
