@@ -8,7 +8,7 @@
 #
 # Environment (all optional): BUILD (build dir, absolute; default <repo>/build), VM_TIMEOUT (s per
 # boot, 120), VM_ACCEL (auto|tcg|kvm; auto = KVM only after a probe boot succeeded, else TCG),
-# VM_KERNEL (default newest /boot/vmlinuz-*), VM_KVER, VM_PARALLEL (boots at once, 2),
+# VM_KERNEL (default newest /boot/vmlinuz-*), VM_KVER, VM_PARALLEL (boots at once, 2), VM_SLOT_DIR,
 # VM_KEEP_LOGS (1: run.sh prunes no old logs), VM_VERITY_TOOL (auto|veritysetup|verity-image|path),
 # VM_ROOT_ID, VM_MEM (MiB, 512), VM_BIOS (qboot|seabios|path), VM_QEMU_EXTRA (extra QEMU arguments), VM_VERBOSE (1: print the
 # QEMU command line).
@@ -27,6 +27,9 @@ VM_WORKROOT=$VM_DIR/work
 : "${VM_TIMEOUT:=120}"
 : "${VM_ACCEL:=auto}"
 : "${VM_PARALLEL:=2}"
+# Where the VM_PARALLEL slot locks live: per build directory by default; point several build
+# directories at one place (e.g. /tmp/vm-slots) to cap QEMUs machine-wide.
+: "${VM_SLOT_DIR:=$BUILD/vm}"
 : "${VM_MEM:=512}"
 : "${VM_VERITY_TOOL:=auto}"
 : "${VM_QEMU_EXTRA:=}"
@@ -53,7 +56,7 @@ VM_GPT_TYPE_VERITY=2c7357ed-ebd2-46d9-aec1-23d437ec2bf5
 # Modules a standalone initramfs loads, by module name; dependencies are added in order.
 VM_MODULES_DEFAULT="virtio_pci virtio_blk dm-mod dm-verity ext4 squashfs erofs algif_hash"
 
-mkdir -p "$VM_LOGDIR" "$VM_CACHE" "$VM_WORKROOT"
+mkdir -p "$VM_LOGDIR" "$VM_CACHE" "$VM_WORKROOT" "$VM_SLOT_DIR"
 
 # --- messages ---------------------------------------------------------------------------------
 vm_log() { printf 'vm: %s\n' "$*" >&2; }
@@ -557,7 +560,7 @@ _vm_take_slot() {
 	local i
 	while :; do
 		for (( i = 0; i < VM_PARALLEL; i++ )); do
-			exec {_vm_slot_fd}>"$VM_DIR/slot.$i.lock"
+			exec {_vm_slot_fd}>"$VM_SLOT_DIR/slot.$i.lock"
 			if flock -n "$_vm_slot_fd"; then return 0; fi
 			exec {_vm_slot_fd}>&-
 		done
