@@ -271,6 +271,14 @@ static int mount_and_check(struct agent *a, const struct vi_target *t,
 	char type[VI_MAX_FSTYPE];
 	int r;
 
+	if (t == &a->cfg.root && a->cfg.root_dev[0] && strcmp(a->cfg.root_dev, act->node)) {
+		struct stat st;
+
+		/* root= naming another device never mounts it: only the verified mapping is used */
+		if (stat(a->cfg.root_dev, &st) < 0 || st.st_rdev != act->devno)
+			kmsg_log(&a->log, KMSG_WARNING, "root=%s ignored: mounting %s",
+				 a->cfg.root_dev, act->node);
+	}
 	r = vi_mount_root(act->node, NEWROOT, a->cfg.rootfstype, a->cfg.rootflags, type,
 			  sizeof(type), &err);
 	if (r < 0) {

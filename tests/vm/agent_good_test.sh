@@ -33,13 +33,16 @@ test_squashfs_systemd_keys_type_probed() {
 	good agent-squashfs squashfs
 }
 
+# Our keys; root= names the raw data device, which must never be mounted: the verified mapping
+# is, with a warning.
 test_erofs_our_keys_with_rootfstype() {
 	local d rh
 	d=$(vm_workdir agent-erofs)
 	rh=$(vm_verity_setup erofs "$d") || { fail "setup"; return; }
 	vm_boot --disk "$d/data.img" --disk "$d/hash.img" agent-erofs "$RD" \
-		"verity.roothash=$rh verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=erofs"
-	good agent-erofs erofs
+		"verity.roothash=$rh verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=erofs root=/dev/vda"
+	good agent-erofs erofs || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root=/dev/vda ignored: mounting /dev/mapper/root'
 }
 
 # Hash area after the data on one device, found through the filesystem's LABEL.
