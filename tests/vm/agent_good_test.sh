@@ -70,6 +70,19 @@ test_gpt_discoverable_partitions_roothash_only() {
 	vm_assert_log_contains "$VM_LOG" 'verified \(data vda1, hash vda2\)'
 }
 
+# The Chrome OS hash format (format 0: salt appended, digests packed): the pre-flight check
+# hashes the way the kernel does for that format.
+test_format0_squashfs() {
+	local d rh
+	d=$(vm_workdir agent-format0)
+	rh=$(vm_verity_setup squashfs "$d" --format=0) || { fail "setup"; return; }
+	vm_boot --disk "$d/data.img" --disk "$d/hash.img" agent-format0 "$RD" \
+		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb"
+	good agent-format0 squashfs || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root: /dev/mapper/root verified' || return
+	vm_assert_log_lacks "$VM_LOG" 'pre-flight root hash check skipped'
+}
+
 test_superblockless_with_policy() {
 	local d rh
 	d=$(vm_workdir agent-nosb)
