@@ -40,10 +40,25 @@ fi
 echo "lint: clang-tidy $($CLANG_TIDY --version | sed -n 's/.*LLVM version //p')"
 tidy_out=$(mktemp)
 trap 'rm -f "$tidy_out"' EXIT
+# A file that was clean with the same contents, the same headers, configuration and flags is not
+# analysed again (clang-tidy is minutes on 2 cores): the cache key hashes all of them.
+# LINT_CACHE=none disables the cache.
+cache=${LINT_CACHE:-build/lint-cache}
+[ "$cache" = none ] || mkdir -p "$cache"
+common=$(cat include/*.h .clang-tidy tests/.clang-tidy 2>/dev/null | sha256sum | cut -c1-16)
 # One process per file, JOBS at a time; xargs exits 123 when any invocation failed.
-# shellcheck disable=SC2086,SC2016  # word splitting of the lists wanted; $1..$3 are sh -c's
-if ! printf '%s\n' $files | xargs -P "$JOBS" -I{} \
-	sh -c '"$1" --quiet "$2" -- $3 2>/dev/null' sh "$CLANG_TIDY" {} "$flags" >"$tidy_out"; then
+# shellcheck disable=SC2086,SC2016  # word splitting of the lists wanted; $1..$5 are sh -c's
+if ! printf '%s\n' $files | xargs -P "$JOBS" -I{} sh -c '
+	tidy=$1 f=$2 flags=$3 cache=$4 common=$5
+	key=$common-$( (cat "$f"; echo "$f $flags $("$tidy" --version)") | sha256sum | cut -c1-32)
+	[ "$cache" != none ] && [ -e "$cache/$key" ] && exit 0
+	out=$("$tidy" --quiet "$f" -- $flags 2>/dev/null)
+	rc=$?
+	printf "%s\n" "$out"
+	if [ "$rc" -eq 0 ] && ! printf "%s" "$out" | grep -qE "(error|warning):"; then
+		[ "$cache" = none ] || : >"$cache/$key"
+	fi
+	exit "$rc"' sh "$CLANG_TIDY" {} "$flags" "$cache" "$common" >"$tidy_out"; then
 	status=1
 fi
 grep -E '(error|warning):' "$tidy_out" || true
