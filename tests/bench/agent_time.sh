@@ -3,7 +3,8 @@
 # (ext4 root, systemd keys, QEMU/TCG) and reads the agent's "exec /sbin/init (agent time T ms:
 # M ms module loading, W ms device wait, O ms own)" record, plus the guest uptime at the root's
 # marker. Prints every run and the medians. Usage: BUILD=... tests/bench/agent_time.sh [N] [EXTRA]
-# (EXTRA: more kernel command line, e.g. rootfstype=ext4).
+# (EXTRA: more kernel command line, e.g. rootfstype=ext4). BENCH_MODULES="m1 m2 ..." builds the
+# initramfs with only those modules (default: the harness's full list, all three filesystems).
 set -u
 n=${1:-5}
 extra=${2:-}
@@ -13,7 +14,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/vm/agent_lib.sh
 . "$here/../vm/agent_lib.sh" || exit 1
 
-rd=$(agent_initramfs) || exit 1
+if [ -n "${BENCH_MODULES:-}" ]; then
+	rd=$(agent_initramfs --modules "$BENCH_MODULES") || exit 1
+else
+	rd=$(agent_initramfs) || exit 1
+fi
 d=$(vm_workdir bench-agent-time)
 rh=$(vm_verity_setup ext4 "$d") || exit 1
 printf 'run total_ms modules_ms wait_ms own_ms marker_s\n'
