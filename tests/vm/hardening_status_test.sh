@@ -1,5 +1,6 @@
 #!/bin/bash
-# Exit codes never lie (issue 7): a mapping whose kernel status is not V after setup is a failure.
+# Fail-closed checks of issue 7 that need a real kernel.
+# Exit codes never lie: a mapping whose kernel status is not V after setup is a failure.
 # A data block is corrupted; the first setup succeeds (the pre-flight check reads only the top of
 # the tree), reading the whole mapping hits the bad block (EIO, status C), and a second setup,
 # which finds the identical mapping and would reuse it, must refuse it because of the C.
@@ -31,6 +32,22 @@ test_status_C_after_setup_is_a_failure() {
 	vm_assert_log_contains "$VM_LOG" '^HSETUP2 rc=1 ' "second setup succeeded on a status-C mapping" || return
 	vm_assert_log_contains "$VM_LOG" '^HSETUP2 .*not V' "second setup: reason is not the status" || return
 	vm_assert_log_lacks "$VM_LOG" '^HSTATUS verdict=verified' "status still says verified" || return
+}
+
+# restart-on-error / panic-on-error need dm-verity 1.10 (Linux 6.12). On the 6.1 kernel the
+# agent must refuse (never silently drop the option: plain EIO is exploitable, CVE-2024-47725)
+# and take the fallback.
+test_restart_on_error_refused_on_an_older_kernel() {
+	local d rh rd
+	# shellcheck disable=SC2119  # no options: the default agent initramfs
+	rd=$(agent_initramfs) || { fail "initramfs"; return; }
+	d=$(vm_workdir hardening-ioerr)
+	rh=$(vm_verity_setup ext4 "$d") || { fail "setup"; return; }
+	vm_boot --disk "$d/data.img" --disk "$d/hash.img" hardening-ioerr "$rd" \
+		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root systemd.verity_root_options=restart-on-error verity.fail=poweroff"
+	vm_assert_booted || return
+	agent_assert_refused "$VM_LOG" activate 'restart-on-error needs dm-verity target 1\.10' || return
+	agent_assert_fallback "$VM_LOG" poweroff
 }
 
 # shellcheck source=/dev/null
