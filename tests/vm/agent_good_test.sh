@@ -83,6 +83,20 @@ test_format0_squashfs() {
 	vm_assert_log_lacks "$VM_LOG" 'pre-flight root hash check skipped'
 }
 
+# The same GPT disk named by PARTLABEL (data) and by the verity superblock's UUID (hash), which
+# libblkid reads from the hash partition.
+test_gpt_partlabel_and_verity_uuid() {
+	local d rh
+	d=$(vm_workdir agent-gpt-tags)
+	rh=$(vm_verity_setup_gpt ext4 "$d") || { fail "setup"; return; }
+	# shellcheck source=/dev/null
+	. "$d/vars"
+	vm_boot --disk "$DISK" agent-gpt-tags "$RD" \
+		"roothash=$rh systemd.verity_root_data=PARTLABEL=root systemd.verity_root_hash=UUID=$VM_VERITY_UUID"
+	good agent-gpt-tags ext4 || return
+	vm_assert_log_contains "$VM_LOG" 'verified \(data vda1, hash vda2\)'
+}
+
 test_superblockless_with_policy() {
 	local d rh
 	d=$(vm_workdir agent-nosb)
