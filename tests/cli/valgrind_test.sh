@@ -1,6 +1,6 @@
 #!/bin/sh
 # valgrind memcheck over the host tool on a small image: `verity-image format`, `verify` (good
-# and corrupted), `dump`, single- and multi-threaded, and the signing path. Each run must be
+# and corrupted), `dump`, single- and multi-threaded; and over `verity-init parse`. Each run must be
 # free of memcheck errors (invalid reads/writes, uninitialised values, definite or indirect
 # leaks): valgrind exits 99 then, which no verity-image exit code uses.
 # Skipped when valgrind is missing or the binary is an ASan build (the two do not mix).
@@ -98,6 +98,24 @@ testBadSuperblockUnderMemcheck() {
 	rc=$?
 	assertClean "dump of a zeroed superblock" "$rc" "$W/nosb.log"
 	assertEquals "dump of a zeroed superblock: exit code 4" 4 "$rc"
+}
+
+testAgentParseUnderMemcheck() {
+	[ -z "$SKIP" ] || return 0
+	agent=$BUILD/verity-init
+	[ -x "$agent" ] || { echo "skip: $agent not built"; return 0; }
+	rh=$(printf '%064d' 7)
+	vg "$W/parse.log" "$agent" parse --cmdline "roothash=$rh systemd.verity_root_data=PARTUUID=01234567-89ab-cdef-0123-456789abcdef systemd.verity_root_options=hash-offset=1M,panic-on-corruption verity.fail=reboot"
+	rc=$?
+	assertClean "verity-init parse" "$rc" "$W/parse.log"
+	assertEquals "verity-init parse exit code" 0 "$rc"
+	vg "$W/parse-shell.log" "$agent" parse --shell --cmdline "verity.roothash=$rh verity.data=LABEL=a'b verity.hash=/dev/vdb"
+	rc=$?
+	assertClean "verity-init parse --shell" "$rc" "$W/parse-shell.log"
+	vg "$W/parse-bad.log" "$agent" parse --cmdline "roothash=$rh roothash=${rh%7}8 verity.data=/dev/vda"
+	rc=$?
+	assertClean "verity-init parse of a refused command line" "$rc" "$W/parse-bad.log"
+	assertEquals "refused command line: exit code 1" 1 "$rc"
 }
 
 # shellcheck disable=SC1091
