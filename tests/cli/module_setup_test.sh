@@ -231,9 +231,9 @@ EOF
 	(
 		cd "$SHUNIT_TMPDIR" || exit 1
 		export VI_AGENT=$SHUNIT_TMPDIR/fake-agent VI_SYSRQ=$SHUNIT_TMPDIR/sysrq \
-			VI_KMSG=$SHUNIT_TMPDIR/kmsg VI_ACTION_WAIT=0 VI_RUNDIR=$SHUNIT_TMPDIR/run \
+			VI_KMSG=$SHUNIT_TMPDIR/kmsg VI_ACTION_WAIT=0 VI_HANG=0 VI_RUNDIR=$SHUNIT_TMPDIR/run \
 			VI_CMDLINE_D=$SHUNIT_TMPDIR/cmdline.d
-		timeout 5 sh -c "
+		timeout 60 sh -c "
 			getarg() { return 1; }
 			. '$SHUNIT_TMPDIR/dracut-lib.sh'
 			. '$MOD/verity-init-lib.sh'
