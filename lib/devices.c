@@ -189,58 +189,37 @@ static int majmin_name(dev_t devno, char *out, size_t out_size)
 	return 0;
 }
 
-/* What a scan learns about one block device. */
-struct candidate {
+/* One block device of a scan, and what probing it found (each chain probed at most once per
+ * scan, however many tags are looked up: DPS discovery asks for two PARTUUIDs). */
+struct blockdev {
 	char kname[VI_DEV_NAME_MAX];
 	dev_t devno;
+	bool probed_sb, probed_parts;
+	bool have[4];                 /* indexed like tags[] */
+	char val[4][256];
 };
 
-/* Probe one device for the value named blkid_name. Returns 1 and fills out on a hit. */
-static int probe_value(const char *node, enum tag_kind kind, const char *blkid_name,
-		       char *out, size_t out_size)
-{
-	blkid_probe pr;
-	const char *val = NULL;
-	int fd, found = 0;
+struct devlist {
+	struct blockdev *v;
+	unsigned n;
+	bool listed;
+};
 
-	fd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return 0;
-	pr = blkid_new_probe();
-	if (!pr)
-		goto out_close;
-	if (blkid_probe_set_device(pr, fd, 0, 0) < 0)
-		goto out_free;
-	if (kind == TAG_PARTUUID || kind == TAG_PARTLABEL) {
-		blkid_probe_enable_superblocks(pr, 0);
-		blkid_probe_enable_partitions(pr, 1);
-		blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
-	} else {
-		blkid_probe_enable_superblocks(pr, 1);
-		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID |
-						  BLKID_SUBLKS_TYPE);
-		blkid_probe_enable_partitions(pr, 0);
-	}
-	if (blkid_do_safeprobe(pr) == 0 &&
-	    blkid_probe_lookup_value(pr, blkid_name, &val, NULL) == 0 && val) {
-		snprintf(out, out_size, "%s", val);
-		found = 1;
-	}
-out_free:
-	blkid_free_probe(pr);
-out_close:
-	close(fd);
-	return found;
+/* /dev node of a kernel name: devtmpfs names it so, '!' standing for '/'. */
+static void kname_node(const char *kname, char *node, size_t size)
+{
+	snprintf(node, size, "/dev/%s", kname);
+	for (char *c = node + 5; *c; c++)
+		if (*c == '!')
+			*c = '/';
 }
 
-/* Match one tag spec against all block devices. 0 with *ret set on exactly one match. */
-static int find_tag(const char *spec, enum tag_kind kind, unsigned idx, const char *value,
-		    struct candidate *ret, struct verity_err *err)
+/* Every block device of /sys/class/block except device-mapper devices and empty ones. */
+static int list_devices(struct devlist *l, struct verity_err *err)
 {
 	DIR *dir;
 	struct dirent *de;
-	unsigned matches = 0;
-	char first[VI_DEV_NAME_MAX] = "";
+	unsigned cap = 0;
 	int r = 0;
 
 	dir = opendir("/sys/class/block");
@@ -250,69 +229,140 @@ static int find_tag(const char *spec, enum tag_kind kind, unsigned idx, const ch
 		return r;
 	}
 	while ((de = readdir(dir))) {
-		char buf[64], node[PATH_MAX], got[256];
+		char buf[64], path[VI_DEV_NAME_MAX + 8];
 		dev_t devno;
 
 		if (de->d_name[0] == '.' || !strncmp(de->d_name, "dm-", 3) ||
 		    strlen(de->d_name) >= VI_DEV_NAME_MAX)
 			continue;
-		snprintf(node, sizeof(node), "%s/size", de->d_name);
-		if (read_small(dirfd(dir), node, buf, sizeof(buf)) < 0 || !strcmp(buf, "0"))
+		snprintf(path, sizeof(path), "%.63s/size", de->d_name);
+		if (read_small(dirfd(dir), path, buf, sizeof(buf)) < 0 || !strcmp(buf, "0"))
 			continue;
-		snprintf(node, sizeof(node), "%s/dev", de->d_name);
-		if (read_small(dirfd(dir), node, buf, sizeof(buf)) < 0 || !parse_majmin(buf, &devno))
+		snprintf(path, sizeof(path), "%.63s/dev", de->d_name);
+		if (read_small(dirfd(dir), path, buf, sizeof(buf)) < 0 || !parse_majmin(buf, &devno))
 			continue;
-		/* devtmpfs names the node after the kernel name, '!' standing for '/' */
-		snprintf(node, sizeof(node), "/dev/%s", de->d_name);
-		for (char *c = node + 5; *c; c++)
-			if (*c == '!')
-				*c = '/';
-		if (!probe_value(node, kind, tags[idx].blkid_name, got, sizeof(got)))
-			continue;
-		if (tags[idx].ci ? strcasecmp(got, value) : strcmp(got, value))
-			continue;
-		if (++matches == 1) {
-			snprintf(first, sizeof(first), "%.63s", de->d_name);
-			snprintf(ret->kname, sizeof(ret->kname), "%.63s", de->d_name);
-			ret->devno = devno;
-		} else {
-			if (err)
-				snprintf(err->msg, sizeof(err->msg),
-					 "%.60s matches more than one device (%.32s and %.32s): refused",
-					 spec, first, de->d_name);
-			r = -ENOTUNIQ;
-			break;
+		if (l->n == cap) {
+			struct blockdev *v;
+
+			cap = cap ? 2 * cap : 16;
+			v = realloc(l->v, cap * sizeof(*v));
+			if (!v) {
+				r = -ENOMEM;
+				break;
+			}
+			l->v = v;
 		}
+		memset(&l->v[l->n], 0, sizeof(l->v[l->n]));
+		snprintf(l->v[l->n].kname, sizeof(l->v[l->n].kname), "%.63s", de->d_name);
+		l->v[l->n].devno = devno;
+		l->n++;
 	}
 	closedir(dir);
-	if (r == 0 && matches == 0) {
-		set_err(err, "no device matches %.120s", spec);
-		r = -ENOENT;
-	}
+	l->listed = r == 0;
 	return r;
+}
+
+/* Probe one chain of b (superblocks: UUID and LABEL; partitions: PART_ENTRY_UUID/NAME). */
+static void probe_dev(struct blockdev *b, bool parts)
+{
+	char node[VI_DEV_NAME_MAX + 8];
+	blkid_probe pr;
+	int fd;
+
+	if (parts)
+		b->probed_parts = true;
+	else
+		b->probed_sb = true;
+	kname_node(b->kname, node, sizeof(node));
+	fd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return;
+	pr = blkid_new_probe();
+	if (!pr)
+		goto out_close;
+	if (blkid_probe_set_device(pr, fd, 0, 0) < 0)
+		goto out_free;
+	blkid_probe_enable_superblocks(pr, !parts);
+	blkid_probe_enable_partitions(pr, parts);
+	if (parts)
+		blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
+	else
+		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID);
+	if (blkid_do_safeprobe(pr) != 0)
+		goto out_free;
+	for (unsigned i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		bool part_tag = tags[i].kind == TAG_PARTUUID || tags[i].kind == TAG_PARTLABEL;
+		const char *val = NULL;
+
+		if (part_tag == parts &&
+		    blkid_probe_lookup_value(pr, tags[i].blkid_name, &val, NULL) == 0 && val &&
+		    snprintf(b->val[i], sizeof(b->val[i]), "%s", val) < (int)sizeof(b->val[i]))
+			b->have[i] = true;
+	}
+out_free:
+	blkid_free_probe(pr);
+out_close:
+	close(fd);
+}
+
+/* Match one tag spec against the scan's devices. 0 with *ret on exactly one match. */
+static int find_tag(const char *spec, enum tag_kind kind, unsigned idx, const char *value,
+		    struct devlist *l, const struct blockdev **ret, struct verity_err *err)
+{
+	bool parts = kind == TAG_PARTUUID || kind == TAG_PARTLABEL;
+	const struct blockdev *first = NULL;
+	int r;
+
+	if (!l->listed) {
+		r = list_devices(l, err);
+		if (r < 0)
+			return r;
+	}
+	for (unsigned i = 0; i < l->n; i++) {
+		struct blockdev *b = &l->v[i];
+
+		if (!(parts ? b->probed_parts : b->probed_sb))
+			probe_dev(b, parts);
+		if (!b->have[idx] ||
+		    (tags[idx].ci ? strcasecmp(b->val[idx], value) : strcmp(b->val[idx], value)))
+			continue;
+		if (first) {
+			set_err(err, "%.60s matches more than one device (%.32s and %.32s): refused",
+				spec, first->kname, b->kname);
+			return -ENOTUNIQ;
+		}
+		first = b;
+	}
+	if (!first) {
+		set_err(err, "no device matches %.120s", spec);
+		return -ENOENT;
+	}
+	*ret = first;
+	return 0;
 }
 
 int vi_devs_scan(struct vi_dev *devs, unsigned n, struct verity_err *err)
 {
-	int missing = 0;
+	struct devlist list = { NULL, 0, false };
+	int missing = 0, r = 0;
 	struct verity_err first_missing = { "" };
 
 	for (unsigned i = 0; i < n; i++) {
 		struct vi_dev *d = &devs[i];
-		struct candidate c;
+		const struct blockdev *c = NULL;
 		struct verity_err tag_err = { "" };
 		const char *value;
 		unsigned idx = 0;
 		enum tag_kind kind;
 		char node[PATH_MAX];
-		int r;
 
 		if (d->fd >= 0)
 			continue;
 		kind = spec_kind(d->spec, &value, &idx);
 		if (kind == TAG_INVALID) {
 			set_err(err, "invalid device specification \"%.100s\"", d->spec);
-			return -EINVAL;
+			r = -EINVAL;
+			goto out;
 		}
 		if (kind == TAG_MAJMIN) {
 			char kname[VI_DEV_NAME_MAX];
@@ -327,12 +377,14 @@ int vi_devs_scan(struct vi_dev *devs, unsigned n, struct verity_err *err)
 			}
 			if (r < 0) {
 				set_err(err, "device %.100s has an unusable kernel name", d->spec);
-				return r;
+				goto out;
 			}
 			snprintf(node, sizeof(node), "/dev/%s", kname);
 			r = open_dev(d, node, devno, kname, err);
-			if (r < 0)
-				return r == -ENOENT ? -EINVAL : r;
+			if (r < 0) {
+				r = r == -ENOENT ? -EINVAL : r;
+				goto out;
+			}
 			continue;
 		}
 		if (kind == TAG_PATH) {
@@ -343,10 +395,10 @@ int vi_devs_scan(struct vi_dev *devs, unsigned n, struct verity_err *err)
 				continue;
 			}
 			if (r < 0)
-				return r;
+				goto out;
 			continue;
 		}
-		r = find_tag(d->spec, kind, idx, value, &c, &tag_err);
+		r = find_tag(d->spec, kind, idx, value, &list, &c, &tag_err);
 		if (r == -ENOENT) {
 			if (!missing++)
 				first_missing = tag_err;
@@ -355,22 +407,24 @@ int vi_devs_scan(struct vi_dev *devs, unsigned n, struct verity_err *err)
 		if (r < 0) {
 			if (err)
 				*err = tag_err;
-			return r;
+			goto out;
 		}
-		snprintf(node, sizeof(node), "/dev/%s", c.kname);
-		for (char *p = node + 5; *p; p++)
-			if (*p == '!')
-				*p = '/';
-		r = open_dev(d, node, c.devno, c.kname, err);
-		if (r < 0)
-			return r == -ENOENT ? -EINVAL : r;
+		kname_node(c->kname, node, sizeof(node));
+		r = open_dev(d, node, c->devno, c->kname, err);
+		if (r < 0) {
+			r = r == -ENOENT ? -EINVAL : r;
+			goto out;
+		}
 	}
+	r = 0;
 	if (missing) {
 		if (err)
 			*err = first_missing;
-		return -ENOENT;
+		r = -ENOENT;
 	}
-	return 0;
+out:
+	free(list.v);
+	return r;
 }
 
 static uint64_t now_ms(void)
