@@ -43,7 +43,6 @@ struct agent {
 	struct kmsg log;
 	struct vi_config cfg;
 	struct vi_policy policy;
-	bool pid1;
 	uint64_t t_start_ms;
 	uint64_t wait_ms;          /* time spent waiting for devices (excluded from agent time) */
 	uint64_t modules_ms;       /* time in finit_module (the kernel's module init) */
@@ -66,12 +65,17 @@ static int read_file(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	size_t len = 0;
-	ssize_t n;
+	ssize_t n = 0;
 
 	if (fd < 0)
 		return -errno;
 	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
 		len += (size_t)n;
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return (int)n;
+	}
 	close(fd);
 	buf[len] = '\0';
 	while (len && buf[len - 1] == '\n')
@@ -594,10 +598,8 @@ int main(int argc, char **argv)
 	int i;
 
 	vi_config_init(&a.cfg);
-	if (getpid() == 1) {
-		a.pid1 = true;
+	if (getpid() == 1)
 		return run_pid1(&a);
-	}
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
