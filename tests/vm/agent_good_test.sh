@@ -83,6 +83,20 @@ test_format0_squashfs() {
 	vm_assert_log_lacks "$VM_LOG" 'pre-flight root hash check skipped'
 }
 
+# Without algif_hash (no AF_ALG) the pre-flight check cannot run: the agent says so and boots,
+# the kernel still verifying every block.
+test_no_af_alg_preflight_skipped_with_warning() {
+	local d rh rd mods
+	d=$(vm_workdir agent-no-afalg)
+	rh=$(vm_verity_setup ext4 "$d") || { fail "setup"; return; }
+	mods=$(printf '%s\n' $VM_MODULES_DEFAULT | grep -vx algif_hash | tr '\n' ' ')
+	rd=$(agent_initramfs --modules "$mods") || { fail "initramfs"; return; }
+	vm_boot --disk "$d/data.img" --disk "$d/hash.img" agent-no-afalg "$rd" \
+		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb"
+	good agent-no-afalg ext4 || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root: pre-flight root hash check skipped: .*the kernel still verifies every block'
+}
+
 # The same GPT disk named by PARTLABEL (data) and by the verity superblock's UUID (hash), which
 # libblkid reads from the hash partition.
 test_gpt_partlabel_and_verity_uuid() {
