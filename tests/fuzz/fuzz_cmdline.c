@@ -5,6 +5,8 @@
  *  - the tokenizer makes progress, and every token lies inside the input;
  *  - an accepted configuration, printed as key=value for humans, contains no control byte other
  *    than the line ends (strings from the command line are sanitized before they are shown);
+ *  - printed for the shell (dracut hooks `eval` it), every line is NAME='...' with quotes inside
+ *    only as '\'' — no value can end the quoting and become code;
  *  - the parser is deterministic and leaves cfg untouched on failure. */
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +37,23 @@ static void check_tokens(const char *buf, size_t len)
 	}
 }
 
+/* One line of `verity-init parse --shell`: NAME='...' where a quote inside the value appears only
+ * as '\'' — the form that `eval` in a POSIX shell turns back into the value, never into code. */
+static void check_shell_line(const char *l, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && ((l[i] >= 'A' && l[i] <= 'Z') || (l[i] >= '0' && l[i] <= '9') || l[i] == '_'))
+		i++;
+	CHECK(i > 0 && i + 3 <= n && l[i] == '=' && l[i + 1] == '\'' && l[n - 1] == '\'');
+	for (i += 2; i < n - 1; i++) {
+		if (l[i] != '\'')
+			continue;
+		CHECK(i + 4 <= n - 1 && memcmp(l + i, "'\\''", 4) == 0);
+		i += 3;
+	}
+}
+
 static void check_print(const struct vi_config *cfg, enum vi_print_style style)
 {
 	char *out = NULL;
@@ -50,6 +69,16 @@ static void check_print(const struct vi_config *cfg, enum vi_print_style style)
 
 			CHECK(c == '\n' || (c >= 0x20 && c != 0x7f));
 		}
+	if (style == VI_PRINT_SHELL) {
+		size_t start = 0;
+
+		CHECK(out_len > 0 && out[out_len - 1] == '\n');
+		for (size_t i = 0; i < out_len; i++)
+			if (out[i] == '\n') {
+				check_shell_line(out + start, i - start);
+				start = i + 1;
+			}
+	}
 	free(out);
 }
 
