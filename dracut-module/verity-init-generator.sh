@@ -24,7 +24,7 @@ ln -sf /usr/lib/systemd/system/verity-init-setup.service \
 
 # systemd-fstab-generator already mounts /dev/mapper/root when /proc/cmdline has roothash=
 # and no root= ("Using verity root device"); two generators must not write the same unit.
-case " $(cat /proc/cmdline) " in
+case " $(cat "${VI_PROC_CMDLINE:-/proc/cmdline}") " in
     *" roothash="*) _vi_fstab_does_it=1 ;;
     *) _vi_fstab_does_it=0 ;;
 esac

@@ -227,6 +227,7 @@ label_uuid_to_dev() { case "\$1" in PARTUUID=*) echo "/dev/disk/by-partuuid/\${1
 wait_for_dev() { echo "wait_for_dev \$1"; }
 emergency_shell() { echo "emergency_shell \$*"; }
 udevadm() { :; }
+dev_unit_name() { printf '%s' "\${1#/}" | sed 's/-/\\\\x2d/g; s,/,-,g'; }
 EOF
 	(
 		cd "$SHUNIT_TMPDIR" || exit 1
@@ -373,6 +374,48 @@ test_fail_without_recovery_root_skips_it() {
 	assertEquals "o" "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
 	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "action recovery: no recovery root configured"
 	assertFalse "setup never ran" "[ -e '$SHUNIT_TMPDIR/setup.args' ]"
+}
+
+# run_generator CMDLINE : the systemd generator into $SHUNIT_TMPDIR/gen with /proc/cmdline = CMDLINE
+run_generator() {
+	rm -rf "$SHUNIT_TMPDIR/gen" && mkdir -p "$SHUNIT_TMPDIR/gen"
+	printf '%s\n' "$1" >"$SHUNIT_TMPDIR/proc-cmdline"
+	VI_PROC_CMDLINE=$SHUNIT_TMPDIR/proc-cmdline run_glue "set -- '$SHUNIT_TMPDIR/gen'
+		. '$MOD/verity-init-generator.sh'"
+}
+
+test_generator_our_keys_mounts_the_mapping_and_requires_setup() {
+	PARSE_OUT="VERITY_ENABLED=1
+VERITY_NAME=vroot"
+	run_generator "verity.roothash=ab verity.data=/dev/vda verity.name=vroot"
+	assertEquals "setup pulled into initrd-root-device.target" \
+		/usr/lib/systemd/system/verity-init-setup.service \
+		"$(readlink "$SHUNIT_TMPDIR/gen/initrd-root-device.target.requires/verity-init-setup.service")"
+	local m
+	m=$(cat "$SHUNIT_TMPDIR/gen/sysroot.mount" 2>/dev/null)
+	assertContains "$m" "What=/dev/mapper/vroot"
+	assertContains "$m" "Options=ro"
+	assertContains "$m" 'Requires=dev-mapper-vroot.device'
+	assertTrue "mount required by initrd-root-fs.target" \
+		"[ -L '$SHUNIT_TMPDIR/gen/initrd-root-fs.target.requires/sysroot.mount' ]"
+}
+
+test_generator_leaves_sysroot_to_fstab_generator_for_roothash() {
+	PARSE_OUT="VERITY_ENABLED=1"
+	run_generator "roothash=ab systemd.verity_root_data=/dev/vda"
+	assertTrue "[ -L '$SHUNIT_TMPDIR/gen/initrd-root-device.target.requires/verity-init-setup.service' ]"
+	assertFalse "systemd-fstab-generator writes sysroot.mount for roothash=" \
+		"[ -e '$SHUNIT_TMPDIR/gen/sysroot.mount' ]"
+}
+
+test_generator_without_verity_does_nothing_and_fails_closed_on_errors() {
+	PARSE_OUT="VERITY_ENABLED=0"
+	run_generator "root=/dev/vda1"
+	assertEquals "no verity: no units" "" "$(ls -A "$SHUNIT_TMPDIR/gen")"
+	PARSE_OUT=""
+	PARSE_RC=1 run_generator "verity.roothash=zz"
+	assertTrue "refused command line: setup still runs, to apply the policy" \
+		"[ -L '$SHUNIT_TMPDIR/gen/initrd-root-device.target.requires/verity-init-setup.service' ]"
 }
 
 tearDown() {
