@@ -7,13 +7,14 @@
 # initramfs with only those modules (default: the harness's full list, all three filesystems).
 set -u
 n=${1:-5}
-extra=${2:-}
+cmdline_extra=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/vm/lib.sh
 . "$here/../vm/lib.sh" || exit 1
 # shellcheck source=tests/vm/agent_lib.sh
 . "$here/../vm/agent_lib.sh" || exit 1
 
+# shellcheck disable=SC2119 # agent_initramfs without options
 if [ -n "${BENCH_MODULES:-}" ]; then
 	rd=$(agent_initramfs --modules "$BENCH_MODULES") || exit 1
 else
@@ -25,7 +26,7 @@ printf 'run total_ms modules_ms wait_ms own_ms marker_s\n'
 rows=""
 for i in $(seq 1 "$n"); do
 	vm_boot --disk "$d/data.img" --disk "$d/hash.img" "bench-agent-time-$i" "$rd" \
-		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root $extra" \
+		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root $cmdline_extra" \
 		2>/dev/null || { echo "run $i: boot failed (log $VM_LOG)" >&2; exit 1; }
 	row=$(grep -a -o 'agent time [0-9]* ms: [0-9]* ms module loading, [0-9]* ms device wait, [0-9]* ms own' "$VM_LOG" |
 		awk '{ print $3, $5, $9, $13 }')

@@ -3,6 +3,8 @@
 # never appears, the failure's stage and reason are logged and the fallback is taken.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
+# agent_initramfs takes optional arguments (SC2119)
+# shellcheck disable=SC2119
 # shellcheck source=tests/vm/agent_lib.sh
 . "$(dirname "$0")/agent_lib.sh"
 
@@ -18,7 +20,8 @@ SYSTEMD_KEYS="systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vd
 boot_pair() {
 	# shellcheck source=/dev/null
 	. "$2/vars"
-	vm_boot --disk "$DATA" --disk "$HASH" "$1" "${RD_OVERRIDE:-$RD}" "$3"
+	# shellcheck disable=SC2153 # DATA, HASH come from the vars file
+	vm_boot --disk "$DATA" --disk "$HASH" "$1" "$RD" "$3"
 }
 
 test_ext4_systemd_keys_boots_verified_root() {

@@ -5,6 +5,8 @@
 # below (tampered data where FEC cannot help).
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
+# agent_initramfs takes optional arguments (SC2119)
+# shellcheck disable=SC2119
 # shellcheck source=tests/vm/agent_lib.sh
 . "$(dirname "$0")/agent_lib.sh"
 
@@ -89,6 +91,7 @@ test_no_af_alg_preflight_skipped_with_warning() {
 	local d rh rd mods
 	d=$(vm_workdir agent-no-afalg)
 	rh=$(vm_verity_setup ext4 "$d") || { fail "setup"; return; }
+	# shellcheck disable=SC2086 # one module name per word
 	mods=$(printf '%s\n' $VM_MODULES_DEFAULT | grep -vx algif_hash | tr '\n' ' ')
 	rd=$(agent_initramfs --modules "$mods") || { fail "initramfs"; return; }
 	vm_boot --disk "$d/data.img" --disk "$d/hash.img" agent-no-afalg "$rd" \

@@ -6,6 +6,7 @@ VM_AGENT=${VM_AGENT:-$BUILD/static/verity-init}
 
 # agent_initramfs [--policy TEXT] [vm_initramfs options...] : print the path of a cached
 # initramfs with the static agent as /init (plus /etc/verity-init.conf when --policy is given).
+# shellcheck disable=SC2120 # its arguments are optional
 agent_initramfs() {
 	local policy="" key out pf=()
 	if [ "${1:-}" = --policy ]; then policy=$2; shift 2; fi

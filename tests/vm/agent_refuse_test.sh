@@ -5,6 +5,8 @@
 # reads /run/verity-init/status).
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
+# agent_initramfs takes optional arguments (SC2119)
+# shellcheck disable=SC2119
 # shellcheck source=tests/vm/agent_lib.sh
 . "$(dirname "$0")/agent_lib.sh"
 
@@ -18,6 +20,7 @@ KEYS="systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/
 boot_pair() {   # NAME DIR CMDLINE
 	# shellcheck source=/dev/null
 	. "$2/vars"
+	# shellcheck disable=SC2153 # DATA, HASH come from the vars file
 	vm_boot --disk "$DATA" --disk "$HASH" "$1" "$RD" "$3"
 }
 

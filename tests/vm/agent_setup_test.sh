@@ -4,6 +4,8 @@
 # refused (issue 7), and status shows the table, the kernel's verdict and the status file.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
+# agent_initramfs takes optional arguments (SC2119)
+# shellcheck disable=SC2119
 # shellcheck source=tests/vm/agent_lib.sh
 . "$(dirname "$0")/agent_lib.sh"
 
