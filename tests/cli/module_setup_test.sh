@@ -51,6 +51,7 @@ setUp() {
 	printf '#!/bin/sh\nexit 0\n' >"$AGENT" && chmod 0755 "$AGENT"
 	export VERITY_INIT_AGENT=$AGENT
 	hostonly='' MISSING_BINARIES='' ROOT_MAJMIN='' DM_TABLE='' INCLUDED='' verity_init_conf=''
+	unset verity_init_keys
 	moddir=$MOD
 	systemdutildir=/usr/lib/systemd
 	systemdsystemunitdir=/usr/lib/systemd/system
@@ -197,6 +198,25 @@ test_install_config_named_in_dracut_conf() {
 	install
 	assertEquals 0 $?
 	assertContains "$(calls)" "inst_simple $verity_init_conf /etc/verity-init.conf"
+}
+
+test_install_signing_keys_from_dracut_conf_or_host() {
+	local k=$SHUNIT_TMPDIR/keys
+	rm -rf "$k" && mkdir -p "$k" "$dracutsysrootdir/etc/verity-init/keys"
+	echo key-a >"$k/a.pub"; echo key-b >"$k/b.pub"; echo no >"$k/readme.txt"
+	echo host >"$dracutsysrootdir/etc/verity-init/keys/host.pub"
+	verity_init_keys=$k
+	install
+	assertEquals 0 $?
+	assertContains "$(calls)" "inst_simple $k/a.pub /etc/verity-init/keys/a.pub"
+	assertContains "$(calls)" "inst_simple $k/b.pub /etc/verity-init/keys/b.pub"
+	assertNotContains "only *.pub" "$(calls)" readme.txt
+	assertNotContains "verity_init_keys= replaces the host's" "$(calls)" host.pub
+	: >"$CALLS"
+	unset verity_init_keys
+	install
+	assertContains "the host's keys by default" "$(calls)" \
+		"inst_simple $dracutsysrootdir/etc/verity-init/keys/host.pub /etc/verity-init/keys/host.pub"
 }
 
 test_install_missing_named_config_fails() {
