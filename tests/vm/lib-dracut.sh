@@ -7,7 +7,7 @@
 # private dracutbasedir: symlinks to the system's dracut files and modules plus the staged
 # module. Nothing is installed into /usr/lib/dracut, and no host-only state leaks in: no host
 # configuration (--conf /dev/null, an empty --confdir), --no-hostonly, --no-hostonly-cmdline,
-# no early microcode, a fixed module list.
+# no early microcode, a fixed module list, no signing keys from the host.
 #
 # Environment: VM_DRACUT_STAGE (use this staging tree instead of running make install),
 # VM_DRACUT_AGENT (agent binary to put into the image instead of the staged one).
@@ -59,14 +59,15 @@ vm_dracut_basedir() {
 # vm_dracut_run BASEDIR OUT [dracut options...] : run dracut with the private BASEDIR and no
 # host configuration; OUT is the image (gzip, reproducible).
 vm_dracut_run() {
-	local base=$1 out=$2 empty; shift 2
-	empty=$(mktemp -d "$VM_DIR/dracut-conf.XXXXXX") || return 1
-	dracutbasedir=$base dracut --conf /dev/null --confdir "$empty" --no-hostonly \
+	local base=$1 out=$2 empty=$VM_DIR/dracut-empty; shift 2
+	# a fixed, always empty directory: dracut records its arguments in the image
+	mkdir -p "$empty" || return 1
+	# verity_init_keys: the module would otherwise take the build host's /etc/verity-init/keys
+	dracutbasedir=$base verity_init_keys=$empty dracut --conf /dev/null --confdir "$empty" --no-hostonly \
 		--no-hostonly-cmdline --no-early-microcode --reproducible --gzip --force \
 		--kver "$VM_KVER" --add-drivers "$VM_DRACUT_DRIVERS" "$@" "$out" \
 		>"$out.log" 2>&1
 	local r=$?
-	rmdir "$empty"
 	[ $r = 0 ] || { vm_die "dracut failed ($r): $(tail -n 10 "$out.log")"; return 1; }
 }
 
