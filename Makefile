@@ -122,11 +122,17 @@ check-cli: all
 check-vm: all static
 	BUILD=$(abspath $(BUILD)) tests/vm/run.sh
 
+# The whole suite: every layer runs even when an earlier one failed, then one summary line.
+CHECK_LAYERS := check-unit check-cli check-sanitize check-fuzz lint check-vm
 check: deps
 	$(MAKE) all static
-	$(MAKE) check-unit
-	$(MAKE) check-cli
-	$(MAKE) check-vm
+	@failed=""; for t in $(CHECK_LAYERS); do \
+		echo "=== make $$t"; \
+		$(MAKE) --no-print-directory $$t || failed="$$failed $$t"; \
+	done; \
+	n=$$(echo $(CHECK_LAYERS) | wc -w); f=$$(echo $$failed | wc -w); \
+	echo "check: $$((n - f)) passed, $$f failed$${failed:+ (failed:$$failed)}"; \
+	[ -z "$$failed" ]
 
 demo: deps
 	$(MAKE) all static
@@ -143,6 +149,8 @@ install: all
 	install -m 0755 $(IMAGE) $(DESTDIR)$(BINDIR)/verity-image
 	install -m 0755 dracut-module/*.sh $(DESTDIR)$(DRACUTDIR)/90verity-init/
 	install -m 0644 dracut-module/*.service $(DESTDIR)$(DRACUTDIR)/90verity-init/
+	install -d $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 docs/verity-init.8 docs/verity-image.8 $(DESTDIR)$(MANDIR)/man8/
 
 # --- hardening ----------------------------------------------------------------------------------
 # Issue 7 (docs/security.md): static analysis, libFuzzer targets, ASan/UBSan runs of the unit and
@@ -210,7 +218,7 @@ help:
 	@echo "verity-init make targets:"
 	@echo "  all (default)   build/verity-image (host tool) and build/verity-init (dynamic agent)"
 	@echo "  static          build/static/verity-init: the fully static, stripped agent"
-	@echo "  check           install missing packages, build, run unit, cli and vm tests"
+	@echo "  check           install missing packages, build, then unit, cli, sanitize, fuzz, lint, vm"
 	@echo "  check-unit      cmocka unit tests of lib/"
 	@echo "  check-cli       shunit2 tests of the programs' command lines"
 	@echo "  check-vm        boot scenarios in QEMU (Debian kernel, real dm-verity)"
