@@ -46,7 +46,8 @@ struct vi_trust_result {
 		int32_t serial;    /* > 0: present */
 		size_t len;
 	} root_sig, recovery_sig;
-	bool recovery_dropped;     /* signatures required, recovery root unsigned: disabled */
+	bool recovery_dropped;     /* recovery root disabled: see recovery_note */
+	char recovery_note[256];   /* why: unsigned while signatures are required, bad signature */
 	uint64_t wait_ms;          /* spent waiting for devices */
 };
 
@@ -55,9 +56,10 @@ struct vi_trust_result {
  * is an error (-EINVAL). -ENOENT when there is no key. err set on failure. */
 int vi_keys_load(int rootfd, const char *dir, struct vi_keyset *ret, struct verity_err *err);
 
-/* The whole step for cfg->root (see above), plus a recovery root's own root-hash signature;
- * with signatures required, an unsigned recovery root is disabled (res->recovery_dropped).
- * Nothing to do (no manifest, no signature): 0. */
+/* The whole step for cfg->root (see above); returns its outcome. Then, whatever that was, a
+ * recovery root's own root-hash signature: one that does not load, or none while signatures are
+ * required, disables the recovery root (res->recovery_dropped, res->recovery_note) without
+ * changing the return value. Nothing to do (no manifest, no signature): 0. */
 int vi_trust_setup(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 		   struct vi_trust_result *res, struct verity_err *err);
 

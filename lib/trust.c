@@ -393,12 +393,38 @@ static int target_signature(struct vi_target *t, const char *label,
 	return r;
 }
 
-int vi_trust_setup(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
-		   struct vi_trust_result *res, struct verity_err *err)
+/* The recovery root is a second way in: it is checked on its own, whatever happened to the root
+ * (a refused root must not leave its recovery unchecked). A recovery signature that does not
+ * load, or none while signatures are required, disables the recovery root; the root's outcome
+ * is not changed by it. */
+static void recovery_trust(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
+			   struct vi_trust_result *res)
+{
+	struct verity_err rerr = { "" };
+
+	if (!cfg->recovery.enabled)
+		return;
+	if (cfg->recovery.sig_path[0]) {
+		if (target_signature(&cfg->recovery, "recovery root hash signature", ctx,
+				     &res->recovery_sig, &res->wait_ms, &rerr) == 0)
+			return;
+		snprintf(res->recovery_note, sizeof(res->recovery_note), "%s", rerr.msg);
+	} else if (cfg->require_signature) {
+		snprintf(res->recovery_note, sizeof(res->recovery_note), "%s",
+			 "signatures are required and it has none");
+	} else {
+		return;
+	}
+	cfg->recovery.enabled = false;
+	cfg->recovery.sig_key_desc[0] = '\0';
+	res->recovery_dropped = true;
+}
+
+static int root_trust(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
+		      struct vi_trust_result *res, struct verity_err *err)
 {
 	int r;
 
-	memset(res, 0, sizeof(*res));
 	if (cfg->manifest[0]) {
 		r = manifest_step(cfg, ctx, res, err);
 		if (r < 0) {
@@ -420,21 +446,25 @@ int vi_trust_setup(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 		vi_err(err, "a signed root hash is required but none was given");
 		return -EPERM;
 	}
-	/* The recovery root is a second way in: with signatures required it needs its own
-	 * (a command line could otherwise name any image as "recovery" and break the root). */
-	if (cfg->recovery.enabled && cfg->recovery.sig_path[0]) {
-		r = target_signature(&cfg->recovery, "recovery root hash signature", ctx,
-				     &res->recovery_sig, &res->wait_ms, err);
-		if (r < 0) {
-			vi_trust_release(res);
-			return r;
-		}
-	} else if (cfg->recovery.enabled && cfg->require_signature &&
-		   !cfg->recovery.sig_key_desc[0]) {
-		cfg->recovery.enabled = false;
-		res->recovery_dropped = true;
-	}
 	return 0;
+}
+
+int vi_trust_setup(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
+		   struct vi_trust_result *res, struct verity_err *err)
+{
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	r = root_trust(cfg, ctx, res, err);
+	if (r < 0) {
+		/* the root will not be activated: its key must not linger for anyone else */
+		if (res->root_sig.serial > 0)
+			vi_keyring_remove(res->root_sig.serial);
+		res->root_sig.serial = 0;
+		cfg->root.sig_key_desc[0] = '\0';
+	}
+	recovery_trust(cfg, ctx, res);
+	return r;
 }
 
 void vi_trust_release(struct vi_trust_result *res)

@@ -122,6 +122,7 @@ static int load_config(struct agent *a, const char *cmdline_arg)
 {
 	static char buf[VI_MAX_CMDLINE + 2];
 	struct verity_err err = { "" };
+	bool policy_ok;
 	int r;
 
 	if (cmdline_arg) {
@@ -145,11 +146,21 @@ static int load_config(struct agent *a, const char *cmdline_arg)
 		return r;
 	}
 	r = vi_policy_load(VI_POLICY_FILE, &a->policy, &err);
-	if (r >= 0)
+	policy_ok = r >= 0;
+	if (policy_ok)
 		r = vi_policy_apply(&a->policy, &a->cfg, &err);
 	if (r < 0) {
+		struct verity_err ignored;
+
 		a->reason = err;
 		kmsg_log(&a->log, KMSG_ERR, "policy: %s", err.msg);
+		/* Nothing of a refused command line is used, not even its fallback or recovery
+		 * root: back to the defaults, with only the policy's own fail actions. */
+		vi_config_init(&a->cfg);
+		if (policy_ok)
+			vi_policy_apply(&a->policy, &a->cfg, &ignored);
+		else
+			vi_policy_init(&a->policy);   /* unreadable policy: strictest defaults */
 		return r;
 	}
 	if (a->cfg.shell_dropped)
@@ -198,6 +209,8 @@ static int trust_step(struct agent *a, struct vi_trust_result *res)
 	int r = vi_trust_setup(&a->cfg, &ctx, res, &err);
 
 	a->wait_ms += res->wait_ms;
+	if (res->recovery_dropped)
+		kmsg_log(&a->log, KMSG_WARNING, "recovery root disabled: %s", res->recovery_note);
 	if (r < 0) {
 		a->stage = VI_STAGE_CONFIG;
 		a->reason = err;
@@ -213,9 +226,6 @@ static int trust_step(struct agent *a, struct vi_trust_result *res)
 		kmsg_log(&a->log, KMSG_INFO, "%s: root hash signature (%zu bytes) passed to the "
 			 "kernel as key %s", a->cfg.root.name, res->root_sig.len,
 			 a->cfg.root.sig_key_desc);
-	if (res->recovery_dropped)
-		kmsg_log(&a->log, KMSG_WARNING, "recovery root disabled: signatures are required "
-			 "and it has none");
 	return 0;
 }
 
@@ -242,6 +252,16 @@ static int activate(struct agent *a, const struct vi_target *t, struct vi_activa
 	if (t == &a->cfg.root && trust_r < 0) {
 		memset(act, 0, sizeof(*act));
 		return trust_r;
+	}
+	if (!t->enabled) {
+		/* the trust step disabled it (its signature), after the fallback chose it */
+		memset(act, 0, sizeof(*act));
+		a->stage = VI_STAGE_CONFIG;
+		a->failed = t;
+		snprintf(a->reason.msg, sizeof(a->reason.msg), "%s: disabled by the signature "
+			 "check", t->name);
+		kmsg_log(&a->log, KMSG_ERR, "%s", a->reason.msg);
+		return -EPERM;
 	}
 	r = vi_activate(t, &o, act, &err);
 	if (t == &a->cfg.recovery || !a->cfg.recovery.enabled)
@@ -598,6 +618,7 @@ int main(int argc, char **argv)
 	int i;
 
 	vi_config_init(&a.cfg);
+	vi_policy_init(&a.policy);
 	if (getpid() == 1)
 		return run_pid1(&a);
 	if (argc < 2) {

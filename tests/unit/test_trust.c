@@ -275,6 +275,52 @@ static void test_required_signature_missing(void **state)
 	assert_int_equal(res.root_sig.serial, 0);
 }
 
+/* A refused root does not leave its recovery root unchecked: the recovery root's own signature
+ * is still processed (and a bad one disables it), and an unsigned recovery root is dropped when
+ * signatures are required, whatever happened to the root. */
+static void test_root_refused_recovery_still_checked(void **state)
+{
+	struct tree *t = *state;
+	struct vi_config cfg;
+	struct vi_trust_result res;
+	struct verity_err err = { "" };
+
+	/* root: rollback refused; recovery: a PEM "signature" the kernel would never accept */
+	put(t, "etc/verity-init/rec.p7s", "-----BEGIN PKCS7-----\n", 22);
+	parse(&cfg, "verity.manifest=/etc/verity-init/manifest verity.recovery.roothash=" ROOT
+		    " verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd"
+		    " verity.recovery.options=root-hash-signature=/etc/verity-init/rec.p7s"
+		    " verity.fail=recovery,poweroff");
+	assert_true(cfg.recovery.enabled);
+	assert_int_equal(run(t, &cfg, 8, &res, &err), -ESTALE);
+	assert_non_null(strstr(err.msg, "rollback refused"));
+	assert_true(res.recovery_dropped);
+	assert_false(cfg.recovery.enabled);
+	assert_non_null(strstr(res.recovery_note, "recovery root hash signature"));
+	assert_non_null(strstr(res.recovery_note, "not DER"));
+	assert_int_equal(res.recovery_sig.serial, 0);
+
+	/* root: required signature missing; recovery: unsigned -> dropped too */
+	parse(&cfg, "verity.roothash=" ROOT " verity.data=/dev/vda verity.hash=/dev/vdb"
+		    " verity.recovery.roothash=" ROOT " verity.recovery.data=/dev/vdc"
+		    " verity.recovery.hash=/dev/vdd verity.recovery.name=rec");
+	cfg.require_signature = true;
+	assert_int_equal(run(t, &cfg, 0, &res, &err), -EPERM);
+	assert_string_equal(err.msg, "a signed root hash is required but none was given");
+	assert_true(res.recovery_dropped);
+	assert_false(cfg.recovery.enabled);
+	assert_string_equal(res.recovery_note, "signatures are required and it has none");
+
+	/* root fine, recovery signature bad: the root still boots, the recovery is disabled */
+	parse(&cfg, "verity.manifest=/etc/verity-init/manifest verity.recovery.roothash=" ROOT
+		    " verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd"
+		    " verity.recovery.options=root-hash-signature=/etc/verity-init/rec.p7s");
+	assert_int_equal(run(t, &cfg, 0, &res, &err), 0);
+	assert_true(res.manifest);
+	assert_true(res.recovery_dropped);
+	assert_false(cfg.recovery.enabled);
+}
+
 static void test_p7s_into_keyring(void **state)
 {
 	struct tree *t = *state;
@@ -317,6 +363,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_manifest_from_initramfs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_required_signature_missing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_root_refused_recovery_still_checked, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_p7s_into_keyring, setup, teardown),
 	};
 

@@ -171,6 +171,27 @@ test_malformed_cmdline_takes_policy_fail_action() {
 	agent_assert_fallback "$VM_LOG" poweroff
 }
 
+# A command line the initramfs policy refuses (here: ignore-corruption, not allowed) is not used
+# at all, not even its fallback list or its recovery root: the policy's fail action is taken and
+# the recovery root named by that command line is never set up.
+test_policy_refused_cmdline_never_boots_its_recovery() {
+	local d r rh rrh rd
+	d=$(vm_workdir agent-policy-refused)
+	r=$(vm_workdir agent-policy-refused-rec)
+	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }
+	rrh=$(VM_ROOT_ID=recovery vm_verity_setup ext4 "$r") || { fail "recovery setup"; return; }
+	rd=$(agent_initramfs --policy "fail=poweroff") || { fail "initramfs"; return; }
+	vm_boot --disk "$d/data.img" --disk "$d/hash.img" --disk "$r/data.img" --disk "$r/hash.img" \
+		agent-policy-refused "$rd" \
+		"roothash=$rh $KEYS systemd.verity_root_options=ignore-corruption verity.fail=recovery,reboot verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd verity.recovery.roothash=$rrh"
+	vm_assert_booted || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: policy: .*ignore-corruption' || return
+	vm_assert_log_lacks "$VM_LOG" 'booting the recovery root' "the refused command line's recovery root was tried" || return
+	vm_assert_log_lacks "$VM_LOG" 'device-mapper: verity' "a mapping was created" || return
+	agent_assert_fallback "$VM_LOG" poweroff
+}
+
 # Recovery: the main root fails (tampered init); the recovery root boots, verified, and reads
 # why in /run/verity-init/status.
 test_recovery_root_boots_and_sees_status() {
