@@ -4,18 +4,15 @@
 #define VERITY_MOUNTROOT_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "superblock.h"
+#include "rootopts.h"
 
-/* Split rootflags= ("noatime,errors=remount-ro") into mount(2) flags and the filesystem's own
- * data string. MS_RDONLY is always set; "rw" is refused (-EINVAL): a verity root is read-only.
- * Pure. */
-int vi_rootflags_parse(const char *rootflags, unsigned long *ret_flags, char *data,
-		       size_t data_size, struct verity_err *err);
-
-/* Mount source on target read-only. fstype empty: probe it with libblkid. The type used is
- * written to ret_type. */
-int vi_mount_root(const char *source, const char *target, const char *fstype,
+/* Mount source on target read-only. fstype: a rootfstype= list, each tried in turn; empty:
+ * probe with libblkid. Afterwards the mounted filesystem must be on device expect (the
+ * mapping), else it is unmounted and -EXDEV returned. The type used is written to ret_type. */
+int vi_mount_root(const char *source, dev_t expect, const char *target, const char *fstype,
 		  const char *rootflags, char *ret_type, size_t type_size, struct verity_err *err);
 
 /* Check that init (an absolute path inside root, symlinks resolved inside root) is a regular

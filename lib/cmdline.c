@@ -18,6 +18,7 @@
 
 #include "dminit.h"
 #include "hex.h"
+#include "rootopts.h"
 #include "strutil.h"
 #include "vopts.h"
 
@@ -815,9 +816,19 @@ static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_
 		r = copy_value(c->rootfstype, sizeof(c->rootfstype), p, err);
 		if (r < 0)
 			return r;
+		r = vi_rootfstype_check(c->rootfstype, err);
+		if (r < 0)
+			return r;
 	}
 	if (sl[S_ROOTFLAGS].set) {
+		unsigned long flags;
+		char data[VI_MAX_PATH];
+
 		r = copy_value(c->rootflags, sizeof(c->rootflags), &sl[S_ROOTFLAGS], err);
+		if (r < 0)
+			return r;
+		/* refused early (rw, a second device) so dracut's own mount never sees them */
+		r = vi_rootflags_parse(c->rootflags, &flags, data, sizeof(data), err);
 		if (r < 0)
 			return r;
 	}

@@ -8,71 +8,14 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <blkid.h>
 
 #include "mountroot.h"
-
-static const struct {
-	const char *name;
-	unsigned long flag;
-} mount_flags[] = {
-	{ "ro", MS_RDONLY },        { "nosuid", MS_NOSUID },         { "nodev", MS_NODEV },
-	{ "noexec", MS_NOEXEC },    { "noatime", MS_NOATIME },       { "nodiratime", MS_NODIRATIME },
-	{ "relatime", MS_RELATIME }, { "strictatime", MS_STRICTATIME }, { "sync", MS_SYNCHRONOUS },
-	{ "dirsync", MS_DIRSYNC },  { "lazytime", MS_LAZYTIME },
-};
-
-int vi_rootflags_parse(const char *rootflags, unsigned long *ret_flags, char *data,
-		       size_t data_size, struct verity_err *err)
-{
-	unsigned long flags = MS_RDONLY;
-	size_t dlen = 0;
-	const char *p = rootflags ? rootflags : "";
-
-	if (!data_size)
-		return -ENOBUFS;
-	data[0] = '\0';
-	while (*p) {
-		size_t len = strcspn(p, ",");
-		bool known = false;
-
-		if (len == 2 && !strncmp(p, "rw", 2)) {
-			snprintf(err->msg, sizeof(err->msg), "rootflags=rw: a verity root is read-only");
-			return -EINVAL;
-		}
-		for (size_t i = 0; i < sizeof(mount_flags) / sizeof(mount_flags[0]); i++) {
-			if (strlen(mount_flags[i].name) == len &&
-			    !strncmp(p, mount_flags[i].name, len)) {
-				flags |= mount_flags[i].flag;
-				known = true;
-			}
-		}
-		if (!known && len) {
-			if (dlen + len + 2 > data_size) {
-				snprintf(err->msg, sizeof(err->msg), "rootflags= too long");
-				return -EINVAL;
-			}
-			if (dlen)
-				data[dlen++] = ',';
-			memcpy(data + dlen, p, len);
-			dlen += len;
-			data[dlen] = '\0';
-		}
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	*ret_flags = flags;
-	return 0;
-}
-
-static const char *const root_fs_types[] = {
-	"ext4", "ext3", "ext2", "squashfs", "erofs", "xfs", "btrfs", "f2fs", "vfat", "iso9660",
-	"udf", "cramfs", "romfs", NULL,
-};
+#include "rootopts.h"
 
 static int probe_type(const char *source, char *out, size_t out_size, struct verity_err *err)
 {
@@ -89,7 +32,7 @@ static int probe_type(const char *source, char *out, size_t out_size, struct ver
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
 	/* Only filesystems a root can be: every probe reads blocks through dm-verity, which
 	 * hashes each one, so fewer candidates is a shorter boot. */
-	blkid_probe_filter_superblocks_type(pr, BLKID_FLTR_ONLYIN, (char **)root_fs_types);
+	blkid_probe_filter_superblocks_type(pr, BLKID_FLTR_ONLYIN, (char **)vi_root_fs_types);
 	if (blkid_do_safeprobe(pr) == 0 && blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0 &&
 	    type && snprintf(out, out_size, "%s", type) < (int)out_size)
 		r = 0;
@@ -99,10 +42,25 @@ static int probe_type(const char *source, char *out, size_t out_size, struct ver
 	return r;
 }
 
-int vi_mount_root(const char *source, const char *target, const char *fstype,
+/* Mounted, and on the expected device? A mount that is not backed by the mapping is undone. */
+static int check_mounted_on(const char *target, dev_t expect, struct verity_err *err)
+{
+	struct stat st;
+
+	if (stat(target, &st) < 0 || st.st_dev != expect) {
+		umount2(target, MNT_DETACH);
+		snprintf(err->msg, sizeof(err->msg), "the filesystem mounted on %s is not on the "
+			 "verified mapping (%u:%u): unmounted", target, major(expect), minor(expect));
+		return -EXDEV;
+	}
+	return 0;
+}
+
+int vi_mount_root(const char *source, dev_t expect, const char *target, const char *fstype,
 		  const char *rootflags, char *ret_type, size_t type_size, struct verity_err *err)
 {
-	char data[256];
+	char data[256], probed[32];
+	const char *p;
 	unsigned long flags;
 	int r;
 
@@ -110,25 +68,39 @@ int vi_mount_root(const char *source, const char *target, const char *fstype,
 	if (r < 0)
 		return r;
 	if (fstype && *fstype) {
-		if (snprintf(ret_type, type_size, "%s", fstype) >= (int)type_size)
-			return -EINVAL;
-	} else {
-		r = probe_type(source, ret_type, type_size, err);
+		r = vi_rootfstype_check(fstype, err);
 		if (r < 0)
 			return r;
+		p = fstype;
+	} else {
+		r = probe_type(source, probed, sizeof(probed), err);
+		if (r < 0)
+			return r;
+		p = probed;
 	}
 	if (mkdir(target, 0755) < 0 && errno != EEXIST) {
 		r = -errno;
 		snprintf(err->msg, sizeof(err->msg), "cannot create %s: %s", target, strerror(-r));
 		return r;
 	}
-	if (mount(source, target, ret_type, flags, data[0] ? data : NULL) < 0) {
+	/* rootfstype=a,b: each in turn, as the kernel does */
+	do {
+		size_t len = strcspn(p, ",");
+
+		if (len >= type_size) {
+			snprintf(err->msg, sizeof(err->msg), "filesystem type name too long");
+			return -EINVAL;
+		}
+		memcpy(ret_type, p, len);
+		ret_type[len] = '\0';
+		p += len + (p[len] == ',');
+		if (mount(source, target, ret_type, flags, data[0] ? data : NULL) == 0)
+			return check_mounted_on(target, expect, err);
 		r = -errno;
 		snprintf(err->msg, sizeof(err->msg), "mounting %s (%.32s) on %s failed: %s", source,
 			 ret_type, target, strerror(-r));
-		return r;
-	}
-	return 0;
+	} while (*p);
+	return r;
 }
 
 int vi_init_check(const char *root, const char *init, struct verity_err *err)

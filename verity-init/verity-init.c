@@ -303,7 +303,7 @@ static int mount_and_check(struct agent *a, const struct vi_target *t,
 			kmsg_log(&a->log, KMSG_WARNING, "root=%s ignored: mounting %s",
 				 a->cfg.root_dev, act->node);
 	}
-	r = vi_mount_root(act->node, NEWROOT, a->cfg.rootfstype, a->cfg.rootflags, type,
+	r = vi_mount_root(act->node, act->devno, NEWROOT, a->cfg.rootfstype, a->cfg.rootflags, type,
 			  sizeof(type), &err);
 	if (r < 0) {
 		a->stage = VI_STAGE_MOUNT;

@@ -84,6 +84,39 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+static void test_rootfstype_and_device_options(void **state)
+{
+	struct verity_err err = { "" };
+	unsigned long flags;
+	char data[64];
+
+	(void)state;
+	assert_int_equal(vi_rootfstype_check("ext4", &err), 0);
+	assert_int_equal(vi_rootfstype_check("squashfs,erofs,ext4", &err), 0);
+	assert_int_equal(vi_rootfstype_check("", &err), 0);
+	/* not backed by the mapping, or able to assemble other devices */
+	assert_int_equal(vi_rootfstype_check("tmpfs", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "rootfstype=tmpfs is not a single-device filesystem"));
+	assert_int_equal(vi_rootfstype_check("ext4,btrfs", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "rootfstype=btrfs"));
+	assert_int_equal(vi_rootfstype_check("nfs", &err), -EINVAL);
+	assert_int_equal(vi_rootfstype_check("ext4,", &err), -EINVAL);
+	assert_int_equal(vi_rootfstype_check(",ext4", &err), -EINVAL);
+	assert_int_equal(vi_rootfstype_check("ext", &err), -EINVAL);
+	assert_int_equal(vi_rootfstype_check("ext44", &err), -EINVAL);
+	/* a second, unverified device through the filesystem's options */
+	assert_int_equal(vi_rootflags_parse("logdev=/dev/sdb", &flags, data, sizeof(data), &err),
+			 -EPERM);
+	assert_non_null(strstr(err.msg, "names another device"));
+	assert_int_equal(vi_rootflags_parse("noatime,journal_path=/dev/x", &flags, data,
+					    sizeof(data), &err), -EPERM);
+	assert_int_equal(vi_rootflags_parse("device=/dev/vdc", &flags, data, sizeof(data), &err),
+			 -EPERM);
+	/* a key that only starts like one is fine */
+	assert_int_equal(vi_rootflags_parse("devices_ok=1", &flags, data, sizeof(data), &err), 0);
+	assert_string_equal(data, "devices_ok=1");
+}
+
 static void test_init_check(void **state)
 {
 	struct verity_err err = { "" };
@@ -106,6 +139,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rootflags),
+		cmocka_unit_test(test_rootfstype_and_device_options),
 		cmocka_unit_test_setup_teardown(test_init_check, setup, teardown),
 	};
 

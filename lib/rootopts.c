@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* rootfstype= and rootflags= for a verity root: which filesystems, which mount options. Pure. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+
+#include "rootopts.h"
+
+static const struct {
+	const char *name;
+	unsigned long flag;
+} mount_flags[] = {
+	{ "ro", MS_RDONLY },        { "nosuid", MS_NOSUID },         { "nodev", MS_NODEV },
+	{ "noexec", MS_NOEXEC },    { "noatime", MS_NOATIME },       { "nodiratime", MS_NODIRATIME },
+	{ "relatime", MS_RELATIME }, { "strictatime", MS_STRICTATIME }, { "sync", MS_SYNCHRONOUS },
+	{ "dirsync", MS_DIRSYNC },  { "lazytime", MS_LAZYTIME },
+};
+
+/* Filesystem options that pull in a second, unverified device (ext4 external journal, xfs log
+ * and realtime devices, erofs extra blobs and fscache). */
+static bool names_device(const char *opt, size_t len)
+{
+	static const char *const keys[] = {
+		"journal_dev", "journal_path", "logdev", "rtdev", "device", "fsid", "domain_id",
+	};
+	size_t klen = 0;
+
+	while (klen < len && opt[klen] != '=')
+		klen++;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strlen(keys[i]) == klen && !strncmp(opt, keys[i], klen))
+			return true;
+	return false;
+}
+
+int vi_rootflags_parse(const char *rootflags, unsigned long *ret_flags, char *data,
+		       size_t data_size, struct verity_err *err)
+{
+	unsigned long flags = MS_RDONLY;
+	size_t dlen = 0;
+	const char *p = rootflags ? rootflags : "";
+
+	if (!data_size)
+		return -ENOBUFS;
+	data[0] = '\0';
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		bool known = false;
+
+		if (len == 2 && !strncmp(p, "rw", 2)) {
+			snprintf(err->msg, sizeof(err->msg), "rootflags=rw: a verity root is read-only");
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < sizeof(mount_flags) / sizeof(mount_flags[0]); i++) {
+			if (strlen(mount_flags[i].name) == len &&
+			    !strncmp(p, mount_flags[i].name, len)) {
+				flags |= mount_flags[i].flag;
+				known = true;
+			}
+		}
+		if (!known && len && names_device(p, len)) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "rootflags=%.*s names another device: only the verified mapping "
+				 "may back the root", (int)(len > 64 ? 64 : len), p);
+			return -EPERM;
+		}
+		if (!known && len) {
+			if (dlen + len + 2 > data_size) {
+				snprintf(err->msg, sizeof(err->msg), "rootflags= too long");
+				return -EINVAL;
+			}
+			if (dlen)
+				data[dlen++] = ',';
+			memcpy(data + dlen, p, len);
+			dlen += len;
+			data[dlen] = '\0';
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	*ret_flags = flags;
+	return 0;
+}
+
+/* Single-device filesystems a verity root can be. Left out on purpose: btrfs (it assembles
+ * member devices found by scanning, and a rogue disk carrying the same fsid could join) and
+ * everything not backed by a block device (tmpfs, nfs, overlay...). */
+const char *const vi_root_fs_types[] = {
+	"ext4", "ext3", "ext2", "squashfs", "erofs", "xfs", "f2fs", "vfat", "iso9660",
+	"udf", "cramfs", "romfs", NULL,
+};
+
+static bool root_fs_type_allowed(const char *type, size_t len)
+{
+	for (size_t i = 0; vi_root_fs_types[i]; i++)
+		if (strlen(vi_root_fs_types[i]) == len && !strncmp(type, vi_root_fs_types[i], len))
+			return true;
+	return false;
+}
+
+int vi_rootfstype_check(const char *list, struct verity_err *err)
+{
+	const char *p = list ? list : "";
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (!len || !root_fs_type_allowed(p, len)) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "rootfstype=%.*s is not a single-device filesystem a verity root "
+				 "can be", (int)(len > 32 ? 32 : len), p);
+			return -EINVAL;
+		}
+		p += len;
+		if (*p == ',' && *++p == '\0') {
+			snprintf(err->msg, sizeof(err->msg), "rootfstype= ends with a comma");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
