@@ -49,9 +49,17 @@ vi_load() {
     fi
     # The agent quotes every value for the shell (lib/config_print.c), so eval is safe here.
     eval "$_out"
-    [ "${VERITY_ENABLED:-0}" = 1 ] || return 1
-    [ "${VERITY_DISABLED:-0}" = 1 ] && return 1
     VERITY_NAME=${VERITY_NAME:-root}
+    if [ "${VERITY_DISABLED:-0}" = 1 ]; then
+        return 1   # systemd.verity=0, which the agent accepted only with allow_weak=verity-off
+    fi
+    if [ "${VERITY_ENABLED:-0}" != 1 ]; then
+        # An image built with this module boots a verified root: dropping roothash= from the
+        # command line must not turn that into an unverified boot of root=.
+        [ "${VERITY_OFF_ALLOWED:-0}" = 1 ] && return 1
+        VI_PARSE_ERROR="no root hash on the command line (roothash= or verity.roothash=) and the initramfs policy requires a verified root (allow_weak=verity-off to boot without)"
+        return 2
+    fi
     return 0
 }
 
@@ -271,6 +279,24 @@ vi_path_in_root() {
 # when it is read, so a tampered init would only fail at exec, after the switch, when nothing
 # can fall back any more; read now, it fails while the policy can still be applied.
 # shellcheck disable=SC2034 # VI_INIT_ERROR is read by the caller
+# vi_check_root_device NEWROOT NAME: is the filesystem mounted on NEWROOT the mapping
+# /dev/mapper/NAME? (root= or an fstab generator could have mounted something else.)
+vi_check_root_device() {
+    local _node _want _got _id _pid _mm _rest _mp
+    _node=$(readlink -f "/dev/mapper/$2" 2> /dev/null)
+    _want=$(cat "/sys/class/block/${_node##*/}/dev" 2> /dev/null)
+    _got=
+    # the last line for NEWROOT is the mount on top
+    while read -r _id _pid _mm _rest _mp _rest; do
+        [ "$_mp" = "$1" ] && _got=$_mm
+    done < /proc/self/mountinfo
+    if [ -z "$_want" ] || [ "$_got" != "$_want" ]; then
+        VI_ROOT_ERROR="$1 is device ${_got:-none}, not the verified mapping /dev/mapper/$2 (${_want:-absent})"
+        return 1
+    fi
+    return 0
+}
+
 vi_check_init() {
     local _p
     _p=$(vi_path_in_root "$1" "$2") || {

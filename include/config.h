@@ -125,6 +125,7 @@ struct vi_config {
 	char sig_path[VI_MAX_PATH];               /* verity.sig= (also copied to root.sig_path) */
 	char manifest[VI_MAX_PATH];               /* verity.manifest= */
 	bool require_signature;
+	bool verity_off_allowed;   /* policy allow_weak=verity-off: a boot without verity may go on */
 	bool verity_disabled;                     /* systemd.verity=0 / rd.systemd.verity=0 */
 	bool fail_given;                          /* verity.fail= was on the command line */
 	bool timeout_given;                       /* verity.timeout= was on the command line */

@@ -308,6 +308,7 @@ int vi_policy_apply(const struct vi_policy *p, struct vi_config *cfg, struct ver
 		cfg->timeout_s = p->timeout_s;
 	if (p->require_signature)
 		cfg->require_signature = true;
+	cfg->verity_off_allowed = vi_policy_allows(p, VI_WEAK_VERITY_OFF);
 	for (unsigned i = 0; i < VI_MAX_FAIL && cfg->fail[i] != VI_FAIL_NONE; i++) {
 		if (cfg->fail[i] == VI_FAIL_SHELL && !p->allow_shell) {
 			cfg->shell_dropped = true;

@@ -286,15 +286,29 @@ VERITY_FEC=''"
 		"$(cat "$SHUNIT_TMPDIR/kmsg")" "root=UUID=data-fs-uuid ignored"
 }
 
-test_cmdline_hook_leaves_non_verity_boots_alone() {
+test_cmdline_hook_leaves_non_verity_boots_alone_only_if_the_policy_allows() {
 	local out
-	PARSE_OUT="VERITY_ENABLED=0"
+	PARSE_OUT="VERITY_ENABLED=0
+VERITY_OFF_ALLOWED=1"
 	out=$(run_glue "
 		root=/dev/vda1
 		fn() { . '$MOD/parse-verity-init.sh'; }
 		fn
 		echo \"root=\$root\"")
 	assertEquals "root=/dev/vda1" "$out"
+	# without allow_weak=verity-off a missing root hash is a refusal, not an unverified boot
+	PARSE_OUT="VERITY_ENABLED=0"
+	out=$(run_glue "
+		initqueue() { :; }
+		root=/dev/vda1
+		fn() { . '$MOD/parse-verity-init.sh'; }
+		fn
+		echo \"root=\$root\"")
+	assertContains "$out" "root=block:/dev/mapper/root"
+	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "no root hash on the command line"
+	run_glue "vi_setup" >/dev/null
+	assertEquals "the policy's panic" "c" "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
+	assertFalse "setup never ran" "[ -e '$SHUNIT_TMPDIR/setup.args' ]"
 }
 
 test_fail_policy_tries_actions_in_order_and_ends_in_panic() {
@@ -400,7 +414,8 @@ test_fail_without_recovery_root_skips_it() {
 run_generator() {
 	rm -rf "$SHUNIT_TMPDIR/gen" && mkdir -p "$SHUNIT_TMPDIR/gen"
 	printf '%s\n' "$1" >"$SHUNIT_TMPDIR/proc-cmdline"
-	VI_PROC_CMDLINE=$SHUNIT_TMPDIR/proc-cmdline run_glue "set -- '$SHUNIT_TMPDIR/gen'
+	rm -rf "$SHUNIT_TMPDIR/gen-early" && mkdir -p "$SHUNIT_TMPDIR/gen-early"
+	VI_PROC_CMDLINE=$SHUNIT_TMPDIR/proc-cmdline run_glue "set -- '$SHUNIT_TMPDIR/gen' '$SHUNIT_TMPDIR/gen-early' '$SHUNIT_TMPDIR/gen-late'
 		. '$MOD/verity-init-generator.sh'"
 }
 
@@ -412,26 +427,38 @@ VERITY_NAME=vroot"
 		/usr/lib/systemd/system/verity-init-setup.service \
 		"$(readlink "$SHUNIT_TMPDIR/gen/initrd-root-device.target.requires/verity-init-setup.service")"
 	local m
-	m=$(cat "$SHUNIT_TMPDIR/gen/sysroot.mount" 2>/dev/null)
+	m=$(cat "$SHUNIT_TMPDIR/gen-early/sysroot.mount" 2>/dev/null)
 	assertContains "$m" "What=/dev/mapper/vroot"
 	assertContains "$m" "Options=ro"
 	assertContains "$m" 'Requires=dev-mapper-vroot.device'
 	assertTrue "mount required by initrd-root-fs.target" \
-		"[ -L '$SHUNIT_TMPDIR/gen/initrd-root-fs.target.requires/sysroot.mount' ]"
+		"[ -L '$SHUNIT_TMPDIR/gen-early/initrd-root-fs.target.requires/sysroot.mount' ]"
 }
 
-test_generator_leaves_sysroot_to_fstab_generator_for_roothash() {
+# root=UUID= of the data partition: systemd-fstab-generator writes a sysroot.mount for it in the
+# normal directory; ours, in the early directory, ranks above it and mounts the mapping.
+test_generator_overrides_root_naming_the_data_partition() {
 	PARSE_OUT="VERITY_ENABLED=1"
-	run_generator "roothash=ab systemd.verity_root_data=/dev/vda"
+	run_generator "roothash=ab systemd.verity_root_data=/dev/vda root=UUID=1234"
 	assertTrue "[ -L '$SHUNIT_TMPDIR/gen/initrd-root-device.target.requires/verity-init-setup.service' ]"
-	assertFalse "systemd-fstab-generator writes sysroot.mount for roothash=" \
+	local m
+	m=$(cat "$SHUNIT_TMPDIR/gen-early/sysroot.mount" 2>/dev/null)
+	assertContains "$m" "What=/dev/mapper/root"
+	assertContains "$m" "Options=ro"
+	assertFalse "nothing in the normal directory to clash with fstab-generator's" \
 		"[ -e '$SHUNIT_TMPDIR/gen/sysroot.mount' ]"
 }
 
-test_generator_without_verity_does_nothing_and_fails_closed_on_errors() {
+test_generator_without_verity_fails_closed_unless_the_policy_allows_it() {
+	PARSE_OUT="VERITY_ENABLED=0
+VERITY_OFF_ALLOWED=1"
+	run_generator "root=/dev/vda1"
+	assertEquals "verity-off allowed: no units" "" "$(ls -A "$SHUNIT_TMPDIR/gen" "$SHUNIT_TMPDIR/gen-early" | grep -v '^/\|^$')"
 	PARSE_OUT="VERITY_ENABLED=0"
 	run_generator "root=/dev/vda1"
-	assertEquals "no verity: no units" "" "$(ls -A "$SHUNIT_TMPDIR/gen")"
+	assertTrue "no root hash and no allowance: setup runs, to refuse and apply the policy" \
+		"[ -L '$SHUNIT_TMPDIR/gen/initrd-root-device.target.requires/verity-init-setup.service' ]"
+	assertContains "$(cat "$SHUNIT_TMPDIR/gen-early/sysroot.mount")" "What=/dev/mapper/root"
 	PARSE_OUT=""
 	PARSE_RC=1 run_generator "verity.roothash=zz"
 	assertTrue "refused command line: setup still runs, to apply the policy" \

@@ -73,6 +73,23 @@ test_dracut_shell_wrong_root_hash_refused() {
 	vm_assert_log_lacks "$VM_LOG" 'Mounted root filesystem' "dracut mounted a root"
 }
 
+# An image built with the module boots a verified root: a command line without any root hash
+# (an edited bootloader entry) is refused, root= naming the data device is never mounted.
+test_dracut_shell_missing_roothash_refused() {
+	setup_root dracut-shell-no-hash ext4 || { fail "verity setup"; return; }
+	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" dracut-shell-no-hash "$RD" \
+		"root=/dev/vda rootfstype=ext4 verity.fail=reboot"
+	vm_assert_booted || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: root verification failed: no root hash on the command line' \
+		"no refusal logged" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: action: reboot' \
+		"verity.fail=reboot not applied" || return
+	vm_assert_log_contains "$VM_LOG" 'sysrq: Resetting' "the kernel did not reboot" || return
+	vm_assert_log_lacks "$VM_LOG" '(EXT4-fs|SQUASHFS|erofs)[^:]*\((vd[a-z]|dm-)' \
+		"a file system was mounted"
+}
+
 # A flipped byte in /sbin/init: setup and mount succeed (dm-verity checks on read); the pre-pivot
 # check reads init, the kernel refuses the block, and verity.fail=recovery,poweroff boots the
 # recovery root (vdc/vdd) in its place.

@@ -33,5 +33,24 @@ test_dracut_systemd_good_boot_systemd_keys() {
 		"a file system on an unverified device was mounted"
 }
 
+# root=UUID= of the data partition (the ext4 inside it has that UUID): systemd-fstab-generator
+# would mount the unverified partition on /sysroot; the module's sysroot.mount (early generator
+# directory) wins and the pre-pivot check confirms /sysroot is the mapping.
+test_dracut_systemd_root_uuid_of_data_partition_not_mounted() {
+	local d uuid
+	d=$(vm_workdir dracut-systemd-root-uuid)
+	vm_verity_setup ext4 "$d" >/dev/null || { fail "verity setup"; return; }
+	# shellcheck source=/dev/null
+	. "$d/vars"
+	uuid=$(blkid -o value -s UUID "$DATA") && [ -n "$uuid" ] || { fail "no UUID on $DATA"; return; }
+	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" dracut-systemd-root-uuid "$RD" \
+		"roothash=$ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=UUID=$uuid rootfstype=ext4"
+	vm_assert_booted || return
+	vm_assert_marker "$VM_LOG" main || return
+	vm_assert_root_mapper "$VM_LOG" root ext4 || return
+	vm_assert_log_lacks "$VM_LOG" '(EXT4-fs|SQUASHFS|erofs)[^:]*\(vd[a-z]' \
+		"a file system on an unverified device was mounted"
+}
+
 # shellcheck source=/dev/null
 . /usr/share/shunit2/shunit2
