@@ -140,7 +140,7 @@ demo: deps
 
 bench: all static
 	BUILD=$(abspath $(BUILD)) tests/bench/format.sh
-	BUILD=$(abspath $(BUILD)) tests/bench/boot_dracut.sh
+	BUILD=$(abspath $(BUILD)) tests/bench/boot.sh
 
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(DRACUTDIR)/90verity-init

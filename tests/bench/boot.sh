@@ -1,25 +1,33 @@
 #!/bin/bash
 # shellcheck disable=SC2153 # DATA, HASH, ROOTHASH come from the vars file (vm_verity_setup)
-# Benchmark (not a timed test): dracut images booting the same verity root, issue 5.
+# Benchmark (not a timed test): initramfs variants booting the same verity root, issues 4 and 5.
 #
+#   agent     standalone initramfs: the static verity-init as /init plus the kernel modules
+#   systemd   dracut + systemd + systemd-veritysetup (roothash= + systemd.verity_root_*): the
+#             anchor users compare with
 #   module    dracut shell init + the verity-init module (the test image of dracut_shell_test.sh)
 #   dmsetup   the same dracut module set with a minimal hook instead: one `dmsetup create` with a
 #             precomputed table in the initqueue (the minimal dracut baseline)
-#   systemd   dracut + systemd + systemd-veritysetup (roothash= + systemd.verity_root_*)
 #
 # Same kernel, same ext4 root image, boots alternating between the variants, BENCH_RUNS each;
 # prints the median guest uptime at the root's marker (its /sbin/init), the median time spent in
 # the initramfs (marker minus the kernel's "Run /init" timestamp: the kernel's own start-up,
-# identical for all variants, is the noisiest part on a loaded host), each variant's ratio to the
-# dmsetup baseline, and the initramfs sizes (raw cpio and gzip). Targets: module within 5 % of
-# the dmsetup baseline, and faster than systemd-veritysetup.
+# identical for all variants, is the noisiest part on a loaded host), ratios to the systemd
+# anchor and to the dmsetup baseline, the initramfs sizes (raw cpio and gzip), and the agent's own
+# time from its kmsg record (start to exec of init, module loading and device wait excluded).
+# Targets: agent <= 40 % of systemd; agent's own time <= 50 ms on TCG; module within 5 % of
+# dmsetup and faster than systemd.
 #
-# Environment: BUILD (build dir, with the agent built), BENCH_RUNS (5), VM_* (tests/vm/lib.sh).
+# Environment: BUILD (build dir, with the agent built), BENCH_RUNS (5), BENCH_VARIANTS (all four),
+# VM_* (tests/vm/lib.sh).
 set -uo pipefail
 
 RUNS=${BENCH_RUNS:-5}
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/../vm/lib.sh" || exit 1
+# shellcheck source=tests/vm/agent_lib.sh
+. "$(dirname "$0")/../vm/agent_lib.sh" || exit 1
+VARIANTS=${BENCH_VARIANTS:-agent systemd module dmsetup}
 export VM_ACCEL=tcg   # the anchors in measurements.md are TCG numbers
 
 # The baseline's dracut module: root=/dev/mapper/root, rd.skipfsck, and one initqueue job that
@@ -82,11 +90,17 @@ bench_image() {   # NAME : print the cached image path
 
 echo "bench: $(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), kernel $VM_KVER"
 declare -A IMG
-IMG[module]=$(vm_dracut_image shell) || exit 1
-IMG[dmsetup]=$(bench_image dmsetup) || exit 1
-IMG[systemd]=$(bench_image systemd) || exit 1
+for v in $VARIANTS; do
+	case $v in
+	# shellcheck disable=SC2119 # agent_initramfs without options
+	agent) IMG[agent]=$(agent_initramfs) || exit 1 ;;
+	module) IMG[module]=$(vm_dracut_image shell) || exit 1 ;;
+	dmsetup | systemd) IMG[$v]=$(bench_image "$v") || exit 1 ;;
+	*) echo "bench: unknown variant $v" >&2; exit 2 ;;
+	esac
+done
 
-W=$(vm_workdir bench-dracut)
+W=$(vm_workdir bench-boot)
 vm_verity_setup ext4 "$W" >/dev/null || exit 1
 # shellcheck source=/dev/null
 . "$W/vars"
@@ -95,6 +109,7 @@ TABLE=$(veritysetup dump "$HASH" | awk -v rh="$ROOTHASH" '
 	/^Hash algorithm:/ { alg = $3 } /^Salt:/ { salt = $2 } /^Hash type:/ { t = $3 }
 	END { printf "0,%d,verity,%d,/dev/vda,/dev/vdb,%d,%d,%d,1,%s,%s,%s", n * dbs / 512, t, dbs, hbs, n, alg, rh, salt }')
 declare -A CMD
+CMD[agent]="roothash=$ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root rootfstype=ext4"
 CMD[module]="verity.roothash=$ROOTHASH verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4"
 CMD[dmsetup]="bench.table=$TABLE rootfstype=ext4"
 CMD[systemd]="roothash=$ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root rootfstype=ext4"
@@ -108,14 +123,20 @@ initramfs_time() {
 	awk -v a="$u" -v b="$r" 'BEGIN { printf "%.2f", a - b }'
 }
 
-declare -A T I
+declare -A T I OWN
 for (( i = 1; i <= RUNS; i++ )); do
-	for v in dmsetup module systemd; do
-		if vm_boot --timeout 300 --disk "$DATA" --disk "$HASH" "bench-dracut-$v-$i" "${IMG[$v]}" "${CMD[$v]}" 2>/dev/null &&
+	for v in $VARIANTS; do
+		if vm_boot --timeout 300 --disk "$DATA" --disk "$HASH" "bench-boot-$v-$i" "${IMG[$v]}" "${CMD[$v]}" 2>/dev/null &&
 		   u=$(vm_marker_uptime "$VM_LOG") && t=$(initramfs_time "$VM_LOG"); then
 			T[$v]="${T[$v]:-} $u"
 			I[$v]="${I[$v]:-} $t"
-			echo "bench: run $i $v ${u}s guest uptime, ${t}s in the initramfs (${VM_WALL}s wall, load $(cut -d' ' -f1 /proc/loadavg))"
+			own=""
+			if [ "$v" = agent ]; then
+				own=$(grep -a -o 'agent time [0-9]* ms: [0-9]* ms module loading, [0-9]* ms device wait, [0-9]* ms own' "$VM_LOG" |
+					awk '{ print $13 }')
+				OWN[agent]="${OWN[agent]:-} ${own:-}"
+			fi
+			echo "bench: run $i $v ${u}s guest uptime, ${t}s in the initramfs${own:+, agent's own ${own} ms} (${VM_WALL}s wall, load $(cut -d' ' -f1 /proc/loadavg))"
 		else
 			echo "bench: run $i $v FAILED (log $VM_LOG)"
 		fi
@@ -123,20 +144,28 @@ for (( i = 1; i <= RUNS; i++ )); do
 done
 
 median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
-size_raw() { zcat "$1" | wc -c; }
+size_raw() { zcat "$1" 2>/dev/null | wc -c; }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.3f", a / b; else print "-" }'; }
 # shellcheck disable=SC2086 # word lists on purpose
+anchor_t=$(median ${T[systemd]:-}) anchor_i=$(median ${I[systemd]:-})
+# shellcheck disable=SC2086
 base_t=$(median ${T[dmsetup]:-}) base_i=$(median ${I[dmsetup]:-})
 echo
-echo "| variant | median uptime at root init (s) | ratio | median time in initramfs (s) | ratio | initramfs raw / gzip (MB) |"
-echo "|---|---|---|---|---|---|"
-for v in dmsetup module systemd; do
+echo "| variant | median uptime at root init (s) | vs systemd | vs dmsetup | median time in initramfs (s) | vs systemd | vs dmsetup | initramfs raw / gzip (MB) |"
+echo "|---|---|---|---|---|---|---|---|"
+for v in $VARIANTS; do
 	# shellcheck disable=SC2086
 	m=$(median ${T[$v]:-}) mi=$(median ${I[$v]:-}) n=$(printf '%s\n' ${T[$v]:-} | grep -c .)
-	printf '| %s | %s (n=%s) | %s | %s | %s | %.1f / %.1f |\n' "$v" "${m:--}" "$n" "$(ratio "$m" "$base_t")" \
-		"${mi:--}" "$(ratio "$mi" "$base_i")" \
+	printf '| %s | %s (n=%s) | %s | %s | %s | %s | %s | %.2f / %.2f |\n' "$v" "${m:--}" "$n" \
+		"$(ratio "$m" "$anchor_t")" "$(ratio "$m" "$base_t")" \
+		"${mi:--}" "$(ratio "$mi" "$anchor_i")" "$(ratio "$mi" "$base_i")" \
 		"$(awk -v s="$(size_raw "${IMG[$v]}")" 'BEGIN { print s / 1e6 }')" \
 		"$(awk -v s="$(vm_size "${IMG[$v]}")" 'BEGIN { print s / 1e6 }')"
 done
+if [ -n "${OWN[agent]:-}" ]; then
+	# shellcheck disable=SC2086
+	echo "bench: agent's own time (start to exec of init, modules and device wait excluded): median $(median ${OWN[agent]}) ms over:${OWN[agent]}"
+	echo "bench: static agent $(stat -c %s "$VM_AGENT") bytes stripped"
+fi
 echo "bench: load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
