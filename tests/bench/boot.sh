@@ -91,8 +91,8 @@ bench_image() {   # NAME : print the cached image path
 echo "bench: $(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), kernel $VM_KVER"
 declare -A IMG
 for v in $VARIANTS; do
-	case $v in
 	# shellcheck disable=SC2119 # agent_initramfs without options
+	case $v in
 	agent) IMG[agent]=$(agent_initramfs) || exit 1 ;;
 	module) IMG[module]=$(vm_dracut_image shell) || exit 1 ;;
 	dmsetup | systemd) IMG[$v]=$(bench_image "$v") || exit 1 ;;
@@ -136,7 +136,7 @@ for (( i = 1; i <= RUNS; i++ )); do
 					awk '{ print $13 }')
 				OWN[agent]="${OWN[agent]:-} ${own:-}"
 			fi
-			echo "bench: run $i $v ${u}s guest uptime, ${t}s in the initramfs${own:+, agent's own ${own} ms} (${VM_WALL}s wall, load $(cut -d' ' -f1 /proc/loadavg))"
+			echo "bench: run $i $v ${u}s guest uptime, ${t}s in the initramfs${own:+, agent own time ${own} ms} (${VM_WALL}s wall, load $(cut -d' ' -f1 /proc/loadavg))"
 		else
 			echo "bench: run $i $v FAILED (log $VM_LOG)"
 		fi
