@@ -104,7 +104,7 @@ vi_udev_announce() {
     # a static agent's libdevmapper cannot wait for udev: let the kernel's event finish first
     udevadm settle --timeout=10 > /dev/null 2>&1
     [ -L "/dev/disk/by-id/dm-name-$1" ] && return 0
-    for _dm in /sys/block/dm-*; do
+    for _dm in "${VI_SYSBLOCK:-/sys/block}"/dm-*; do
         [ -r "$_dm/dm/name" ] || continue
         read -r _name < "$_dm/dm/name" || continue
         [ "$_name" = "$1" ] || continue
@@ -282,14 +282,17 @@ vi_path_in_root() {
 # vi_check_root_device NEWROOT NAME: is the filesystem mounted on NEWROOT the mapping
 # /dev/mapper/NAME? (root= or an fstab generator could have mounted something else.)
 vi_check_root_device() {
-    local _node _want _got _id _pid _mm _rest _mp
-    _node=$(readlink -f "/dev/mapper/$2" 2> /dev/null)
-    _want=$(cat "/sys/class/block/${_node##*/}/dev" 2> /dev/null)
+    local _dm _want _got _id _pid _mm _rest _mp
+    _want=
+    for _dm in "${VI_SYSBLOCK:-/sys/block}"/dm-*; do
+        [ "$(cat "$_dm/dm/name" 2> /dev/null)" = "$2" ] || continue
+        _want=$(cat "$_dm/dev" 2> /dev/null)
+    done
     _got=
     # the last line for NEWROOT is the mount on top
     while read -r _id _pid _mm _rest _mp _rest; do
         [ "$_mp" = "$1" ] && _got=$_mm
-    done < /proc/self/mountinfo
+    done < "${VI_MOUNTINFO:-/proc/self/mountinfo}"
     if [ -z "$_want" ] || [ "$_got" != "$_want" ]; then
         VI_ROOT_ERROR="$1 is device ${_got:-none}, not the verified mapping /dev/mapper/$2 (${_want:-absent})"
         return 1

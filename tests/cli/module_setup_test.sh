@@ -349,6 +349,23 @@ test_malformed_command_line_fails_closed() {
 	assertFalse "setup never ran" "[ -e '$SHUNIT_TMPDIR/setup.args' ]"
 }
 
+test_root_device_check_wants_the_mapping_on_newroot() {
+	local sb=$SHUNIT_TMPDIR/sysblock mi=$SHUNIT_TMPDIR/mountinfo out
+	rm -rf "$sb" && mkdir -p "$sb/dm-0/dm" "$sb/dm-1/dm"
+	echo other >"$sb/dm-0/dm/name" && echo 254:0 >"$sb/dm-0/dev"
+	echo root >"$sb/dm-1/dm/name" && echo 254:1 >"$sb/dm-1/dev"
+	printf '%s\n' '22 1 0:21 / /proc rw - proc proc rw' \
+		'40 1 253:0 / /sysroot ro,relatime - ext4 /dev/vda ro' \
+		'41 40 254:1 / /sysroot ro,relatime - ext4 /dev/mapper/root ro' >"$mi"
+	out=$(VI_SYSBLOCK=$sb VI_MOUNTINFO=$mi run_glue "vi_check_root_device /sysroot root && echo ok")
+	assertEquals "the top mount of /sysroot is the mapping" ok "$out"
+	sed -i '$d' "$mi"
+	out=$(VI_SYSBLOCK=$sb VI_MOUNTINFO=$mi run_glue "vi_check_root_device /sysroot root || echo \"\$VI_ROOT_ERROR\"")
+	assertEquals "/sysroot is device 253:0, not the verified mapping /dev/mapper/root (254:1)" "$out"
+	out=$(VI_SYSBLOCK=$sb VI_MOUNTINFO=$mi run_glue "vi_check_root_device /sysroot absent || echo \"\$VI_ROOT_ERROR\"")
+	assertContains "no mapping at all" "$out" "(absent)"
+}
+
 test_init_check_resolves_links_inside_the_new_root() {
 	local r=$SHUNIT_TMPDIR/newroot out
 	rm -rf "$r" && mkdir -p "$r/usr/lib/systemd" "$r/sbin" "$r/bin"

@@ -133,7 +133,10 @@ test_superblockless_refused_without_policy() {
 	vm_assert_booted || return
 	vm_assert_no_marker "$VM_LOG" || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: policy: .*superblock' || return
-	agent_assert_fallback "$VM_LOG" poweroff
+	# nothing of a refused command line is used, its verity.fail=poweroff neither: the
+	# (policy-less) default, panic
+	vm_assert_log_lacks "$VM_LOG" 'fallback: poweroff' "the refused line's fail action was used" || return
+	agent_assert_fallback "$VM_LOG" panic
 }
 
 test_dm_mod_create_table() {
