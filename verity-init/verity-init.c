@@ -46,6 +46,7 @@ struct agent {
 	uint64_t t_start_ms;
 	uint64_t wait_ms;          /* time spent waiting for devices (excluded from agent time) */
 	uint64_t modules_ms;       /* time in finit_module (the kernel's module init) */
+	uint64_t mark_ms[4];       /* own time per step: early mounts, set-up, mount, switch */
 	bool devkmsg_restore;      /* we lifted /dev/kmsg rate limiting: put it back */
 	/* the failure being handled */
 	enum vi_stage stage;
@@ -330,21 +331,27 @@ static int switch_and_exec(struct agent *a)
 {
 	struct verity_err err = { "" };
 	char *argv[] = { a->cfg.init, NULL };
+	uint64_t t0 = now_ms(), total;
 	int r;
 
 	r = vi_switch_root(NEWROOT, &err);
+	a->mark_ms[3] = now_ms() - t0;
 	if (r < 0) {
 		a->stage = VI_STAGE_SWITCH;
 		a->reason = err;
 		kmsg_log(&a->log, KMSG_ERR, "switch root failed: %s", err.msg);
 		return r;
 	}
+	total = now_ms() - a->t_start_ms;
 	kmsg_log(&a->log, KMSG_NOTICE,
 		 "exec %s (agent time %llu ms: %llu ms module loading, %llu ms device wait, "
-		 "%llu ms own)",
-		 a->cfg.init, (unsigned long long)(now_ms() - a->t_start_ms),
-		 (unsigned long long)a->modules_ms, (unsigned long long)a->wait_ms,
-		 (unsigned long long)(now_ms() - a->t_start_ms - a->wait_ms - a->modules_ms));
+		 "%llu ms own = %llu early mounts + %llu set-up + %llu mount and init read + "
+		 "%llu switch + rest)",
+		 a->cfg.init, (unsigned long long)total, (unsigned long long)a->modules_ms,
+		 (unsigned long long)a->wait_ms,
+		 (unsigned long long)(total - a->wait_ms - a->modules_ms),
+		 (unsigned long long)a->mark_ms[0], (unsigned long long)a->mark_ms[1],
+		 (unsigned long long)a->mark_ms[2], (unsigned long long)a->mark_ms[3]);
 	devkmsg_restore(a);
 	execv(a->cfg.init, argv);
 	r = -errno;
@@ -362,13 +369,17 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 {
 	struct vi_activation act;
 	struct verity_err ignored;
+	uint64_t t0 = now_ms(), w0 = a->wait_ms;
 	int r;
 
 	*ret_switched = false;
 	r = activate(a, t, &act);
 	if (r < 0)
 		return r;
+	a->mark_ms[1] = now_ms() - t0 - (a->wait_ms - w0);
+	t0 = now_ms();
 	r = mount_and_check(a, t, &act);
+	a->mark_ms[2] = now_ms() - t0;
 	if (r < 0) {
 		if (!act.reused)
 			vi_dm_remove(t->name, &ignored);
@@ -490,6 +501,7 @@ static int run_pid1(struct agent *a)
 	mount_api(a);
 	devkmsg_unlimit(a);
 	kmsg_open(&a->log, 2);
+	a->mark_ms[0] = now_ms() - a->t_start_ms;
 	kmsg_log(&a->log, KMSG_NOTICE, "verity-init " VERITY_INIT_VERSION " start (t=%llu ms)",
 		 (unsigned long long)a->t_start_ms);
 	t0 = now_ms();
