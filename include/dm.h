@@ -29,7 +29,9 @@ void vi_dm_init(enum vi_dm_nodes nodes);
  * (module not loaded), -EIO when device-mapper itself is unavailable. */
 int vi_dm_target_version(const char *target, uint32_t ret_version[3], struct verity_err *err);
 
-/* Whether a mapping NAME exists; its device number in *ret_devno when it does. */
+/* Whether a mapping NAME exists; its device number in *ret_devno when it does. An existing
+ * mapping that is suspended, writable, without a live table or with an inactive table loaded
+ * is -EBUSY with err set (*ret_exists is true): it cannot be reused. */
 int vi_dm_exists(const char *name, bool *ret_exists, dev_t *ret_devno, struct verity_err *err);
 
 /* Create NAME as one read-only `verity` target of `sectors` sectors with `params`, resumed, and

@@ -103,6 +103,19 @@ int vi_dm_exists(const char *name, bool *ret_exists, dev_t *ret_devno, struct ve
 	*ret_exists = info.exists;
 	if (info.exists && ret_devno)
 		*ret_devno = makedev((unsigned)info.major, (unsigned)info.minor);
+	/* An existing mapping is only worth reusing when what it serves now is all it can serve:
+	 * live, read-only, and no loaded inactive table that a resume would swap in. */
+	if (info.exists && (info.suspended || !info.read_only || !info.live_table ||
+			    info.inactive_table)) {
+		if (err)
+			snprintf(err->msg, sizeof(err->msg),
+				 "mapping %s exists but is %s: refused", name,
+				 info.suspended	       ? "suspended"
+				 : !info.read_only     ? "writable"
+				 : !info.live_table    ? "without a live table"
+						       : "holding an inactive table");
+		r = -EBUSY;
+	}
 out:
 	dm_task_destroy(dmt);
 	return r;

@@ -38,6 +38,7 @@
 #endif
 
 #define NEWROOT "/sysroot"
+#define VI_MAX_INIT_ARGS 32   /* the kernel passes at most MAX_INIT_ARGS (32) */
 
 struct agent {
 	struct kmsg log;
@@ -47,6 +48,8 @@ struct agent {
 	uint64_t wait_ms;          /* time spent waiting for devices (excluded from agent time) */
 	uint64_t modules_ms;       /* time in finit_module (the kernel's module init) */
 	uint64_t mark_ms[4];       /* own time per step: early mounts, set-up, mount, switch */
+	int init_argc;             /* PID 1: the kernel's arguments for init ("single", after --) */
+	char **init_argv;
 	bool devkmsg_restore;      /* we lifted /dev/kmsg rate limiting: put it back */
 	/* the failure being handled */
 	enum vi_stage stage;
@@ -330,9 +333,14 @@ fail:
 static int switch_and_exec(struct agent *a)
 {
 	struct verity_err err = { "" };
-	char *argv[] = { a->cfg.init, NULL };
+	char *argv[VI_MAX_INIT_ARGS + 2] = { a->cfg.init };
 	uint64_t t0 = now_ms(), total;
-	int r;
+	int r, n = 1;
+
+	/* the kernel hands init its arguments through us: pass them on (runlevels, "single") */
+	for (int i = 1; i < a->init_argc && n <= VI_MAX_INIT_ARGS; i++)
+		argv[n++] = a->init_argv[i];
+	argv[n] = NULL;
 
 	r = vi_switch_root(NEWROOT, &err);
 	a->mark_ms[3] = now_ms() - t0;
@@ -631,8 +639,11 @@ int main(int argc, char **argv)
 
 	vi_config_init(&a.cfg);
 	vi_policy_init(&a.policy);
-	if (getpid() == 1)
+	if (getpid() == 1) {
+		a.init_argc = argc;
+		a.init_argv = argv;
 		return run_pid1(&a);
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -13,7 +13,7 @@ oneTimeSetUp() {
 	vm_require_tools qemu-system-x86_64 veritysetup mkfs.ext4 cpio modprobe busybox || exit 1
 	[ -x "$VM_AGENT" ] || { vm_die "no $VM_AGENT (make static)"; exit 1; }
 	RD=$SHUNIT_TMPDIR/setup-initrd.img
-	vm_initramfs --busybox --no-dmsetup --file "$VM_AGENT" /bin/verity-init \
+	vm_initramfs --busybox --file "$VM_AGENT" /bin/verity-init \
 		"$RD" "$VM_SRCDIR/init-agent-setup.sh" || exit 1
 }
 
@@ -29,11 +29,14 @@ test_setup_reuse_refuse_status() {
 	vm_assert_log_contains "$VM_LOG" '^SETUP2 rc=0 out=/dev/mapper/root' "second setup failed" || return
 	vm_assert_log_contains "$VM_LOG" 'a different mapping named root exists already: refused' || return
 	vm_assert_log_contains "$VM_LOG" '^SETUP3 rc=1' "setup with another root hash did not fail" || return
+	vm_assert_log_contains "$VM_LOG" 'mapping root exists but is suspended: refused' || return
+	vm_assert_log_contains "$VM_LOG" '^SETUP4 rc=1' "setup reused a suspended mapping" || return
 	vm_assert_log_contains "$VM_LOG" "^STATUS table=1 254:0 254:16 4096 4096 [0-9]+ 1 sha256 $rh " || return
 	vm_assert_log_contains "$VM_LOG" '^STATUS verdict=verified' || return
 	# the refused third setup is what the status file describes now
 	vm_assert_log_contains "$VM_LOG" '^STATUS agent.result=failed' || return
 	vm_assert_log_contains "$VM_LOG" '^STATUS agent.stage=activate' || return
+	vm_assert_log_contains "$VM_LOG" '^STATUS agent.reason=mapping root exists but is suspended' || return
 	vm_assert_marker "$VM_LOG" main || return
 	vm_assert_root_mapper "$VM_LOG" root ext4
 }

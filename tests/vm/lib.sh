@@ -168,6 +168,7 @@ if [ -r /run/verity-init/status ]; then
 	while read -r line; do echo "VERITY-TEST-STATUS \$line"; done </run/verity-init/status
 fi
 echo "VERITY-TEST-CMDLINE \$(cat /proc/cmdline)"
+echo "VERITY-TEST-ARGS \$*"
 poweroff -f
 EOF
 }
