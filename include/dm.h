@@ -34,11 +34,12 @@ int vi_dm_target_version(const char *target, uint32_t ret_version[3], struct ver
  * is -EBUSY with err set (*ret_exists is true): it cannot be reused. */
 int vi_dm_exists(const char *name, bool *ret_exists, dev_t *ret_devno, struct verity_err *err);
 
-/* Create NAME as one read-only `verity` target of `sectors` sectors with `params`, resumed, and
+/* Create NAME (with dm UUID uuid unless NULL or empty, at minor unless < 0, as dm-mod.create=
+ * asks) as one read-only `verity` target of `sectors` sectors with `params`, resumed, and
  * make /dev/mapper/NAME. -EEXIST when NAME exists; -EINVAL/-EIO with err set (the kernel's own
  * reason is in the kernel log). */
-int vi_dm_create_verity(const char *name, uint64_t sectors, const char *params,
-			dev_t *ret_devno, struct verity_err *err);
+int vi_dm_create_verity(const char *name, const char *uuid, int minor, uint64_t sectors,
+			const char *params, dev_t *ret_devno, struct verity_err *err);
 
 /* Table of a single-target mapping: its target type and parameters. -ENXIO: no such mapping;
  * -EINVAL: not exactly one target. */

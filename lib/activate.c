@@ -195,7 +195,9 @@ static int create_or_reuse(const struct vi_target *t, uint64_t sectors,
 	if (r < 0)
 		return r;
 	if (!exists)
-		return vi_dm_create_verity(t->name, sectors, a->table, &a->devno, err);
+		return vi_dm_create_verity(t->name, t->from_dm_create ? t->dm_uuid : NULL,
+					   t->from_dm_create ? t->dm_minor : -1, sectors, a->table,
+					   &a->devno, err);
 	r = vi_dm_table(t->name, type, sizeof(type), params, sizeof(params), &len, err);
 	if (r < 0)
 		return r;

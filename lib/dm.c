@@ -121,8 +121,8 @@ out:
 	return r;
 }
 
-int vi_dm_create_verity(const char *name, uint64_t sectors, const char *params,
-			dev_t *ret_devno, struct verity_err *err)
+int vi_dm_create_verity(const char *name, const char *uuid, int minor, uint64_t sectors,
+			const char *params, dev_t *ret_devno, struct verity_err *err)
 {
 	struct dm_task *dmt;
 	struct dm_info info;
@@ -142,6 +142,8 @@ int vi_dm_create_verity(const char *name, uint64_t sectors, const char *params,
 	if (!dmt)
 		return fail(err, -ENOMEM, "creating", name);
 	if (!dm_task_set_name(dmt, name) || !dm_task_set_ro(dmt) ||
+	    (uuid && *uuid && !dm_task_set_uuid(dmt, uuid)) ||
+	    (minor >= 0 && !dm_task_set_minor(dmt, minor)) ||
 	    !dm_task_add_target(dmt, 0, sectors, "verity", params) ||
 	    !dm_task_set_add_node(dmt, DM_ADD_NODE_ON_CREATE)) {
 		r = fail(err, -EINVAL, "preparing mapping", name);

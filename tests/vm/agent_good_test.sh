@@ -150,8 +150,11 @@ test_dm_mod_create_table() {
 	# vda = 254:0, vdb = 254:16 (virtio-blk, 16 minors per disk); hash start 1 = after the
 	# veritysetup superblock.
 	vm_boot --disk "$d/data.img" --disk "$d/hash.img" agent-dmcreate "$RD_WEAK" \
-		"dm-mod.create=\"root,,,ro,0 $(( blocks * 8 )) verity 1 254:0 254:16 4096 4096 $blocks 1 sha256 $rh $VM_VERITY_SALT\" root=/dev/dm-0"
-	good agent-dmcreate ext4
+		"dm-mod.create=\"root,verity-test-uuid,7,ro,0 $(( blocks * 8 )) verity 1 254:0 254:16 4096 4096 $blocks 1 sha256 $rh $VM_VERITY_SALT\" root=/dev/dm-7"
+	good agent-dmcreate ext4 || return
+	# dm-mod.create's <uuid> and <minor> are honoured, as dm-init does
+	vm_assert_log_contains "$VM_LOG" '^VERITY-TEST-DM dm-7 root uuid=verity-test-uuid' \
+		"the mapping is not dm-7 with the given uuid"
 }
 
 # The hash disk is hot-plugged once the agent has loaded its modules (and so is about to look for

@@ -169,6 +169,9 @@ if [ -r /run/verity-init/status ]; then
 fi
 echo "VERITY-TEST-CMDLINE \$(cat /proc/cmdline)"
 echo "VERITY-TEST-ARGS \$*"
+for d in /sys/block/dm-*; do
+	[ -r "\$d/dm/name" ] && echo "VERITY-TEST-DM \${d##*/} \$(cat "\$d/dm/name") uuid=\$(cat "\$d/dm/uuid")"
+done
 poweroff -f
 EOF
 }
