@@ -26,7 +26,7 @@
 
 #include "geometry.h"
 
-#define DEFAULT_CHUNK   (2u << 20)
+#define DEFAULT_CHUNK   (512u << 10)   /* swept 256 KiB - 2 MiB: 512 KiB was best */
 #define MAX_THREADS     256u
 #define MAX_BUFFERS     (32u << 20)
 #define PROGRESS_NS     200000000L
