@@ -4,7 +4,7 @@
 # (identical mapping: reused), then with another corruption option (same root hash, so the
 # pre-flight check passes, but a different table under the same name: refused), then while the
 # mapping is suspended (refused), and reports with "verity-init status". Every outcome is printed for the test to assert on.
-export PATH=/bin:/sbin
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
