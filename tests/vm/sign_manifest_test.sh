@@ -165,7 +165,9 @@ test_required_signature_missing_refused() {
 	vm_assert_no_marker "$VM_LOG" || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: policy: a signed root hash is required' || return
 	vm_assert_log_lacks "$VM_LOG" 'device-mapper: verity: sha256' "a verity target was created" || return
-	agent_assert_fallback "$VM_LOG" poweroff
+	# the refused command line's verity.fail=poweroff is not used: the policy's default, panic
+	vm_assert_log_lacks "$VM_LOG" 'fallback: poweroff' "the refused line's fail action was used" || return
+	agent_assert_fallback "$VM_LOG" panic
 }
 
 # shellcheck source=/dev/null
