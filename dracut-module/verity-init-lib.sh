@@ -45,6 +45,11 @@ vi_load() {
     if [ $_rc -ne 0 ]; then
         VI_PARSE_ERROR=$(vi_lastline "$(cat "$VI_RUNDIR/parse.err")")
         VI_PARSE_ERROR=${VI_PARSE_ERROR:-"verity-init parse failed (exit $_rc)"}
+        # a refused line is not used; what the agent prints instead is the defaults plus the
+        # initramfs policy (its fail actions), quoted for the shell like any parse output
+        VERITY_FAIL=
+        eval "$_out"
+        VERITY_NAME=root
         return 2
     fi
     # The agent quotes every value for the shell (lib/config_print.c), so eval is safe here.

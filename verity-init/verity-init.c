@@ -577,6 +577,9 @@ static int run_parse(struct agent *a, const char *cmdline, bool shell)
 
 	if (r < 0) {
 		fprintf(stderr, "verity-init: %s\n", a->reason.msg);
+		/* for the dracut hooks: what applies instead (defaults + the policy's fail actions) */
+		if (shell)
+			vi_config_print(stdout, &a->cfg, VI_PRINT_SHELL);
 		return EXIT_FAILURE;
 	}
 	return vi_config_print(stdout, &a->cfg, shell ? VI_PRINT_SHELL : VI_PRINT_KV) < 0

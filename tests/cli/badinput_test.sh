@@ -270,6 +270,21 @@ fail=panic
 "
 }
 
+# A refused command line is not used at all: `parse --shell` (what the dracut hooks eval) exits 1
+# and prints the defaults plus the policy instead, never the refused line's fail list or root.
+testRefusedCommandLineIsNotUsed() {
+	[ ! -e /etc/verity-init.conf ] || { echo "skip: host has /etc/verity-init.conf"; return 0; }
+	local rc
+	out=$("$VI" parse --shell --cmdline "verity.roothash=$RH verity.data=/dev/vda verity.options=ignore-corruption verity.fail=reboot verity.recovery.roothash=$RH verity.recovery.data=/dev/vdc" 2>/dev/null)
+	rc=$?
+	assertEquals "refused" 1 "$rc"
+	assertContains "$out" "VERITY_FAIL='panic'"
+	assertContains "$out" "VERITY_ENABLED='0'"
+	assertContains "$out" "VERITY_RECOVERY_ENABLED='0'"
+	assertNotContains "$out" "reboot"
+	assertNotContains "$out" "$RH"
+}
+
 testCommandLineSyntaxRefused() {
 	big=$(head -c 5000 /dev/zero | tr '\0' 'a')
 	refused_parse "oversized command line" "longer than 4096" "x=$big"

@@ -347,6 +347,12 @@ test_malformed_command_line_fails_closed() {
 	assertContains "the agent's reason is logged" "$(cat "$SHUNIT_TMPDIR/kmsg")" "root verification failed: verity-init parse failed"
 	assertEquals "default policy: panic" c "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
 	assertFalse "setup never ran" "[ -e '$SHUNIT_TMPDIR/setup.args' ]"
+	# the agent prints what applies instead: the policy's fail actions (never the refused line's)
+	rm -f "$SHUNIT_TMPDIR/sysrq"
+	PARSE_OUT="VERITY_ENABLED='0'
+VERITY_FAIL='poweroff'"
+	PARSE_RC=1 run_glue "vi_setup" >/dev/null
+	assertEquals "the policy's fail action" o "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
 }
 
 test_root_device_check_wants_the_mapping_on_newroot() {
