@@ -320,6 +320,7 @@ enum slot {
 	S_ENABLE, S_FAIL, S_TIMEOUT, S_SIG, S_MANIFEST, S_REQSIG, S_DMCREATE,
 	S_ROOT, S_ROOTFSTYPE, S_ROOTFLAGS, S_INIT, S_RO,
 	S_UNSUPPORTED,
+	S_EXTRA_MOUNT,
 	S__MAX
 };
 
@@ -347,6 +348,11 @@ static const struct key keys[] = {
 	{ "systemd.verity_usr_data",      S_UNSUPPORTED,  K_RD },
 	{ "systemd.verity_usr_hash",      S_UNSUPPORTED,  K_RD },
 	{ "systemd.verity_usr_options",   S_UNSUPPORTED,  K_RD },
+	/* systemd-fstab-generator would mount these into the new root (init may come from /usr) */
+	{ "mount.usr",                    S_EXTRA_MOUNT,  K_RD },
+	{ "mount.usrfstype",              S_EXTRA_MOUNT,  K_RD },
+	{ "mount.usrflags",               S_EXTRA_MOUNT,  K_RD },
+	{ "systemd.mount-extra",          S_EXTRA_MOUNT,  K_RD },
 	{ "verity.roothash",              S_ROOTHASH,     K_RD | K_CASEI },
 	{ "verity.data",                  S_DATA,         K_RD },
 	{ "verity.hash",                  S_HASHDEV,      K_RD },
@@ -436,6 +442,9 @@ static int collect(const struct vi_cmdline_tok *t, struct slotval slots[S__MAX],
 	}
 	if (k->slot == S_UNSUPPORTED)
 		return vi_err(err, "'%s': verity for /usr is not supported by verity-init", kn);
+	if (k->slot == S_EXTRA_MOUNT)
+		return vi_err(err, "'%s' would mount an unverified filesystem into the verified root; "
+			      "list it in the root's own /etc/fstab", kn);
 	if (k->flags & K_FLAG) {
 		if (t->val)
 			return 0;   /* "ro=..." is not the kernel's "ro" either */

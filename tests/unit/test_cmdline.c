@@ -469,6 +469,12 @@ static void test_rejections(void **state)
 	bad("systemd.verity_root_dta=/dev/vda", "unknown key");
 	bad("usrhash=" H, "/usr is not supported");
 	bad("systemd.verity_usr_data=/dev/vda", "/usr is not supported");
+	/* fstab-generator would mount these into the new root, unverified */
+	bad("mount.usr=/dev/vdb", "'mount.usr' would mount an unverified filesystem");
+	bad("mount.usrfstype=ext4", "unverified filesystem");
+	bad("rd.mount.usrflags=rw", "unverified filesystem");
+	bad("rd.systemd.mount-extra=/dev/vdb:/sysroot/usr", "unverified filesystem");
+	bad("systemd.mount-extra=/dev/vdb:/usr:ext4", "unverified filesystem");
 	/* values */
 	bad("verity.data", "needs a value");
 	bad("roothash", "needs a value");
