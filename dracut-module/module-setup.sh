@@ -65,7 +65,7 @@ install() {
         return 1
     }
     inst_binary "$_agent" /usr/sbin/verity-init
-    inst_multiple udevadm tr cat readlink sed mv cp umount dmsetup
+    inst_multiple udevadm tr cat sed mv cp mount umount dmsetup
     inst_simple "$moddir/verity-init-lib.sh" /lib/verity-init-lib.sh
     inst_script "$moddir/verity-init-dracut.sh" /sbin/verity-init-dracut
     chmod 0755 "$initdir"/sbin/verity-init-dracut

@@ -158,10 +158,11 @@ vi_status_set() {
 }
 
 # vi_recovery: the `recovery` action. Sets up the recovery root (verity.recovery.*) under the
-# main root's mapping name, so the root= dracut waits for and mounts is the recovery root. When
-# the main root was already mounted (VI_NEWROOT, pre-pivot: its init was refused) it is unmounted
-# and removed first, and the recovery root is mounted and its init checked in its place (shell
-# init only: under systemd, /sysroot belongs to sysroot.mount). Used once per boot.
+# main root's mapping name, so the root= dracut waits for and mounts is the recovery root. In
+# pre-pivot (VI_NEWROOT: what was mounted there, or its init, was refused) anything still mounted
+# there is unmounted and the mapping removed first, and the recovery root is mounted and its init
+# checked in its place (shell init only: under systemd, /sysroot belongs to sysroot.mount). Used
+# once per boot.
 vi_recovery() {
     local _line _err _rc
     if [ "${VERITY_RECOVERY_ENABLED:-0}" != 1 ]; then
@@ -178,7 +179,7 @@ vi_recovery() {
             vi_log "action recovery: not available under systemd once /sysroot is mounted" 4
             return 1
         fi
-        umount "$VI_NEWROOT" || return 1
+        vi_umount_root "$VI_NEWROOT" || return 1
     fi
     if [ -e "/dev/mapper/$VERITY_NAME" ]; then
         dmsetup remove "$VERITY_NAME" || return 1
@@ -202,7 +203,7 @@ vi_recovery() {
         mount -o ro "/dev/mapper/$VERITY_NAME" "$VI_NEWROOT" || return 1
         if ! vi_check_init "$VI_NEWROOT" "${VERITY_INIT:-/sbin/init}"; then
             vi_log "recovery root refused: $VI_INIT_ERROR" 2
-            umount "$VI_NEWROOT"
+            vi_umount_root "$VI_NEWROOT"
             return 1
         fi
     fi
@@ -264,62 +265,35 @@ vi_fail() {
     while :; do sleep 3600; done
 }
 
-# vi_path_in_root ROOT PATH: PATH with its symlinks resolved inside ROOT (absolute link targets
-# are relative to ROOT, not to the initramfs), printed as ROOT-relative path.
-vi_path_in_root() {
-    local _root="$1" _p="$2" _l _n=0
-    while [ -L "$_root$_p" ]; do
-        _n=$((_n + 1))
-        [ $_n -le 40 ] || return 1
-        _l=$(readlink "$_root$_p") || return 1
-        case "$_l" in
-            /*) _p=$_l ;;
-            *) _p="${_p%/*}/$_l" ;;
-        esac
-    done
-    printf '%s\n' "$_p"
-}
-
-# vi_check_init ROOT PATH: read the init program completely once. dm-verity checks each block
-# when it is read, so a tampered init would only fail at exec, after the switch, when nothing
-# can fall back any more; read now, it fails while the policy can still be applied.
-# shellcheck disable=SC2034 # VI_INIT_ERROR is read by the caller
-# vi_check_root_device NEWROOT NAME: is the filesystem mounted on NEWROOT the mapping
-# /dev/mapper/NAME? (root= or an fstab generator could have mounted something else.)
-vi_check_root_device() {
-    local _dm _want _got _id _pid _mm _rest _mp
-    _want=
-    for _dm in "${VI_SYSBLOCK:-/sys/block}"/dm-*; do
-        [ "$(cat "$_dm/dm/name" 2> /dev/null)" = "$2" ] || continue
-        _want=$(cat "$_dm/dev" 2> /dev/null)
-    done
-    _got=
-    # the last line for NEWROOT is the mount on top
-    while read -r _id _pid _mm _rest _mp _rest; do
-        [ "$_mp" = "$1" ] && _got=$_mm
+# vi_mounted DIR: is something mounted on DIR?
+vi_mounted() {
+    local _id _pid _mm _root _mp _rest
+    while read -r _id _pid _mm _root _mp _rest; do
+        [ "$_mp" = "$1" ] && return 0
     done < "${VI_MOUNTINFO:-/proc/self/mountinfo}"
-    if [ -z "$_want" ] || [ "$_got" != "$_want" ]; then
-        VI_ROOT_ERROR="$1 is device ${_got:-none}, not the verified mapping /dev/mapper/$2 (${_want:-absent})"
-        return 1
-    fi
-    return 0
+    return 1
 }
 
+# vi_umount_root DIR: unmount DIR with everything mounted inside it (nothing that is not the
+# verified root may stay there), if anything is mounted.
+vi_umount_root() {
+    vi_mounted "$1" || return 0
+    umount -R "$1" 2> /dev/null || umount -l "$1"
+}
+
+# vi_check_init ROOT PATH: ROOT must be the mapping /dev/mapper/$VERITY_NAME (root= or an fstab
+# generator could have mounted something else) and the init program must come from it (not from
+# a /usr mounted inside it), read completely once: dm-verity checks each block when it is read,
+# so a tampered init would only fail at exec, after the switch, when nothing can fall back any
+# more. The agent resolves PATH inside ROOT (openat2 RESOLVE_IN_ROOT) and compares devices.
+# shellcheck disable=SC2034 # VI_INIT_ERROR is read by the caller
 vi_check_init() {
-    local _p
-    _p=$(vi_path_in_root "$1" "$2") || {
-        VI_INIT_ERROR="init $2: too many symbolic links"
-        return 1
-    }
-    if [ ! -f "$1$_p" ]; then
-        VI_INIT_ERROR="init $2 not found on the verified root"
-        return 1
-    fi
-    if ! cat -- "$1$_p" > /dev/null 2>&1; then
-        VI_INIT_ERROR="init $2 cannot be read (corrupted block refused by dm-verity?)"
-        return 1
-    fi
-    return 0
+    local _err
+    _err=$("$VI_AGENT" check-init --name "$VERITY_NAME" --init "$2" "$1" 2>&1 > /dev/null) && return 0
+    _err=$(vi_lastline "$_err")
+    VI_INIT_ERROR=${_err#verity-init: }
+    VI_INIT_ERROR=${VI_INIT_ERROR:-"verity-init check-init failed"}
+    return 1
 }
 
 # vi_setup: create the mapping with the agent, announce it to udev; on failure apply the policy.
@@ -330,7 +304,11 @@ vi_setup() {
     case $_rc in
         0) ;;
         1) return 0 ;;
-        *) vi_fail "${VI_PARSE_ERROR:-malformed command line}" ;;
+        *)
+            # returns only when the policy's recovery root was set up in its place
+            vi_fail "${VI_PARSE_ERROR:-malformed command line}"
+            return 0
+            ;;
     esac
     _missing=
     for _dev in $(vi_devices); do

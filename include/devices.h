@@ -25,6 +25,9 @@ struct vi_dev {
 /* Whether spec has one of the accepted forms (a "/dev/" path or a known TAG= with a value). */
 bool vi_dev_spec_valid(const char *spec);
 
+/* "MAJ:MIN" in decimal (dm-mod.create= tables, sysfs "dev" files): digits only, in range. */
+bool vi_parse_majmin(const char *s, dev_t *ret);
+
 /* One scan of /sys/class/block: every device not yet found whose spec now matches exactly one
  * block device is opened. Device-mapper devices are never candidates (our own mappings carry
  * the same filesystem UUID and label as their data device).

@@ -17,7 +17,9 @@ int vi_mount_root(const char *source, dev_t expect, const char *target, const ch
 
 /* Check that init (an absolute path inside root, symlinks resolved inside root) is a regular
  * executable file, and read it to the end once: dm-verity checks blocks when they are read,
- * so a corrupted init fails here (-EIO) while a fallback is still possible, not at exec. */
-int vi_init_check(const char *root, const char *init, struct verity_err *err);
+ * so a corrupted init fails here (-EIO) while a fallback is still possible, not at exec.
+ * expect (0: not checked): root and init must both be on this device (-EXDEV), so init cannot
+ * come from another filesystem mounted inside the root. */
+int vi_init_check(const char *root, const char *init, dev_t expect, struct verity_err *err);
 
 #endif

@@ -38,8 +38,7 @@ static const struct {
 	{ "PARTLABEL=", TAG_PARTLABEL, "PART_ENTRY_NAME", false },
 };
 
-/* "MAJ:MIN" in decimal (dm-mod.create= tables, sysfs "dev" files): digits only, in range. */
-static bool parse_majmin(const char *s, dev_t *ret)
+bool vi_parse_majmin(const char *s, dev_t *ret)
 {
 	const char *colon = strchr(s, ':');
 	uint32_t maj, min;
@@ -59,7 +58,7 @@ static enum tag_kind spec_kind(const char *spec, const char **ret_value, unsigne
 		*ret_value = spec;
 		return TAG_PATH;
 	}
-	if (parse_majmin(spec, &devno)) {
+	if (vi_parse_majmin(spec, &devno)) {
 		*ret_value = spec;
 		return TAG_MAJMIN;
 	}
@@ -239,7 +238,7 @@ static int list_devices(struct devlist *l, struct verity_err *err)
 		if (read_small(dirfd(dir), path, buf, sizeof(buf)) < 0 || !strcmp(buf, "0"))
 			continue;
 		snprintf(path, sizeof(path), "%.63s/dev", de->d_name);
-		if (read_small(dirfd(dir), path, buf, sizeof(buf)) < 0 || !parse_majmin(buf, &devno))
+		if (read_small(dirfd(dir), path, buf, sizeof(buf)) < 0 || !vi_parse_majmin(buf, &devno))
 			continue;
 		if (l->n == cap) {
 			struct blockdev *v;
@@ -368,7 +367,7 @@ int vi_devs_scan(struct vi_dev *devs, unsigned n, struct verity_err *err)
 			char kname[VI_DEV_NAME_MAX];
 			dev_t devno = 0;
 
-			parse_majmin(value, &devno);
+			vi_parse_majmin(value, &devno);
 			r = majmin_name(devno, kname, sizeof(kname));
 			if (r == -ENOENT) {
 				if (!missing++)

@@ -103,7 +103,7 @@ int vi_mount_root(const char *source, dev_t expect, const char *target, const ch
 	return r;
 }
 
-int vi_init_check(const char *root, const char *init, struct verity_err *err)
+int vi_init_check(const char *root, const char *init, dev_t expect, struct verity_err *err)
 {
 	struct open_how how = {
 		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY,
@@ -124,6 +124,12 @@ int vi_init_check(const char *root, const char *init, struct verity_err *err)
 		snprintf(err->msg, sizeof(err->msg), "cannot open %s: %s", root, strerror(-r));
 		return r;
 	}
+	if (expect && (fstat(rootfd, &st) < 0 || st.st_dev != expect)) {
+		snprintf(err->msg, sizeof(err->msg), "%s is not the verified mapping (%u:%u)", root,
+			 major(expect), minor(expect));
+		r = -EXDEV;
+		goto out_root;
+	}
 	/* absolute symlinks (/sbin/init -> /lib/systemd/systemd) must resolve inside root */
 	fd = (int)syscall(SYS_openat2, rootfd, init, &how, sizeof(how));
 	if (fd < 0 && errno == ENOSYS)
@@ -137,6 +143,14 @@ int vi_init_check(const char *root, const char *init, struct verity_err *err)
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111)) {
 		snprintf(err->msg, sizeof(err->msg), "init %.100s is not an executable file", init);
 		r = -ENOEXEC;
+		goto out;
+	}
+	/* a filesystem mounted inside the root (a /usr from elsewhere) is not verified by it */
+	if (expect && st.st_dev != expect) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "init %.100s is on device %u:%u, not on the verified mapping (%u:%u)", init,
+			 major(st.st_dev), minor(st.st_dev), major(expect), minor(expect));
+		r = -EXDEV;
 		goto out;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0)

@@ -21,6 +21,7 @@
 
 #include "activate.h"
 #include "config.h"
+#include "devices.h"
 #include "digest.h"
 #include "dm.h"
 #include "hex.h"
@@ -313,7 +314,7 @@ static int mount_and_check(struct agent *a, const struct vi_target *t,
 		a->stage = VI_STAGE_MOUNT;
 		goto fail;
 	}
-	r = vi_init_check(NEWROOT, a->cfg.init, &err);
+	r = vi_init_check(NEWROOT, a->cfg.init, act->devno, &err);
 	if (r < 0) {
 		a->stage = VI_STAGE_INIT;
 		umount2(NEWROOT, MNT_DETACH);
@@ -587,6 +588,47 @@ static int run_parse(struct agent *a, const char *cmdline, bool shell)
 		       : EXIT_SUCCESS;
 }
 
+/* `check-init`: the dracut module's pre-pivot check. ROOT must be the mapping (or MAJ:MIN) and
+ * init must be read completely from it: not from another filesystem mounted inside it. */
+static int run_check_init(int argc, char **argv)
+{
+	const char *name = VI_DEFAULT_NAME, *device = NULL, *init = "/sbin/init", *root = NULL;
+	struct verity_err err = { "" };
+	dev_t devno = 0;
+	bool exists = false;
+	int i;
+
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--name") && i + 1 < argc)
+			name = argv[++i];
+		else if (!strcmp(argv[i], "--device") && i + 1 < argc)
+			device = argv[++i];
+		else if (!strcmp(argv[i], "--init") && i + 1 < argc)
+			init = argv[++i];
+		else if (argv[i][0] != '-' && !root)
+			root = argv[i];
+		else
+			return -EINVAL;
+	}
+	if (!root)
+		return -EINVAL;
+	if (device) {
+		if (!vi_parse_majmin(device, &devno) || !devno) {
+			fprintf(stderr, "verity-init: --device %s: not MAJ:MIN\n", device);
+			return EXIT_FAILURE;
+		}
+	} else if (vi_dm_exists(name, &exists, &devno, &err) < 0 || !exists) {
+		fprintf(stderr, "verity-init: %s is not the verified mapping: %s\n", root,
+			err.msg[0] ? err.msg : "no mapping of that name");
+		return EXIT_FAILURE;
+	}
+	if (vi_init_check(root, init, devno, &err) < 0) {
+		fprintf(stderr, "verity-init: %s\n", err.msg);
+		return EXIT_FAILURE;
+	}
+	return 0;
+}
+
 static int run_status(const char *name)
 {
 	struct verity_err err = { "" };
@@ -628,6 +670,7 @@ static void usage(FILE *f)
 	      "       verity-init setup [--cmdline STRING]\n"
 	      "       verity-init parse [--cmdline STRING] [--shell]\n"
 	      "       verity-init status [NAME]\n"
+	      "       verity-init check-init [--name NAME | --device MAJ:MIN] [--init PATH] ROOT\n"
 	      "       verity-init --help | --version\n"
 	      "See verity-init(8).\n",
 	      f);
@@ -665,6 +708,15 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		return run_status(argc == 3 ? argv[2] : VI_DEFAULT_NAME);
+	}
+	if (!strcmp(argv[1], "check-init")) {
+		int r = run_check_init(argc, argv);
+
+		if (r < 0) {
+			usage(stderr);
+			return 2;
+		}
+		return r;
 	}
 	for (i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--cmdline") && i + 1 < argc) {

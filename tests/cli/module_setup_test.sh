@@ -234,7 +234,12 @@ run_glue() {
 #!/bin/sh
 case "\$1" in
 parse) cat "$SHUNIT_TMPDIR/parse.out"; exit \${PARSE_RC:-0} ;;
-setup) echo "\$*" >"$SHUNIT_TMPDIR/setup.args"; echo "\${SETUP_ERR:-}" >&2; exit \${SETUP_RC:-0} ;;
+setup) echo "\$*" >"$SHUNIT_TMPDIR/setup.args"; echo x >>"$SHUNIT_TMPDIR/setup.count"
+	echo "\${SETUP_ERR:-}" >&2; exit \${SETUP_RC:-0} ;;
+check-init) echo "\$*" >>"$SHUNIT_TMPDIR/check.args"
+	# the first CHECK_FAILS calls fail with CHECK_ERR
+	[ "\$(wc -l <"$SHUNIT_TMPDIR/check.args")" -gt "\${CHECK_FAILS:-0}" ] && exit 0
+	echo "\${CHECK_ERR:-}" >&2; exit 1 ;;
 esac
 EOF
 	chmod 0755 "$SHUNIT_TMPDIR/fake-agent"
@@ -248,6 +253,8 @@ wait_for_dev() { echo "wait_for_dev \$1"; }
 emergency_shell() { echo "emergency_shell \$*"; }
 udevadm() { :; }
 dev_unit_name() { printf '%s' "\${1#/}" | sed 's/-/\\\\x2d/g; s,/,-,g'; }
+umount() { echo "umount \$*" >>"$SHUNIT_TMPDIR/mounts.log"; }
+mount() { echo "mount \$*" >>"$SHUNIT_TMPDIR/mounts.log"; }
 EOF
 	(
 		cd "$SHUNIT_TMPDIR" || exit 1
@@ -355,46 +362,93 @@ VERITY_FAIL='poweroff'"
 	assertEquals "the policy's fail action" o "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
 }
 
-test_root_device_check_wants_the_mapping_on_newroot() {
-	local sb=$SHUNIT_TMPDIR/sysblock mi=$SHUNIT_TMPDIR/mountinfo out
-	rm -rf "$sb" && mkdir -p "$sb/dm-0/dm" "$sb/dm-1/dm"
-	echo other >"$sb/dm-0/dm/name" && echo 254:0 >"$sb/dm-0/dev"
-	echo root >"$sb/dm-1/dm/name" && echo 254:1 >"$sb/dm-1/dev"
+test_init_check_asks_the_agent_for_mapping_and_init() {
+	local out
+	out=$(run_glue "VERITY_NAME=vroot; vi_check_init /sysroot /bin/init && echo ok")
+	assertEquals ok "$out"
+	assertEquals "check-init --name vroot --init /bin/init /sysroot" "$(cat "$SHUNIT_TMPDIR/check.args")"
+	rm -f "$SHUNIT_TMPDIR/check.args"
+	out=$(CHECK_FAILS=1 CHECK_ERR="verity-init[1]: a log line
+verity-init: init /sbin/init is on device 0:33, not on the verified mapping (254:0)" \
+		run_glue "VERITY_NAME=root; vi_check_init /sysroot /sbin/init || echo \"\$VI_INIT_ERROR\"")
+	assertEquals "the agent's last line is the reason" \
+		"init /sbin/init is on device 0:33, not on the verified mapping (254:0)" "$out"
+}
+
+test_umount_root_only_what_is_mounted() {
+	local mi=$SHUNIT_TMPDIR/mountinfo
 	printf '%s\n' '22 1 0:21 / /proc rw - proc proc rw' \
-		'40 1 253:0 / /sysroot ro,relatime - ext4 /dev/vda ro' \
-		'41 40 254:1 / /sysroot ro,relatime - ext4 /dev/mapper/root ro' >"$mi"
-	out=$(VI_SYSBLOCK=$sb VI_MOUNTINFO=$mi run_glue "vi_check_root_device /sysroot root && echo ok")
-	assertEquals "the top mount of /sysroot is the mapping" ok "$out"
-	sed -i '$d' "$mi"
-	out=$(VI_SYSBLOCK=$sb VI_MOUNTINFO=$mi run_glue "vi_check_root_device /sysroot root || echo \"\$VI_ROOT_ERROR\"")
-	assertEquals "/sysroot is device 253:0, not the verified mapping /dev/mapper/root (254:1)" "$out"
-	out=$(VI_SYSBLOCK=$sb VI_MOUNTINFO=$mi run_glue "vi_check_root_device /sysroot absent || echo \"\$VI_ROOT_ERROR\"")
-	assertContains "no mapping at all" "$out" "(absent)"
+		'40 1 254:1 / /sysroot ro,relatime - ext4 /dev/mapper/root ro' \
+		'41 40 253:2 / /sysroot/usr ro,relatime - ext4 /dev/vdb ro' >"$mi"
+	VI_MOUNTINFO=$mi run_glue "vi_umount_root /sysroot; vi_umount_root /sysroot/absent" >/dev/null
+	assertEquals "the root and what is mounted inside it, nothing else" "umount -R /sysroot" \
+		"$(cat "$SHUNIT_TMPDIR/mounts.log")"
 }
 
-test_init_check_resolves_links_inside_the_new_root() {
-	local r=$SHUNIT_TMPDIR/newroot out
-	rm -rf "$r" && mkdir -p "$r/usr/lib/systemd" "$r/sbin" "$r/bin"
-	echo "#!/bin/sh" >"$r/usr/lib/systemd/systemd"
-	ln -s /usr/lib/systemd/systemd "$r/sbin/init"        # absolute: inside the new root
-	ln -s ../usr/lib/systemd/systemd "$r/bin/init-rel"   # relative
-	ln -s /sbin/init "$r/bin/init-chain"
-	out=$(run_glue "vi_path_in_root '$r' /sbin/init; vi_path_in_root '$r' /bin/init-rel;
-		vi_path_in_root '$r' /bin/init-chain; vi_check_init '$r' /bin/init-chain && echo readable")
-	assertEquals "/usr/lib/systemd/systemd
-/bin/../usr/lib/systemd/systemd
-/usr/lib/systemd/systemd
-readable" "$out"
+# the pre-pivot hook, sourced as dracut does (shell init: no DRACUT_SYSTEMD)
+run_prepivot() {
+	local mi=$SHUNIT_TMPDIR/mountinfo
+	printf '%s\n' '40 1 254:1 / /sysroot ro,relatime - ext4 /dev/mapper/root ro' >"$mi"
+	VI_MOUNTINFO=$mi run_glue "NEWROOT=/sysroot; $1; . '$MOD/verity-init-check-init.sh'; echo hook-done"
 }
 
-test_init_check_refuses_missing_and_looping_init() {
-	local r=$SHUNIT_TMPDIR/newroot2 out
-	rm -rf "$r" && mkdir -p "$r/sbin"
-	out=$(run_glue "vi_check_init '$r' /sbin/init || echo \"\$VI_INIT_ERROR\"")
-	assertEquals "init /sbin/init not found on the verified root" "$out"
-	ln -s /sbin/init "$r/sbin/init"
-	out=$(run_glue "vi_check_init '$r' /sbin/init || echo \"\$VI_INIT_ERROR\"")
-	assertEquals "init /sbin/init: too many symbolic links" "$out"
+test_prepivot_good_root_switches() {
+	local out
+	PARSE_OUT="VERITY_ENABLED=1"
+	out=$(run_prepivot :)
+	assertContains "$out" hook-done
+	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "init /sbin/init read completely from the verified root"
+	assertFalse "nothing unmounted" "[ -e '$SHUNIT_TMPDIR/mounts.log' ]"
+	assertFalse "no action" "[ -e '$SHUNIT_TMPDIR/sysrq' ]"
+}
+
+test_prepivot_refused_root_unmounted_and_recovery_mounted_in_its_place() {
+	local out
+	PARSE_OUT="VERITY_ENABLED=1
+VERITY_FAIL=recovery,reboot
+VERITY_RECOVERY_ENABLED=1
+VERITY_RECOVERY_ROOTHASH=cdcd
+VERITY_RECOVERY_DATA=/dev/vdc"
+	out=$(CHECK_FAILS=1 CHECK_ERR="verity-init: /sysroot is not the verified mapping (254:1)" run_prepivot :)
+	assertContains "recovery took over: the boot goes on" "$out" hook-done
+	assertFalse "no reboot, no panic" "[ -e '$SHUNIT_TMPDIR/sysrq' ]"
+	assertEquals "unmounted, then the recovery root mounted on NEWROOT" "umount -R /sysroot
+umount -R /sysroot
+mount -o ro /dev/mapper/root /sysroot" "$(cat "$SHUNIT_TMPDIR/mounts.log")"
+	assertEquals "the recovery root's init checked too" 2 "$(wc -l <"$SHUNIT_TMPDIR/check.args")"
+	assertContains "$(cat "$SHUNIT_TMPDIR/run/status")" "reason=/sysroot is not the verified mapping (254:1)"
+	assertContains "$(cat "$SHUNIT_TMPDIR/run/status")" "booted=cdcd"
+}
+
+test_prepivot_refused_line_never_switches() {
+	PARSE_OUT="VERITY_FAIL=poweroff"
+	PARSE_RC=1 run_prepivot : >/dev/null
+	assertEquals "unmounted" "umount -R /sysroot" "$(head -n 1 "$SHUNIT_TMPDIR/mounts.log")"
+	assertEquals "the policy's action" o "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
+	assertFalse "no init check" "[ -e '$SHUNIT_TMPDIR/check.args' ]"
+}
+
+test_prepivot_refused_line_after_recovery_checks_the_recovery_root() {
+	local out
+	PARSE_OUT="VERITY_FAIL=recovery"
+	out=$(PARSE_RC=1 run_prepivot "mkdir -p \"\$VI_RUNDIR\"; : >\"\$VI_RUNDIR/dracut-recovery\"
+		printf 'result=failed\nbooted=cdcd\n' >\"\$VI_RUNDIR/status\"")
+	assertContains "$out" hook-done
+	assertEquals "check-init --name root --init /sbin/init /sysroot" "$(cat "$SHUNIT_TMPDIR/check.args")"
+	assertFalse "kept mounted" "[ -e '$SHUNIT_TMPDIR/mounts.log' ]"
+	assertFalse "no action" "[ -e '$SHUNIT_TMPDIR/sysrq' ]"
+}
+
+test_setup_refused_line_stops_after_the_policys_recovery() {
+	local out
+	PARSE_OUT="VERITY_FAIL=recovery
+VERITY_RECOVERY_ENABLED=1
+VERITY_RECOVERY_ROOTHASH=cdcd
+VERITY_RECOVERY_DATA=/dev/vdc"
+	out=$(PARSE_RC=1 run_glue "vi_setup && echo set-up")
+	assertEquals set-up "$(printf '%s\n' "$out" | tail -n 1)"
+	assertEquals "only the recovery root was set up" 1 "$(wc -l <"$SHUNIT_TMPDIR/setup.count")"
+	assertContains "$(cat "$SHUNIT_TMPDIR/setup.args")" "verity.roothash=cdcd"
 }
 
 test_fail_recovery_sets_up_the_recovery_root_under_the_main_name() {
@@ -472,6 +526,30 @@ test_generator_overrides_root_naming_the_data_partition() {
 		"[ -e '$SHUNIT_TMPDIR/gen/sysroot.mount' ]"
 }
 
+test_generator_mount_options_are_the_ones_the_agent_accepted() {
+	local m
+	PARSE_OUT="VERITY_ENABLED=1
+VERITY_ROOTFSTYPE=erofs
+VERITY_ROOTFLAGS=noatime"
+	run_generator "roothash=ab systemd.verity_root_data=/dev/vda rootfstype=erofs rootflags=noatime"
+	m=$(cat "$SHUNIT_TMPDIR/gen-early/sysroot.mount" 2>/dev/null)
+	assertContains "$m" "Type=erofs"
+	assertContains "$m" "Options=noatime,ro"
+	PARSE_OUT="VERITY_ENABLED=1
+VERITY_ROOTFSTYPE=erofs,ext4"
+	run_generator "roothash=ab systemd.verity_root_data=/dev/vda rootfstype=erofs,ext4"
+	assertContains "a list is probed" "$(cat "$SHUNIT_TMPDIR/gen-early/sysroot.mount")" "Type=auto"
+	# a refused line: nothing of it is used (the agent prints the defaults, but never trust that)
+	PARSE_OUT="VERITY_ROOTFSTYPE=ext4
+VERITY_ROOTFLAGS=logdev=/dev/vdb"
+	PARSE_RC=1 run_generator "roothash=zz rootfstype=ext4 rootflags=logdev=/dev/vdb"
+	m=$(cat "$SHUNIT_TMPDIR/gen-early/sysroot.mount" 2>/dev/null)
+	assertContains "$m" "What=/dev/mapper/root"
+	assertContains "$m" "Type=auto"
+	assertContains "$m" "Options=ro"
+	assertNotContains "$m" "logdev"
+}
+
 test_generator_without_verity_fails_closed_unless_the_policy_allows_it() {
 	PARSE_OUT="VERITY_ENABLED=0
 VERITY_OFF_ALLOWED=1"
@@ -489,8 +567,9 @@ VERITY_OFF_ALLOWED=1"
 }
 
 tearDown() {
-	rm -rf "$SHUNIT_TMPDIR/sysrq" "$SHUNIT_TMPDIR/kmsg" "$SHUNIT_TMPDIR/setup.args" "$SHUNIT_TMPDIR/run"
-	unset PARSE_RC SETUP_RC SETUP_ERR TEST_RDSHELL
+	rm -rf "$SHUNIT_TMPDIR/sysrq" "$SHUNIT_TMPDIR/kmsg" "$SHUNIT_TMPDIR/setup.args" "$SHUNIT_TMPDIR/run" \
+		"$SHUNIT_TMPDIR/setup.count" "$SHUNIT_TMPDIR/check.args" "$SHUNIT_TMPDIR/mounts.log"
+	unset PARSE_RC SETUP_RC SETUP_ERR TEST_RDSHELL CHECK_FAILS CHECK_ERR
 }
 
 test_module_scripts_pass_shellcheck() {

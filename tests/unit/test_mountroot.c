@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -121,18 +122,24 @@ static void test_init_check(void **state)
 {
 	struct verity_err err = { "" };
 	char path[256];
+	struct stat st;
 
 	(void)state;
-	assert_int_equal(vi_init_check(root, "/sbin/init", &err), 0);
-	assert_int_equal(vi_init_check(root, "/sbin/missing", &err), -ENOENT);
+	assert_int_equal(vi_init_check(root, "/sbin/init", 0, &err), 0);
+	assert_int_equal(vi_init_check(root, "/sbin/missing", 0, &err), -ENOENT);
 	assert_non_null(strstr(err.msg, "/sbin/missing"));
-	assert_int_equal(vi_init_check(root, "/sbin/noexec", &err), -ENOEXEC);
-	assert_int_equal(vi_init_check(root, "/sbin", &err), -ENOEXEC);
-	assert_int_equal(vi_init_check(root, "sbin/init", &err), -EINVAL);
+	assert_int_equal(vi_init_check(root, "/sbin/noexec", 0, &err), -ENOEXEC);
+	assert_int_equal(vi_init_check(root, "/sbin", 0, &err), -ENOEXEC);
+	assert_int_equal(vi_init_check(root, "sbin/init", 0, &err), -EINVAL);
 	/* ".." cannot climb out of the root */
 	snprintf(path, sizeof(path), "%s/sbin/escape", root);
 	assert_int_equal(symlink("../../../../../../bin/sh", path), 0);
-	assert_int_equal(vi_init_check(root, "/sbin/escape", &err), -ENOENT);
+	assert_int_equal(vi_init_check(root, "/sbin/escape", 0, &err), -ENOENT);
+	/* expected device: the root's own passes, any other is refused */
+	assert_int_equal(stat(root, &st), 0);
+	assert_int_equal(vi_init_check(root, "/sbin/init", st.st_dev, &err), 0);
+	assert_int_equal(vi_init_check(root, "/sbin/init", makedev(254, 77), &err), -EXDEV);
+	assert_non_null(strstr(err.msg, "is not the verified mapping (254:77)"));
 }
 
 int main(void)

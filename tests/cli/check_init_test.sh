@@ -1,0 +1,83 @@
+#!/bin/sh
+# `verity-init check-init`, the dracut module's pre-pivot check, on the host: init is resolved
+# inside ROOT, read completely, and both ROOT and init must be on the expected device (--device
+# MAJ:MIN here; --name NAME in the initramfs). The case of init on a filesystem mounted inside
+# the root (a /usr from elsewhere) needs root and mount(2); it is skipped otherwise.
+# Environment: BUILD = build directory.
+# shellcheck disable=SC2317  # test functions and helpers are called by shunit2
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+VI=$BUILD/verity-init
+
+oneTimeSetUp() {
+	[ -x "$VI" ] || { echo "verity-init not built in $BUILD" >&2; exit 1; }
+	R=$SHUNIT_TMPDIR/newroot
+	mkdir -p "$R/usr/lib/systemd" "$R/sbin" "$R/bin"
+	printf '#!/bin/sh\necho init\n' >"$R/usr/lib/systemd/systemd"
+	chmod 0755 "$R/usr/lib/systemd/systemd"
+	ln -s /usr/lib/systemd/systemd "$R/sbin/init"   # absolute: resolved inside the new root
+	ln -s /sbin/init "$R/bin/init-chain"
+	DEV=$(stat -c '%Hd:%Ld' "$R")
+}
+
+tearDown() {
+	umount "$R/usr" 2>/dev/null
+	return 0
+}
+
+# check ARGS... : run check-init; prints "rc=N" and stderr's last line.
+check() {
+	err=$("$VI" check-init "$@" 2>&1 >/dev/null)
+	echo "rc=$? $(printf '%s\n' "$err" | tail -n 1)"
+}
+
+test_init_on_the_expected_device_passes() {
+	assertEquals "absolute link inside the root" "rc=0 " "$(check --device "$DEV" "$R")"
+	assertEquals "chain of links" "rc=0 " "$(check --device "$DEV" --init /bin/init-chain "$R")"
+}
+
+test_other_device_refused() {
+	out=$(check --device 254:77 "$R")
+	assertEquals "rc=1 verity-init: $R is not the verified mapping (254:77)" "$out"
+}
+
+test_missing_or_unusable_init_refused() {
+	out=$(check --device "$DEV" --init /sbin/missing "$R")
+	assertContains "$out" "rc=1 verity-init: init /sbin/missing not usable in the new root"
+	out=$(check --device "$DEV" --init /usr "$R")
+	assertEquals "rc=1 verity-init: init /usr is not an executable file" "$out"
+}
+
+test_no_mapping_of_that_name_refused() {
+	out=$(check --name "vitest-absent-$$" "$R")
+	assertContains "$out" "rc=1 verity-init: $R is not the verified mapping"
+}
+
+test_usage_errors() {
+	"$VI" check-init >/dev/null 2>&1
+	assertEquals "no ROOT" 2 $?
+	"$VI" check-init --device "$DEV" "$R" "$R" >/dev/null 2>&1
+	assertEquals "two ROOTs" 2 $?
+	"$VI" check-init --bogus "$R" >/dev/null 2>&1
+	assertEquals "unknown option" 2 $?
+	out=$(check --device 7 "$R")
+	assertEquals "rc=1 verity-init: --device 7: not MAJ:MIN" "$out"
+}
+
+test_init_on_a_filesystem_mounted_inside_the_root_refused() {
+	if [ "$(id -u)" -ne 0 ] || ! mount -t tmpfs vitest "$R/usr" 2>/dev/null; then
+		startSkipping
+		echo "skip: cannot mount a tmpfs (not root?)"
+		return
+	fi
+	mkdir -p "$R/usr/lib/systemd"
+	printf '#!/bin/sh\necho not verified\n' >"$R/usr/lib/systemd/systemd"
+	chmod 0755 "$R/usr/lib/systemd/systemd"
+	out=$(check --device "$DEV" "$R")
+	assertContains "a /usr mounted over the root's" "$out" "rc=1 verity-init: init /sbin/init is on device 0:"
+	assertContains "$out" "not on the verified mapping ($DEV)"
+}
+
+# shellcheck disable=SC1091
+. /usr/share/shunit2/shunit2
