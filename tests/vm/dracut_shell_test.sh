@@ -105,7 +105,7 @@ test_dracut_shell_tampered_init_refused() {
 	vm_assert_booted || return
 	vm_assert_log_contains "$VM_LOG" "device-mapper: verity: [0-9]+:[0-9]+: data block $(( off / 4096 )) is corrupted" \
 		"dm-verity did not report the corrupted block" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: root verification failed: init /sbin/init cannot be read' \
+	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: root verification failed: reading init /sbin/init failed: Input/output error' \
 		"pre-pivot check did not refuse init" || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: action: recovery' \
 		"verity.fail=recovery not applied" || return
@@ -113,7 +113,7 @@ test_dracut_shell_tampered_init_refused() {
 	vm_assert_marker "$VM_LOG" recovery || return
 	vm_assert_root_mapper "$VM_LOG" root ext4 || return
 	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS result=failed' "status does not say failed" || return
-	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS reason=init /sbin/init cannot be read' \
+	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS reason=reading init /sbin/init failed: Input/output error' \
 		"status lacks the reason" || return
 	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS action=recovery' "status lacks the action" || return
 	assert_no_unverified_mount
