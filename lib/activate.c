@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* One verity target from configuration to a verified, read-only mapping (setup steps 1-6). */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -95,6 +96,10 @@ static int resolve_params(const struct vi_target *t, const struct vi_dev *data,
 			ret->data_blocks = data->size / ret->data_block_size;
 		return verity_params_validate(ret, err);
 	}
+	/* One request for the superblock and the block after it, the tree's top block with the
+	 * usual 4 KiB hash blocks, which the pre-flight reads next (devices are opened with
+	 * FADV_RANDOM: no readahead otherwise). A hint only: correctness never depends on it. */
+	(void)posix_fadvise(hash->fd, (off_t)t->params.hash_offset, 2 * 4096, POSIX_FADV_WILLNEED);
 	n = pread(hash->fd, buf, sizeof(buf), (off_t)t->params.hash_offset);
 	if (n != (ssize_t)sizeof(buf)) {
 		snprintf(err->msg, sizeof(err->msg),

@@ -126,6 +126,9 @@ static int open_dev(struct vi_dev *d, const char *path, dev_t devno, const char 
 		set_err(err, "cannot read the size of %s: %s", path, strerror(-r));
 		goto out_close;
 	}
+	/* We read two small blocks (superblock, top hash block): no readahead of 128 KiB each,
+	 * which the kernel's own reads (dm-bufio) would not use anyway. */
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
 	d->fd = fd;
 	d->devno = st.st_rdev;
 	d->size = size;
