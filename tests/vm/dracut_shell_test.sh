@@ -119,6 +119,38 @@ test_dracut_shell_tampered_init_refused() {
 	assert_no_unverified_mount
 }
 
+# A /usr listed in the verified root's fstab on another, unverified device: dracut's usrmount
+# mounts it in pre-pivot (priority 50) and /sbin/init -> /usr/sbin/init would run from it. The
+# module's check (priority 90) finds init on a device other than the mapping and refuses.
+test_dracut_shell_init_on_unverified_usr_refused() {
+	local t rh
+	D=$(vm_workdir dracut-shell-usr)
+	t=$D/tree
+	rm -rf "$t" && vm_rootfs_tree "$t/root" main || { fail "root tree"; return; }
+	mkdir -p "$t/root/usr/sbin" "$t/usr/sbin" &&
+		mv "$t/root/sbin/init" "$t/root/usr/sbin/init" &&
+		ln -s /usr/sbin/init "$t/root/sbin/init" &&
+		echo "/dev/vdc /usr ext4 ro 0 0" >"$t/root/etc/fstab" &&
+		vm_root_init_script unverified >"$t/usr/sbin/init" && chmod 0755 "$t/usr/sbin/init" &&
+		vm_mkfs ext4 "$t/root" "$D/data.img" && vm_mkfs ext4 "$t/usr" "$D/usr.img" ||
+		{ fail "images"; return; }
+	rm -f "$D/hash.img"
+	rh=$(vm_verity_format "$VM_VERITY_TOOL" "$D/data.img" "$D/hash.img") || { fail "format"; return; }
+	RD_USR=${RD_USR:-$(vm_dracut_image shell-usrmount)} || { fail "dracut image"; return; }
+	vm_boot --timeout "$DR_TIMEOUT" --disk "$D/data.img" --disk "$D/hash.img" --disk "$D/usr.img" \
+		dracut-shell-usr "$RD_USR" \
+		"verity.roothash=$rh verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4 verity.fail=reboot"
+	vm_assert_booted || return
+	vm_assert_log_contains "$VM_LOG" 'EXT4-fs \(vdc\)' "usrmount did not mount the unverified /usr" || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" \
+		'verity-init-dracut: root verification failed: init /sbin/init is on device [0-9]+:[0-9]+, not on the verified mapping' \
+		"pre-pivot check did not refuse init from /usr" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: action: reboot' \
+		"verity.fail=reboot not applied" || return
+	vm_assert_log_contains "$VM_LOG" 'sysrq: Resetting' "the kernel did not reboot"
+}
+
 # The hash device is hot-added only once the setup job reports it is waiting for it
 # (vm_boot --hotadd log:REGEX), so the device is late by construction.
 test_dracut_shell_late_device() {

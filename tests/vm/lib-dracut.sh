@@ -102,12 +102,14 @@ vm_dracut_key() {
 #   shell    dracut's shell init: VM_DRACUT_MODULES + verity-init
 #   systemd  systemd in the initramfs: VM_DRACUT_MODULES_SYSTEMD + systemd-veritysetup +
 #            verity-init (both verity setups present: the module must keep systemd's out)
+#   shell-usrmount  shell + dracut's usrmount (mounts the root fstab's /usr in pre-pivot)
 vm_dracut_image() {
 	local flavour=$1 out key
 	out=$VM_CACHE/dracut-$flavour-$VM_KVER.img
 	key=$(vm_dracut_key "$flavour")
 	case $flavour in
 	shell) vm_cached "$key" "$out" vm_dracut_initramfs "$out.tmp" ;;
+	shell-usrmount) vm_cached "$key" "$out" vm_dracut_initramfs "$out.tmp" -m usrmount ;;
 	systemd) vm_cached "$key" "$out" vm_dracut_initramfs "$out.tmp" \
 		-m "$VM_DRACUT_MODULES_SYSTEMD systemd-veritysetup verity-init" ;;
 	*) vm_die "vm_dracut_image: unknown flavour '$flavour'"; return 1 ;;
