@@ -15,7 +15,15 @@ case $? in
     2)
         # malformed: the setup job reports it and applies the failure policy (fail closed)
         VERITY_NAME=root
+        VERITY_ROOTFSTYPE=
+        VERITY_ROOTFLAGS=
         vi_log "command line refused: $VI_PARSE_ERROR" 3
+        # a refused rd.break / rd.shell: apply the policy now, before dracut's next breakpoint
+        # opens the shell (rd.break=cmdline came before any hook: see docs/security.md)
+        if [ "${VERITY_SHELL_ALLOWED:-0}" != 1 ] \
+            && { getarg rd.break -d rdbreak > /dev/null || getargbool 0 rd.shell -d -y rdshell; }; then
+            vi_fail "command line refused: $VI_PARSE_ERROR"
+        fi
         ;;
 esac
 
@@ -28,13 +36,20 @@ esac
 root="block:/dev/mapper/$VERITY_NAME"
 # shellcheck disable=SC2034 # read by dracut after the cmdline hooks
 rootok=1
-# read-only: the first mount is ro already, and a later rw remount cannot succeed on dm-verity
-rflags="${rflags:+$rflags,}ro"
+# Mount options as the agent accepted them (none of a refused line's), read-only: the first
+# mount is ro already, and a later rw remount cannot succeed on dm-verity.
+# shellcheck disable=SC2034 # both read by dracut's mount-root
+fstype=${VERITY_ROOTFSTYPE:-auto}
+# shellcheck disable=SC2034
+rflags="${VERITY_ROOTFLAGS:+$VERITY_ROOTFLAGS,}ro"
 
 # fsck cannot open a read-only device for repair, and the verified root needs none: behave as
 # if rd.skipfsck had been given (mount-root.sh reads it through getargbool).
 [ -d "$VI_CMDLINE_D" ] || mkdir -p "$VI_CMDLINE_D"
 echo "rd.skipfsck" > "$VI_CMDLINE_D/90verity-init.conf"
+# dracut's emergency shell (on by default) only where the image's policy allows a shell; the
+# kernel command line cannot turn it back on (the agent refuses rd.shell and rd.break then)
+[ "${VERITY_SHELL_ALLOWED:-0}" = 1 ] || echo "rd.shell=0" >> "$VI_CMDLINE_D/90verity-init.conf"
 
 for _vi_dev in $(vi_devices); do
     wait_for_dev "$_vi_dev"

@@ -14,7 +14,11 @@ _vi_rc=$?
 # a refused command line whose policy booted the recovery root (in setup): check that root
 if [ $_vi_rc = 2 ] && [ -e "$VI_RUNDIR/dracut-recovery" ] \
     && [ -n "$(sed -n 's/^booted=//p' "$VI_RUNDIR/status" 2> /dev/null)" ]; then
-    _vi_rc=0
+    # dracut runs the refused line's init= (or real_init=, rd.distroinit=): that is what to check
+    if ! getarg real_init= > /dev/null && ! getarg rd.distroinit= > /dev/null; then
+        _vi_rc=0
+        VERITY_INIT=$(getarg init=)
+    fi
 fi
 case $_vi_rc in
     0)

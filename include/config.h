@@ -131,6 +131,9 @@ struct vi_config {
 	bool timeout_given;                       /* verity.timeout= was on the command line */
 	bool ro;                                  /* "ro" seen (we always mount read-only) */
 	bool shell_dropped;                       /* vi_policy_apply removed "shell" */
+	bool shell_requested;                     /* rd.break, rd.shell=1 (dracut's root shells) */
+	char shell_key[16];                       /* the first such key, for the refusal */
+	bool shell_allowed;                       /* the policy's allow_shell */
 	bool recovery_dropped;                    /* vi_policy_apply removed a policy "recovery"
 	                                           * default: no recovery root configured */
 };

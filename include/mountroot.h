@@ -22,4 +22,9 @@ int vi_mount_root(const char *source, dev_t expect, const char *target, const ch
  * come from another filesystem mounted inside the root. */
 int vi_init_check(const char *root, const char *init, dev_t expect, struct verity_err *err);
 
+/* The system's code directories (/usr, /bin, /sbin, /lib, /lib64, symlinks resolved inside
+ * root) that exist must be on device expect: a /usr mounted from elsewhere would put
+ * unverified libraries and programs under the verified init (-EXDEV). */
+int vi_root_dirs_check(const char *root, dev_t expect, struct verity_err *err);
+
 #endif

@@ -321,6 +321,8 @@ enum slot {
 	S_ROOT, S_ROOTFSTYPE, S_ROOTFLAGS, S_INIT, S_RO,
 	S_UNSUPPORTED,
 	S_EXTRA_MOUNT,
+	S_OTHER_INIT,
+	S_SHELL,
 	S__MAX
 };
 
@@ -353,6 +355,17 @@ static const struct key keys[] = {
 	{ "mount.usrfstype",              S_EXTRA_MOUNT,  K_RD },
 	{ "mount.usrflags",               S_EXTRA_MOUNT,  K_RD },
 	{ "systemd.mount-extra",          S_EXTRA_MOUNT,  K_RD },
+	/* dracut's: a fallback root and an xfs log device, both unverified */
+	{ "rootfallback",                 S_EXTRA_MOUNT,  0 },
+	{ "root.journaldev",              S_EXTRA_MOUNT,  0 },
+	/* dracut runs these before init=: an init that nobody checked */
+	{ "real_init",                    S_OTHER_INIT,   0 },
+	{ "rd.distroinit",                S_OTHER_INIT,   0 },
+	/* dracut's root shells: allowed only by the initramfs policy (vi_policy_check) */
+	{ "rd.break",                     S_SHELL,        0 },
+	{ "rdbreak",                      S_SHELL,        0 },
+	{ "rd.shell",                     S_SHELL,        K_BOOL },
+	{ "rdshell",                      S_SHELL,        K_BOOL },
 	{ "verity.roothash",              S_ROOTHASH,     K_RD | K_CASEI },
 	{ "verity.data",                  S_DATA,         K_RD },
 	{ "verity.hash",                  S_HASHDEV,      K_RD },
@@ -443,8 +456,24 @@ static int collect(const struct vi_cmdline_tok *t, struct slotval slots[S__MAX],
 	if (k->slot == S_UNSUPPORTED)
 		return vi_err(err, "'%s': verity for /usr is not supported by verity-init", kn);
 	if (k->slot == S_EXTRA_MOUNT)
-		return vi_err(err, "'%s' would mount an unverified filesystem into the verified root; "
-			      "list it in the root's own /etc/fstab", kn);
+		return vi_err(err, "'%s' would mount an unverified filesystem in or as the root; a "
+			      "separate /usr is not verified either: keep it on the verified root", kn);
+	if (k->slot == S_OTHER_INIT)
+		return vi_err(err, "'%s' would start an init that verity-init does not check; "
+			      "use init=", kn);
+	if (k->slot == S_SHELL) {
+		/* any word that turns a shell on counts; "rd.shell=0" does not */
+		b = true;
+		if (t->val && (k->flags & K_BOOL) && vi_parse_bool(t->val, t->val_len, &b) < 0)
+			return vi_err(err, "'%s' needs a boolean (yes/no, 1/0, true/false, on/off)",
+				      kn);
+		if (b && !slots[S_SHELL].set) {
+			slots[S_SHELL].set = true;
+			slots[S_SHELL].key = t->key;
+			slots[S_SHELL].key_len = t->key_len;
+		}
+		return 0;
+	}
 	if (k->flags & K_FLAG) {
 		if (t->val)
 			return 0;   /* "ro=..." is not the kernel's "ro" either */
@@ -851,6 +880,9 @@ static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_
 			return r;
 	}
 	c->ro = sl[S_RO].set;
+	c->shell_requested = sl[S_SHELL].set;
+	if (c->shell_requested)
+		vi_sanitize(sl[S_SHELL].key, sl[S_SHELL].key_len, c->shell_key, sizeof(c->shell_key));
 	resolve_root_dev(c);
 	return 0;
 }

@@ -109,6 +109,7 @@ int vi_config_print(FILE *f, const struct vi_config *cfg, enum vi_print_style st
 	fbool(&p, "require_signature", cfg->require_signature);
 	fbool(&p, "disabled", cfg->verity_disabled);
 	fbool(&p, "off_allowed", cfg->verity_off_allowed);
+	fbool(&p, "shell_allowed", cfg->shell_allowed);
 	field(&p, "root", cfg->root_dev);
 	fbool(&p, "root_ignored", cfg->root_dev_ignored);
 	field(&p, "rootfstype", cfg->rootfstype);

@@ -169,3 +169,36 @@ out_root:
 	close(rootfd);
 	return r;
 }
+
+int vi_root_dirs_check(const char *root, dev_t expect, struct verity_err *err)
+{
+	static const char *const dirs[] = { "/usr", "/bin", "/sbin", "/lib", "/lib64" };
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat st;
+	int rootfd, fd, r = 0;
+
+	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		r = -errno;
+		snprintf(err->msg, sizeof(err->msg), "cannot open %s: %s", root, strerror(-r));
+		return r;
+	}
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !r; i++) {
+		/* /lib -> usr/lib and the like: where the link leads is what counts */
+		fd = (int)syscall(SYS_openat2, rootfd, dirs[i], &how, sizeof(how));
+		if (fd < 0)
+			continue;   /* absent (or not reachable inside the root): nothing runs from it */
+		if (fstat(fd, &st) == 0 && st.st_dev != expect) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "%s is on device %u:%u, not on the verified mapping (%u:%u)", dirs[i],
+				 major(st.st_dev), minor(st.st_dev), major(expect), minor(expect));
+			r = -EXDEV;
+		}
+		close(fd);
+	}
+	close(rootfd);
+	return r;
+}

@@ -282,6 +282,11 @@ int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 			vi_err(err, "fail action 'shell' is not allowed by the initramfs policy");
 			return -EPERM;
 		}
+	if (cfg->shell_requested && !p->allow_shell) {
+		vi_err(err, "'%s' opens a root shell in the initramfs: the initramfs policy does not "
+		       "allow it (allow_shell=yes would)", cfg->shell_key);
+		return -EPERM;
+	}
 	if (cfg->require_signature || p->require_signature) {
 		if (!vi_target_has_signature(cfg, &cfg->root)) {
 			vi_err(err, "a signed root hash is required but no signature (verity.sig=, "
@@ -309,6 +314,7 @@ int vi_policy_apply(const struct vi_policy *p, struct vi_config *cfg, struct ver
 	if (p->require_signature)
 		cfg->require_signature = true;
 	cfg->verity_off_allowed = vi_policy_allows(p, VI_WEAK_VERITY_OFF);
+	cfg->shell_allowed = p->allow_shell;
 	for (unsigned i = 0; i < VI_MAX_FAIL && cfg->fail[i] != VI_FAIL_NONE; i++) {
 		if (cfg->fail[i] == VI_FAIL_SHELL && !p->allow_shell) {
 			cfg->shell_dropped = true;

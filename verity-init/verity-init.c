@@ -595,34 +595,50 @@ static int run_check_init(int argc, char **argv)
 	const char *name = VI_DEFAULT_NAME, *device = NULL, *init = "/sbin/init", *root = NULL;
 	struct verity_err err = { "" };
 	dev_t devno = 0;
-	bool exists = false;
+	bool exists = false, name_given = false;
 	int i;
 
 	for (i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--name") && i + 1 < argc)
+		if (!strcmp(argv[i], "--name") && i + 1 < argc) {
 			name = argv[++i];
-		else if (!strcmp(argv[i], "--device") && i + 1 < argc)
+			name_given = true;
+		} else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
 			device = argv[++i];
-		else if (!strcmp(argv[i], "--init") && i + 1 < argc)
+		} else if (!strcmp(argv[i], "--init") && i + 1 < argc) {
 			init = argv[++i];
-		else if (argv[i][0] != '-' && !root)
+		} else if (argv[i][0] != '-' && !root) {
 			root = argv[i];
-		else
+		} else {
 			return -EINVAL;
+		}
 	}
-	if (!root)
+	if (!root || (device && name_given))
 		return -EINVAL;
 	if (device) {
 		if (!vi_parse_majmin(device, &devno) || !devno) {
 			fprintf(stderr, "verity-init: --device %s: not MAJ:MIN\n", device);
 			return EXIT_FAILURE;
 		}
-	} else if (vi_dm_exists(name, &exists, &devno, &err) < 0 || !exists) {
-		fprintf(stderr, "verity-init: %s is not the verified mapping: %s\n", root,
-			err.msg[0] ? err.msg : "no mapping of that name");
-		return EXIT_FAILURE;
+	} else {
+		char type[32] = "", params[VI_TABLE_MAX], status[64] = "";
+		uint64_t sectors;
+
+		vi_dm_init(VI_DM_NODES_SELF);
+		if (vi_dm_exists(name, &exists, &devno, &err) < 0 || !exists) {
+			fprintf(stderr, "verity-init: %s is not the verified mapping: %s\n", root,
+				err.msg[0] ? err.msg : "no mapping of that name");
+			return EXIT_FAILURE;
+		}
+		(void)vi_dm_table(name, type, sizeof(type), params, sizeof(params), &sectors, &err);
+		if (strcmp(type, "verity") || vi_dm_status(name, status, sizeof(status), &err) < 0 ||
+		    status[0] != 'V') {
+			fprintf(stderr, "verity-init: mapping %s is not a verity target with status V "
+				"(target \"%s\", status \"%.20s\")\n", name, type, status);
+			return EXIT_FAILURE;
+		}
 	}
-	if (vi_init_check(root, init, devno, &err) < 0) {
+	if (vi_init_check(root, init, devno, &err) < 0 ||
+	    vi_root_dirs_check(root, devno, &err) < 0) {
 		fprintf(stderr, "verity-init: %s\n", err.msg);
 		return EXIT_FAILURE;
 	}

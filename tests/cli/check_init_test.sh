@@ -16,6 +16,7 @@ oneTimeSetUp() {
 	mkdir -p "$R/usr/lib/systemd" "$R/sbin" "$R/bin"
 	printf '#!/bin/sh\necho init\n' >"$R/usr/lib/systemd/systemd"
 	chmod 0755 "$R/usr/lib/systemd/systemd"
+	cp "$R/usr/lib/systemd/systemd" "$R/bin/init-on-root"
 	ln -s /usr/lib/systemd/systemd "$R/sbin/init"   # absolute: resolved inside the new root
 	ln -s /sbin/init "$R/bin/init-chain"
 	DEV=$(stat -c '%Hd:%Ld' "$R")
@@ -63,6 +64,8 @@ test_usage_errors() {
 	assertEquals "unknown option" 2 $?
 	out=$(check --device 7 "$R")
 	assertEquals "rc=1 verity-init: --device 7: not MAJ:MIN" "$out"
+	"$VI" check-init --name root --device "$DEV" "$R" >/dev/null 2>&1
+	assertEquals "--name and --device are alternatives" 2 $?
 }
 
 test_init_on_a_filesystem_mounted_inside_the_root_refused() {
@@ -77,6 +80,13 @@ test_init_on_a_filesystem_mounted_inside_the_root_refused() {
 	out=$(check --device "$DEV" "$R")
 	assertContains "a /usr mounted over the root's" "$out" "rc=1 verity-init: init /sbin/init is on device 0:"
 	assertContains "$out" "not on the verified mapping ($DEV)"
+	# init itself on the root, but its libraries and programs (/usr) would not be verified
+	ln -s usr/lib "$R/lib"
+	out=$(check --device "$DEV" --init /bin/init-on-root "$R")
+	assertContains "$out" "rc=1 verity-init: /usr is on device 0:"
+	umount "$R/usr"
+	out=$(check --device "$DEV" --init /bin/init-on-root "$R")
+	assertEquals "/lib -> usr/lib on the root itself" "rc=0 " "$out"
 }
 
 # shellcheck disable=SC1091

@@ -246,8 +246,17 @@ EOF
 	printf '%s\n' "$PARSE_OUT" >"$SHUNIT_TMPDIR/parse.out"
 	cat >"$SHUNIT_TMPDIR/dracut-lib.sh" <<EOF
 getcmdline() { printf '%s' "\$TEST_CMDLINE"; }
-getarg() { return 1; }
-getargbool() { [ "\${TEST_RDSHELL:-1}" = 1 ]; }
+# getarg KEY: the last value of KEY (or KEY=) in TEST_CMDLINE; 1 when absent
+getarg() {
+	local _k=\${1%=} _w _v= _f=1
+	for _w in \$TEST_CMDLINE; do
+		case "\$_w" in "\$_k" | "\$_k="*) _f=0; _v=\${_w#"\$_k"}; _v=\${_v#=} ;; esac
+	done
+	[ \$_f = 0 ] && printf '%s' "\$_v"
+	return \$_f
+}
+# getargbool DEFAULT rd.shell ...: TEST_RDSHELL when set, else the default
+getargbool() { if [ -n "\${TEST_RDSHELL:-}" ]; then [ "\$TEST_RDSHELL" = 1 ]; else [ "\$1" = 1 ]; fi; }
 label_uuid_to_dev() { case "\$1" in PARTUUID=*) echo "/dev/disk/by-partuuid/\${1#PARTUUID=}" ;; UUID=*) echo "/dev/disk/by-uuid/\${1#UUID=}" ;; esac; }
 wait_for_dev() { echo "wait_for_dev \$1"; }
 emergency_shell() { echo "emergency_shell \$*"; }
@@ -287,10 +296,62 @@ VERITY_FEC=''"
 	assertContains "udev's lower-case link" "$out" "wait_for_dev /dev/disk/by-partuuid/1111abcd"
 	assertContains "$out" "wait_for_dev /dev/vdb"
 	assertContains "$out" "wait_for_dev /dev/mapper/vroot"
-	assertEquals "fsck skipped for the read-only root" rd.skipfsck \
-		"$(cat "$SHUNIT_TMPDIR/cmdline.d/90verity-init.conf")"
+	assertEquals "fsck skipped for the read-only root; no dracut shell (the policy's default)" \
+		"rd.skipfsck
+rd.shell=0" "$(cat "$SHUNIT_TMPDIR/cmdline.d/90verity-init.conf")"
 	assertContains "a root= naming another device is overridden, and said so" \
 		"$(cat "$SHUNIT_TMPDIR/kmsg")" "root=UUID=data-fs-uuid ignored"
+}
+
+# run_cmdline_hook : the cmdline hook (systemd flavour: nothing queued); prints fstype and rflags
+run_cmdline_hook() {
+	run_glue "
+		root='' rflags='' fstype=''
+		DRACUT_SYSTEMD=1
+		fn() { . '$MOD/parse-verity-init.sh'; }
+		fn
+		echo \"fstype=\$fstype rflags=\$rflags\""
+}
+
+test_cmdline_hook_mount_options_are_the_agents() {
+	PARSE_OUT="VERITY_ENABLED=1
+VERITY_ROOTFSTYPE=erofs
+VERITY_ROOTFLAGS=noatime
+VERITY_SHELL_ALLOWED=1"
+	assertContains "$(run_cmdline_hook)" "fstype=erofs rflags=noatime,ro"
+	assertEquals "the policy allows a shell: dracut's stays as it is" rd.skipfsck \
+		"$(cat "$SHUNIT_TMPDIR/cmdline.d/90verity-init.conf")"
+	# refused line: none of its options (the printed defaults are not trusted either)
+	PARSE_OUT="VERITY_ROOTFSTYPE=xfs
+VERITY_ROOTFLAGS=logdev=/dev/vdc"
+	assertContains "$(PARSE_RC=1 run_cmdline_hook)" "fstype=auto rflags=ro"
+	assertFalse "no action yet: the setup job applies the policy" "[ -e '$SHUNIT_TMPDIR/sysrq' ]"
+}
+
+test_cmdline_hook_refused_shell_request_fails_at_once() {
+	local out
+	PARSE_OUT="VERITY_FAIL=reboot"
+	out=$(TEST_CMDLINE="roothash=ab rd.break=pre-pivot" PARSE_RC=1 run_cmdline_hook)
+	assertNotContains "the hook never returned" "$out" fstype=
+	assertEquals "the policy's action, before any later breakpoint" b \
+		"$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
+	rm -f "$SHUNIT_TMPDIR/sysrq"
+	out=$(TEST_CMDLINE="roothash=ab rd.shell" TEST_RDSHELL=1 PARSE_RC=1 run_cmdline_hook)
+	assertEquals "rd.shell too" b "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
+}
+
+test_prepivot_checks_the_init_dracut_will_run_after_a_refused_line() {
+	local out
+	PARSE_OUT="VERITY_FAIL=recovery"
+	out=$(TEST_CMDLINE="bad init=/bin/other" PARSE_RC=1 run_prepivot "mkdir -p \"\$VI_RUNDIR\"
+		: >\"\$VI_RUNDIR/dracut-recovery\"; printf 'booted=cdcd\n' >\"\$VI_RUNDIR/status\"")
+	assertContains "$out" hook-done
+	assertEquals "check-init --name root --init /bin/other /sysroot" "$(cat "$SHUNIT_TMPDIR/check.args")"
+	rm -f "$SHUNIT_TMPDIR/check.args"
+	out=$(TEST_CMDLINE="bad real_init=/bin/other" PARSE_RC=1 run_prepivot "mkdir -p \"\$VI_RUNDIR\"
+		: >\"\$VI_RUNDIR/dracut-recovery\"; printf 'booted=cdcd\n' >\"\$VI_RUNDIR/status\"")
+	assertNotContains "real_init= is never switched to" "$out" hook-done
+	assertEquals "unmounted" "umount -R /sysroot" "$(head -n 1 "$SHUNIT_TMPDIR/mounts.log")"
 }
 
 test_cmdline_hook_leaves_non_verity_boots_alone_only_if_the_policy_allows() {
@@ -421,8 +482,10 @@ mount -o ro /dev/mapper/root /sysroot" "$(cat "$SHUNIT_TMPDIR/mounts.log")"
 }
 
 test_prepivot_refused_line_never_switches() {
+	local out
 	PARSE_OUT="VERITY_FAIL=poweroff"
-	PARSE_RC=1 run_prepivot : >/dev/null
+	out=$(PARSE_RC=1 run_prepivot :)
+	assertNotContains "the hook never returned" "$out" hook-done
 	assertEquals "unmounted" "umount -R /sysroot" "$(head -n 1 "$SHUNIT_TMPDIR/mounts.log")"
 	assertEquals "the policy's action" o "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
 	assertFalse "no init check" "[ -e '$SHUNIT_TMPDIR/check.args' ]"
@@ -569,7 +632,7 @@ VERITY_OFF_ALLOWED=1"
 tearDown() {
 	rm -rf "$SHUNIT_TMPDIR/sysrq" "$SHUNIT_TMPDIR/kmsg" "$SHUNIT_TMPDIR/setup.args" "$SHUNIT_TMPDIR/run" \
 		"$SHUNIT_TMPDIR/setup.count" "$SHUNIT_TMPDIR/check.args" "$SHUNIT_TMPDIR/mounts.log"
-	unset PARSE_RC SETUP_RC SETUP_ERR TEST_RDSHELL CHECK_FAILS CHECK_ERR
+	unset PARSE_RC SETUP_RC SETUP_ERR TEST_RDSHELL CHECK_FAILS CHECK_ERR TEST_CMDLINE
 }
 
 test_module_scripts_pass_shellcheck() {

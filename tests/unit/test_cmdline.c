@@ -475,6 +475,12 @@ static void test_rejections(void **state)
 	bad("rd.mount.usrflags=rw", "unverified filesystem");
 	bad("rd.systemd.mount-extra=/dev/vdb:/sysroot/usr", "unverified filesystem");
 	bad("systemd.mount-extra=/dev/vdb:/usr:ext4", "unverified filesystem");
+	bad("rootfallback=/dev/vdc", "'rootfallback' would mount an unverified filesystem");
+	bad("root.journaldev=/dev/vdc", "unverified filesystem");
+	/* dracut runs these in place of init= */
+	bad("real_init=/bin/sh", "'real_init' would start an init that verity-init does not check");
+	bad("rd.distroinit=/bin/sh", "'rd.distroinit' would start an init");
+	bad("rd.shell=maybe", "boolean");
 	/* values */
 	bad("verity.data", "needs a value");
 	bad("roothash", "needs a value");
@@ -547,8 +553,14 @@ static void test_rejections(void **state)
 	assert_non_null(strstr(err.msg, "NUL"));
 	assert_int_equal(vi_cmdline_parse(NULL, &cfg, &err), -EINVAL);
 	/* Not ours: ignored, even when odd. */
-	ok("foo bar=\"baz verity=1 systemd.unit=rescue.target rd.break roothashx=1 ro=1");
+	ok("foo bar=\"baz verity=1 systemd.unit=rescue.target roothashx=1 ro=1");
 	assert_false(cfg.ro);
+	/* dracut's shell switches are noted here and refused by the policy (test_policy.c) */
+	ok("rd.break rd.shell=0");
+	assert_true(cfg.shell_requested);
+	assert_string_equal(cfg.shell_key, "rd.break");
+	ok("rd.shell=0 rdshell=no");
+	assert_false(cfg.shell_requested);
 }
 
 static void test_helpers(void **state)

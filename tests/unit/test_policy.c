@@ -224,6 +224,17 @@ static void test_fail_and_defaults(void **state)
 	cmd(ROOT "verity.fail=shell");
 	assert_int_equal(vi_policy_check(&cfg, &pol, &err), -EPERM);
 	assert_non_null(strstr(err.msg, "'shell' is not allowed"));
+	/* dracut's shells from the command line: only with the policy's allow_shell */
+	apply("", ROOT "rd.break=pre-pivot", -EPERM, "'rd.break' opens a root shell");
+	apply("", ROOT "rd.break", -EPERM, "'rd.break' opens a root shell");
+	apply("", ROOT "rdbreak", -EPERM, "'rdbreak'");
+	apply("", ROOT "rd.shell", -EPERM, "'rd.shell' opens a root shell");
+	apply("", ROOT "rd.shell=0 rd.shell=1", -EPERM, "'rd.shell'");
+	apply("", ROOT "rdshell=yes", -EPERM, "'rdshell'");
+	apply("", ROOT "rd.shell=0", 0, NULL);
+	assert_false(cfg.shell_allowed);
+	apply("allow_shell=yes", ROOT "rd.break=pre-pivot rd.shell", 0, NULL);
+	assert_true(cfg.shell_allowed);
 
 	/* Policy defaults fill what the command line left out, never override it. */
 	apply("fail=reboot,poweroff\ntimeout=5", ROOT, 0, NULL);
