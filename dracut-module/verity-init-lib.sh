@@ -44,6 +44,7 @@ vi_load() {
     _rc=$?
     if [ $_rc -ne 0 ]; then
         VI_PARSE_ERROR=$(vi_lastline "$(cat "$VI_RUNDIR/parse.err")")
+        VI_PARSE_ERROR=${VI_PARSE_ERROR#verity-init: }
         VI_PARSE_ERROR=${VI_PARSE_ERROR:-"verity-init parse failed (exit $_rc)"}
         # a refused line is not used; what the agent prints instead is the defaults plus the
         # initramfs policy (its fail actions), quoted for the shell like any parse output

@@ -119,6 +119,27 @@ test_dracut_shell_tampered_init_refused() {
 	assert_no_unverified_mount
 }
 
+# rd.break on the command line of an image whose policy allows no shell: refused in the cmdline
+# hook, the policy applied at once (panic: the refused line's verity.fail= is not used), no
+# breakpoint shell later.
+test_dracut_shell_rd_break_refused() {
+	setup_root dracut-shell-rd-break ext4 || { fail "verity setup"; return; }
+	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" dracut-shell-rd-break "$RD" \
+		"verity.roothash=$ROOTHASH verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4 rd.break=pre-mount verity.fail=reboot"
+	vm_assert_booted || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" \
+		"verity-init-dracut: root verification failed: command line refused: 'rd.break' opens a root shell" \
+		"rd.break not refused" || return
+	# nothing of a refused line is used, not its verity.fail=: the policy's default, panic
+	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: action: panic' \
+		"the policy was not applied" || return
+	vm_assert_log_lacks "$VM_LOG" 'action: reboot' "the refused line's verity.fail= was used" || return
+	vm_assert_log_contains "$VM_LOG" 'Kernel panic' "the kernel did not panic" || return
+	vm_assert_log_lacks "$VM_LOG" 'Break before' "a dracut breakpoint shell was reached" || return
+	assert_no_unverified_mount
+}
+
 # A /usr listed in the verified root's fstab on another, unverified device: dracut's usrmount
 # mounts it in pre-pivot (priority 50) and /sbin/init -> /usr/sbin/init would run from it. The
 # module's check (priority 90) finds init on a device other than the mapping and refuses.
