@@ -150,6 +150,10 @@ static int load_config(struct agent *a, const char *cmdline_arg)
 			vi_policy_apply(&a->policy, &a->cfg, &ignored);
 		return r;
 	}
+	/* dracut's shell switches (rd.break, rd.shell) mean nothing to PID 1, which opens a shell
+	 * only as a fail action the policy allows: nothing to refuse here */
+	if (a->init_argv)
+		a->cfg.shell_requested = false;
 	r = vi_policy_load(VI_POLICY_FILE, &a->policy, &err);
 	policy_ok = r >= 0;
 	if (policy_ok)
