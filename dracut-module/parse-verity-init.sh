@@ -18,14 +18,22 @@ case $? in
         VERITY_ROOTFSTYPE=
         VERITY_ROOTFLAGS=
         vi_log "command line refused: $VI_PARSE_ERROR" 3
-        # a refused rd.break / rd.shell: apply the policy now, before dracut's next breakpoint
-        # opens the shell (rd.break=cmdline came before any hook: see docs/security.md)
-        if [ "${VERITY_SHELL_ALLOWED:-0}" != 1 ] \
-            && { getarg rd.break -d rdbreak > /dev/null || getargbool 0 rd.shell -d -y rdshell; }; then
-            vi_fail "command line refused: $VI_PARSE_ERROR"
-        fi
         ;;
 esac
+
+# A shell the image's policy does not allow, as dracut itself reads rd.break / rd.shell (the
+# agent refuses them too; this also covers any word it would read differently): apply the policy
+# now, before dracut's next breakpoint or emergency shell opens it (rd.break=cmdline came before
+# any hook: see docs/security.md). No recovery root: the line would open the shell there too.
+if [ "${VERITY_SHELL_ALLOWED:-0}" != 1 ] && vi_dracut_shell_asked; then
+    # shellcheck disable=SC2034 # read by vi_recovery
+    VI_NO_RECOVERY="the command line asks dracut for a shell (rd.break / rd.shell)"
+    if [ -n "$VI_PARSE_ERROR" ]; then
+        vi_fail "command line refused: $VI_PARSE_ERROR"
+    else
+        vi_fail "the command line asks dracut for a shell (rd.break / rd.shell) and the initramfs policy allows none"
+    fi
+fi
 
 # The root is the mapping, never one of the devices under it: a LABEL= or UUID= of the data
 # device would also name the unverified device.

@@ -131,6 +131,12 @@ vi_shell_allowed() {
     getargbool 1 rd.shell -d -y rdshell
 }
 
+# vi_dracut_shell_asked: does the command line (dracut's reading of it: getarg/getargbool, the
+# last word wins, only an exact 0/no/off is off) ask dracut for a breakpoint or emergency shell?
+vi_dracut_shell_asked() {
+    getarg rd.break -d rdbreak > /dev/null || getargbool 0 rd.shell -d -y rdshell
+}
+
 # vi_sysrq CHAR: b reboots, o powers off, c panics -- at once: nothing is mounted read-write.
 vi_sysrq() {
     echo "$1" >> "$VI_SYSRQ"
@@ -168,6 +174,11 @@ vi_recovery() {
     local _line _err _rc
     if [ "${VERITY_RECOVERY_ENABLED:-0}" != 1 ]; then
         vi_log "action recovery: no recovery root configured" 4
+        return 1
+    fi
+    if [ -n "${VI_NO_RECOVERY:-}" ]; then
+        # the command line stays dracut's: it would open its shell in the recovery boot too
+        vi_log "action recovery: $VI_NO_RECOVERY" 4
         return 1
     fi
     if [ -e "$VI_RUNDIR/dracut-recovery" ]; then

@@ -365,7 +365,7 @@ static const struct key keys[] = {
 	{ "rd.break",                     S_SHELL,        0 },
 	{ "rdbreak",                      S_SHELL,        0 },
 	{ "rd.shell",                     S_SHELL,        K_BOOL },
-	{ "rdshell",                      S_SHELL,        K_BOOL },
+	{ "rdshell",                      S_SHELL,        0 },
 	{ "verity.roothash",              S_ROOTHASH,     K_RD | K_CASEI },
 	{ "verity.data",                  S_DATA,         K_RD },
 	{ "verity.hash",                  S_HASHDEV,      K_RD },
@@ -462,11 +462,14 @@ static int collect(const struct vi_cmdline_tok *t, struct slotval slots[S__MAX],
 		return vi_err(err, "'%s' would start an init that verity-init does not check; "
 			      "use init=", kn);
 	if (k->slot == S_SHELL) {
-		/* any word that turns a shell on counts; "rd.shell=0" does not */
-		b = true;
-		if (t->val && (k->flags & K_BOOL) && vi_parse_bool(t->val, t->val_len, &b) < 0)
-			return vi_err(err, "'%s' needs a boolean (yes/no, 1/0, true/false, on/off)",
-				      kn);
+		/*
+		 * Read as dracut's getargbool does, not as our booleans: only an exact "0", "no"
+		 * or "off" after rd.shell= is off ("false", "N" open the shell); rdshell,
+		 * rd.break and rdbreak open it with any value. Any word that turns it on counts.
+		 */
+		b = !(t->val && (k->flags & K_BOOL) &&
+		      (vi_key_eq(t->val, t->val_len, "0") || vi_key_eq(t->val, t->val_len, "no") ||
+		       vi_key_eq(t->val, t->val_len, "off")));
 		if (b && !slots[S_SHELL].set) {
 			slots[S_SHELL].set = true;
 			slots[S_SHELL].key = t->key;

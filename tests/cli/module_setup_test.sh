@@ -245,18 +245,36 @@ EOF
 	chmod 0755 "$SHUNIT_TMPDIR/fake-agent"
 	printf '%s\n' "$PARSE_OUT" >"$SHUNIT_TMPDIR/parse.out"
 	cat >"$SHUNIT_TMPDIR/dracut-lib.sh" <<EOF
-getcmdline() { printf '%s' "\$TEST_CMDLINE"; }
-# getarg KEY: the last value of KEY (or KEY=) in TEST_CMDLINE; 1 when absent
-getarg() {
-	local _k=\${1%=} _w _v= _f=1
-	for _w in \$TEST_CMDLINE; do
-		case "\$_w" in "\$_k" | "\$_k="*) _f=0; _v=\${_w#"\$_k"}; _v=\${_v#=} ;; esac
+# dracut's reading of the command line: /etc/cmdline.d first, then the kernel's (TEST_CMDLINE)
+getcmdline() { cat "$SHUNIT_TMPDIR"/cmdline.d/*.conf 2>/dev/null | tr '\\n' ' '; printf '%s' "\$TEST_CMDLINE"; }
+# _getarg1 KEY: the last value of KEY in the line ("" for a bare KEY); 1 when absent
+_getarg1() {
+	local _w _v= _f=1
+	for _w in \$(getcmdline); do
+		case "\$_w" in "\$1") _f=0; _v= ;; "\$1="*) _f=0; _v=\${_w#"\$1="} ;; esac
 	done
 	[ \$_f = 0 ] && printf '%s' "\$_v"
 	return \$_f
 }
-# getargbool DEFAULT rd.shell ...: TEST_RDSHELL when set, else the default
-getargbool() { if [ -n "\${TEST_RDSHELL:-}" ]; then [ "\$TEST_RDSHELL" = 1 ]; else [ "\$1" = 1 ]; fi; }
+# getarg KEY[=] [-d] [-y KEY2]...: dracut's getarg (the first KEY found; -y KEY2 present is "1")
+getarg() {
+	while [ \$# -gt 0 ]; do
+		case "\$1" in
+		-d) shift ;;
+		-y) if _getarg1 "\$2" >/dev/null; then echo 1; return 0; fi; shift 2 ;;
+		*) _getarg1 "\${1%=}" && return 0; shift ;;
+		esac
+	done
+	return 1
+}
+# getargbool DEFAULT KEY...: dracut's (only an exact 0, no or off is false)
+getargbool() {
+	local _b _d=\$1
+	shift
+	_b=\$(getarg "\$@") || _b=\${_b:-\$_d}
+	case "\$_b" in 0 | no | off) return 1 ;; esac
+	return 0
+}
 label_uuid_to_dev() { case "\$1" in PARTUUID=*) echo "/dev/disk/by-partuuid/\${1#PARTUUID=}" ;; UUID=*) echo "/dev/disk/by-uuid/\${1#UUID=}" ;; esac; }
 wait_for_dev() { echo "wait_for_dev \$1"; }
 emergency_shell() { echo "emergency_shell \$*"; }
@@ -336,8 +354,39 @@ test_cmdline_hook_refused_shell_request_fails_at_once() {
 	assertEquals "the policy's action, before any later breakpoint" b \
 		"$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
 	rm -f "$SHUNIT_TMPDIR/sysrq"
-	out=$(TEST_CMDLINE="roothash=ab rd.shell" TEST_RDSHELL=1 PARSE_RC=1 run_cmdline_hook)
+	out=$(TEST_CMDLINE="roothash=ab rd.shell" PARSE_RC=1 run_cmdline_hook)
 	assertEquals "rd.shell too" b "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
+}
+
+test_cmdline_hook_reads_shell_switches_as_dracut_does() {
+	local out
+	# an accepted line (an agent reading a word differently) still cannot open dracut's shell:
+	# dracut's getargbool counts rd.shell=false as on, and the kernel's word comes after
+	# the module's rd.shell=0 in cmdline.d
+	PARSE_OUT="VERITY_ENABLED=1
+VERITY_FAIL='recovery,reboot'
+VERITY_RECOVERY_ENABLED=1
+VERITY_RECOVERY_ROOTHASH=cdcd
+VERITY_RECOVERY_DATA=/dev/vdc"
+	mkdir -p "$SHUNIT_TMPDIR/cmdline.d" && echo rd.shell=0 >"$SHUNIT_TMPDIR/cmdline.d/10image.conf"
+	out=$(TEST_CMDLINE="roothash=ab rd.shell=false" run_cmdline_hook)
+	assertNotContains "the hook never returned" "$out" fstype=
+	assertEquals "the policy's reboot, at once" b "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
+	assertFalse "no recovery root: the line would open the shell there too" \
+		"[ -e '$SHUNIT_TMPDIR/setup.args' ]"
+	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "asks dracut for a shell"
+	rm -rf "$SHUNIT_TMPDIR/sysrq" "$SHUNIT_TMPDIR/cmdline.d"
+	out=$(TEST_CMDLINE="roothash=ab rdshell=0" run_cmdline_hook)
+	assertEquals "rdshell with any value" b "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
+	rm -f "$SHUNIT_TMPDIR/sysrq"
+	# off as dracut reads it; and anything when the policy allows a shell
+	out=$(TEST_CMDLINE="roothash=ab rd.shell=1 rd.shell=off" run_cmdline_hook)
+	assertContains "$out" "fstype=auto rflags=ro"
+	PARSE_OUT="VERITY_ENABLED=1
+VERITY_SHELL_ALLOWED=1"
+	out=$(TEST_CMDLINE="roothash=ab rd.shell=false rd.break" run_cmdline_hook)
+	assertContains "$out" "fstype=auto rflags=ro"
+	assertFalse "no action" "[ -e '$SHUNIT_TMPDIR/sysrq' ]"
 }
 
 test_prepivot_checks_the_init_dracut_will_run_after_a_refused_line() {
@@ -381,7 +430,7 @@ VERITY_OFF_ALLOWED=1"
 
 test_fail_policy_tries_actions_in_order_and_ends_in_panic() {
 	PARSE_OUT="VERITY_ENABLED=1"
-	TEST_RDSHELL=0 run_glue "VERITY_FAIL=shell,reboot,poweroff; vi_fail 'root hash mismatch'" >/dev/null
+	TEST_CMDLINE=rd.shell=0 run_glue "VERITY_FAIL=shell,reboot,poweroff; vi_fail 'root hash mismatch'" >/dev/null
 	assertEquals "shell refused by rd.shell=0: skipped; reboot, poweroff, then panic" \
 		"b o c" "$(tr '\n' ' ' <"$SHUNIT_TMPDIR/sysrq" | sed 's/ $//')"
 	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "root verification failed: root hash mismatch"
@@ -392,7 +441,7 @@ test_fail_policy_shell_needs_image_permission_and_rd_shell() {
 	out=$(run_glue "VERITY_FAIL=shell; vi_fail 'bad'")
 	assertContains "in the list (the image allows it) and rd.shell" "$out" "emergency_shell -n verity-init"
 	rm -f "$SHUNIT_TMPDIR/sysrq"
-	out=$(TEST_RDSHELL=0 run_glue "VERITY_FAIL=shell; vi_fail 'bad'")
+	out=$(TEST_CMDLINE=rd.shell=0 run_glue "VERITY_FAIL=shell; vi_fail 'bad'")
 	assertNotContains "rd.shell=0 refuses the shell" "$out" emergency_shell
 	assertEquals "then the last resort: panic" c "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
 }
@@ -631,8 +680,9 @@ VERITY_OFF_ALLOWED=1"
 
 tearDown() {
 	rm -rf "$SHUNIT_TMPDIR/sysrq" "$SHUNIT_TMPDIR/kmsg" "$SHUNIT_TMPDIR/setup.args" "$SHUNIT_TMPDIR/run" \
-		"$SHUNIT_TMPDIR/setup.count" "$SHUNIT_TMPDIR/check.args" "$SHUNIT_TMPDIR/mounts.log"
-	unset PARSE_RC SETUP_RC SETUP_ERR TEST_RDSHELL CHECK_FAILS CHECK_ERR TEST_CMDLINE
+		"$SHUNIT_TMPDIR/setup.count" "$SHUNIT_TMPDIR/check.args" "$SHUNIT_TMPDIR/mounts.log" \
+		"$SHUNIT_TMPDIR/cmdline.d"
+	unset PARSE_RC SETUP_RC SETUP_ERR CHECK_FAILS CHECK_ERR TEST_CMDLINE
 }
 
 test_module_scripts_pass_shellcheck() {

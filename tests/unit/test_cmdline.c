@@ -480,7 +480,6 @@ static void test_rejections(void **state)
 	/* dracut runs these in place of init= */
 	bad("real_init=/bin/sh", "'real_init' would start an init that verity-init does not check");
 	bad("rd.distroinit=/bin/sh", "'rd.distroinit' would start an init");
-	bad("rd.shell=maybe", "boolean");
 	/* values */
 	bad("verity.data", "needs a value");
 	bad("roothash", "needs a value");
@@ -559,7 +558,19 @@ static void test_rejections(void **state)
 	ok("rd.break rd.shell=0");
 	assert_true(cfg.shell_requested);
 	assert_string_equal(cfg.shell_key, "rd.break");
-	ok("rd.shell=0 rdshell=no");
+	ok("rd.shell=0 rd.shell=no rd.shell=off");
+	assert_false(cfg.shell_requested);
+	/* dracut's getargbool: only an exact 0/no/off is off; rdshell opens it with any value */
+	static const char *const on[] = {
+		"rd.shell=false", "rd.shell=n", "rd.shell=Off", "rd.shell=NO", "rd.shell=FALSE",
+		"rd.shell=maybe", "rd.shell=", "rd.shell=\"\"", "rd.shell=0 rd.shell",
+		"rdshell=no", "rdshell=0", "rdshell", "rd.shell=off rdbreak=0",
+	};
+	for (size_t i = 0; i < sizeof(on) / sizeof(on[0]); i++) {
+		ok(on[i]);
+		assert_true(cfg.shell_requested);
+	}
+	ok("rd.shell=\"off\"");   /* quotes are the kernel's, as for dracut-getarg */
 	assert_false(cfg.shell_requested);
 }
 

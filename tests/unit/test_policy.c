@@ -231,6 +231,10 @@ static void test_fail_and_defaults(void **state)
 	apply("", ROOT "rd.shell", -EPERM, "'rd.shell' opens a root shell");
 	apply("", ROOT "rd.shell=0 rd.shell=1", -EPERM, "'rd.shell'");
 	apply("", ROOT "rdshell=yes", -EPERM, "'rdshell'");
+	apply("", ROOT "rd.shell=false", -EPERM, "'rd.shell' opens a root shell");
+	apply("", ROOT "rd.shell=n", -EPERM, "'rd.shell'");
+	apply("", ROOT "rd.shell=Off", -EPERM, "'rd.shell'");
+	apply("", ROOT "rdshell=0", -EPERM, "'rdshell'");
 	apply("", ROOT "rd.shell=0", 0, NULL);
 	assert_false(cfg.shell_allowed);
 	apply("allow_shell=yes", ROOT "rd.break=pre-pivot rd.shell", 0, NULL);
