@@ -27,8 +27,17 @@ verity_init_host_root_is_verity() {
     [[ " $_table " == *" verity "* ]]
 }
 
+# verity_init_realinitpath_refused: dracut.conf's realinitpath= puts rd.distroinit= into the
+# image's /etc/cmdline.d, an init run in place of the checked init=, which the agent refuses on
+# every boot.
+verity_init_realinitpath_refused() {
+    [[ -n ${realinitpath:-} ]] || return 1
+    derror "dracut module 'verity-init' cannot be used with realinitpath=\"$realinitpath\": dracut would run that init in place of the one verity-init checks (rd.distroinit=), and every boot would be refused; use init= on the kernel command line"
+}
+
 # called by dracut
 check() {
+    verity_init_realinitpath_refused && return 1
     if ! verity_init_agent > /dev/null; then
         dinfo "dracut module 'verity-init' will not be installed: no verity-init agent found (install it, or set VERITY_INIT_AGENT)"
         return 1
@@ -58,11 +67,14 @@ installkernel() {
 }
 
 # called by dracut
+# dracut does not look at install()'s status: a failure exits, so no image is written without
+# the agent or the policy it was asked to carry (the way 00systemd does).
 install() {
     local _agent _conf
+    verity_init_realinitpath_refused && exit 1
     _agent=$(verity_init_agent) || {
         dfatal "verity-init: agent binary not found"
-        return 1
+        exit 1
     }
     inst_binary "$_agent" /usr/sbin/verity-init
     inst_multiple udevadm tr cat sed mv cp mount umount dmsetup
@@ -81,7 +93,7 @@ install() {
     if [[ -n $_conf ]]; then
         inst_simple "$_conf" /etc/verity-init.conf || {
             dfatal "verity-init: cannot install $_conf"
-            return 1
+            exit 1
         }
     fi
 
@@ -92,7 +104,7 @@ install() {
         [[ -f $_k ]] || continue
         inst_simple "$_k" "/etc/verity-init/keys/${_k##*/}" || {
             dfatal "verity-init: cannot install $_k"
-            return 1
+            exit 1
         }
     done
 

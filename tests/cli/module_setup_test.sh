@@ -153,8 +153,9 @@ test_install_shell_init() {
 
 test_install_without_agent_fails() {
 	unset VERITY_INIT_AGENT
-	install
-	assertEquals 1 $?
+	(install; echo "install returned" >>"$CALLS")
+	assertEquals "dracut ignores install()'s status: it must exit" 1 $?
+	assertNotContains "$(calls)" "install returned"
 	assertContains "$(calls)" "dfatal verity-init: agent binary not found"
 }
 
@@ -221,9 +222,22 @@ test_install_signing_keys_from_dracut_conf_or_host() {
 
 test_install_missing_named_config_fails() {
 	verity_init_conf=$SHUNIT_TMPDIR/absent.conf
-	install
-	assertEquals 1 $?
+	(install; echo "install returned" >>"$CALLS")
+	assertEquals "dracut ignores install()'s status: it must exit" 1 $?
 	assertContains "$(calls)" "dfatal verity-init: cannot install"
+	assertNotContains "$(calls)" "install returned"
+}
+
+test_realinitpath_refused() {
+	realinitpath=/usr/lib/other/init
+	check
+	assertEquals "dracut's --add then stops the build" 1 $?
+	assertContains "$(calls)" "derror dracut module 'verity-init' cannot be used with realinitpath="
+	: >"$CALLS"
+	(install)
+	assertEquals 1 $?
+	assertNotContains "nothing installed" "$(calls)" inst_
+	unset realinitpath
 }
 
 # --- the shell-init glue, sourced with dracut-lib stubs ---------------------------------------

@@ -140,6 +140,20 @@ test_dracut_shell_rd_break_refused() {
 	assert_no_unverified_mount
 }
 
+# dracut.conf's realinitpath= would put rd.distroinit= (an init nobody checks) into every image's
+# command line: the build itself is refused, with the reason, and writes no image.
+test_dracut_shell_realinitpath_build_refused() {
+	local d out
+	d=$(vm_workdir dracut-realinitpath)
+	rm -rf "$d/conf" "$d/initrd.img" && mkdir -p "$d/conf" || { fail "workdir"; return; }
+	echo 'realinitpath="/usr/lib/other/init"' >"$d/conf/50-realinit.conf"
+	out=$(vm_dracut_initramfs "$d/initrd.img" --confdir "$d/conf" 2>&1)
+	assertNotEquals "dracut built an image with realinitpath= ($out)" 0 $?
+	assertTrue "an image was written" "[ ! -s '$d/initrd.img' ]"
+	assertContains "the reason, from the module" "$(cat "$d/initrd.img.log")" \
+		"cannot be used with realinitpath=\"/usr/lib/other/init\""
+}
+
 # rd.shell=false opens dracut's shell (its getargbool counts only 0/no/off as off) and, from the
 # kernel's command line, overrides the module's rd.shell=0 in cmdline.d: refused like rd.shell.
 test_dracut_shell_rd_shell_false_refused() {
