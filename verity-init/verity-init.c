@@ -633,7 +633,11 @@ static int run_check_init(int argc, char **argv)
 				err.msg[0] ? err.msg : "no mapping of that name");
 			return EXIT_FAILURE;
 		}
-		(void)vi_dm_table(name, type, sizeof(type), params, sizeof(params), &sectors, &err);
+		if (vi_dm_table(name, type, sizeof(type), params, sizeof(params), &sectors, &err) < 0) {
+			fprintf(stderr, "verity-init: %s is not the verified mapping: %s\n", root,
+				err.msg);
+			return EXIT_FAILURE;
+		}
 		if (strcmp(type, "verity") || vi_dm_status(name, status, sizeof(status), &err) < 0 ||
 		    status[0] != 'V') {
 			fprintf(stderr, "verity-init: mapping %s is not a verity target with status V "
