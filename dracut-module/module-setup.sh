@@ -37,7 +37,12 @@ verity_init_realinitpath_refused() {
 
 # called by dracut
 check() {
-    verity_init_realinitpath_refused && return 1
+    if verity_init_realinitpath_refused; then
+        # --add makes dracut stop on our 1; a host-only build for a host that boots a verity root
+        # would include us on its own and must not go on without us either
+        [[ $hostonly ]] && verity_init_host_root_is_verity && exit 1
+        return 1
+    fi
     if ! verity_init_agent > /dev/null; then
         dinfo "dracut module 'verity-init' will not be installed: no verity-init agent found (install it, or set VERITY_INIT_AGENT)"
         return 1
@@ -76,13 +81,17 @@ install() {
         dfatal "verity-init: agent binary not found"
         exit 1
     }
-    inst_binary "$_agent" /usr/sbin/verity-init
-    inst_multiple udevadm tr cat sed mv cp mount umount dmsetup
-    inst_simple "$moddir/verity-init-lib.sh" /lib/verity-init-lib.sh
-    inst_script "$moddir/verity-init-dracut.sh" /sbin/verity-init-dracut
-    chmod 0755 "$initdir"/sbin/verity-init-dracut
-    inst_hook cmdline 30 "$moddir/parse-verity-init.sh"
-    inst_hook pre-pivot 90 "$moddir/verity-init-check-init.sh"
+    # an image with half the module could boot the root unchecked
+    { inst_binary "$_agent" /usr/sbin/verity-init \
+        && inst_multiple udevadm tr cat sed mv cp mount umount dmsetup sleep \
+        && inst_simple "$moddir/verity-init-lib.sh" /lib/verity-init-lib.sh \
+        && inst_script "$moddir/verity-init-dracut.sh" /sbin/verity-init-dracut \
+        && chmod 0755 "$initdir"/sbin/verity-init-dracut \
+        && inst_hook cmdline 30 "$moddir/parse-verity-init.sh" \
+        && inst_hook pre-pivot 90 "$moddir/verity-init-check-init.sh"; } || {
+        dfatal "verity-init: cannot install the agent or the module's scripts"
+        exit 1
+    }
 
     # the policy file: the build host's in host-only mode, or the one named in dracut.conf
     # (verity_init_conf=FILE) in any mode

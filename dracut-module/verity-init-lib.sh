@@ -8,15 +8,41 @@
 
 type getarg > /dev/null 2>&1 || . /lib/dracut-lib.sh
 
-VI_AGENT=${VI_AGENT:-/usr/sbin/verity-init}
-VI_RUNDIR=${VI_RUNDIR:-/run/verity-init}
-# the kernel's emergency actions (tests point this at a file)
-VI_SYSRQ=${VI_SYSRQ:-/proc/sysrq-trigger}
+# vi_forget PREFIX...: unset every shell variable whose name starts with one of the PREFIXes.
+vi_forget() {
+    local _v _p
+    for _v in $(set | sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)=.*/\1/p'); do
+        for _p in "$@"; do
+            case "$_v" in
+                "$_p"*) unset "$_v" ;;
+            esac
+        done
+    done
+}
+
+# The kernel hands every command line word NAME=value whose NAME has no dot to /init as an
+# environment variable, and dracut's hooks inherit it: none of the module's settings or state may
+# come from there (VI_SYSRQ=/dev/null would disarm the fail actions). Everything is fixed here;
+# the tests redefine these after sourcing this file.
+vi_forget VI_ VERITY_
+VI_AGENT=/usr/sbin/verity-init
+VI_RUNDIR=/run/verity-init
+# the kernel's emergency actions
+VI_SYSRQ=/proc/sysrq-trigger
 # seconds an action gets to take effect before the next one in the list is tried
-VI_ACTION_WAIT=${VI_ACTION_WAIT:-10}
-VI_KMSG=${VI_KMSG:-/dev/kmsg}
-# where dracut's getarg also reads command line words from (tests point this elsewhere)
-VI_CMDLINE_D=${VI_CMDLINE_D:-/etc/cmdline.d}
+VI_ACTION_WAIT=10
+VI_KMSG=/dev/kmsg
+# where dracut's getarg also reads command line words from (the cmdline hook writes there)
+# shellcheck disable=SC2034
+VI_CMDLINE_D=/etc/cmdline.d
+VI_MOUNTINFO=/proc/self/mountinfo
+VI_SYSBLOCK=/sys/block
+
+# vi_hang: the end of a failed boot when even the kernel's panic did not come: never return, never
+# exit (an exit of dracut's /init, or of a hook's shell, ends in its emergency shell).
+vi_hang() {
+    while :; do sleep 3600; done
+}
 
 # The command line the agent sees: dracut's /etc/cmdline.d/*.conf and /etc/cmdline (host-only
 # builds), then /proc/cmdline. The agent refuses a key repeated with another value; for root=,
@@ -39,6 +65,8 @@ vi_lastline() {
 vi_load() {
     local _out _rc
     VI_PARSE_ERROR=
+    # only what this run of the agent prints
+    vi_forget VERITY_
     [ -d "$VI_RUNDIR" ] || mkdir -p "$VI_RUNDIR"
     _out=$("$VI_AGENT" parse --shell --cmdline "$(vi_cmdline)" 2> "$VI_RUNDIR/parse.err")
     _rc=$?
@@ -110,7 +138,7 @@ vi_udev_announce() {
     # a static agent's libdevmapper cannot wait for udev: let the kernel's event finish first
     udevadm settle --timeout=10 > /dev/null 2>&1
     [ -L "/dev/disk/by-id/dm-name-$1" ] && return 0
-    for _dm in "${VI_SYSBLOCK:-/sys/block}"/dm-*; do
+    for _dm in "$VI_SYSBLOCK"/dm-*; do
         [ -r "$_dm/dm/name" ] || continue
         read -r _name < "$_dm/dm/name" || continue
         [ "$_name" = "$1" ] || continue
@@ -272,9 +300,8 @@ vi_fail() {
     vi_status_set action panic
     vi_log "action: panic (end of the verity.fail list)" 2
     vi_sysrq c
-    # sysrq disabled in the kernel: never go on to mount anything (tests: VI_HANG=0)
-    [ "${VI_HANG:-1}" = 0 ] && exit 1
-    while :; do sleep 3600; done
+    # no panic: never go on to mount anything
+    vi_hang
 }
 
 # vi_mounted DIR: is something mounted on DIR?
@@ -282,7 +309,7 @@ vi_mounted() {
     local _id _pid _mm _root _mp _rest
     while read -r _id _pid _mm _root _mp _rest; do
         [ "$_mp" = "$1" ] && return 0
-    done < "${VI_MOUNTINFO:-/proc/self/mountinfo}"
+    done < "$VI_MOUNTINFO"
     return 1
 }
 

@@ -4,7 +4,7 @@
  * quote toggles "inside quotes" so spaces do not split; a word that starts with a quote, and a
  * value that starts with a quote, lose that quote and a quote at the very end of the word; other
  * quotes stay. The first "=" splits key and value. A bare "--" ends the kernel's parameters:
- * what follows belongs to init and is not ours. */
+ * what follows belongs to init (the caller decides whether to read on). */
 #ifndef VERITY_CMDLINE_H
 #define VERITY_CMDLINE_H
 
@@ -18,8 +18,8 @@ struct vi_cmdline_tok {
 	size_t val_len;
 };
 
-/* Next word of buf[0..len) from *pos. Returns 1 with tok set (pointers into buf), 0 at the end
- * or at "--". Pure; never reads past len. */
+/* Next word of buf[0..len) from *pos. Returns 1 with tok set (pointers into buf), 2 at a bare
+ * "--" (*pos after it, tok not set), 0 at the end. Pure; never reads past len. */
 int vi_cmdline_next(const char *buf, size_t len, size_t *pos, struct vi_cmdline_tok *tok);
 
 #endif

@@ -145,9 +145,14 @@ void vi_config_init(struct vi_config *cfg);
  * namespaces are ignored; a malformed or conflicting value of ours is -EINVAL with err set;
  * a command line longer than VI_MAX_CMDLINE is -E2BIG. cfg is untouched on failure.
  * vi_cmdline_parse_buf is the same over (buf, len) — no NUL needed, a NUL inside is -EINVAL —
- * and is what fuzzers call. Neither does any I/O. */
-int vi_cmdline_parse(const char *cmdline, struct vi_config *cfg, struct verity_err *err);
-int vi_cmdline_parse_buf(const char *buf, size_t len, struct vi_config *cfg,
+ * and is what fuzzers call. Neither does any I/O.
+ * Words after a bare "--" are init's and not read (the kernel's rule, for PID 1), unless flags
+ * has VI_CMDLINE_PAST_DASHDASH: dracut's getarg reads every word of /proc/cmdline, so the
+ * dracut module's calls must see what dracut will act on. */
+#define VI_CMDLINE_PAST_DASHDASH 0x1u
+int vi_cmdline_parse(const char *cmdline, unsigned flags, struct vi_config *cfg,
+		     struct verity_err *err);
+int vi_cmdline_parse_buf(const char *buf, size_t len, unsigned flags, struct vi_config *cfg,
 			 struct verity_err *err);
 
 /* Syntax check of a device spec (see struct vi_devspec); allow_majmin for dm-mod.create.

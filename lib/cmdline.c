@@ -80,10 +80,8 @@ int vi_cmdline_next(const char *buf, size_t len, size_t *pos, struct vi_cmdline_
 		tok->val_len = ve > vs ? ve - vs : 0;
 	}
 	*pos = end < len ? end + 1 : end;
-	if (!tok->val && tok->key_len == 2 && tok->key[0] == '-' && tok->key[1] == '-') {
-		*pos = len;
-		return 0;
-	}
+	if (!tok->val && tok->key_len == 2 && tok->key[0] == '-' && tok->key[1] == '-')
+		return 2;
 	return 1;
 }
 
@@ -890,7 +888,7 @@ static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_
 	return 0;
 }
 
-int vi_cmdline_parse_buf(const char *buf, size_t len, struct vi_config *cfg,
+int vi_cmdline_parse_buf(const char *buf, size_t len, unsigned flags, struct vi_config *cfg,
 			 struct verity_err *err)
 {
 	struct slotval slots[S__MAX];
@@ -906,7 +904,12 @@ int vi_cmdline_parse_buf(const char *buf, size_t len, struct vi_config *cfg,
 	if (len && memchr(buf, '\0', len))
 		return vi_err(err, "command line contains a NUL byte");
 	memset(slots, 0, sizeof(slots));
-	while (vi_cmdline_next(buf, len, &pos, &tok) > 0) {
+	while ((r = vi_cmdline_next(buf, len, &pos, &tok)) > 0) {
+		if (r == 2) {
+			if (!(flags & VI_CMDLINE_PAST_DASHDASH))
+				break;
+			continue;
+		}
 		r = collect(&tok, slots, err);
 		if (r < 0)
 			return r;
@@ -919,7 +922,8 @@ int vi_cmdline_parse_buf(const char *buf, size_t len, struct vi_config *cfg,
 	return 0;
 }
 
-int vi_cmdline_parse(const char *cmdline, struct vi_config *cfg, struct verity_err *err)
+int vi_cmdline_parse(const char *cmdline, unsigned flags, struct vi_config *cfg,
+		     struct verity_err *err)
 {
 	size_t len;
 
@@ -927,5 +931,5 @@ int vi_cmdline_parse(const char *cmdline, struct vi_config *cfg, struct verity_e
 		return vi_err(err, "no command line");
 	/* Look one byte past the limit so an oversized line is refused, not cut. */
 	len = strnlen(cmdline, VI_MAX_CMDLINE + 1);
-	return vi_cmdline_parse_buf(cmdline, len, cfg, err);
+	return vi_cmdline_parse_buf(cmdline, len, flags, cfg, err);
 }

@@ -127,18 +127,21 @@ static int load_config(struct agent *a, const char *cmdline_arg)
 {
 	static char buf[VI_MAX_CMDLINE + 2];
 	struct verity_err err = { "" };
+	/* PID 1 reads the kernel's parameters (after "--" come its init's arguments); parse and
+	 * setup answer for dracut, whose getarg reads every word */
+	unsigned flags = a->init_argv ? 0 : VI_CMDLINE_PAST_DASHDASH;
 	bool policy_ok;
 	int r;
 
 	if (cmdline_arg) {
-		r = vi_cmdline_parse(cmdline_arg, &a->cfg, &err);
+		r = vi_cmdline_parse(cmdline_arg, flags, &a->cfg, &err);
 	} else {
 		r = read_file("/proc/cmdline", buf, sizeof(buf));
 		if (r < 0) {
 			kmsg_log(&a->log, KMSG_ERR, "cannot read /proc/cmdline: %s", strerror(-r));
 			return r;
 		}
-		r = vi_cmdline_parse(buf, &a->cfg, &err);
+		r = vi_cmdline_parse(buf, flags, &a->cfg, &err);
 	}
 	if (r < 0) {
 		struct verity_err ignored;

@@ -301,5 +301,16 @@ testCommandLineSyntaxRefused() {
 	refused_parse "unknown key in our namespace" "unknown key" "verity.rootash=$RH"
 }
 
+# dracut's getarg reads the words after "--" too: parse and setup (the module's calls) do as well
+testWordsAfterDoubleDashReadAsDracutDoes() {
+	refused_parse "real_init= after --" "'real_init' would start an init" \
+		"verity.roothash=$RH verity.data=/dev/vda verity.hash=/dev/vdb -- real_init=/bin/sh"
+	refused_parse "rd.break after --" "'rd.break' opens a root shell" \
+		"verity.roothash=$RH verity.data=/dev/vda verity.hash=/dev/vdb -- rd.break=pre-pivot"
+	out=$("$VI" parse --cmdline "verity.roothash=$RH verity.data=/dev/vda verity.hash=/dev/vdb -- init=/bin/other" 2>&1)
+	assertEquals "accepted ($out)" 0 $?
+	assertContains "the init dracut will run" "$out" "init=/bin/other"
+}
+
 # shellcheck disable=SC1091
 . /usr/share/shunit2/shunit2

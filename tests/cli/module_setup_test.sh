@@ -35,7 +35,7 @@ inst_script() {
 	echo "inst_script $*" >>"$CALLS"
 	mkdir -p "$initdir$(dirname "$2")" && cp "$1" "$initdir$2"
 }
-inst_hook() { echo "inst_hook $*" >>"$CALLS"; }
+inst_hook() { echo "inst_hook $*" >>"$CALLS"; [ "$1" != "${FAIL_HOOK:-}" ]; }
 inst_dir() { mkdir -p "$initdir$1"; }
 dracut_module_included() { [[ " $INCLUDED " == *" $1 "* ]]; }
 dracut_need_initqueue() { echo "dracut_need_initqueue" >>"$CALLS"; }
@@ -230,14 +230,31 @@ test_install_missing_named_config_fails() {
 
 test_realinitpath_refused() {
 	realinitpath=/usr/lib/other/init
-	check
-	assertEquals "dracut's --add then stops the build" 1 $?
+	(check; echo "check returned $?" >>"$CALLS")
+	assertContains "dracut's --add then stops the build" "$(calls)" "check returned 1"
 	assertContains "$(calls)" "derror dracut module 'verity-init' cannot be used with realinitpath="
+	# host-only for a host that boots a verity root: would be included on its own, so it stops
 	: >"$CALLS"
-	(install)
+	hostonly=yes ROOT_MAJMIN=254:0
+	DM_TABLE="0 32768 verity 1 8:1 8:2 4096 4096 4096 1 sha256 abcd 1234"
+	(check; echo "check returned $?" >>"$CALLS")
+	assertEquals "the build stops" 1 $?
+	assertNotContains "$(calls)" "check returned"
+	: >"$CALLS"
+	(install; echo "install returned" >>"$CALLS")
 	assertEquals 1 $?
 	assertNotContains "nothing installed" "$(calls)" inst_
+	assertNotContains "$(calls)" "install returned"
 	unset realinitpath
+}
+
+test_install_stops_when_a_hook_cannot_be_installed() {
+	FAIL_HOOK=pre-pivot
+	(install; echo "install returned" >>"$CALLS")
+	assertEquals "no image with half the module" 1 $?
+	assertContains "$(calls)" "dfatal verity-init: cannot install the agent or the module's scripts"
+	assertNotContains "$(calls)" "install returned"
+	unset FAIL_HOOK
 }
 
 # --- the shell-init glue, sourced with dracut-lib stubs ---------------------------------------
@@ -258,6 +275,18 @@ esac
 EOF
 	chmod 0755 "$SHUNIT_TMPDIR/fake-agent"
 	printf '%s\n' "$PARSE_OUT" >"$SHUNIT_TMPDIR/parse.out"
+	# the library's fixed settings, pointed into the scratch directory (after it is sourced: it
+	# takes nothing from the environment); the end of a failed boot exits instead of hanging
+	cat >"$SHUNIT_TMPDIR/test-settings.sh" <<EOF
+VI_AGENT=$SHUNIT_TMPDIR/fake-agent
+VI_SYSRQ=$SHUNIT_TMPDIR/sysrq
+VI_KMSG=$SHUNIT_TMPDIR/kmsg
+VI_ACTION_WAIT=0
+VI_RUNDIR=$SHUNIT_TMPDIR/run
+VI_CMDLINE_D=$SHUNIT_TMPDIR/cmdline.d
+VI_MOUNTINFO=\${TEST_MOUNTINFO:-/proc/self/mountinfo}
+vi_hang() { exit 1; }
+EOF
 	cat >"$SHUNIT_TMPDIR/dracut-lib.sh" <<EOF
 # dracut's reading of the command line: /etc/cmdline.d first, then the kernel's (TEST_CMDLINE)
 getcmdline() { cat "$SHUNIT_TMPDIR"/cmdline.d/*.conf 2>/dev/null | tr '\\n' ' '; printf '%s' "\$TEST_CMDLINE"; }
@@ -299,13 +328,11 @@ mount() { echo "mount \$*" >>"$SHUNIT_TMPDIR/mounts.log"; }
 EOF
 	(
 		cd "$SHUNIT_TMPDIR" || exit 1
-		export VI_AGENT=$SHUNIT_TMPDIR/fake-agent VI_SYSRQ=$SHUNIT_TMPDIR/sysrq \
-			VI_KMSG=$SHUNIT_TMPDIR/kmsg VI_ACTION_WAIT=0 VI_HANG=0 VI_RUNDIR=$SHUNIT_TMPDIR/run \
-			VI_CMDLINE_D=$SHUNIT_TMPDIR/cmdline.d
 		timeout 60 sh -c "
 			getarg() { return 1; }
 			. '$SHUNIT_TMPDIR/dracut-lib.sh'
 			. '$MOD/verity-init-lib.sh'
+			. '$SHUNIT_TMPDIR/test-settings.sh'
 			$1" 2>&1
 	)
 }
@@ -370,6 +397,88 @@ test_cmdline_hook_refused_shell_request_fails_at_once() {
 	rm -f "$SHUNIT_TMPDIR/sysrq"
 	out=$(TEST_CMDLINE="roothash=ab rd.shell" PARSE_RC=1 run_cmdline_hook)
 	assertEquals "rd.shell too" b "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
+}
+
+# The kernel passes NAME=value words without a dot to /init as environment variables, and dracut's
+# hooks inherit them: the library takes none of its settings or state from there.
+test_settings_never_from_the_environment() {
+	local out
+	# vi_load keeps only what the agent printed (this also writes the dracut-lib stubs)
+	PARSE_OUT="VERITY_ENABLED=1"
+	out=$(run_glue "VERITY_SHELL_ALLOWED=1 VERITY_OFF_ALLOWED=1; vi_load; echo \"rc=\$? [\${VERITY_SHELL_ALLOWED-}\${VERITY_OFF_ALLOWED-}]\"")
+	assertEquals "rc=0 []" "$out"
+	# nothing from the environment
+	out=$(cd "$SHUNIT_TMPDIR" && env VI_SYSRQ=/dev/null VI_HANG=0 VI_AGENT=/bin/true VI_ACTION_WAIT=999 \
+		VI_KMSG=/dev/null VI_RUNDIR=/tmp/x VI_CMDLINE_D=/tmp/y VI_MOUNTINFO=/tmp/z VI_NEWROOT=/sysroot \
+		VI_NO_RECOVERY=x VERITY_OFF_ALLOWED=1 VERITY_SHELL_ALLOWED=1 VERITY_ENABLED=1 \
+		sh -c ". '$SHUNIT_TMPDIR/dracut-lib.sh'; . '$MOD/verity-init-lib.sh'
+		echo \"\$VI_SYSRQ \$VI_AGENT \$VI_ACTION_WAIT \$VI_KMSG \$VI_RUNDIR \$VI_CMDLINE_D \$VI_MOUNTINFO\"
+		echo \"[\${VI_HANG-}\${VI_NEWROOT-}\${VI_NO_RECOVERY-}\${VERITY_OFF_ALLOWED-}\${VERITY_SHELL_ALLOWED-}\${VERITY_ENABLED-}]\"" 2>&1)
+	assertEquals "/proc/sysrq-trigger /usr/sbin/verity-init 10 /dev/kmsg /run/verity-init /etc/cmdline.d /proc/self/mountinfo
+[]" "$out"
+}
+
+# The agent and dracut's own parser (the real getarg / getargbool of dracut-lib.sh over the real
+# dracut-getarg) on the same words: whatever dracut would open a shell for, the agent refuses, and
+# the hook's check (vi_dracut_shell_asked) says so too.
+test_agent_refuses_every_shell_dracut_would_open() {
+	local lib=/usr/lib/dracut/modules.d/99base/dracut-lib.sh util=/usr/lib/dracut/dracut-util
+	[ -r "$lib" ] && [ -x "$util" ] && [ -x "$BUILD/verity-init" ] || {
+		startSkipping; fail "needs dracut and $BUILD/verity-init"; return; }
+	local d=$SHUNIT_TMPDIR/realdracut line dracut agent hook out n=0
+	mkdir -p "$d/bin" && ln -sf "$util" "$d/bin/dracut-getarg"
+	{
+		echo 'debug_off() { :; }; debug_on() { :; }; warn() { :; }'
+		echo 'getcmdline() { printf "%s" "$TEST_CMDLINE"; }'
+		awk '/^getarg\(\)/,/^}/; /^getargbool\(\)/,/^}/' "$lib"
+	} >"$d/lib.sh"
+	while IFS= read -r line; do
+		n=$((n + 1))
+		# dracut's emergency_shell condition, rd.shell off unless the line turns it on
+		dracut=$(TEST_CMDLINE="$line" PATH="$d/bin:$PATH" sh -c ". '$d/lib.sh'
+			if getargbool 0 rd.shell -d -y rdshell || getarg rd.break -d rdbreak >/dev/null; then
+				echo shell; else echo none; fi")
+		hook=$(TEST_CMDLINE="$line" PATH="$d/bin:$PATH" sh -c ". '$d/lib.sh'; . '$MOD/verity-init-lib.sh'
+			if vi_dracut_shell_asked; then echo shell; else echo none; fi")
+		out=$("$BUILD/verity-init" parse --cmdline "roothash=$(printf '%064d' 0) $line" 2>&1)
+		case "$out" in *"opens a root shell"*) agent=shell ;; *) agent=none ;; esac
+		assertEquals "dracut on '$line'" shell "$dracut"
+		assertEquals "agent on '$line' (dracut opens a shell)" shell "$agent"
+		assertEquals "hook on '$line' (dracut opens a shell)" shell "$hook"
+	done <<'LINES'
+rd.shell
+rd.shell=1
+rd.shell=false
+rd.shell=No
+rd.shell=OFF
+rd.shell=n
+rd.shell=
+rd.shell=""
+"rd.shell=1"
+rd.shell="yes"
+rd.shell=0 rd.shell
+rd.shell=off rd.shell=true
+rdshell
+rdshell=0
+rd.break
+rd.break=pre-pivot
+rd.break=cmdline
+rdbreak
+rdbreak=0
+-- rd.break=pre-mount
+quiet -- rd.shell=false
+rd.shell=0 -- rd.shell
+LINES
+	assertEquals "lines checked (each one a shell for dracut)" 22 "$n"
+	# and what dracut counts as off, the agent accepts
+	for line in "rd.shell=0" "rd.shell=no" "rd.shell=off" 'rd.shell="0"' "rd.shellx rd.breakx=1"; do
+		dracut=$(TEST_CMDLINE="$line" PATH="$d/bin:$PATH" sh -c ". '$d/lib.sh'
+			if getargbool 0 rd.shell -d -y rdshell || getarg rd.break -d rdbreak >/dev/null; then
+				echo shell; else echo none; fi")
+		assertEquals "dracut on '$line'" none "$dracut"
+		"$BUILD/verity-init" parse --cmdline "roothash=$(printf '%064d' 0) $line" >/dev/null 2>&1
+		assertEquals "agent accepts '$line'" 0 $?
+	done
 }
 
 test_cmdline_hook_reads_shell_switches_as_dracut_does() {
@@ -504,7 +613,7 @@ test_umount_root_only_what_is_mounted() {
 	printf '%s\n' '22 1 0:21 / /proc rw - proc proc rw' \
 		'40 1 254:1 / /sysroot ro,relatime - ext4 /dev/mapper/root ro' \
 		'41 40 253:2 / /sysroot/usr ro,relatime - ext4 /dev/vdb ro' >"$mi"
-	VI_MOUNTINFO=$mi run_glue "vi_umount_root /sysroot; vi_umount_root /sysroot/absent" >/dev/null
+	TEST_MOUNTINFO=$mi run_glue "vi_umount_root /sysroot; vi_umount_root /sysroot/absent" >/dev/null
 	assertEquals "the root and what is mounted inside it, nothing else" "umount -R /sysroot" \
 		"$(cat "$SHUNIT_TMPDIR/mounts.log")"
 }
@@ -513,7 +622,7 @@ test_umount_root_only_what_is_mounted() {
 run_prepivot() {
 	local mi=$SHUNIT_TMPDIR/mountinfo
 	printf '%s\n' '40 1 254:1 / /sysroot ro,relatime - ext4 /dev/mapper/root ro' >"$mi"
-	VI_MOUNTINFO=$mi run_glue "NEWROOT=/sysroot; $1; . '$MOD/verity-init-check-init.sh'; echo hook-done"
+	TEST_MOUNTINFO=$mi run_glue "NEWROOT=/sysroot; $1; . '$MOD/verity-init-check-init.sh'; echo hook-done"
 }
 
 test_prepivot_good_root_switches() {

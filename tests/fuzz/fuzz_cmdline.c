@@ -25,13 +25,18 @@ static void check_tokens(const char *buf, size_t len)
 	struct vi_cmdline_tok tok;
 	size_t pos = 0, last = 0;
 	unsigned n = 0;
+	int r;
 
-	while (vi_cmdline_next(buf, len, &pos, &tok) == 1) {
+	/* every word, "--" included (2): each call moves on, nothing points outside buf */
+	while ((r = vi_cmdline_next(buf, len, &pos, &tok)) > 0) {
+		CHECK(r <= 2);
 		CHECK(pos > last || n == 0);
 		CHECK(pos <= len);
-		CHECK(tok.key >= buf && tok.key + tok.key_len <= buf + len);
-		if (tok.val)
-			CHECK(tok.val >= buf && tok.val + tok.val_len <= buf + len);
+		if (r == 1) {
+			CHECK(tok.key >= buf && tok.key + tok.key_len <= buf + len);
+			if (tok.val)
+				CHECK(tok.val >= buf && tok.val + tok.val_len <= buf + len);
+		}
 		CHECK(++n <= len + 1);
 		last = pos;
 	}
@@ -91,10 +96,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	check_tokens(buf, size);
 
+	/* the dracut modules' reading (past "--"): same guarantees, checked on its own */
+	memset(&cfg2, 0xa5, sizeof(cfg2));
+	memcpy(&before, &cfg2, sizeof(cfg2));
+	memset(&err, 0x55, sizeof(err));
+	r = vi_cmdline_parse_buf(buf, size, VI_CMDLINE_PAST_DASHDASH, &cfg2, &err);
+	if (r < 0) {
+		CHECK(memchr(err.msg, '\0', sizeof(err.msg)) != NULL);
+		CHECK(memcmp(&cfg2, &before, sizeof(cfg2)) == 0);
+	} else {
+		CHECK(memchr(cfg2.init, '\0', sizeof(cfg2.init)) != NULL);
+		check_print(&cfg2, VI_PRINT_SHELL);
+	}
+
 	memset(&cfg, 0xa5, sizeof(cfg));
 	memcpy(&before, &cfg, sizeof(cfg));
 	memset(&err, 0x55, sizeof(err));
-	r = vi_cmdline_parse_buf(buf, size, &cfg, &err);
+	r = vi_cmdline_parse_buf(buf, size, 0, &cfg, &err);
 	if (r < 0) {
 		CHECK(memchr(err.msg, '\0', sizeof(err.msg)) != NULL);
 		CHECK(memcmp(&cfg, &before, sizeof(cfg)) == 0);
@@ -102,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	CHECK(size <= VI_MAX_CMDLINE);
 	memset(&cfg2, 0xa5, sizeof(cfg2));
-	r2 = vi_cmdline_parse_buf(buf, size, &cfg2, &err);
+	r2 = vi_cmdline_parse_buf(buf, size, 0, &cfg2, &err);
 	CHECK(r2 == r && memcmp(&cfg, &cfg2, sizeof(cfg)) == 0);
 
 	CHECK(cfg.root.params.salt_size <= VERITY_MAX_SALT);

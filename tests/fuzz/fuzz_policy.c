@@ -33,7 +33,7 @@ static void check_apply(const struct vi_policy *p, const char *cmdline)
 	bool has_shell = false;
 	int r;
 
-	CHECK(vi_cmdline_parse(cmdline, &cfg, &err) == 0);
+	CHECK(vi_cmdline_parse(cmdline, 0, &cfg, &err) == 0);
 	r = vi_policy_apply(p, &cfg, &err);
 	if (r < 0) {
 		CHECK(r == -EPERM || r == -EINVAL);

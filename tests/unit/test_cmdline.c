@@ -28,7 +28,7 @@ static struct verity_err err;
 static void ok(const char *cmdline)
 {
 	memset(&err, 0, sizeof(err));
-	if (vi_cmdline_parse(cmdline, &cfg, &err) != 0)
+	if (vi_cmdline_parse(cmdline, 0, &cfg, &err) != 0)
 		fail_msg("refused '%s': %s", cmdline, err.msg);
 }
 
@@ -41,7 +41,7 @@ static void bad_r(const char *cmdline, int want_r, const char *want)
 	memset(&cfg, 0x5a, sizeof(cfg));
 	before = cfg;
 	memset(&err, 0, sizeof(err));
-	r = vi_cmdline_parse(cmdline, &cfg, &err);
+	r = vi_cmdline_parse(cmdline, 0, &cfg, &err);
 	if (r != want_r)
 		fail_msg("'%s': got %d (%s), want %d", cmdline, r, err.msg, want_r);
 	if (!strstr(err.msg, want))
@@ -374,6 +374,20 @@ static void test_double_dash(void **state)
 	ok("roothash=" H " -- verity.fail=shell verity.bogus=1 roothash=" H2);
 	assert_false(cfg.fail_given);
 	assert_int_equal(cfg.root.root_hash[0], 0x4f);
+	ok("roothash=" H " \"--\" real_init=/bin/sh rd.break");
+	assert_false(cfg.shell_requested);
+	/* The dracut module's reading: dracut's getarg sees every word, so the agent does too. */
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(vi_cmdline_parse("roothash=" H " -- real_init=/bin/sh",
+					  VI_CMDLINE_PAST_DASHDASH, &cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "'real_init' would start an init"));
+	assert_int_equal(vi_cmdline_parse("roothash=" H " -- rootfallback=/dev/vdc",
+					  VI_CMDLINE_PAST_DASHDASH, &cfg, &err), -EINVAL);
+	assert_int_equal(vi_cmdline_parse("roothash=" H " -- init=/bin/other -- rd.break=pre-pivot",
+					  VI_CMDLINE_PAST_DASHDASH, &cfg, &err), 0);
+	assert_string_equal(cfg.init, "/bin/other");
+	assert_true(cfg.shell_requested);
+	assert_string_equal(cfg.shell_key, "rd.break");
 	/* Quoting: a LABEL with a space. */
 	ok("roothash=" H " verity.data=\"LABEL=my root\" verity.hash=\"PARTLABEL=my hash\"");
 	assert_string_equal(cfg.root.data.spec, "LABEL=my root");
@@ -548,9 +562,9 @@ static void test_rejections(void **state)
 	big[VI_MAX_CMDLINE] = '\0';
 	ok(big);   /* exactly at the limit */
 	/* a NUL inside the buffer (the _buf form) */
-	assert_int_equal(vi_cmdline_parse_buf("ro\0roothash=x", 13, &cfg, &err), -EINVAL);
+	assert_int_equal(vi_cmdline_parse_buf("ro\0roothash=x", 13, 0, &cfg, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "NUL"));
-	assert_int_equal(vi_cmdline_parse(NULL, &cfg, &err), -EINVAL);
+	assert_int_equal(vi_cmdline_parse(NULL, 0, &cfg, &err), -EINVAL);
 	/* Not ours: ignored, even when odd. */
 	ok("foo bar=\"baz verity=1 systemd.unit=rescue.target roothashx=1 ro=1");
 	assert_false(cfg.ro);

@@ -45,7 +45,7 @@ static void pbad(const char *text, const char *want)
 
 static void cmd(const char *cmdline)
 {
-	if (vi_cmdline_parse(cmdline, &cfg, &err) != 0)
+	if (vi_cmdline_parse(cmdline, 0, &cfg, &err) != 0)
 		fail_msg("refused '%s': %s", cmdline, err.msg);
 }
 

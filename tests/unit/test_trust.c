@@ -116,7 +116,7 @@ static void parse(struct vi_config *cfg, const char *cmdline)
 	struct verity_err err = { "" };
 
 	vi_config_init(cfg);
-	if (vi_cmdline_parse(cmdline, cfg, &err) < 0)
+	if (vi_cmdline_parse(cmdline, 0, cfg, &err) < 0)
 		fail_msg("cmdline refused: %s", err.msg);
 }
 
