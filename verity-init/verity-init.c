@@ -51,6 +51,7 @@ struct agent {
 	uint64_t mark_ms[4];       /* own time per step: early mounts, set-up, mount, switch */
 	int init_argc;             /* PID 1: the kernel's arguments for init ("single", after --) */
 	char **init_argv;
+	char **init_envp;          /* PID 1: the kernel's environment, for init (not for us) */
 	bool devkmsg_restore;      /* we lifted /dev/kmsg rate limiting: put it back */
 	/* the failure being handled */
 	enum vi_stage stage;
@@ -369,7 +370,7 @@ static int switch_and_exec(struct agent *a)
 		 (unsigned long long)a->mark_ms[0], (unsigned long long)a->mark_ms[1],
 		 (unsigned long long)a->mark_ms[2], (unsigned long long)a->mark_ms[3]);
 	devkmsg_restore(a);
-	execv(a->cfg.init, argv);
+	execve(a->cfg.init, argv, a->init_envp);
 	r = -errno;
 	a->stage = VI_STAGE_SWITCH;
 	snprintf(a->reason.msg, sizeof(a->reason.msg), "exec %.100s failed: %s", a->cfg.init,
@@ -455,7 +456,7 @@ static void fallback(struct agent *a, bool switched)
 			}
 			write_status(a, "failed", name, NULL);
 			kmsg_log(&a->log, KMSG_NOTICE, "fallback: shell");
-			execl("/bin/sh", "sh", (char *)NULL);
+			execle("/bin/sh", "sh", (char *)NULL, a->init_envp);
 			kmsg_log(&a->log, KMSG_ERR, "exec /bin/sh failed: %s", strerror(errno));
 			continue;
 		case VI_FAIL_PANIC:
@@ -713,6 +714,13 @@ int main(int argc, char **argv)
 	vi_config_init(&a.cfg);
 	vi_policy_init(&a.policy);
 	if (getpid() == 1) {
+		/* Every command line word NAME=value without a dot is in our environment, and
+		 * libblkid and libdevmapper read some (BLKID_CONF, DM_DISABLE_UDEV, ...): the kernel's
+		 * environment is init's, the agent runs with none. */
+		static char *no_env[] = { NULL };
+
+		a.init_envp = environ;
+		environ = no_env;
 		a.init_argc = argc;
 		a.init_argv = argv;
 		return run_pid1(&a);

@@ -31,11 +31,13 @@ test_squashfs_systemd_keys_type_probed() {
 	d=$(vm_workdir agent-squashfs)
 	rh=$(vm_verity_setup squashfs "$d") || { fail "setup"; return; }
 	vm_boot --disk "$d/data.img" --disk "$d/hash.img" agent-squashfs "$RD" \
-		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root rd.break rd.shell -- single verity.data=/dev/vdz"
+		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root rd.break rd.shell VERITY_TEST_ENV=kept BLKID_CONF=/proc/cmdline -- single verity.data=/dev/vdz"
 	good agent-squashfs squashfs || return
 	# what follows "--" belongs to init (not parsed as ours), and the agent passes it on
 	vm_assert_log_contains "$VM_LOG" '^VERITY-TEST-ARGS single verity.data=/dev/vdz' \
 		"init did not get the kernel's arguments after --"
+	# and the kernel's environment (words without a dot), which the agent itself ran without
+	vm_assert_log_contains "$VM_LOG" '^VERITY-TEST-ENV kept' "init did not get the kernel's environment"
 }
 
 # Our keys; root= names the raw data device, which must never be mounted: the verified mapping

@@ -169,6 +169,7 @@ if [ -r /run/verity-init/status ]; then
 fi
 echo "VERITY-TEST-CMDLINE \$(cat /proc/cmdline)"
 echo "VERITY-TEST-ARGS \$*"
+echo "VERITY-TEST-ENV \${VERITY_TEST_ENV:-unset}"
 for d in /sys/block/dm-*; do
 	[ -r "\$d/dm/name" ] && echo "VERITY-TEST-DM \${d##*/} \$(cat "\$d/dm/name") uuid=\$(cat "\$d/dm/uuid")"
 done
