@@ -158,6 +158,14 @@ int vi_cmdline_parse_buf(const char *buf, size_t len, unsigned flags, struct vi_
 /* Syntax check of a device spec (see struct vi_devspec); allow_majmin for dm-mod.create.
  * Returns the kind, or -EINVAL with err set. */
 int vi_devspec_check(const char *spec, size_t len, bool allow_majmin, struct verity_err *err);
+
+/* A device as systemd writes it, in the form the agent looks it up by: TAG="value" or
+ * TAG='value' loses the quotes (systemd's fstab_node_to_udev_node), and udev's
+ * /dev/disk/by-{uuid,partuuid,label,partlabel}/NAME (\xNN escapes decoded) becomes UUID=,
+ * PARTUUID=, LABEL=, PARTLABEL= -- those links need udev, which PID 1 does not have; libblkid
+ * finds the same device. Anything else is copied. out is NUL-terminated; -ENAMETOOLONG when it
+ * does not fit, -EINVAL for a bad escape. */
+int vi_devspec_normalize(const char *s, size_t len, char *out, size_t out_size, size_t *ret_len);
 enum vi_devspec_kind vi_devspec_kind(const struct vi_devspec *d);
 
 /* True when t is disabled or has a signature source: root-hash-signature= / verity.sig=, a

@@ -26,10 +26,15 @@ int vi_err(struct verity_err *err, const char *fmt, ...) __attribute__((format(p
 int vi_parse_u64(const char *s, size_t len, uint64_t *ret);
 int vi_parse_u32(const char *s, size_t len, uint32_t *ret);
 
-/* Like vi_parse_u64 but an optional binary suffix K, M, G or T (x1024^n) is accepted. */
+/* C's (and systemd's safe_atou64) spelling: "0x" hex, a leading "0" octal, else decimal; digits
+ * only after that, no overflow. For the veritytab words systemd reads that way. */
+int vi_parse_u64_c(const char *s, size_t len, uint64_t *ret);
+
+/* systemd's parse_size(): decimal digits with an optional fraction, then an optional binary
+ * suffix B, K, M, G, T, P or E (x1024^n); "1.5M" is 1572864 (rounded down). */
 int vi_parse_size(const char *s, size_t len, uint64_t *ret);
 
-/* systemd's booleans: 1 yes y true on / 0 no n false off (case-insensitive). -EINVAL else. */
+/* systemd's booleans: 1 yes y true t on / 0 no n false f off (case-insensitive). -EINVAL else. */
 int vi_parse_bool(const char *s, size_t len, bool *ret);
 
 /* Compare a command-line key (len bytes) with a NUL-terminated name, treating '-' and '_' as

@@ -207,6 +207,86 @@ bool vi_target_has_signature(const struct vi_config *cfg, const struct vi_target
 	return t == &cfg->root && cfg->manifest[0];
 }
 
+static int unhex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int vi_devspec_normalize(const char *s, size_t len, char *out, size_t out_size, size_t *ret_len)
+{
+	static const struct {
+		const char *link, *tag;
+	} links[] = {
+		{ "/dev/disk/by-uuid/",      "UUID=" },
+		{ "/dev/disk/by-partuuid/",  "PARTUUID=" },
+		{ "/dev/disk/by-label/",     "LABEL=" },
+		{ "/dev/disk/by-partlabel/", "PARTLABEL=" },
+	};
+	static const char *const tags[] = { "UUID=", "PARTUUID=", "LABEL=", "PARTLABEL=" };
+	size_t o = 0;
+
+	if (out_size == 0)
+		return -ENAMETOOLONG;
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		size_t ln = strlen(links[i].link), tn = strlen(links[i].tag);
+
+		if (!has_prefix(s, len, links[i].link) || len == ln)
+			continue;
+		if (tn >= out_size)
+			return -ENAMETOOLONG;
+		memcpy(out, links[i].tag, tn);
+		o = tn;
+		for (size_t p = ln; p < len; p++) {
+			char c = s[p];
+
+			if (c == '/')
+				return -EINVAL;   /* a name under by-*, not a path below it */
+			if (c == '\\') {
+				int hi, lo;
+
+				if (p + 3 >= len || s[p + 1] != 'x' ||
+				    (hi = unhex_digit(s[p + 2])) < 0 || (lo = unhex_digit(s[p + 3])) < 0)
+					return -EINVAL;
+				c = (char)(hi << 4 | lo);
+				p += 3;
+			}
+			if (o + 1 >= out_size)
+				return -ENAMETOOLONG;
+			out[o++] = c;
+		}
+		out[o] = '\0';
+		*ret_len = o;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		size_t tn = strlen(tags[i]);
+
+		if (has_prefix(s, len, tags[i]) && len >= tn + 2 &&
+		    (s[tn] == '"' || s[tn] == '\'') && s[len - 1] == s[tn]) {
+			/* TAG="value": the quotes are systemd's syntax, not part of the value */
+			if (len - 2 >= out_size)
+				return -ENAMETOOLONG;
+			memcpy(out, s, tn);
+			memcpy(out + tn, s + tn + 1, len - tn - 2);
+			out[len - 2] = '\0';
+			*ret_len = len - 2;
+			return 0;
+		}
+	}
+	if (len >= out_size)
+		return -ENAMETOOLONG;
+	memcpy(out, s, len);
+	out[len] = '\0';
+	*ret_len = len;
+	return 0;
+}
+
 enum vi_devspec_kind vi_devspec_kind(const struct vi_devspec *d)
 {
 	size_t len = strnlen(d->spec, sizeof(d->spec));
@@ -579,11 +659,19 @@ static int root_hash(struct vi_target *t, const struct slotval *s, struct verity
 
 static int devspec(struct vi_devspec *d, const struct slotval *s, struct verity_err *err)
 {
-	int r = vi_devspec_check(s->val, s->val_len, false, err);
+	char spec[sizeof(d->spec)];
+	size_t n = 0;
+	int r = vi_devspec_normalize(s->val, s->val_len, spec, sizeof(spec), &n);
 
 	if (r < 0)
+		return slot_wrap(s, err, checkf(err, "device", s->val, s->val_len,
+						r == -ENAMETOOLONG ? "too long"
+								   : "bad \\xNN escape"));
+	r = vi_devspec_check(spec, n, false, err);
+	if (r < 0)
 		return slot_wrap(s, err, r);
-	return copy_value(d->spec, sizeof(d->spec), s, err);
+	memcpy(d->spec, spec, n + 1);
+	return 0;
 }
 
 static void partuuid_spec(struct vi_devspec *d, const uint8_t id[16])
@@ -666,8 +754,6 @@ static int resolve_target(struct vi_target *t, const struct target_slots *ts, bo
 		r = devspec(&t->hash, ts->hash, err);
 		if (r < 0)
 			return r;
-		if (!ts->data && !manifest)
-			return vi_err(err, "%s: a hash device without a data device", what);
 	}
 	if (!t->superblock && !manifest) {
 		r = no_superblock(t, what, err);
@@ -684,20 +770,24 @@ static int resolve_target(struct vi_target *t, const struct target_slots *ts, bo
 	}
 	if (manifest)
 		return 0;   /* devices and offsets may come from the manifest */
-	if (!ts->data) {
-		/* Discoverable Partitions: data = first 128 bits of the root hash, hash = last. */
-		if (t->root_hash_len < 32)
-			return vi_err(err, "%s: no data device given and a %u-byte root hash is too "
-				      "short to derive partition UUIDs from (needs 32)",
-				      what, t->root_hash_len);
-		partuuid_spec(&t->data, t->root_hash);
-		partuuid_spec(&t->hash, t->root_hash + t->root_hash_len - 16);
+	if (!ts->data || (!ts->hash && !(t->given & VI_GIVEN_HASH_OFFSET))) {
+		/* systemd's rule (Discoverable Partitions): a device not given is the partition
+		 * whose PARTUUID is the first (data) or last (hash) 128 bits of the root hash. With
+		 * hash-offset= and no hash device, the tree is on the data device instead. */
+		if (t->root_hash_len < 16)
+			return vi_err(err, "%s: no %s device given and a %u-byte root hash is too "
+				      "short to derive its partition UUID from (needs 16)",
+				      what, ts->data ? "hash" : "data", t->root_hash_len);
+		if (!ts->data)
+			partuuid_spec(&t->data, t->root_hash);
+		if (!ts->hash)
+			partuuid_spec(&t->hash, t->root_hash + t->root_hash_len - 16);
 		t->discovered = true;
-	} else if ((!ts->hash || strcmp(t->hash.spec, t->data.spec) == 0) &&
-		   !(t->given & VI_GIVEN_HASH_OFFSET)) {
+	}
+	if (ts->hash && strcmp(t->hash.spec, t->data.spec) == 0 &&
+	    !(t->given & VI_GIVEN_HASH_OFFSET))
 		return vi_err(err, "%s: the hash tree is on the data device, so hash-offset= is "
 			      "needed (or give a hash device)", what);
-	}
 	return 0;
 }
 

@@ -50,29 +50,89 @@ int vi_parse_u32(const char *s, size_t len, uint32_t *ret)
 	return 0;
 }
 
+int vi_parse_u64_c(const char *s, size_t len, uint64_t *ret)
+{
+	unsigned base = 10;
+	uint64_t v = 0;
+	size_t i = 0;
+
+	if (!s || len == 0)
+		return -EINVAL;
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	} else if (len > 1 && s[0] == '0') {
+		base = 8;
+		i = 1;
+	}
+	for (; i < len; i++) {
+		char c = s[i];
+		unsigned d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			return -EINVAL;
+		if (d >= base)
+			return -EINVAL;
+		if (v > (UINT64_MAX - d) / base)
+			return -ERANGE;
+		v = v * base + d;
+	}
+	*ret = v;
+	return 0;
+}
+
 int vi_parse_size(const char *s, size_t len, uint64_t *ret)
 {
 	unsigned shift = 0;
-	uint64_t v;
+	size_t ilen, flen = 0;
+	const char *dot;
+	uint64_t v, frac = 0, scale = 1;
 	int r;
 
 	if (!s || len == 0)
 		return -EINVAL;
 	switch (s[len - 1]) {
-	case 'K': shift = 10; break;
-	case 'M': shift = 20; break;
-	case 'G': shift = 30; break;
-	case 'T': shift = 40; break;
+	case 'B': shift = 0; len--; break;
+	case 'K': shift = 10; len--; break;
+	case 'M': shift = 20; len--; break;
+	case 'G': shift = 30; len--; break;
+	case 'T': shift = 40; len--; break;
+	case 'P': shift = 50; len--; break;
+	case 'E': shift = 60; len--; break;
 	default: break;
 	}
-	if (shift)
-		len--;
-	r = vi_parse_u64(s, len, &v);
+	dot = memchr(s, '.', len);
+	ilen = dot ? (size_t)(dot - s) : len;
+	r = vi_parse_u64(s, ilen, &v);
 	if (r < 0)
 		return r;
-	if (shift && v > (UINT64_MAX >> shift))
+	if (dot) {
+		/* a fraction of the unit, rounded down: "1.5M" */
+		flen = len - ilen - 1;
+		if (flen == 0 || flen > 18 || vi_parse_u64(dot + 1, flen, &frac) < 0)
+			return -EINVAL;
+		for (size_t i = 0; i < flen; i++)
+			scale *= 10;
+	}
+	if (v > (UINT64_MAX >> shift))
 		return -ERANGE;
-	*ret = v << shift;
+	v <<= shift;
+	if (frac) {
+		/* frac < scale <= 10^18 < 2^60 and shift <= 60: the product fits 128 bits, and the
+		 * quotient is below 2^shift */
+		uint64_t add = (uint64_t)(((unsigned __int128)frac << shift) / scale);
+
+		if (add > UINT64_MAX - v)
+			return -ERANGE;
+		v += add;
+	}
+	*ret = v;
 	return 0;
 }
 
@@ -95,8 +155,8 @@ static bool eq_nocase(const char *s, size_t len, const char *word)
 
 int vi_parse_bool(const char *s, size_t len, bool *ret)
 {
-	static const char *const yes[] = { "1", "yes", "y", "true", "on" };
-	static const char *const no[] = { "0", "no", "n", "false", "off" };
+	static const char *const yes[] = { "1", "yes", "y", "true", "t", "on" };
+	static const char *const no[] = { "0", "no", "n", "false", "f", "off" };
 
 	if (!s)
 		return -EINVAL;

@@ -9,8 +9,11 @@
  *            | "ignore-corruption" | "restart-on-corruption" | "panic-on-corruption"
  *            | "restart-on-error" | "panic-on-error"
  *            | "ignore-zero-blocks" | "check-at-most-once" | "root-hash-signature=" location
- *   size    := u64 [K|M|G|T]   (binary multiples)
- * Repeating a word with the same value is accepted; with another value it is refused. */
+ *            | "nofail" | "noauto" | "_netdev" | "x-initrd.attach"   (unit words: no meaning here)
+ *   size    := digits ["." digits] [B|K|M|G|T|P|E]   (systemd's parse_size, binary multiples)
+ *   u64     := decimal | "0x" hex | "0" octal        (systemd's safe_atou64)
+ * Empty words are skipped, as systemd does. Repeating a word with the same value is accepted;
+ * with another value it is refused. */
 #include "vopts.h"
 
 #include <errno.h>
@@ -77,8 +80,11 @@ static int w_format(struct vi_target *t, const char *v, size_t n, uint32_t *seen
 	uint32_t f;
 
 	(void)seen;
-	if (vi_parse_u32(v, n, &f) < 0 || f > 1)
+	uint64_t f64;
+
+	if (vi_parse_u64_c(v, n, &f64) < 0 || f64 > 1)
 		return bad_value(err, "format", v, n, "must be 0 or 1");
+	f = (uint32_t)f64;
 	if ((t->given & VI_GIVEN_FORMAT) && t->params.hash_type != f)
 		return twice(err, "format");
 	t->params.hash_type = f;
@@ -122,8 +128,8 @@ static int w_data_blocks(struct vi_target *t, const char *v, size_t n, uint32_t 
 	uint64_t b;
 
 	(void)seen;
-	if (vi_parse_u64(v, n, &b) < 0 || b == 0)
-		return bad_value(err, "data-blocks", v, n, "not a positive decimal number");
+	if (vi_parse_u64_c(v, n, &b) < 0 || b == 0)
+		return bad_value(err, "data-blocks", v, n, "not a positive number");
 	if ((t->given & VI_GIVEN_DATA_BLOCKS) && t->params.data_blocks != b)
 		return twice(err, "data-blocks");
 	t->params.data_blocks = b;
@@ -190,10 +196,13 @@ static int w_uuid(struct vi_target *t, const char *v, size_t n, uint32_t *seen,
 {
 	char tmp[VERITY_UUID_STR_LEN + 1];
 	uint8_t u[16];
+	size_t len = 0;
+	/* systemd also takes the 32 hex digits without dashes (sd_id128_from_string) */
+	bool plain = n == 32 && hex_decode(v, n, u, sizeof(u), &len) == 0 && len == 16;
 
 	(void)seen;
-	if (vi_strlcpy_exact(tmp, sizeof(tmp), v, n) < 0 || verity_uuid_parse(tmp, u) < 0)
-		return bad_value(err, "uuid", v, n, "not a UUID (8-4-4-4-12 hex digits)");
+	if (!plain && (vi_strlcpy_exact(tmp, sizeof(tmp), v, n) < 0 || verity_uuid_parse(tmp, u) < 0))
+		return bad_value(err, "uuid", v, n, "not a UUID (8-4-4-4-12 hex digits, or 32)");
 	if ((t->given & VI_GIVEN_UUID) && memcmp(t->params.uuid, u, 16) != 0)
 		return twice(err, "uuid");
 	memcpy(t->params.uuid, u, 16);
@@ -219,16 +228,19 @@ static int w_hash(struct vi_target *t, const char *v, size_t n, uint32_t *seen,
 static int w_fec_device(struct vi_target *t, const char *v, size_t n, uint32_t *seen,
 			struct verity_err *err)
 {
-	int r = vi_devspec_check(v, n, false, err);
+	char spec[sizeof(t->fec.spec)];
+	size_t len = 0;
+	int r = vi_devspec_normalize(v, n, spec, sizeof(spec), &len);
 
 	if (r < 0)
-		return r;
-	if ((*seen & SEEN_FEC_DEVICE) &&
-	    (strlen(t->fec.spec) != n || memcmp(t->fec.spec, v, n) != 0))
-		return twice(err, "fec-device");
-	r = vi_strlcpy_exact(t->fec.spec, sizeof(t->fec.spec), v, n);
+		return bad_value(err, "fec-device", v, n,
+				 r == -ENAMETOOLONG ? "too long" : "bad \\xNN escape");
+	r = vi_devspec_check(spec, len, false, err);
 	if (r < 0)
-		return bad_value(err, "fec-device", v, n, "too long");
+		return r;
+	if ((*seen & SEEN_FEC_DEVICE) && strcmp(t->fec.spec, spec) != 0)
+		return twice(err, "fec-device");
+	memcpy(t->fec.spec, spec, len + 1);
 	*seen |= SEEN_FEC_DEVICE;
 	return 0;
 }
@@ -253,11 +265,13 @@ static int w_fec_offset(struct vi_target *t, const char *v, size_t n, uint32_t *
 static int w_fec_roots(struct vi_target *t, const char *v, size_t n, uint32_t *seen,
 		       struct verity_err *err)
 {
+	uint64_t r64;
 	uint32_t roots;
 
 	(void)seen;
-	if (vi_parse_u32(v, n, &roots) < 0 || roots < VI_FEC_ROOTS_MIN || roots > VI_FEC_ROOTS_MAX)
+	if (vi_parse_u64_c(v, n, &r64) < 0 || r64 < VI_FEC_ROOTS_MIN || r64 > VI_FEC_ROOTS_MAX)
 		return bad_value(err, "fec-roots", v, n, "must be between 2 and 24");
+	roots = (uint32_t)r64;
 	if ((t->given & VI_GIVEN_FEC_ROOTS) && t->fec_roots != roots)
 		return twice(err, "fec-roots");
 	t->fec_roots = roots;
@@ -337,6 +351,14 @@ static int w_check_at_most_once(struct vi_target *t, const char *v, size_t n, ui
 	return 0;
 }
 
+/* veritytab words for the unit (systemd's generator reads them; veritysetup skips them) */
+static int w_unit_word(struct vi_target *t, const char *v, size_t n, uint32_t *seen,
+		       struct verity_err *err)
+{
+	(void)t; (void)v; (void)n; (void)seen; (void)err;
+	return 0;
+}
+
 static int w_signature(struct vi_target *t, const char *v, size_t n, uint32_t *seen,
 		       struct verity_err *err)
 {
@@ -378,6 +400,10 @@ static const struct word words[] = {
 	{ "ignore-zero-blocks",    false, w_ignore_zero_blocks },
 	{ "check-at-most-once",    false, w_check_at_most_once },
 	{ "root-hash-signature",   true,  w_signature },
+	{ "nofail",                false, w_unit_word },
+	{ "noauto",                false, w_unit_word },
+	{ "_netdev",               false, w_unit_word },
+	{ "x-initrd.attach",       false, w_unit_word },
 };
 
 static int apply_word(struct vi_target *t, const char *w, size_t n, uint32_t *seen,
@@ -428,11 +454,11 @@ int vi_vopts_parse(const char *s, size_t len, struct vi_target *t, struct verity
 
 		if (i < len && s[i] != ',')
 			continue;
-		if (i == start)
-			return vi_err(err, "empty word in verity options");
-		r = apply_word(t, s + start, i - start, &seen, err);
-		if (r < 0)
-			return r;
+		if (i > start) {
+			r = apply_word(t, s + start, i - start, &seen, err);
+			if (r < 0)
+				return r;
+		}
 		start = i + 1;
 	}
 	return 0;

@@ -286,7 +286,38 @@ static void test_discoverable_partitions(void **state)
 	assert_true(cfg.recovery.discovered);
 	assert_string_equal(cfg.recovery.data.spec,
 			    "PARTUUID=00112233-4455-6677-8899-aabbccddeeff");
-	bad("roothash=" H1, "too short to derive partition UUIDs");
+	/* sha1: 20 bytes, the two 16-byte ends overlap (systemd needs 16) */
+	ok("roothash=" H1);
+	assert_string_equal(cfg.root.data.spec, "PARTUUID=76e9be05-4b15-884a-9fa8-5973e9cb274c");
+	assert_string_equal(cfg.root.hash.spec, "PARTUUID=4b15884a-9fa8-5973-e9cb-274c93afadb6");
+	/* One device given: the other one by the same rule, as systemd's generator does */
+	ok("roothash=" H " systemd.verity_root_data=/dev/vda2");
+	assert_string_equal(cfg.root.data.spec, "/dev/vda2");
+	assert_string_equal(cfg.root.hash.spec, "PARTUUID=d6e7f809-1a2b-3c4d-5e6f-708192a3b4c5");
+	ok("roothash=" H " systemd.verity_root_hash=/dev/vdb");
+	assert_string_equal(cfg.root.data.spec, "PARTUUID=4f8b2d0e-1c7a-9b3d-5e6f-708192a3b4c5");
+	assert_string_equal(cfg.root.hash.spec, "/dev/vdb");
+	/* ... unless hash-offset= puts the tree on the data device */
+	ok("roothash=" H " systemd.verity_root_data=/dev/vda2 systemd.verity_root_options=hash-offset=1G");
+	assert_false(cfg.root.discovered);
+	assert_string_equal(cfg.root.hash.spec, "");
+	bad("roothash=" H " verity.data=/dev/vda verity.hash=/dev/vda", "hash-offset= is needed");
+	/* udev's links become tags (PID 1 has no udev); systemd's quoted tag values lose the quotes */
+	ok("roothash=" H " systemd.verity_root_data=/dev/disk/by-partuuid/1111abcd-0000-4000-8000-000000000001"
+	   " systemd.verity_root_hash=/dev/disk/by-partlabel/my\\x20hash\\x2fx");
+	assert_string_equal(cfg.root.data.spec, "PARTUUID=1111abcd-0000-4000-8000-000000000001");
+	assert_string_equal(cfg.root.hash.spec, "PARTLABEL=my hash/x");
+	ok("roothash=" H " systemd.verity_root_data=/dev/disk/by-uuid/0a1b-2c3d"
+	   " systemd.verity_root_hash=/dev/disk/by-label/root");
+	assert_string_equal(cfg.root.data.spec, "UUID=0a1b-2c3d");
+	assert_string_equal(cfg.root.hash.spec, "LABEL=root");
+	ok("roothash=" H " systemd.verity_root_data=PARTLABEL=\"my root\" verity.hash=LABEL='h'");
+	assert_string_equal(cfg.root.data.spec, "PARTLABEL=my root");
+	assert_string_equal(cfg.root.hash.spec, "LABEL=h");
+	ok("roothash=" H " verity.data=/dev/disk/by-id/virtio-x verity.hash=/dev/vdb");
+	assert_string_equal(cfg.root.data.spec, "/dev/disk/by-id/virtio-x");   /* no tag for it */
+	bad("roothash=" H " verity.data=/dev/disk/by-label/a\\x2 verity.hash=/dev/vdb", "escape");
+	bad("roothash=" H " verity.data=/dev/disk/by-label/a/b verity.hash=/dev/vdb", "escape");
 	/* With a manifest, devices come from the manifest: no derivation. */
 	ok("roothash=" H " verity.manifest=PARTLABEL=manifest");
 	assert_false(cfg.root.discovered);
@@ -519,8 +550,7 @@ static void test_rejections(void **state)
 	bad("roothash=" H " verity.data=PARTUUID= verity.hash=/dev/vdb", "empty");
 	bad("roothash=" H " verity.data=LABEL= verity.hash=/dev/vdb", "empty LABEL");
 	bad("roothash=" H " verity.data=PARTLABEL= verity.hash=/dev/vdb", "empty PARTLABEL");
-	bad("roothash=" H " verity.hash=/dev/vdb", "hash device without a data device");
-	bad("roothash=" H " verity.data=/dev/vda", "hash-offset= is");
+	bad("roothash=" H " verity.data=/dev/vda verity.hash=/dev/vda", "hash-offset= is");
 	bad("roothash=" H " verity.data=/dev/vda verity.hash=/dev/vda", "hash-offset= is");
 	ok("roothash=" H " verity.data=/dev/vda verity.hash=/dev/vda verity.options=hash-offset=1M");
 	bad("verity.data=/dev/vda verity.hash=/dev/vdb", "without a root hash");

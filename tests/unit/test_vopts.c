@@ -123,18 +123,56 @@ static void test_repeats(void **state)
 	assert_int_equal(vi_vopts_parse("panic-on-corruption", 19, &t, &err), 0);
 }
 
+/* What systemd's veritysetup also takes: its parse_size, safe_atou64, parse_boolean and
+ * sd_id128_from_string spellings, and the unit words it skips. */
+static void test_systemd_spellings(void **state)
+{
+	(void)state;
+	ok("hash-offset=4096B,data-block-size=4096B,hash-block-size=1K");
+	assert_int_equal(t.params.hash_offset, 4096);
+	assert_int_equal(t.params.data_block_size, 4096);
+	ok("hash-offset=1.5M,fec-offset=0.5K");
+	assert_int_equal(t.params.hash_offset, 1572864);
+	assert_int_equal(t.fec_offset, 512);
+	ok("hash-offset=2G,fec-offset=1E");
+	assert_int_equal(t.params.hash_offset, UINT64_C(2) << 30);
+	assert_true(t.fec_offset == UINT64_C(1) << 60);
+	bad("hash-offset=1.M", "size in bytes");
+	bad("hash-offset=.5M", "size in bytes");
+	bad("hash-offset=1.0000000000000000001M", "size in bytes");
+	bad("hash-offset=16E", "size in bytes");
+	ok("data-blocks=0x10,fec-roots=0x2,format=0x1");
+	assert_int_equal(t.params.data_blocks, 16);
+	assert_int_equal(t.fec_roots, 2);
+	assert_int_equal(t.params.hash_type, 1);
+	ok("data-blocks=010");                            /* strtoull base 0: octal */
+	assert_int_equal(t.params.data_blocks, 8);
+	ok("superblock=f");
+	assert_false(t.superblock);
+	ok("superblock=T");
+	assert_true(t.superblock);
+	ok("uuid=0123456789ABCDEF0123456789abcdef");
+	assert_int_equal(t.params.uuid[0], 0x01);
+	assert_int_equal(t.params.uuid[15], 0xef);
+	ok("nofail,noauto,_netdev,x-initrd.attach,panic-on-corruption");
+	assert_int_equal(t.corruption, VI_CORRUPT_PANIC);
+	ok(",panic-on-corruption,,ignore-zero-blocks,");   /* empty words are skipped */
+	assert_true(t.ignore_zero_blocks);
+	ok("fec-device=/dev/disk/by-partlabel/fec\\x20a");
+	assert_string_equal(t.fec.spec, "PARTLABEL=fec a");
+	ok("fec-device=PARTUUID=\"0a0b0c0d-01\"");
+	assert_string_equal(t.fec.spec, "PARTUUID=0a0b0c0d-01");
+}
+
 static void test_rejections(void **state)
 {
 	char big[VI_MAX_OPTIONS + 8];
 
 	(void)state;
 	bad("panic-on-corruptoin", "unknown verity option 'panic-on-corruptoin'");
-	bad("x-initrd.attach", "unknown verity option");
+	bad("x-initrd.attach=1", "takes no value");
 	bad("panic_on_corruption", "unknown verity option");   /* table spelling is not ours */
 	bad("Hash=sha256", "unknown verity option");
-	bad(",panic-on-corruption", "empty word");
-	bad("panic-on-corruption,", "empty word");
-	bad("panic-on-corruption,,ignore-zero-blocks", "empty word");
 	bad("hash", "needs a value");
 	bad("panic-on-corruption=1", "takes no value");
 	bad("superblock=maybe", "not a boolean");
@@ -146,7 +184,9 @@ static void test_rejections(void **state)
 	bad("hash-block-size=4096x", "power of two");
 	bad("data-blocks=0", "positive");
 	bad("data-blocks=-1", "positive");
-	bad("data-blocks=0x10", "positive");
+	bad("data-blocks=0x", "positive");
+	bad("data-blocks=08", "positive");                /* octal, as systemd reads it */
+	bad("fec-roots=08", "between 2 and 24");
 	bad("data-blocks=99999999999999999999", "positive");
 	bad("hash-offset=100", "multiple of 512");
 	bad("hash-offset=1X", "size in bytes");
@@ -158,7 +198,8 @@ static void test_rejections(void **state)
 	memcpy(big, "salt=", 5);
 	big[5 + 514] = '\0';
 	bad(big, "longer than 256 bytes");
-	bad("uuid=0123456789abcdef0123456789abcdef", "not a UUID");
+	bad("uuid=0123456789abcdef0123456789abcdeg", "not a UUID");
+	bad("uuid=0123456789abcdef0123456789abcdef0", "not a UUID");
 	bad("uuid=01234567-89ab-cdef-0123-456789abcdeg", "not a UUID");
 	bad("hash=md5", "unknown hash algorithm");
 	bad("hash=SHA256", "unknown hash algorithm");
@@ -246,6 +287,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_word),
 		cmocka_unit_test(test_repeats),
+		cmocka_unit_test(test_systemd_spellings),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_path_checks),
