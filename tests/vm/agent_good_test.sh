@@ -107,6 +107,21 @@ test_no_af_alg_preflight_skipped_with_warning() {
 
 # The same GPT disk named by PARTLABEL (data) and by the verity superblock's UUID (hash), which
 # libblkid reads from the hash partition.
+# systemd lines name devices by udev's links, which the standalone agent (no udev) looks up as
+# tags; with only the data device given, the hash device is derived from the root hash, as
+# systemd's generator does.
+test_gpt_by_partuuid_link_hash_derived() {
+	local d rh
+	d=$(vm_workdir agent-gpt-link)
+	rh=$(vm_verity_setup_gpt ext4 "$d") || { fail "setup"; return; }
+	# shellcheck source=/dev/null
+	. "$d/vars"
+	vm_boot --disk "$DISK" agent-gpt-link "$RD" \
+		"roothash=$rh systemd.verity_root_data=/dev/disk/by-partuuid/$DATA_PARTUUID root=/dev/mapper/root"
+	good agent-gpt-link ext4 || return
+	vm_assert_log_contains "$VM_LOG" 'verified \(data vda1, hash vda2\)'
+}
+
 test_gpt_partlabel_and_verity_uuid() {
 	local d rh
 	d=$(vm_workdir agent-gpt-tags)
