@@ -526,27 +526,19 @@ static int prepare(int data_fd, int hash_fd, const struct verity_params *p, bool
 }
 
 static int write_superblock(int hash_fd, const struct verity_params *p,
-			    const struct verity_geometry *g, struct verity_err *err)
+			    struct verity_err *err)
 {
-	/* Superblock, then zeros up to the tree start (the gap veritysetup leaves). */
-	size_t len = (size_t)(g->tree_start * p->hash_block_size - p->hash_offset);
-	uint8_t *buf;
-	int r;
+	/* The 512-byte superblock only: the gap up to the tree start keeps whatever the device
+	 * held (a hole in a new file), as veritysetup leaves it; nothing reads it. */
+	uint8_t buf[VERITY_SB_SIZE] = { 0 };
+	int r = verity_sb_encode(p, buf, err);
 
-	buf = calloc(1, len);
-	if (!buf) {
-		snprintf(err->msg, sizeof(err->msg), "out of memory");
-		return -ENOMEM;
-	}
-	r = verity_sb_encode(p, buf, err);
 	if (r < 0)
-		goto out;
-	r = pwrite_full(hash_fd, buf, len, p->hash_offset);
+		return r;
+	r = pwrite_full(hash_fd, buf, sizeof(buf), p->hash_offset);
 	if (r < 0)
 		snprintf(err->msg, sizeof(err->msg), "cannot write the superblock at byte %llu: %s",
 			 (unsigned long long)p->hash_offset, strerror(-r));
-out:
-	free(buf);
 	return r;
 }
 
@@ -614,9 +606,23 @@ int verity_tree_build(int data_fd, int hash_fd, const struct verity_params *p,
 	if (r < 0)
 		return r;
 	if (!p->no_superblock) {
-		r = write_superblock(hash_fd, p, &g, err);
+		r = write_superblock(hash_fd, p, err);
 		if (r < 0)
 			goto out;
+	}
+	{
+		/* A file ends where the hash area does, tree or not (veritysetup's size for a
+		 * one-block image); never shortened */
+		struct stat st;
+
+		if (fstat(hash_fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (uint64_t)st.st_size < g.hash_device_size &&
+		    ftruncate(hash_fd, (off_t)g.hash_device_size) < 0) {
+			r = -errno;
+			snprintf(err->msg, sizeof(err->msg), "cannot extend the hash file to %llu "
+				 "bytes: %s", (unsigned long long)g.hash_device_size, strerror(-r));
+			goto out;
+		}
 	}
 	if (g.levels == 0) {
 		/* One data block: its digest is the root and there is no tree. */

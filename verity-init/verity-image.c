@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -65,12 +66,16 @@ static int code_of(int r)
 	}
 }
 
+#ifndef VERITY_INIT_VERSION
+#define VERITY_INIT_VERSION "0.1"
+#endif
+
 /* ---- options ------------------------------------------------------------------------------ */
 
 enum {
 	OPT_HASH = 256, OPT_DBS, OPT_HBS, OPT_DATA_BLOCKS, OPT_HASH_OFFSET, OPT_SALT, OPT_UUID,
 	OPT_FORMAT, OPT_NO_SB, OPT_RH_FILE, OPT_THREADS, OPT_JSON, OPT_QUIET, OPT_HELP,
-	OPT_STYLE,
+	OPT_STYLE, OPT_QUIETLY_ACCEPTED, OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -89,13 +94,22 @@ static const struct option long_opts[] = {
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "style", required_argument, NULL, OPT_STYLE },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "usage", no_argument, NULL, OPT_HELP },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	/* veritysetup's output switches: accepted, nothing more to say */
+	{ "verbose", no_argument, NULL, OPT_QUIETLY_ACCEPTED },
+	{ "debug", no_argument, NULL, OPT_QUIETLY_ACCEPTED },
 	{ NULL, 0, NULL, 0 },
 };
+/* veritysetup's short options: -h hash, -s salt, -v verbose, -V version, -? help */
+static const char short_opts[] = ":h:s:vV";
 
 struct opts {
 	struct verity_params p;   /* defaults applied */
 	uint32_t given;           /* VI_GIVEN-like bits: which of p came from the command line */
 	const char *root_hash_file;
+	const char *uuid_text;    /* --uuid and --hash as given: printed back unchanged in format's */
+	const char *hash_text;    /* report, as veritysetup does (the superblock has lower case) */
 	unsigned threads;
 	bool json, quiet;
 	const char *style;
@@ -157,20 +171,33 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		const char *a = optarg;
 
 		switch (c) {
-		case OPT_HASH:
-			if (strlen(a) >= sizeof(o->p.hash_name) || !verity_digest_size(a))
+		case 'h':
+		case OPT_HASH: {
+			/* veritysetup takes "SHA256" and writes "sha256" */
+			size_t n = strlen(a);
+
+			if (n >= sizeof(o->p.hash_name))
 				return die(EXIT_USAGE, "unsupported hash algorithm '%s'", a);
-			memcpy(o->p.hash_name, a, strlen(a) + 1); /* length checked above */
+			for (size_t i = 0; i <= n; i++)
+				o->p.hash_name[i] = (char)(a[i] >= 'A' && a[i] <= 'Z' ? a[i] - 'A' + 'a'
+										: a[i]);
+			if (!verity_digest_size(o->p.hash_name))
+				return die(EXIT_USAGE, "unsupported hash algorithm '%s'", a);
+			o->hash_text = a;
 			o->given |= G_HASH;
 			break;
+		}
 		case OPT_DBS:
 		case OPT_HBS:
-			if (parse_u32(a, &u) < 0)
-				return die(EXIT_USAGE, "invalid block size '%s'", a);
+			/* a power of two the kernel target takes; 0 would divide by zero later */
+			if (parse_u32(a, &u) < 0 || u < VERITY_MIN_BLOCK || u > VERITY_MAX_BLOCK ||
+			    (u & (u - 1)) != 0)
+				return die(EXIT_USAGE, "unsupported block size '%s' (a power of two, "
+					   "%u to %u)", a, VERITY_MIN_BLOCK, VERITY_MAX_BLOCK);
 			if (c == OPT_DBS) {
 				o->p.data_block_size = u;
 				o->given |= G_DBS;
@@ -180,10 +207,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			}
 			break;
 		case OPT_DATA_BLOCKS:
-			if (parse_u64(a, &v) < 0 || v == 0)
+			if (parse_u64(a, &v) < 0)
 				return die(EXIT_USAGE, "invalid --data-blocks '%s'", a);
+			/* 0 is veritysetup's "the whole data device" */
 			o->p.data_blocks = v;
-			o->given |= G_BLOCKS;
+			if (v)
+				o->given |= G_BLOCKS;
+			else
+				o->given &= ~G_BLOCKS;
 			break;
 		case OPT_HASH_OFFSET:
 			if (parse_u64(a, &v) < 0)
@@ -191,6 +222,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->p.hash_offset = v;
 			o->given |= G_OFFSET;
 			break;
+		case 's':
 		case OPT_SALT: {
 			size_t n = 0;
 
@@ -205,6 +237,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_UUID:
 			if (verity_uuid_parse(a, o->p.uuid) < 0)
 				return die(EXIT_USAGE, "invalid --uuid '%s'", a);
+			o->uuid_text = a;
 			o->given |= G_UUID;
 			break;
 		case OPT_FORMAT:
@@ -235,8 +268,19 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_HELP:
 			return -1;
+		case 'V':
+		case OPT_VERSION:
+			puts("verity-image " VERITY_INIT_VERSION);
+			return -2;
+		case 'v':
+		case OPT_QUIETLY_ACCEPTED:
+			break;
 		case ':':
 			return die(EXIT_USAGE, "option %s needs a value", argv[optind - 1]);
+		case '?':
+			if (optopt == '?')
+				return -1;
+			return die(EXIT_USAGE, "unknown option %s", argv[optind - 1]);
 		default:
 			return die(EXIT_USAGE, "unknown option %s", argv[optind - 1]);
 		}
@@ -288,12 +332,15 @@ static void progress_end(struct progress *pr)
 }
 
 static void print_header(const char *hash_path, const struct verity_params *p,
-			 const struct verity_geometry *g)
+			 const struct verity_geometry *g, const char *uuid_text,
+			 const char *hash_text)
 {
 	char uuid[VERITY_UUID_STR_LEN + 1] = "";
 	char salt[2 * VERITY_MAX_SALT + 1];
 
-	if (!p->no_superblock)
+	if (!p->no_superblock && uuid_text && strlen(uuid_text) == VERITY_UUID_STR_LEN)
+		memcpy(uuid, uuid_text, sizeof(uuid));   /* as given, letter case kept */
+	else if (!p->no_superblock)
 		verity_uuid_format(p->uuid, uuid);
 	if (p->salt_size)
 		hex_encode(p->salt, p->salt_size, salt, sizeof(salt));
@@ -307,7 +354,7 @@ static void print_header(const char *hash_path, const struct verity_params *p,
 	printf("Data block size: \t%u\n", p->data_block_size);
 	printf("Hash blocks:     \t%" PRIu64 "\n", g->hash_blocks);
 	printf("Hash block size: \t%u\n", p->hash_block_size);
-	printf("Hash algorithm:  \t%s\n", p->hash_name);
+	printf("Hash algorithm:  \t%s\n", hash_text ? hash_text : p->hash_name);
 	printf("Salt:            \t%s\n", salt);
 }
 
@@ -396,11 +443,9 @@ static int read_sb(int hash_fd, const char *path, struct verity_params *p)
 
 static int read_root_hash(const struct opts *o, const char *arg, uint8_t *root, unsigned ds)
 {
-	char text[2 * VERITY_MAX_DIGEST + 3];
+	char text[2 * VERITY_MAX_DIGEST + 64];
 	const char *hex = arg;
 
-	if (o->root_hash_file && arg)
-		return die(EXIT_USAGE, "give the root hash or --root-hash-file, not both");
 	if (o->root_hash_file) {
 		FILE *f = fopen(o->root_hash_file, "re");
 		size_t n;
@@ -410,8 +455,13 @@ static int read_root_hash(const struct opts *o, const char *arg, uint8_t *root, 
 		n = fread(text, 1, sizeof(text) - 1, f);
 		fclose(f);
 		text[n] = '\0';
-		if (n > 0 && text[n - 1] == '\n')
+		/* trailing white space (a newline, CRLF) is not part of the hash */
+		while (n > 0 && strchr(" \t\r\n", text[n - 1]))
 			text[--n] = '\0';
+		/* both given: veritysetup would quietly use the file; they must agree here */
+		if (arg && strcasecmp(arg, text) != 0)
+			return die(EXIT_USAGE, "the root hash and --root-hash-file %s differ",
+				   o->root_hash_file);
 		hex = text;
 	}
 	if (!hex)
@@ -436,6 +486,13 @@ static int cmd_format(struct opts *o)
 
 	if (o->nargs != 2)
 		return die(EXIT_USAGE, "usage: format DATA HASH [options]");
+	{
+		long page = sysconf(_SC_PAGESIZE);
+
+		if (page > 0 && p->data_block_size > (unsigned long)page)
+			fprintf(stderr, "WARNING: Kernel cannot activate device if data block size "
+				"exceeds page size (%ld).\n", page);
+	}
 	if (!(o->given & G_SALT)) {
 		p->salt_size = 32;
 		if (getrandom(p->salt, 32, 0) != 32)
@@ -495,10 +552,10 @@ static int cmd_format(struct opts *o)
 	} else if (o->quiet) {
 		printf("%s\n", root_hex);
 	} else {
-		print_header(o->args[1], p, &g);
+		print_header(o->args[1], p, &g, o->uuid_text, o->hash_text);
+		printf("Root hash:      \t%s\n", root_hex);
 		if (p->hash_offset == 0)
 			printf("Hash device size: \t%" PRIu64 " [bytes]\n", g.hash_device_size);
-		printf("Root hash:      \t%s\n", root_hex);
 	}
 	r = 0;
 out:
@@ -630,7 +687,7 @@ static int cmd_dump(struct opts *o)
 	if (o->json) {
 		print_json(&p, &g, NULL);
 	} else {
-		print_header(o->args[0], &p, &g);
+		print_header(o->args[0], &p, &g, NULL, NULL);
 		/* veritysetup prints the device size only for a hash area at offset 0. */
 		if (p.hash_offset == 0)
 			printf("Hash device size: \t%" PRIu64 " [bytes]\n", g.hash_device_size);
@@ -732,6 +789,35 @@ static void usage(FILE *f)
 		"  4 invalid superblock or parameters, 5 internal error. See verity-image(8).\n");
 }
 
+/* veritysetup takes its options before the action too ("veritysetup --hash sha1 format D H"):
+ * move the first word that is neither an option nor an option's value to argv[1]. */
+static void command_first(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--") == 0)
+			return;
+		if (a[0] != '-' || a[1] == '\0') {
+			char *cmd = argv[i];
+
+			memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof(*argv));
+			argv[1] = cmd;
+			return;
+		}
+		if (a[1] == '-' && !strchr(a, '=')) {
+			/* --name VALUE: skip the value */
+			for (const struct option *op = long_opts; op->name; op++)
+				if (op->has_arg == required_argument && strcmp(a + 2, op->name) == 0) {
+					i++;
+					break;
+				}
+		} else if (a[1] != '-' && a[2] == '\0' && (a[1] == 'h' || a[1] == 's')) {
+			i++;   /* -h VALUE, -s VALUE */
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -741,10 +827,16 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0 ||
+	    strcmp(argv[1], "-?") == 0 || strcmp(argv[1], "--usage") == 0) {
 		usage(stdout);
 		return 0;
 	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		puts("verity-image " VERITY_INIT_VERSION);
+		return 0;
+	}
+	command_first(argc, argv);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[1], commands[i].name) != 0)
 			continue;
@@ -752,6 +844,8 @@ int main(int argc, char **argv)
 		if (!commands[i].run)
 			return image_sign_main(argc - 1, argv + 1);
 		r = parse_opts(argc - 1, argv + 1, &o);
+		if (r == -2)
+			return 0;   /* --version */
 		if (r < 0) {
 			usage(stdout);
 			return 0;

@@ -23,7 +23,7 @@ oneTimeSetUp() {
 	S256=$(head -c 256 /dev/urandom | od -An -tx1 | tr -d ' \n')
 }
 
-# vi_root OUTPUT : the root hash, last line of format's output.
+# vi_root OUTPUT : the root hash from format's output.
 vi_root() { printf '%s\n' "$1" | awk -F'\t' '/^Root hash:/ { print $2 }'; }
 
 # vi_digests HASH : digest size in bytes
@@ -64,7 +64,8 @@ vi_interop() {
 	root_o=$(vi_root "$ours")
 	root_t=$(vi_root "$theirs")
 	assertEquals "$what: root hash" "$root_t" "$root_o"
-	assertEquals "$what: root hash is the last line" "Root hash:      	$root_o" "$(printf '%s\n' "$ours" | tail -n 1)"
+	# the whole report, line for line (the first names the hash file, which differs)
+	assertEquals "$what: report" "$(printf '%s\n' "$theirs" | sed 1d)" "$(printf '%s\n' "$ours" | sed 1d)"
 	assertTrue "$what: hash devices differ" "cmp -s '$W/ho' '$W/hv'"
 	# Same lines as veritysetup (order aside: our root hash comes last).
 	assertEquals "$what: format output" "$(printf '%s\n' "$theirs" | sed "s|$W/hv|X|" | sort)" \
@@ -259,9 +260,10 @@ testErrors() {
 	assertEquals "one-line error" 1 "$(wc -l <"$W/err")"
 	head -c 8192 /dev/urandom >"$W/d"
 	"$VI" format "$W/d" "$W/h" --hash md4 2>/dev/null; assertEquals "unknown hash" 1 $?
-	"$VI" format "$W/d" "$W/h" --data-block-size 3000 2>"$W/err"; assertEquals "bad block size" 4 $?
+	"$VI" format "$W/d" "$W/h" --data-block-size 3000 2>"$W/err"; assertEquals "bad block size (veritysetup: 1)" 1 $?
 	assertContains "$(cat "$W/err")" "power of two"
-	"$VI" format "$W/d" "$W/h" --data-block-size 1048576 2>/dev/null; assertEquals "block too big" 4 $?
+	"$VI" format "$W/d" "$W/h" --data-block-size 1048576 2>/dev/null; assertEquals "block too big" 1 $?
+	"$VI" format "$W/d" "$W/h" --data-block-size 0 2>/dev/null; assertEquals "block size 0" 1 $?
 	"$VI" format "$W/d" "$W/h" --salt "$S256"00 2>/dev/null; assertEquals "salt > 256" 1 $?
 	"$VI" format "$W/d" "$W/h" --salt abc 2>/dev/null; assertEquals "odd salt" 1 $?
 	"$VI" format "$W/d" "$W/h" --data-blocks 3 2>"$W/err"; assertEquals "data too short" 3 $?
@@ -323,6 +325,39 @@ testCmdline() {
 	assertEquals "roothash=$root systemd.verity_root_data=PARTUUID=1234 systemd.verity_root_hash=/dev/vdb systemd.verity_root_options=hash=sha512,format=1,data-block-size=4096,hash-block-size=4096,hash-offset=0" "$out"
 	out=$("$VI" cmdline "$W/h" /dev/vda /dev/vdb "$root" --style verity)
 	assertContains "$out" "verity.roothash=$root verity.data=/dev/vda verity.hash=/dev/vdb verity.options=hash=sha512,"
+}
+
+# What veritysetup users type and have: options before the command, short options, upper-case
+# algorithm names, --data-blocks=0, an old hash file being overwritten, root hash files with CRLF.
+testVeritysetupHabits() {
+	local ours theirs root
+	head -c $((64 * 4096)) /dev/urandom >"$W/d"
+	head -c 200000 /dev/urandom >"$W/pre"
+	cp "$W/pre" "$W/ho" && cp "$W/pre" "$W/hv"
+	ours=$("$VI" -h SHA1 -s ab --data-blocks=0 format "$W/d" "$W/ho" --uuid="${UUID^^}") ||
+		{ fail "verity-image format failed"; return; }
+	theirs=$(veritysetup -h SHA1 -s ab --data-blocks=0 format "$W/d" "$W/hv" --uuid="${UUID^^}") ||
+		{ fail "veritysetup format failed"; return; }
+	assertEquals "report" "$(printf '%s\n' "$theirs" | sed 1d)" "$(printf '%s\n' "$ours" | sed 1d)"
+	cmp -s "$W/ho" "$W/hv"
+	assertTrue "hash file written over old bytes: same bytes as veritysetup's" $?
+	root=$(vi_root "$ours")
+	printf '%s\r\n\n' "$root" >"$W/rh"
+	"$VI" --verbose verify "$W/d" "$W/ho" --root-hash-file "$W/rh"
+	assertEquals "root hash file with CRLF" 0 $?
+	"$VI" verify "$W/d" "$W/ho" "$root" --root-hash-file="$W/rh"
+	assertEquals "root hash twice, the same" 0 $?
+	"$VI" verify "$W/d" "$W/ho" "$(printf '%040d' 0)" --root-hash-file="$W/rh" 2>/dev/null
+	assertEquals "root hash twice, different" 1 $?
+	# a single block: no tree, the file still ends where the hash area does
+	head -c 4096 /dev/urandom >"$W/d1"
+	rm -f "$W/ho" "$W/hv"
+	"$VI" format "$W/d1" "$W/ho" -s ab --uuid="$UUID" >/dev/null &&
+		veritysetup format "$W/d1" "$W/hv" -s ab --uuid="$UUID" >/dev/null
+	cmp -s "$W/ho" "$W/hv"
+	assertTrue "one-block image: same file as veritysetup's" $?
+	assertEquals "verity-image $(sed -n 's/^#define VERITY_INIT_VERSION "\(.*\)"/\1/p' "$ROOT/verity-init/verity-image.c")" \
+		"$("$VI" --version)"
 }
 
 # shellcheck disable=SC1091
