@@ -92,8 +92,14 @@ static int resolve_params(const struct vi_target *t, const struct vi_dev *data,
 		*ret = t->params;
 		ret->no_superblock = true;
 		if (!(t->given & VI_GIVEN_DATA_BLOCKS) && !ret->data_blocks &&
-		    ret->data_block_size)
-			ret->data_blocks = data->size / ret->data_block_size;
+		    ret->data_block_size) {
+			/* the whole data device; with the tree on it, what comes before the tree */
+			uint64_t end = data->size;
+
+			if (data->devno == hash->devno && ret->hash_offset < end)
+				end = ret->hash_offset;
+			ret->data_blocks = end / ret->data_block_size;
+		}
 		return verity_params_validate(ret, err);
 	}
 	/* One request for the superblock and the block after it, the tree's top block with the

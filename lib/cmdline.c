@@ -688,9 +688,10 @@ static int no_superblock(struct vi_target *t, const char *what, struct verity_er
 {
 	struct verity_params *p = &t->params;
 	struct verity_err e;
+	int r;
 
-	if (!(t->given & VI_GIVEN_DATA_BLOCKS))
-		return vi_err(err, "%s: superblock=false needs data-blocks=", what);
+	/* data-blocks= left out: the whole data device, measured at setup (as systemd and
+	 * veritysetup do), or up to hash-offset= when the tree is on the data device */
 	if (!(t->given & VI_GIVEN_SALT))
 		return vi_err(err, "%s: superblock=false needs salt= (hex, or '-' for none)", what);
 	if (!(t->given & VI_GIVEN_HASH_NAME))
@@ -702,8 +703,17 @@ static int no_superblock(struct vi_target *t, const char *what, struct verity_er
 	if (!(t->given & VI_GIVEN_HASH_BS))
 		p->hash_block_size = 4096;
 	p->no_superblock = true;
-	if (verity_params_validate(p, &e) < 0)
-		return vi_err(err, "%s: %s", what, e.msg);
+	if (t->given & VI_GIVEN_DATA_BLOCKS) {
+		if (verity_params_validate(p, &e) < 0)
+			return vi_err(err, "%s: %s", what, e.msg);
+	} else {
+		/* everything but the size, which only the device can tell */
+		p->data_blocks = 1;
+		r = verity_params_validate(p, &e);
+		p->data_blocks = 0;
+		if (r < 0)
+			return vi_err(err, "%s: %s", what, e.msg);
+	}
 	return 0;
 }
 
