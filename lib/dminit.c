@@ -75,6 +75,19 @@ static int num64(struct span w, const char *what, uint64_t *ret, struct verity_e
 	return 0;
 }
 
+/* dm-init's own numbers (start, length, minor) are kstrto*(s, 0): hex and octal too; the verity
+ * target's arguments are its sscanf("%u")s: decimal */
+static int num64c(struct span w, const char *what, uint64_t *ret, struct verity_err *err)
+{
+	int r = vi_parse_u64_c(w.s, w.n, ret);
+
+	if (r == -ERANGE)
+		return wfail(err, what, w, "too large");
+	if (r < 0)
+		return wfail(err, what, w, "not a number");
+	return 0;
+}
+
 static int num32(struct span w, const char *what, uint32_t *ret, struct verity_err *err)
 {
 	uint64_t v;
@@ -244,11 +257,11 @@ static int table(struct span tbl, struct vi_target *t, struct verity_err *err)
 		return vi_err(err, "dm-mod.create: a verity table needs 13 words: <start> <length> "
 			      "verity <version> <dev> <hash_dev> <data_bs> <hash_bs> "
 			      "<num_data_blocks> <hash_start> <alg> <digest> <salt>");
-	if ((r = num64(w[0], "start sector", &start, err)) < 0)
+	if ((r = num64c(w[0], "start sector", &start, err)) < 0)
 		return r;
 	if (start != 0)
 		return wfail(err, "start sector", w[0], "must be 0 (one target)");
-	if ((r = num64(w[1], "length", &sectors, err)) < 0)
+	if ((r = num64c(w[1], "length", &sectors, err)) < 0)
 		return r;
 	if (!word_is(w[2], "verity"))
 		return wfail(err, "target", w[2], "only the verity target is supported");
@@ -315,7 +328,6 @@ int vi_dm_create_parse(const char *s, size_t len, struct vi_target *ret, struct 
 	struct span f[4];
 	struct vi_target t;
 	size_t pos = 0;
-	uint32_t minor;
 	int r;
 
 	if (len > VI_MAX_CMDLINE)
@@ -353,9 +365,11 @@ int vi_dm_create_parse(const char *s, size_t len, struct vi_target *ret, struct 
 	}
 	t.dm_minor = -1;
 	if (f[2].n) {
-		if (num32(f[2], "minor", &minor, err) < 0 || minor > VI_DM_MAX_MINOR)
+		uint64_t minor64 = 0;
+
+		if (num64c(f[2], "minor", &minor64, err) < 0 || minor64 > VI_DM_MAX_MINOR)
 			return wfail(err, "minor", f[2], "not a minor number");
-		t.dm_minor = (int)minor;
+		t.dm_minor = (int)minor64;
 	}
 	if (word_is(f[3], "rw"))
 		return vi_err(err, "dm-mod.create: flags 'rw': a verity device is read-only, use ro");

@@ -77,6 +77,13 @@ static void test_basic(void **state)
 	assert_true(t.given & VI_GIVEN_DATA_BLOCKS);
 	assert_true(t.given & VI_GIVEN_HASH_OFFSET);
 	assert_int_equal(t.corruption, VI_CORRUPT_EIO);
+	/* dm-init's own numbers are kstrto*(s, 0): start, length and minor in hex or octal too */
+	ok("vroot,,0x10,ro,0x0 0x4000 verity 1 /dev/vda /dev/vdb 4096 4096 2048 2049 sha256 " H " -");
+	assert_int_equal(t.dm_sectors, 16384);
+	assert_int_equal(t.dm_minor, 16);
+	ok("vroot,,010,ro,0 040000 verity 1 /dev/vda /dev/vdb 4096 4096 2048 2049 sha256 " H " -");
+	assert_int_equal(t.dm_sectors, 16384);
+	assert_int_equal(t.dm_minor, 8);
 
 	/* uuid, minor, spaces after the commas, MAJ:MIN devices, salt "-", version 0, sha1,
 	 * a shorter length than the data */
