@@ -255,6 +255,10 @@ int vi_devspec_normalize(const char *s, size_t len, char *out, size_t out_size, 
 					return -EINVAL;
 				c = (char)(hi << 4 | lo);
 				p += 3;
+				/* udev escapes spaces and slashes; a NUL or control byte would cut or
+				 * garble the name */
+				if ((unsigned char)c < 0x20 || (unsigned char)c == 0x7f)
+					return -EINVAL;
 			}
 			if (o + 1 >= out_size)
 				return -ENAMETOOLONG;
@@ -666,7 +670,7 @@ static int devspec(struct vi_devspec *d, const struct slotval *s, struct verity_
 	if (r < 0)
 		return slot_wrap(s, err, checkf(err, "device", s->val, s->val_len,
 						r == -ENAMETOOLONG ? "too long"
-								   : "bad \\xNN escape"));
+								   : VI_DEVSPEC_LINK_ERR));
 	r = vi_devspec_check(spec, n, false, err);
 	if (r < 0)
 		return slot_wrap(s, err, r);

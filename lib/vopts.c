@@ -234,7 +234,7 @@ static int w_fec_device(struct vi_target *t, const char *v, size_t n, uint32_t *
 
 	if (r < 0)
 		return bad_value(err, "fec-device", v, n,
-				 r == -ENAMETOOLONG ? "too long" : "bad \\xNN escape");
+				 r == -ENAMETOOLONG ? "too long" : VI_DEVSPEC_LINK_ERR);
 	r = vi_devspec_check(spec, len, false, err);
 	if (r < 0)
 		return r;

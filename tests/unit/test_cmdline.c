@@ -318,6 +318,8 @@ static void test_discoverable_partitions(void **state)
 	assert_string_equal(cfg.root.data.spec, "/dev/disk/by-id/virtio-x");   /* no tag for it */
 	bad("roothash=" H " verity.data=/dev/disk/by-label/a\\x2 verity.hash=/dev/vdb", "escape");
 	bad("roothash=" H " verity.data=/dev/disk/by-label/a/b verity.hash=/dev/vdb", "escape");
+	bad("roothash=" H " verity.data=/dev/disk/by-label/a\\x00b verity.hash=/dev/vdb", "escape");
+	bad("roothash=" H " verity.data=/dev/disk/by-label/a\\x0ab verity.hash=/dev/vdb", "escape");
 	/* With a manifest, devices come from the manifest: no derivation. */
 	ok("roothash=" H " verity.manifest=PARTLABEL=manifest");
 	assert_false(cfg.root.discovered);
