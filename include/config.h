@@ -166,7 +166,7 @@ int vi_devspec_check(const char *spec, size_t len, bool allow_majmin, struct ver
  * finds the same device. Anything else is copied. out is NUL-terminated; -ENAMETOOLONG when it
  * does not fit, -EINVAL for a bad escape. */
 int vi_devspec_normalize(const char *s, size_t len, char *out, size_t out_size, size_t *ret_len);
-#define VI_DEVSPEC_LINK_ERR "not a udev link name (a bad \\xNN escape, a control byte or a /)"
+#define VI_DEVSPEC_LINK_ERR "not a udev link name, or a name with a control byte, quote or comma"
 enum vi_devspec_kind vi_devspec_kind(const struct vi_devspec *d);
 
 /* True when t is disabled or has a signature source: root-hash-signature= / verity.sig=, a

@@ -270,6 +270,13 @@ int vi_activate(const struct vi_target *t, const struct vi_activate_opts *o,
 	a->wait_ms = now_ms();
 	r = vi_devs_wait(devs, ndev, o->timeout_ms, err);
 	a->wait_ms = now_ms() - a->wait_ms;
+	if (r == -ETIMEDOUT && t->discovered) {
+		/* a partition named after the root hash that is not there: say where it came from */
+		size_t n = strlen(err->msg);
+
+		snprintf(err->msg + n, sizeof(err->msg) - n, " (a device not given is the partition "
+			 "named after the root hash; give it, or hash-offset=)");
+	}
 	if (r < 0)
 		goto out;
 	snprintf(a->data_name, sizeof(a->data_name), "%s", devs[0].name);

@@ -157,6 +157,9 @@ int vi_devspec_check(const char *s, size_t len, bool allow_majmin, struct verity
 		return checkf(err, "device", s, len, "too long");
 	if (!vi_str_printable(s, len))
 		return checkf(err, "device", s, len, "contains control characters");
+	/* no name has one, and it could not be written back (the recovery line, `parse`) */
+	if (memchr(s, '"', len))
+		return checkf(err, "device", s, len, "contains a double quote");
 	if (has_prefix(s, len, "/")) {
 		if (!has_prefix(s, len, "/dev/") || len == 5)
 			return checkf(err, "device", s, len, "a device path must be under /dev/");
@@ -260,6 +263,10 @@ int vi_devspec_normalize(const char *s, size_t len, char *out, size_t out_size, 
 				if ((unsigned char)c < 0x20 || (unsigned char)c == 0x7f)
 					return -EINVAL;
 			}
+			/* nor could a quote or a comma be written back into a command line or an
+			 * option list (the recovery root's, `parse` output) and mean the same */
+			if (c == '"' || c == '\'' || c == ',')
+				return -EINVAL;
 			if (o + 1 >= out_size)
 				return -ENAMETOOLONG;
 			out[o++] = c;
@@ -273,7 +280,10 @@ int vi_devspec_normalize(const char *s, size_t len, char *out, size_t out_size, 
 
 		if (has_prefix(s, len, tags[i]) && len >= tn + 2 &&
 		    (s[tn] == '"' || s[tn] == '\'') && s[len - 1] == s[tn]) {
-			/* TAG="value": the quotes are systemd's syntax, not part of the value */
+			/* TAG="value": the quotes are systemd's syntax, not part of the value; one
+			 * more inside would not survive being written back */
+			if (memchr(s + tn + 1, '"', len - tn - 2) || memchr(s + tn + 1, '\'', len - tn - 2))
+				return -EINVAL;
 			if (len - 2 >= out_size)
 				return -ENAMETOOLONG;
 			memcpy(out, s, tn);
@@ -798,7 +808,8 @@ static int resolve_target(struct vi_target *t, const struct target_slots *ts, bo
 			partuuid_spec(&t->hash, t->root_hash + t->root_hash_len - 16);
 		t->discovered = true;
 	}
-	if (ts->hash && strcmp(t->hash.spec, t->data.spec) == 0 &&
+	/* one of them given (both derived differ but for a root hash made of two equal halves) */
+	if ((ts->data || ts->hash) && strcmp(t->hash.spec, t->data.spec) == 0 &&
 	    !(t->given & VI_GIVEN_HASH_OFFSET))
 		return vi_err(err, "%s: the hash tree is on the data device, so hash-offset= is "
 			      "needed (or give a hash device)", what);

@@ -790,32 +790,60 @@ static void usage(FILE *f)
 }
 
 /* veritysetup takes its options before the action too ("veritysetup --hash sha1 format D H"):
- * move the first word that is neither an option nor an option's value to argv[1]. */
-static void command_first(int argc, char **argv)
+ * move the first word that is neither an option nor an option's value to argv[1] (after "--",
+ * the next word). Returns whether there was one. */
+static bool command_first(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int cmd = -1;
 
 		if (strcmp(a, "--") == 0)
-			return;
-		if (a[0] != '-' || a[1] == '\0') {
-			char *cmd = argv[i];
+			cmd = i + 1 < argc ? i + 1 : -1;
+		else if (a[0] != '-' || a[1] == '\0')
+			cmd = i;
+		if (cmd > 0) {
+			char *word = argv[cmd];
 
-			memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof(*argv));
-			argv[1] = cmd;
-			return;
+			memmove(argv + 2, argv + 1, (size_t)(cmd - 1) * sizeof(*argv));
+			argv[1] = word;
+			return true;
 		}
-		if (a[1] == '-' && !strchr(a, '=')) {
-			/* --name VALUE: skip the value */
-			for (const struct option *op = long_opts; op->name; op++)
-				if (op->has_arg == required_argument && strcmp(a + 2, op->name) == 0) {
-					i++;
+		if (strcmp(a, "--") == 0)
+			return false;
+		if (a[1] == '-') {
+			/* --name VALUE, with getopt_long's unambiguous abbreviations */
+			const struct option *match = NULL;
+			size_t n = strlen(a + 2);
+			int found = 0;
+
+			if (strchr(a, '='))
+				continue;
+			for (const struct option *op = long_opts; op->name; op++) {
+				size_t on = strlen(op->name);
+
+				if (on < n || memcmp(op->name, a + 2, n) != 0)
+					continue;
+				match = op;
+				if (on == n) {
+					found = 1;
 					break;
 				}
-		} else if (a[1] != '-' && a[2] == '\0' && (a[1] == 'h' || a[1] == 's')) {
-			i++;   /* -h VALUE, -s VALUE */
+				found++;
+			}
+			if (found == 1 && match->has_arg == required_argument)
+				i++;
+		} else {
+			/* a cluster such as -vs: an option with a value takes the rest, or the next */
+			for (const char *c = a + 1; *c; c++)
+				if (*c == 'h' || *c == 's') {
+					if (c[1] == '\0')
+						i++;
+					break;
+				}
 		}
 	}
+	return false;
 }
 
 int main(int argc, char **argv)
@@ -836,7 +864,20 @@ int main(int argc, char **argv)
 		puts("verity-image " VERITY_INIT_VERSION);
 		return 0;
 	}
-	command_first(argc, argv);
+	if (!command_first(argc, argv)) {
+		/* options only: "-v --version", "--hash sha1 --help" */
+		for (int i = 1; i < argc; i++) {
+			if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {
+				puts("verity-image " VERITY_INIT_VERSION);
+				return 0;
+			}
+			if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-?") == 0 ||
+			    strcmp(argv[i], "--usage") == 0) {
+				usage(stdout);
+				return 0;
+			}
+		}
+	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[1], commands[i].name) != 0)
 			continue;

@@ -356,6 +356,17 @@ testVeritysetupHabits() {
 		veritysetup format "$W/d1" "$W/hv" -s ab --uuid="$UUID" >/dev/null
 	cmp -s "$W/ho" "$W/hv"
 	assertTrue "one-block image: same file as veritysetup's" $?
+	# where veritysetup's parser puts the command: clusters, abbreviations, after "--"
+	for args in "-vs ab format" "--sal ab format" "--salt ab -- format" "-sab format"; do
+		rm -f "$W/hc"
+		# shellcheck disable=SC2086
+		"$VI" --uuid="$UUID" $args "$W/d1" "$W/hc" >/dev/null
+		assertEquals "'$args' accepted" 0 $?
+		cmp -s "$W/hc" "$W/hv"
+		assertTrue "'$args': the same image" $?
+	done
+	assertContains "$("$VI" -v --version)" "verity-image"
+	assertContains "$("$VI" --hash sha1 --help)" "Usage: verity-image"
 	assertEquals "verity-image $(sed -n 's/^#define VERITY_INIT_VERSION "\(.*\)"/\1/p' "$ROOT/verity-init/verity-image.c")" \
 		"$("$VI" --version)"
 }

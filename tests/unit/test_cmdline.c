@@ -316,10 +316,14 @@ static void test_discoverable_partitions(void **state)
 	assert_string_equal(cfg.root.hash.spec, "LABEL=h");
 	ok("roothash=" H " verity.data=/dev/disk/by-id/virtio-x verity.hash=/dev/vdb");
 	assert_string_equal(cfg.root.data.spec, "/dev/disk/by-id/virtio-x");   /* no tag for it */
-	bad("roothash=" H " verity.data=/dev/disk/by-label/a\\x2 verity.hash=/dev/vdb", "escape");
-	bad("roothash=" H " verity.data=/dev/disk/by-label/a/b verity.hash=/dev/vdb", "escape");
-	bad("roothash=" H " verity.data=/dev/disk/by-label/a\\x00b verity.hash=/dev/vdb", "escape");
-	bad("roothash=" H " verity.data=/dev/disk/by-label/a\\x0ab verity.hash=/dev/vdb", "escape");
+	bad("roothash=" H " verity.data=/dev/disk/by-label/a\\x2 verity.hash=/dev/vdb", "not a udev link name");
+	bad("roothash=" H " verity.data=/dev/disk/by-label/a/b verity.hash=/dev/vdb", "not a udev link name");
+	bad("roothash=" H " verity.data=/dev/disk/by-label/a\\x00b verity.hash=/dev/vdb", "not a udev link name");
+	bad("roothash=" H " verity.data=/dev/disk/by-label/a\\x0ab verity.hash=/dev/vdb", "not a udev link name");
+	/* a quote or comma would not survive being written back (recovery line, option lists) */
+	bad("roothash=" H " verity.data=/dev/disk/by-label/a\\x22b verity.hash=/dev/vdb", "quote or comma");
+	bad("roothash=" H " verity.data=/dev/disk/by-label/a\\x2cb verity.hash=/dev/vdb", "quote or comma");
+	bad("roothash=" H " verity.data=LABEL='a\"b' verity.hash=/dev/vdb", "double quote");
 	/* With a manifest, devices come from the manifest: no derivation. */
 	ok("roothash=" H " verity.manifest=PARTLABEL=manifest");
 	assert_false(cfg.root.discovered);
@@ -555,7 +559,9 @@ static void test_rejections(void **state)
 	bad("roothash=" H " verity.data=LABEL= verity.hash=/dev/vdb", "empty LABEL");
 	bad("roothash=" H " verity.data=PARTLABEL= verity.hash=/dev/vdb", "empty PARTLABEL");
 	bad("roothash=" H " verity.data=/dev/vda verity.hash=/dev/vda", "hash-offset= is");
-	bad("roothash=" H " verity.data=/dev/vda verity.hash=/dev/vda", "hash-offset= is");
+	/* a derived hash partition that is the data device given (swapped partitions) */
+	bad("roothash=" H " verity.data=PARTUUID=d6e7f809-1a2b-3c4d-5e6f-708192a3b4c5",
+	    "hash-offset= is");
 	ok("roothash=" H " verity.data=/dev/vda verity.hash=/dev/vda verity.options=hash-offset=1M");
 	bad("verity.data=/dev/vda verity.hash=/dev/vdb", "without a root hash");
 	bad("verity.options=panic-on-corruption", "without a root hash");

@@ -162,6 +162,8 @@ static void test_systemd_spellings(void **state)
 	assert_string_equal(t.fec.spec, "PARTLABEL=fec a");
 	ok("fec-device=PARTUUID=\"0a0b0c0d-01\"");
 	assert_string_equal(t.fec.spec, "PARTUUID=0a0b0c0d-01");
+	/* \x2c would make a comma that splits the words when the options are printed back */
+	bad("fec-device=/dev/disk/by-partlabel/f\\x2cignore-corruption", "quote or comma");
 }
 
 static void test_rejections(void **state)

@@ -145,6 +145,19 @@ test_superblockless_with_policy() {
 	good agent-nosb ext4
 }
 
+# No superblock, the tree after the data on one device, no data-blocks=: the data ends where
+# hash-offset= puts the tree (the whole device would overlap it and be refused).
+test_superblockless_one_device_data_up_to_hash_offset() {
+	local d rh
+	d=$(vm_workdir agent-nosb-combined)
+	rh=$(vm_verity_setup_combined ext4 "$d" --no-superblock) || { fail "setup"; return; }
+	# shellcheck source=/dev/null
+	. "$d/vars"
+	vm_boot --disk "$DISK" agent-nosb-combined "$RD_WEAK" \
+		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_options=superblock=false,salt=$VM_VERITY_SALT,hash-offset=$HASH_OFFSET"
+	good agent-nosb-combined ext4
+}
+
 # The same command line without the policy's consent is refused before any device is used.
 test_superblockless_refused_without_policy() {
 	local d rh
