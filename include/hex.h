@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Value of one hex digit [0-9a-fA-F], or -1. */
+int hex_nibble(char c);
+
 /* Write len bytes as lowercase hex plus a NUL into out. -ENOBUFS if out_size < 2 * len + 1. */
 int hex_encode(const uint8_t *buf, size_t len, char *out, size_t out_size);
 

@@ -210,17 +210,6 @@ bool vi_target_has_signature(const struct vi_config *cfg, const struct vi_target
 	return t == &cfg->root && cfg->manifest[0];
 }
 
-static int unhex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int vi_devspec_normalize(const char *s, size_t len, char *out, size_t out_size, size_t *ret_len)
 {
 	static const struct {
@@ -231,7 +220,6 @@ int vi_devspec_normalize(const char *s, size_t len, char *out, size_t out_size, 
 		{ "/dev/disk/by-label/",     "LABEL=" },
 		{ "/dev/disk/by-partlabel/", "PARTLABEL=" },
 	};
-	static const char *const tags[] = { "UUID=", "PARTUUID=", "LABEL=", "PARTLABEL=" };
 	size_t o = 0;
 
 	if (out_size == 0)
@@ -254,7 +242,7 @@ int vi_devspec_normalize(const char *s, size_t len, char *out, size_t out_size, 
 				int hi, lo;
 
 				if (p + 3 >= len || s[p + 1] != 'x' ||
-				    (hi = unhex_digit(s[p + 2])) < 0 || (lo = unhex_digit(s[p + 3])) < 0)
+				    (hi = hex_nibble(s[p + 2])) < 0 || (lo = hex_nibble(s[p + 3])) < 0)
 					return -EINVAL;
 				c = (char)(hi << 4 | lo);
 				p += 3;
@@ -275,10 +263,10 @@ int vi_devspec_normalize(const char *s, size_t len, char *out, size_t out_size, 
 		*ret_len = o;
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
-		size_t tn = strlen(tags[i]);
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		size_t tn = strlen(links[i].tag);
 
-		if (has_prefix(s, len, tags[i]) && len >= tn + 2 &&
+		if (has_prefix(s, len, links[i].tag) && len >= tn + 2 &&
 		    (s[tn] == '"' || s[tn] == '\'') && s[len - 1] == s[tn]) {
 			/* TAG="value": the quotes are systemd's syntax, not part of the value; one
 			 * more inside would not survive being written back */

@@ -64,28 +64,28 @@ static int wfail(struct verity_err *err, const char *what, struct span w, const 
 	return vi_err(err, "dm-mod.create: %s '%s': %s", what, v, why);
 }
 
-static int num64(struct span w, const char *what, uint64_t *ret, struct verity_err *err)
+static int num_with(int (*parse)(const char *, size_t, uint64_t *), const char *kind,
+		    struct span w, const char *what, uint64_t *ret, struct verity_err *err)
 {
-	int r = vi_parse_u64(w.s, w.n, ret);
+	int r = parse(w.s, w.n, ret);
 
 	if (r == -ERANGE)
 		return wfail(err, what, w, "too large");
 	if (r < 0)
-		return wfail(err, what, w, "not a decimal number");
+		return wfail(err, what, w, kind);
 	return 0;
 }
 
-/* dm-init's own numbers (start, length, minor) are kstrto*(s, 0): hex and octal too; the verity
- * target's arguments are its sscanf("%u")s: decimal */
+/* the verity target's arguments are its sscanf("%u")s: decimal */
+static int num64(struct span w, const char *what, uint64_t *ret, struct verity_err *err)
+{
+	return num_with(vi_parse_u64, "not a decimal number", w, what, ret, err);
+}
+
+/* dm-init's own numbers (start, length, minor) are kstrto*(s, 0): hex and octal too */
 static int num64c(struct span w, const char *what, uint64_t *ret, struct verity_err *err)
 {
-	int r = vi_parse_u64_c(w.s, w.n, ret);
-
-	if (r == -ERANGE)
-		return wfail(err, what, w, "too large");
-	if (r < 0)
-		return wfail(err, what, w, "not a number");
-	return 0;
+	return num_with(vi_parse_u64_c, "not a number", w, what, ret, err);
 }
 
 static int num32(struct span w, const char *what, uint32_t *ret, struct verity_err *err)

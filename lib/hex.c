@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-static int nibble(char c)
+int hex_nibble(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -35,13 +35,13 @@ int hex_decode(const char *hex, size_t hex_len, uint8_t *out, size_t out_size, s
 		return -EINVAL;
 	/* Validate everything first so that out stays untouched on failure. */
 	for (size_t i = 0; i < hex_len; i++)
-		if (nibble(hex[i]) < 0)
+		if (hex_nibble(hex[i]) < 0)
 			return -EINVAL;
 	if (hex_len / 2 > out_size)
 		return -ENOBUFS;
 	for (size_t i = 0; i < hex_len / 2; i++)
-		out[i] = (uint8_t)((unsigned)nibble(hex[2 * i]) << 4 |
-				   (unsigned)nibble(hex[2 * i + 1]));
+		out[i] = (uint8_t)((unsigned)hex_nibble(hex[2 * i]) << 4 |
+				   (unsigned)hex_nibble(hex[2 * i + 1]));
 	if (ret_len)
 		*ret_len = hex_len / 2;
 	return 0;

@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "hex.h"
+
 int (vi_err)(struct verity_err *err, const char *fmt, ...)
 {
 	va_list ap;
@@ -66,19 +68,12 @@ int vi_parse_u64_c(const char *s, size_t len, uint64_t *ret)
 		i = 1;
 	}
 	for (; i < len; i++) {
-		char c = s[i];
+		int n = hex_nibble(s[i]);
 		unsigned d;
 
-		if (c >= '0' && c <= '9')
-			d = (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			d = (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			d = (unsigned)(c - 'A' + 10);
-		else
+		if (n < 0 || (unsigned)n >= base)
 			return -EINVAL;
-		if (d >= base)
-			return -EINVAL;
+		d = (unsigned)n;
 		if (v > (UINT64_MAX - d) / base)
 			return -ERANGE;
 		v = v * base + d;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hex.h"
 #include "strutil.h"
 
 static const uint8_t sb_magic[8] = { 'v', 'e', 'r', 'i', 't', 'y', 0, 0 };
@@ -225,17 +226,6 @@ void verity_uuid_format(const uint8_t uuid[16], char out[VERITY_UUID_STR_LEN + 1
 	out[o] = '\0';
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int verity_uuid_parse(const char *s, uint8_t ret_uuid[16])
 {
 	uint8_t u[16];
@@ -252,8 +242,8 @@ int verity_uuid_parse(const char *s, uint8_t ret_uuid[16])
 			i++;
 			continue;
 		}
-		hi = hexval(s[i]);
-		lo = hexval(s[i + 1]);
+		hi = hex_nibble(s[i]);
+		lo = hex_nibble(s[i + 1]);
 		if (hi < 0 || lo < 0)
 			return -EINVAL;
 		u[n++] = (uint8_t)(hi << 4 | lo);

@@ -77,11 +77,10 @@ static int w_superblock(struct vi_target *t, const char *v, size_t n, uint32_t *
 static int w_format(struct vi_target *t, const char *v, size_t n, uint32_t *seen,
 		    struct verity_err *err)
 {
+	uint64_t f64;
 	uint32_t f;
 
 	(void)seen;
-	uint64_t f64;
-
 	if (vi_parse_u64_c(v, n, &f64) < 0 || f64 > 1)
 		return bad_value(err, "format", v, n, "must be 0 or 1");
 	f = (uint32_t)f64;
