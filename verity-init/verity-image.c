@@ -22,6 +22,7 @@
 #include "digest.h"
 #include "geometry.h"
 #include "hex.h"
+#include "strutil.h"
 #include "superblock.h"
 #include "tree.h"
 
@@ -69,6 +70,11 @@ static int code_of(int r)
 #ifndef VERITY_INIT_VERSION
 #define VERITY_INIT_VERSION "0.1"
 #endif
+
+static void print_version(void)
+{
+	puts("verity-image " VERITY_INIT_VERSION);
+}
 
 /* ---- options ------------------------------------------------------------------------------ */
 
@@ -126,35 +132,15 @@ struct opts {
 #define G_SALT   (1u << 6)
 #define G_UUID   (1u << 7)
 
-/* Strict unsigned decimal: digits only, no sign, no junk, no overflow. */
+/* Strict unsigned decimal (lib/strutil.c): digits only, no sign, no junk, no overflow. */
 static int parse_u64(const char *s, uint64_t *ret)
 {
-	uint64_t v = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-			return -ERANGE;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	*ret = v;
-	return 0;
+	return vi_parse_u64(s, strlen(s), ret);
 }
 
 static int parse_u32(const char *s, uint32_t *ret)
 {
-	uint64_t v;
-	int r = parse_u64(s, &v);
-
-	if (r < 0)
-		return r;
-	if (v > UINT32_MAX)
-		return -ERANGE;
-	*ret = (uint32_t)v;
-	return 0;
+	return vi_parse_u32(s, strlen(s), ret);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -270,7 +256,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			return -1;
 		case 'V':
 		case OPT_VERSION:
-			puts("verity-image " VERITY_INIT_VERSION);
+			print_version();
 			return -2;
 		case 'v':
 		case OPT_QUIETLY_ACCEPTED:
@@ -846,6 +832,23 @@ static bool command_first(int argc, char **argv)
 	return false;
 }
 
+/* --help / --version in veritysetup's spellings among argv[from..to): answered, true. */
+static bool help_or_version(char **argv, int from, int to)
+{
+	for (int i = from; i < to; i++) {
+		if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {
+			print_version();
+			return true;
+		}
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-?") == 0 ||
+		    strcmp(argv[i], "--usage") == 0) {
+			usage(stdout);
+			return true;
+		}
+	}
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -855,29 +858,15 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0 ||
-	    strcmp(argv[1], "-?") == 0 || strcmp(argv[1], "--usage") == 0) {
+	if (strcmp(argv[1], "help") == 0) {
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-		puts("verity-image " VERITY_INIT_VERSION);
+	/* the first word, as before any command; or anywhere in a line of options only ("-v
+	 * --version", "--hash sha1 --help") */
+	if (help_or_version(argv, 1, 2) ||
+	    (!command_first(argc, argv) && help_or_version(argv, 1, argc)))
 		return 0;
-	}
-	if (!command_first(argc, argv)) {
-		/* options only: "-v --version", "--hash sha1 --help" */
-		for (int i = 1; i < argc; i++) {
-			if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {
-				puts("verity-image " VERITY_INIT_VERSION);
-				return 0;
-			}
-			if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-?") == 0 ||
-			    strcmp(argv[i], "--usage") == 0) {
-				usage(stdout);
-				return 0;
-			}
-		}
-	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[1], commands[i].name) != 0)
 			continue;
