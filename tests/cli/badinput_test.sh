@@ -301,6 +301,12 @@ testCommandLineSyntaxRefused() {
 	refused_parse "unknown key in our namespace" "unknown key" "verity.rootash=$RH"
 }
 
+# A device derived from the root hash (systemd's rule) that never appears: the timeout says so.
+testMissingDerivedPartitionNamed() {
+	refused "derived hash partition missing" "partition named after the root hash" \
+		"roothash=$(printf '%064d' 7) verity.data=/dev/null-not-there"
+}
+
 # dracut's getarg reads the words after "--" too: parse and setup (the module's calls) do as well
 testWordsAfterDoubleDashReadAsDracutDoes() {
 	refused_parse "real_init= after --" "'real_init' would start an init" \
