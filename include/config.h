@@ -90,6 +90,7 @@ struct vi_target {
 	bool try_verify_in_tasklet;   /* dm-mod.create only */
 	bool superblock;              /* default true */
 	bool discovered;              /* data/hash derived from the root hash (DPS rule) */
+	bool data_derived, hash_derived; /* which of them was */
 	char sig_path[VI_MAX_PATH];   /* root-hash-signature= / verity.sig= (path or devspec) */
 	char sig_key_desc[VI_MAX_PATH]; /* dm-mod.create root_hash_sig_key_desc (key in keyring) */
 	bool from_dm_create;          /* table came verbatim from dm-mod.create= */

@@ -242,6 +242,15 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* Whether the device a wait timeout names (the first one still missing, as vi_devs_scan
+ * reports it) was derived from the root hash rather than given. */
+static bool first_missing_derived(const struct vi_target *t, const struct vi_dev *devs)
+{
+	if (devs[0].fd < 0)
+		return t->data_derived;
+	return devs[1].fd < 0 && t->hash_derived;
+}
+
 int vi_activate(const struct vi_target *t, const struct vi_activate_opts *o,
 		struct vi_activation *a, struct verity_err *err)
 {
@@ -270,7 +279,7 @@ int vi_activate(const struct vi_target *t, const struct vi_activate_opts *o,
 	a->wait_ms = now_ms();
 	r = vi_devs_wait(devs, ndev, o->timeout_ms, err);
 	a->wait_ms = now_ms() - a->wait_ms;
-	if (r == -ETIMEDOUT && t->discovered) {
+	if (r == -ETIMEDOUT && first_missing_derived(t, devs)) {
 		/* a partition named after the root hash that is not there: say where it came from */
 		size_t n = strlen(err->msg);
 

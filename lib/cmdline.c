@@ -790,9 +790,11 @@ static int resolve_target(struct vi_target *t, const struct target_slots *ts, bo
 			return vi_err(err, "%s: no %s device given and a %u-byte root hash is too "
 				      "short to derive its partition UUID from (needs 16)",
 				      what, ts->data ? "hash" : "data", t->root_hash_len);
-		if (!ts->data)
+		t->data_derived = !ts->data;
+		t->hash_derived = !ts->hash;
+		if (t->data_derived)
 			partuuid_spec(&t->data, t->root_hash);
-		if (!ts->hash)
+		if (t->hash_derived)
 			partuuid_spec(&t->hash, t->root_hash + t->root_hash_len - 16);
 		t->discovered = true;
 	}

@@ -301,10 +301,19 @@ testCommandLineSyntaxRefused() {
 	refused_parse "unknown key in our namespace" "unknown key" "verity.rootash=$RH"
 }
 
-# A device derived from the root hash (systemd's rule) that never appears: the timeout says so.
+# A device derived from the root hash (systemd's rule) that never appears: the timeout says so,
+# and only then: a given device that is missing is named as given.
 testMissingDerivedPartitionNamed() {
-	refused "derived hash partition missing" "partition named after the root hash" \
-		"roothash=$(printf '%064d' 7) verity.data=/dev/null-not-there"
+	rh7=$(printf '%064d' 7)
+	out=$("$VI" setup --cmdline "verity.name=$NAME verity.timeout=1 roothash=$rh7 verity.data=/dev/null-not-there" 2>&1)
+	assertEquals "given data device missing: exit status ($out)" 1 $?
+	assertContains "given data device missing: named" "$out" "/dev/null-not-there not found"
+	assertNotContains "given data device missing: no derivation hint" "$out" "named after the root hash"
+	need_loop || return
+	d=$(loop "$W/good") || { fail "loop"; return; }
+	refused "derived hash partition missing" \
+		"no device matches PARTUUID=00000000-0000-0000-0000-000000000007 after 1 s (a device not given is the partition named after the root hash" \
+		"roothash=$rh7 verity.data=$d"
 }
 
 # dracut's getarg reads the words after "--" too: parse and setup (the module's calls) do as well

@@ -275,6 +275,7 @@ static void test_discoverable_partitions(void **state)
 	(void)state;
 	ok("roothash=" H);
 	assert_true(cfg.root.discovered);
+	assert_true(cfg.root.data_derived && cfg.root.hash_derived);
 	assert_string_equal(cfg.root.data.spec, "PARTUUID=4f8b2d0e-1c7a-9b3d-5e6f-708192a3b4c5");
 	assert_string_equal(cfg.root.hash.spec, "PARTUUID=d6e7f809-1a2b-3c4d-5e6f-708192a3b4c5");
 	/* sha512: first 16 and last 16 of 64 bytes */
@@ -292,9 +293,13 @@ static void test_discoverable_partitions(void **state)
 	assert_string_equal(cfg.root.hash.spec, "PARTUUID=4b15884a-9fa8-5973-e9cb-274c93afadb6");
 	/* One device given: the other one by the same rule, as systemd's generator does */
 	ok("roothash=" H " systemd.verity_root_data=/dev/vda2");
+	assert_false(cfg.root.data_derived);
+	assert_true(cfg.root.hash_derived);
 	assert_string_equal(cfg.root.data.spec, "/dev/vda2");
 	assert_string_equal(cfg.root.hash.spec, "PARTUUID=d6e7f809-1a2b-3c4d-5e6f-708192a3b4c5");
 	ok("roothash=" H " systemd.verity_root_hash=/dev/vdb");
+	assert_true(cfg.root.data_derived);
+	assert_false(cfg.root.hash_derived);
 	assert_string_equal(cfg.root.data.spec, "PARTUUID=4f8b2d0e-1c7a-9b3d-5e6f-708192a3b4c5");
 	assert_string_equal(cfg.root.hash.spec, "/dev/vdb");
 	/* ... unless hash-offset= puts the tree on the data device */
