@@ -18,7 +18,8 @@
 #define VI_MAX_DM_UUID   129u    /* DM_UUID_LEN, with the NUL */
 #define VI_MAX_FSTYPE    32u
 #define VI_MAX_CMDLINE   4096u   /* longer command lines are refused (-E2BIG), never cut */
-#define VI_MAX_OPTIONS   1024u   /* one verity.options= / systemd.verity_root_options= value */
+#define VI_MAX_OPTIONS   4096u   /* one verity.options= / systemd.verity_root_options= value */
+#define VI_MAX_SIG_LOC   2048u   /* a signature's location, or systemd's inline base64:DER */
 #define VI_MAX_TIMEOUT_S 3600u
 #define VI_DEFAULT_NAME  "root"
 #define VI_DEFAULT_RECOVERY_NAME "recovery"
@@ -91,7 +92,8 @@ struct vi_target {
 	bool superblock;              /* default true */
 	bool discovered;              /* data/hash derived from the root hash (DPS rule) */
 	bool data_derived, hash_derived; /* which of them was */
-	char sig_path[VI_MAX_PATH];   /* root-hash-signature= / verity.sig= (path or devspec) */
+	char sig_path[VI_MAX_SIG_LOC]; /* root-hash-signature= / verity.sig= (path, devspec or
+	                                * "base64:" and the DER signature inline, as systemd) */
 	char sig_key_desc[VI_MAX_PATH]; /* dm-mod.create root_hash_sig_key_desc (key in keyring) */
 	bool from_dm_create;          /* table came verbatim from dm-mod.create= */
 	char dm_uuid[VI_MAX_DM_UUID]; /* dm-mod.create <uuid>, may be empty */
@@ -123,7 +125,7 @@ struct vi_config {
 	char rootfstype[VI_MAX_FSTYPE];
 	char rootflags[VI_MAX_PATH];
 	char init[VI_MAX_PATH];                   /* init=, default /sbin/init */
-	char sig_path[VI_MAX_PATH];               /* verity.sig= (also copied to root.sig_path) */
+	char sig_path[VI_MAX_SIG_LOC];            /* verity.sig= (also copied to root.sig_path) */
 	char manifest[VI_MAX_PATH];               /* verity.manifest= */
 	bool require_signature;
 	bool verity_off_allowed;   /* policy allow_weak=verity-off: a boot without verity may go on */

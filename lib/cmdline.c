@@ -16,8 +16,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base64.h"
 #include "dminit.h"
 #include "hex.h"
+#include "keyring.h"
 #include "rootopts.h"
 #include "strutil.h"
 #include "vopts.h"
@@ -308,6 +310,38 @@ int vi_location_check(const char *s, size_t len, struct verity_err *err)
 		return vi_abspath_check(s, len, err);
 	r = vi_devspec_check(s, len, false, err);
 	return r < 0 ? r : 0;
+}
+
+int vi_sig_inline_decode(const char *s, size_t len, uint8_t *out, size_t out_size,
+			 size_t *ret_len, struct verity_err *err)
+{
+	const size_t pl = sizeof(VI_SIG_INLINE_PREFIX) - 1;
+	int r;
+
+	if (!has_prefix(s, len, VI_SIG_INLINE_PREFIX) ||
+	    b64_decode(s + pl, len - pl, out, out_size, ret_len) < 0)
+		return checkf(err, "root-hash-signature", s, len,
+			      "base64: is not followed by strict (padded, RFC 4648) base64");
+	r = vi_p7s_check(out, *ret_len, err);
+	if (r < 0 && err) {
+		char why[sizeof(err->msg)];
+
+		snprintf(why, sizeof(why), "%s", err->msg);
+		vi_err(err, "inline root-hash-signature: %s", why);
+	}
+	return r;
+}
+
+int vi_sig_location_check(const char *s, size_t len, struct verity_err *err)
+{
+	uint8_t der[VI_MAX_SIG_LOC / 4 * 3];
+	size_t n;
+
+	if (len >= VI_MAX_SIG_LOC)
+		return checkf(err, "root-hash-signature", s, len, "too long");
+	if (!has_prefix(s, len, VI_SIG_INLINE_PREFIX))
+		return vi_location_check(s, len, err);
+	return vi_sig_inline_decode(s, len, der, sizeof(der), &n, err);
 }
 
 /* Mapping names: [A-Za-z0-9][A-Za-z0-9._-]*, below VI_MAX_NAME, and not "control"
@@ -884,7 +918,7 @@ static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_
 
 	if (sl[S_SIG].set) {
 		p = &sl[S_SIG];
-		r = vi_location_check(p->val, p->val_len, err);
+		r = vi_sig_location_check(p->val, p->val_len, err);
 		if (r < 0)
 			return slot_wrap(p, err, r);
 		if (c->root.sig_path[0] && (strlen(c->root.sig_path) != p->val_len ||

@@ -17,6 +17,7 @@
 #include "hex.h"
 #include "keyring.h"
 #include "strutil.h"
+#include "vopts.h"
 
 static uint64_t now_ms(void)
 {
@@ -344,7 +345,13 @@ static int signature_step(struct vi_target *t, const struct vi_trust_ctx *ctx,
 
 	if (t->root_hash_len == 0)
 		return vi_err(err, "a root-hash signature needs a root hash");
-	if (is_file_location(loc)) {
+	if (strncmp(loc, VI_SIG_INLINE_PREFIX, sizeof(VI_SIG_INLINE_PREFIX) - 1) == 0) {
+		/* systemd's inline form: the command line carries the DER signature itself */
+		r = vi_sig_inline_decode(loc, strlen(loc), (uint8_t *)buf, VI_P7S_MAX, &len, err);
+		if (r < 0)
+			return r;
+		sig = (const uint8_t *)buf;
+	} else if (is_file_location(loc)) {
 		r = read_file(ctx->rootfd, loc, buf, VI_P7S_MAX, &len, "root hash signature", err);
 		if (r < 0)
 			return r;

@@ -363,9 +363,7 @@ static int w_signature(struct vi_target *t, const char *v, size_t n, uint32_t *s
 {
 	int r;
 
-	if (n >= 7 && memcmp(v, "base64:", 7) == 0)
-		return vi_err(err, "root-hash-signature=base64:... is not supported; give a path");
-	r = vi_location_check(v, n, err);
+	r = vi_sig_location_check(v, n, err);
 	if (r < 0)
 		return r;
 	if ((*seen & SEEN_SIG) &&

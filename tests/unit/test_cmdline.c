@@ -499,6 +499,12 @@ static void test_signature_keys(void **state)
 	ok("roothash=" H DEVS " verity.options=root-hash-signature=PARTLABEL=root-verity-sig");
 	assert_string_equal(cfg.sig_path, "PARTLABEL=root-verity-sig");
 	ok("roothash=" H DEVS " verity.sig=PARTUUID=11111111-2222-3333-4444-555555555555");
+	/* systemd's inline form, in either key */
+	ok("roothash=" H DEVS " systemd.verity_root_options=root-hash-signature=base64:MAMCAQA=");
+	assert_string_equal(cfg.root.sig_path, "base64:MAMCAQA=");
+	ok("roothash=" H DEVS " verity.sig=base64:MAMCAQA= verity.require_signature");
+	assert_string_equal(cfg.root.sig_path, "base64:MAMCAQA=");
+	bad("roothash=" H DEVS " verity.sig=base64:MAMCAQA", "strict");
 	bad("roothash=" H DEVS " verity.options=root-hash-signature=/a.p7s verity.sig=/b.p7s",
 	    "different signatures");
 	bad("roothash=" H DEVS " verity.require_signature", "no signature");

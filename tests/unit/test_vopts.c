@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "base64.h"
 #include "vopts.h"
 
 static struct vi_target t;
@@ -211,14 +212,49 @@ static void test_rejections(void **state)
 	bad("fec-offset=511", "multiple of 512");
 	bad("fec-roots=1", "between 2 and 24");
 	bad("fec-roots=25", "between 2 and 24");
-	bad("root-hash-signature=base64:MIIB", "base64");
+	bad("root-hash-signature=base64:MIIB", "inline root-hash-signature: signature has an "
+	    "unsupported DER length");
+	bad("root-hash-signature=base64:MAMCAQA", "strict (padded, RFC 4648) base64");
+	bad("root-hash-signature=base64:MAMC AQA=", "strict");
+	bad("root-hash-signature=base64:", "strict");
+	bad("root-hash-signature=base64:aGVsbG8=", "not DER");
 	bad("root-hash-signature=sig.p7s", "not /dev/");
 	bad("root-hash-signature=/etc/../sig", "'..'");
 	bad("root-hash-signature=/a b", "space or comma");
 	bad("hash=sha256\t", "control characters");
 	memset(big, 'a', sizeof(big));
 	big[VI_MAX_OPTIONS + 1] = '\0';
-	bad(big, "longer than 1024");
+	bad(big, "longer than 4096");
+}
+
+/* systemd's inline form: "base64:" and the DER signature (here a tiny DER SEQUENCE) */
+static void test_inline_signature(void **state)
+{
+	char out[VI_MAX_OPTIONS + 64];
+	char big[VI_MAX_SIG_LOC + 64];
+	size_t n;
+
+	(void)state;
+	ok("root-hash-signature=base64:MAMCAQA=,panic-on-corruption");
+	assert_string_equal(t.sig_path, "base64:MAMCAQA=");
+	assert_int_equal(vi_vopts_format(&t, out, sizeof(out)), 0);
+	assert_string_equal(out, "panic-on-corruption,root-hash-signature=base64:MAMCAQA=");
+	/* the longest inline signature that fits: VI_MAX_SIG_LOC - 1 characters in all */
+	n = sizeof(VI_SIG_INLINE_PREFIX) - 1;
+	memcpy(big, "root-hash-signature=", 20);
+	memcpy(big + 20, VI_SIG_INLINE_PREFIX, n);
+	/* a DER SEQUENCE of 1530 bytes (length 0x05f6 after a 4-byte header) is 2040 base64
+	 * characters: 2047 with the prefix */
+	uint8_t der[1533] = { 0x30, 0x82, 0x05, 0xf6 };
+
+	assert_int_equal(b64_encode(der, 1530, big + 20 + n, sizeof(big) - 20 - n), 0);
+	assert_int_equal(strlen(big + 20), VI_MAX_SIG_LOC - 1);
+	ok(big);
+	assert_int_equal(strlen(t.sig_path), VI_MAX_SIG_LOC - 1);
+	/* three DER bytes more (4 base64 characters) no longer fit */
+	der[3] = 0xf9;
+	assert_int_equal(b64_encode(der, sizeof(der), big + 20 + n, sizeof(big) - 20 - n), 0);
+	bad(big, "too long");
 }
 
 static void test_format(void **state)
@@ -292,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_systemd_spellings),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_inline_signature),
 		cmocka_unit_test(test_path_checks),
 	};
 

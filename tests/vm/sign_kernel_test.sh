@@ -5,7 +5,8 @@
 # (root_hash_sig_key_desc). The stock Debian kernel does not trust that certificate, so the
 # kernel must refuse the table and the agent must fall back: these tests assert that the refusal
 # came from the kernel's signature check, for a roothash.p7s in the initramfs and for systemd's
-# verity-signature partition JSON on a disk. A signature partition for another root hash is
+# verity-signature partition JSON on a disk, and for a signature inline on the command line
+# (systemd's root-hash-signature=base64:). A signature partition for another root hash is
 # refused by the agent before the kernel sees it. (A kernel trusting the test key would need a
 # custom build with CONFIG_SYSTEM_EXTRA_CERTIFICATE: see docs/signing.md.)
 # shellcheck source=tests/vm/lib.sh
@@ -23,6 +24,10 @@ oneTimeSetUp() {
 	"$VI_TOOL" sign "$D/hash.img" --data-device /dev/vda --pkcs7-key "$SIGN_KEYS/pkcs7-test.key" \
 		--pkcs7-cert "$SIGN_KEYS/pkcs7-test.crt" --p7s "$D/roothash.p7s" \
 		--dps-sig "$D/dps.img" >/dev/null || exit 1
+	# without the certificate (-nocerts), small enough for the 2048-byte x86 command line
+	printf %s "$RH" | openssl smime -sign -binary -noattr -nocerts -outform der \
+		-signer "$SIGN_KEYS/pkcs7-test.crt" -inkey "$SIGN_KEYS/pkcs7-test.key" \
+		-out "$D/roothash-nocerts.p7s" || exit 1
 	RD_P7S=$(sign_initramfs "" "/etc/verity-init/roothash.p7s=$D/roothash.p7s") || exit 1
 }
 
@@ -43,6 +48,17 @@ kernel_refused() {
 test_p7s_in_initramfs_untrusted_key_refused_by_kernel() {
 	vm_boot --disk "$D/data.img" --disk "$D/hash.img" sign-kernel-p7s "$RD_P7S" \
 		"roothash=$RH $KEYS verity.sig=/etc/verity-init/roothash.p7s"
+	vm_assert_booted || return
+	kernel_refused "$VM_LOG"
+}
+
+# systemd's inline form: the DER signature itself, base64, in systemd.verity_root_options=
+# (the initramfs also holds roothash.p7s, but nothing on this line names it)
+test_inline_base64_signature_untrusted_key_refused_by_kernel() {
+	local b64
+	b64=$(base64 -w0 "$D/roothash-nocerts.p7s")
+	vm_boot --disk "$D/data.img" --disk "$D/hash.img" sign-kernel-inline "$RD_P7S" \
+		"roothash=$RH $KEYS systemd.verity_root_options=root-hash-signature=base64:$b64"
 	vm_assert_booted || return
 	kernel_refused "$VM_LOG"
 }
