@@ -6,6 +6,7 @@
 #ifndef VERITY_TREE_H
 #define VERITY_TREE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,18 @@ int verity_hash_block(const struct digest_ops *ops, const struct verity_params *
 
 /* Size in bytes of a regular file or a block device. */
 int verity_fd_size(int fd, uint64_t *ret_size);
+
+/* pread/pwrite of exactly len bytes (EINTR retried). -EIO when the device ends first (read),
+ * else -errno. Shared with lib/fec.c. */
+int verity_pread_full(int fd, void *buf, size_t len, uint64_t off);
+int verity_pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
+
+/* Whether two descriptors are the same file or block device (hard links and other spellings
+ * included). */
+bool verity_same_file(int a, int b);
+
+/* Worker threads for `threads = 0`: the CPUs this process may run on. */
+unsigned verity_default_threads(void);
 
 /* Write the superblock (unless p->no_superblock) and the hash tree for data_fd's first
  * p->data_blocks blocks to hash_fd (which may be the same file as data_fd), and return the

@@ -143,7 +143,7 @@ int verity_fd_size(int fd, uint64_t *ret_size)
 	return -ENOTBLK;
 }
 
-static int pread_full(int fd, void *buf, size_t len, uint64_t off)
+int verity_pread_full(int fd, void *buf, size_t len, uint64_t off)
 {
 	uint8_t *p = buf;
 
@@ -164,7 +164,7 @@ static int pread_full(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-static int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
+int verity_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
 {
 	const uint8_t *p = buf;
 
@@ -268,7 +268,7 @@ static int run_chunk(struct worker *w, uint64_t c)
 	uint64_t in_off = j->in_off + a * j->in_bs;
 	int r;
 
-	r = pread_full(j->in_fd, w->in, (size_t)(b - a) * j->in_bs, in_off);
+	r = verity_pread_full(j->in_fd, w->in, (size_t)(b - a) * j->in_bs, in_off);
 	if (r < 0) {
 		job_fail(j, r, "read failed", in_off);
 		return r;
@@ -283,13 +283,13 @@ static int run_chunk(struct worker *w, uint64_t c)
 		}
 	}
 	if (!j->verify) {
-		r = pwrite_full(j->out_fd, w->out, len, j->out_off + start);
+		r = verity_pwrite_full(j->out_fd, w->out, len, j->out_off + start);
 		if (r < 0)
 			job_fail(j, r, "write failed", j->out_off + start);
 		return r;
 	}
 
-	r = pread_full(j->out_fd, w->cmp, len, j->out_off + start);
+	r = verity_pread_full(j->out_fd, w->cmp, len, j->out_off + start);
 	if (r < 0) {
 		job_fail(j, r, "read failed", j->out_off + start);
 		return r;
@@ -338,7 +338,7 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static unsigned default_threads(void)
+unsigned verity_default_threads(void)
 {
 	cpu_set_t set;
 
@@ -353,7 +353,7 @@ static int run_job(struct job *j, const struct verity_tree_opts *o, bool report,
 		   uint64_t total, struct verity_err *err)
 {
 	size_t chunk = o->chunk_size ? o->chunk_size : DEFAULT_CHUNK;
-	unsigned n = o->threads ? o->threads : default_threads();
+	unsigned n = o->threads ? o->threads : verity_default_threads();
 	struct worker *ws = NULL;
 	int r = 0;
 
@@ -466,7 +466,7 @@ static void job_setup(struct job *j, const struct hasher *h, const struct verity
 	j->ds = g->digest_size;
 }
 
-static bool same_file(int a, int b)
+bool verity_same_file(int a, int b)
 {
 	struct stat sa, sb;
 
@@ -502,7 +502,7 @@ static int prepare(int data_fd, int hash_fd, const struct verity_params *p, bool
 	}
 	/* One sequential pass: ask for aggressive readahead (a hint; failure is harmless). */
 	(void)posix_fadvise(data_fd, 0, (off_t)g->data_size, POSIX_FADV_SEQUENTIAL);
-	if (same_file(data_fd, hash_fd) && p->hash_offset < g->data_size) {
+	if (verity_same_file(data_fd, hash_fd) && p->hash_offset < g->data_size) {
 		snprintf(err->msg, sizeof(err->msg),
 			 "hash offset %llu lies inside the data (%llu bytes) on the same device",
 			 (unsigned long long)p->hash_offset, (unsigned long long)g->data_size);
@@ -535,7 +535,7 @@ static int write_superblock(int hash_fd, const struct verity_params *p,
 
 	if (r < 0)
 		return r;
-	r = pwrite_full(hash_fd, buf, sizeof(buf), p->hash_offset);
+	r = verity_pwrite_full(hash_fd, buf, sizeof(buf), p->hash_offset);
 	if (r < 0)
 		snprintf(err->msg, sizeof(err->msg), "cannot write the superblock at byte %llu: %s",
 			 (unsigned long long)p->hash_offset, strerror(-r));
@@ -555,7 +555,7 @@ static int hash_one(const struct hasher *h, int fd, uint64_t off, uint32_t bs, u
 		snprintf(err->msg, sizeof(err->msg), "out of memory");
 		return -ENOMEM;
 	}
-	r = pread_full(fd, buf, bs, off);
+	r = verity_pread_full(fd, buf, bs, off);
 	if (r < 0) {
 		snprintf(err->msg, sizeof(err->msg), "read failed at byte %llu: %s",
 			 (unsigned long long)off, strerror(-r));

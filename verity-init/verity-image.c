@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "digest.h"
+#include "fec.h"
 #include "geometry.h"
 #include "hex.h"
 #include "strutil.h"
@@ -81,7 +82,7 @@ static void print_version(void)
 enum {
 	OPT_HASH = 256, OPT_DBS, OPT_HBS, OPT_DATA_BLOCKS, OPT_HASH_OFFSET, OPT_SALT, OPT_UUID,
 	OPT_FORMAT, OPT_NO_SB, OPT_RH_FILE, OPT_THREADS, OPT_JSON, OPT_QUIET, OPT_HELP,
-	OPT_STYLE, OPT_QUIETLY_ACCEPTED, OPT_VERSION,
+	OPT_STYLE, OPT_QUIETLY_ACCEPTED, OPT_VERSION, OPT_FEC_DEVICE, OPT_FEC_OFFSET, OPT_FEC_ROOTS,
 };
 
 static const struct option long_opts[] = {
@@ -95,6 +96,9 @@ static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "no-superblock", no_argument, NULL, OPT_NO_SB },
 	{ "root-hash-file", required_argument, NULL, OPT_RH_FILE },
+	{ "fec-device", required_argument, NULL, OPT_FEC_DEVICE },
+	{ "fec-offset", required_argument, NULL, OPT_FEC_OFFSET },
+	{ "fec-roots", required_argument, NULL, OPT_FEC_ROOTS },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
@@ -114,6 +118,9 @@ struct opts {
 	struct verity_params p;   /* defaults applied */
 	uint32_t given;           /* VI_GIVEN-like bits: which of p came from the command line */
 	const char *root_hash_file;
+	const char *fec_device;   /* --fec-device: a file for format/verify/dump, a spec for cmdline */
+	uint64_t fec_offset;
+	unsigned fec_roots;       /* VERITY_FEC_DEFAULT_ROOTS unless given */
 	const char *uuid_text;    /* --uuid and --hash as given: printed back unchanged in format's */
 	const char *hash_text;    /* report, as veritysetup does (the superblock has lower case) */
 	unsigned threads;
@@ -131,6 +138,8 @@ struct opts {
 #define G_OFFSET (1u << 5)
 #define G_SALT   (1u << 6)
 #define G_UUID   (1u << 7)
+#define G_FEC_OFFSET (1u << 8)
+#define G_FEC_ROOTS  (1u << 9)
 
 /* Strict unsigned decimal (lib/strutil.c): digits only, no sign, no junk, no overflow. */
 static int parse_u64(const char *s, uint64_t *ret)
@@ -154,6 +163,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->p.hash_type = 1;
 	o->p.data_block_size = 4096;
 	o->p.hash_block_size = 4096;
+	o->fec_roots = VERITY_FEC_DEFAULT_ROOTS;
 
 	optind = 1;
 	opterr = 0;
@@ -238,6 +248,23 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_RH_FILE:
 			o->root_hash_file = a;
 			break;
+		case OPT_FEC_DEVICE:
+			o->fec_device = a;
+			break;
+		case OPT_FEC_OFFSET:
+			if (parse_u64(a, &v) < 0)
+				return die(EXIT_USAGE, "invalid --fec-offset '%s'", a);
+			o->fec_offset = v;
+			o->given |= G_FEC_OFFSET;
+			break;
+		case OPT_FEC_ROOTS:
+			/* veritysetup: "Invalid number of parity bytes." */
+			if (parse_u32(a, &u) < 0 || u < VERITY_FEC_MIN_ROOTS || u > VERITY_FEC_MAX_ROOTS)
+				return die(EXIT_USAGE, "--fec-roots must be %u..%u (parity bytes per RS "
+					   "block)", VERITY_FEC_MIN_ROOTS, VERITY_FEC_MAX_ROOTS);
+			o->fec_roots = u;
+			o->given |= G_FEC_ROOTS;
+			break;
 		case OPT_THREADS:
 			if (parse_u32(a, &u) < 0 || u == 0 || u > 256)
 				return die(EXIT_USAGE, "--threads must be 1..256");
@@ -271,6 +298,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			return die(EXIT_USAGE, "unknown option %s", argv[optind - 1]);
 		}
 	}
+	/* veritysetup ignores them without a device; a forgotten --fec-device is more likely */
+	if (!o->fec_device && (o->given & (G_FEC_OFFSET | G_FEC_ROOTS)))
+		return die(EXIT_USAGE, "--fec-offset and --fec-roots need --fec-device");
 	o->args = argv + optind;
 	o->nargs = argc - optind;
 	return 0;
@@ -280,6 +310,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 struct progress {
 	bool on;
+	const char *label;        /* before the bar, for a second pass ("FEC ") */
 	struct timespec t0;
 	bool drawn;
 };
@@ -304,7 +335,8 @@ static void progress_cb(void *userdata, uint64_t done, uint64_t total)
 	for (int i = 0; i < width; i++)
 		bar[i] = i < fill ? '#' : '.';
 	bar[width] = '\0';
-	fprintf(stderr, "\r[%s] %5.1f%% %.1f/%.1f MiB %.2f GB/s ETA %.0fs ", bar,
+	fprintf(stderr, "\r%s[%s] %5.1f%% %.1f/%.1f MiB %.2f GB/s ETA %.0fs ",
+		pr->label ? pr->label : "", bar,
 		total ? 100.0 * (double)done / (double)total : 100.0,
 		(double)done / 1048576.0, (double)total / 1048576.0, rate / 1e9,
 		rate > 0 ? (double)(total - done) / rate : 0.0);
@@ -317,9 +349,17 @@ static void progress_end(struct progress *pr)
 		fputs("\r\033[K", stderr);
 }
 
+/* FEC of one run: --fec-device given (on), and where its area is. */
+struct fec_info {
+	bool on;
+	bool on_hash;             /* the FEC area is on the hash device */
+	uint64_t offset;
+	struct verity_fec_geometry g;
+};
+
 static void print_header(const char *hash_path, const struct verity_params *p,
 			 const struct verity_geometry *g, const char *uuid_text,
-			 const char *hash_text)
+			 const char *hash_text, const struct fec_info *fec)
 {
 	char uuid[VERITY_UUID_STR_LEN + 1] = "";
 	char salt[2 * VERITY_MAX_SALT + 1];
@@ -341,7 +381,25 @@ static void print_header(const char *hash_path, const struct verity_params *p,
 	printf("Hash blocks:     \t%" PRIu64 "\n", g->hash_blocks);
 	printf("Hash block size: \t%u\n", p->hash_block_size);
 	printf("Hash algorithm:  \t%s\n", hash_text ? hash_text : p->hash_name);
+	if (fec->on) {
+		/* veritysetup's "FEC blocks" is the size of the parity area, in blocks */
+		printf("FEC RS roots:   \t%u\n", fec->g.roots);
+		printf("FEC blocks:     \t%" PRIu64 "\n", fec->g.parity_blocks);
+	}
 	printf("Salt:            \t%s\n", salt);
+}
+
+/* veritysetup's closing lines. Hash device: only with the superblock at 0, and with the FEC
+ * area counted in when it shares the device, as if it followed the tree (whatever the offset).
+ * FEC device: only for an area at 0 on its own device. */
+static void print_sizes(const struct verity_params *p, const struct verity_geometry *g,
+			const struct fec_info *fec)
+{
+	if (p->hash_offset == 0)
+		printf("Hash device size: \t%" PRIu64 " [bytes]\n", g->hash_device_size +
+		       (fec->on && fec->on_hash ? fec->g.size : 0));
+	if (fec->on && !fec->on_hash && fec->offset == 0)
+		printf("FEC device size: \t%" PRIu64 " [bytes]\n", fec->g.size);
 }
 
 /* A JSON string literal: quotes, backslashes and control characters escaped. */
@@ -360,7 +418,7 @@ static void json_string(const char *str)
 }
 
 static void print_json(const struct verity_params *p, const struct verity_geometry *g,
-		       const char *root_hex)
+		       const struct fec_info *fec, const char *fec_path, const char *root_hex)
 {
 	char uuid[VERITY_UUID_STR_LEN + 1] = "";
 	char salt[2 * VERITY_MAX_SALT + 1] = "";
@@ -375,6 +433,14 @@ static void print_json(const struct verity_params *p, const struct verity_geomet
 	       p->no_superblock ? "false" : "true", uuid, p->hash_type, p->data_blocks,
 	       p->data_block_size, g->hash_blocks, p->hash_block_size, p->hash_name, salt,
 	       p->hash_offset, g->tree_start * p->hash_block_size, g->hash_device_size);
+	if (fec->on) {
+		printf(",\"fec\":{\"device\":");
+		json_string(fec_path);
+		printf(",\"offset\":%" PRIu64 ",\"roots\":%u,\"fec_blocks\":%" PRIu64
+		       ",\"rounds\":%" PRIu64 ",\"parity_blocks\":%" PRIu64 ",\"size\":%" PRIu64 "}",
+		       fec->offset, fec->g.roots, fec->g.blocks, fec->g.rounds, fec->g.parity_blocks,
+		       fec->g.size);
+	}
 	if (root_hex)
 		printf(",\"root_hash\":\"%s\"", root_hex);
 	printf("}\n");
@@ -457,6 +523,30 @@ static int read_root_hash(const struct opts *o, const char *arg, uint8_t *root, 
 	return 0;
 }
 
+/* Open the --fec-device (flags as for open(2)) and work out its layout: fec->on stays false
+ * without the option. data_fd may be -1 (dump: the data device is not known). */
+static int fec_open(const struct opts *o, int flags, int data_fd, int hash_fd,
+		    const struct verity_params *p, const struct verity_geometry *g,
+		    struct fec_info *fec, int *ret_fd)
+{
+	struct verity_err err = { "" };
+	int r;
+
+	memset(fec, 0, sizeof(*fec));
+	if (!o->fec_device)
+		return 0;
+	r = open_file(o->fec_device, flags, ret_fd);
+	if (r)
+		return r;
+	r = verity_fec_layout(data_fd, hash_fd, *ret_fd, p, g, o->fec_offset, o->fec_roots,
+			      &fec->g, &fec->on_hash, &err);
+	if (r < 0)
+		return die(code_of(r), "%s", err.msg);
+	fec->on = true;
+	fec->offset = o->fec_offset;
+	return 0;
+}
+
 /* ---- format ------------------------------------------------------------------------------- */
 
 static int cmd_format(struct opts *o)
@@ -468,7 +558,8 @@ static int cmd_format(struct opts *o)
 	struct verity_params *p = &o->p;
 	struct verity_geometry g;
 	struct verity_err err = { "" };
-	int data_fd = -1, hash_fd = -1, r;
+	struct fec_info fec = { .on = false };
+	int data_fd = -1, hash_fd = -1, fec_fd = -1, r;
 
 	if (o->nargs != 2)
 		return die(EXIT_USAGE, "usage: format DATA HASH [options]");
@@ -508,6 +599,14 @@ static int cmd_format(struct opts *o)
 		r = die(EXIT_INVALID, "%s", err.msg);
 		goto out;
 	}
+	/* Every FEC rule is checked before anything is written. */
+	r = fec_open(o, O_RDWR | O_CREAT, data_fd, hash_fd, p, &g, &fec, &fec_fd);
+	if (r)
+		goto out;
+	/* As veritysetup: accepted (multiple of 512), but the table's fec_start counts blocks. */
+	if (fec.on && fec.offset % p->data_block_size)
+		fprintf(stderr, "WARNING: FEC offset %" PRIu64 " is not a multiple of the block size "
+			"(%u): the kernel cannot use this parity.\n", fec.offset, p->data_block_size);
 
 	to.progress = progress_cb;
 	to.userdata = &pr;
@@ -522,6 +621,23 @@ static int cmd_format(struct opts *o)
 		r = die(EXIT_IO, "cannot sync %s: %s", o->args[1], strerror(errno));
 		goto out;
 	}
+	if (fec.on) {
+		struct progress fpr = { .on = pr.on, .label = "FEC " };
+		struct verity_fec_opts fo = { .threads = o->threads, .progress = progress_cb,
+					      .userdata = &fpr };
+
+		clock_gettime(CLOCK_MONOTONIC, &fpr.t0);
+		r = verity_fec_encode(&fec.g, data_fd, hash_fd, fec_fd, fec.offset, &fo, &err);
+		progress_end(&fpr);
+		if (r < 0) {
+			r = die(code_of(r), "%s", err.msg);
+			goto out;
+		}
+		if (fdatasync(fec_fd) < 0 && errno != EINVAL) {
+			r = die(EXIT_IO, "cannot sync %s: %s", o->fec_device, strerror(errno));
+			goto out;
+		}
+	}
 	hex_encode(root, g.digest_size, root_hex, sizeof(root_hex));
 
 	if (o->root_hash_file) {
@@ -534,14 +650,13 @@ static int cmd_format(struct opts *o)
 		}
 	}
 	if (o->json) {
-		print_json(p, &g, root_hex);
+		print_json(p, &g, &fec, o->fec_device, root_hex);
 	} else if (o->quiet) {
 		printf("%s\n", root_hex);
 	} else {
-		print_header(o->args[1], p, &g, o->uuid_text, o->hash_text);
+		print_header(o->args[1], p, &g, o->uuid_text, o->hash_text, &fec);
 		printf("Root hash:      \t%s\n", root_hex);
-		if (p->hash_offset == 0)
-			printf("Hash device size: \t%" PRIu64 " [bytes]\n", g.hash_device_size);
+		print_sizes(p, &g, &fec);
 	}
 	r = 0;
 out:
@@ -549,6 +664,8 @@ out:
 		close(data_fd);
 	if (hash_fd >= 0)
 		close(hash_fd);
+	if (fec_fd >= 0)
+		close(fec_fd);
 	return r;
 }
 
@@ -588,7 +705,10 @@ static int cmd_verify(struct opts *o)
 	struct verity_geometry g;
 	struct verity_err err = { "" };
 	struct verity_bad bad;
-	int data_fd = -1, hash_fd = -1, r;
+	struct verity_fec_bad fbad = { 0, 0 };
+	struct fec_info fec = { .on = false };
+	bool fec_bad = false;
+	int data_fd = -1, hash_fd = -1, fec_fd = -1, r;
 
 	if (o->nargs != 2 && o->nargs != 3)
 		return die(EXIT_USAGE, "usage: verify DATA HASH [ROOTHASH] [options]");
@@ -617,15 +737,33 @@ static int cmd_verify(struct opts *o)
 	r = read_root_hash(o, o->nargs == 3 ? o->args[2] : NULL, root, g.digest_size);
 	if (r)
 		goto out;
+	r = fec_open(o, O_RDONLY, data_fd, hash_fd, &p, &g, &fec, &fec_fd);
+	if (r)
+		goto out;
 
 	to.progress = progress_cb;
 	to.userdata = &pr;
 	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
 	r = verity_tree_verify(data_fd, hash_fd, &p, root, g.digest_size, &to, &bad, &err);
 	progress_end(&pr);
+	/* Then the parity, recomputed from the verified data and tree. veritysetup reads it
+	 * only when the tree does not verify, to see whether the damage is repairable. */
+	if (r == 0 && fec.on) {
+		struct progress fpr = { .on = pr.on, .label = "FEC " };
+		struct verity_fec_opts fo = { .threads = o->threads, .progress = progress_cb,
+					      .userdata = &fpr };
+
+		clock_gettime(CLOCK_MONOTONIC, &fpr.t0);
+		r = verity_fec_verify(&fec.g, data_fd, hash_fd, fec_fd, fec.offset, &fo, &fbad, &err);
+		progress_end(&fpr);
+		fec_bad = r == -EPERM;
+	}
 	if (o->json) {
 		printf("{\"ok\":%s", r == 0 ? "true" : "false");
-		if (r == -EPERM)
+		if (fec_bad)
+			printf(",\"bad\":\"fec\",\"index\":%" PRIu64 ",\"offset\":%" PRIu64,
+			       fbad.rsb, fbad.offset);
+		else if (r == -EPERM)
 			printf(",\"bad\":\"%s\",\"level\":%u,\"index\":%" PRIu64 ",\"offset\":%" PRIu64,
 			       bad.kind == VERITY_BAD_DATA ? "data" : "hash", bad.level, bad.index,
 			       bad.offset);
@@ -644,6 +782,8 @@ out:
 		close(data_fd);
 	if (hash_fd >= 0)
 		close(hash_fd);
+	if (fec_fd >= 0)
+		close(fec_fd);
 	return r;
 }
 
@@ -654,10 +794,12 @@ static int cmd_dump(struct opts *o)
 	struct verity_params p = o->p;
 	struct verity_geometry g;
 	struct verity_err err = { "" };
-	int fd = -1, r;
+	struct fec_info fec = { .on = false };
+	int fd = -1, fec_fd = -1, r;
 
 	if (o->nargs != 1)
-		return die(EXIT_USAGE, "usage: dump HASH [--hash-offset N] [--json]");
+		return die(EXIT_USAGE, "usage: dump HASH [--hash-offset N] [--fec-device F "
+			   "[--fec-offset N] [--fec-roots N]] [--json]");
 	if (p.no_superblock)
 		return die(EXIT_USAGE, "dump reads the superblock; --no-superblock makes no sense");
 	r = open_file(o->args[0], O_RDONLY, &fd);
@@ -670,16 +812,20 @@ static int cmd_dump(struct opts *o)
 		r = die(EXIT_INVALID, "%s: %s", o->args[0], err.msg);
 		goto out;
 	}
+	/* As veritysetup dump: the FEC lines for the options given (the superblock has none). */
+	r = fec_open(o, O_RDONLY, -1, fd, &p, &g, &fec, &fec_fd);
+	if (r)
+		goto out;
 	if (o->json) {
-		print_json(&p, &g, NULL);
+		print_json(&p, &g, &fec, o->fec_device, NULL);
 	} else {
-		print_header(o->args[0], &p, &g, NULL, NULL);
-		/* veritysetup prints the device size only for a hash area at offset 0. */
-		if (p.hash_offset == 0)
-			printf("Hash device size: \t%" PRIu64 " [bytes]\n", g.hash_device_size);
+		print_header(o->args[0], &p, &g, NULL, NULL, &fec);
+		print_sizes(&p, &g, &fec);
 	}
 out:
 	close(fd);
+	if (fec_fd >= 0)
+		close(fec_fd);
 	return r;
 }
 
@@ -713,6 +859,19 @@ static int cmd_cmdline(struct opts *o)
 	}
 	if (p.no_superblock && !(o->given & G_BLOCKS))
 		return die(EXIT_USAGE, "--no-superblock needs --data-blocks (and the --salt used)");
+	if (o->fec_device) {
+		/* One word of a comma-separated list; the agent's and the kernel's FEC rules. */
+		if (!*o->fec_device || strpbrk(o->fec_device, ", \t\n\"'\\"))
+			return die(EXIT_USAGE, "--fec-device '%s' cannot go into the options (empty, "
+				   "or a comma, space, quote or backslash)", o->fec_device);
+		if (p.data_block_size != p.hash_block_size)
+			return die(EXIT_INVALID, "block sizes must match for FEC (data %u, hash %u "
+				   "bytes)", p.data_block_size, p.hash_block_size);
+		if (o->fec_offset % p.data_block_size)
+			return die(EXIT_INVALID, "--fec-offset %" PRIu64 " is not a multiple of the "
+				   "block size (%u): the kernel's fec_start counts blocks",
+				   o->fec_offset, p.data_block_size);
+	}
 	ds = verity_digest_size(p.hash_name);
 	r = read_root_hash(o, o->nargs == 4 ? o->args[3] : NULL, root, ds);
 	if (r)
@@ -733,6 +892,9 @@ static int cmd_cmdline(struct opts *o)
 		       "hash-block-size=%u,hash-offset=%" PRIu64, p.hash_name, p.hash_type,
 		       p.data_block_size, p.hash_block_size, p.hash_offset);
 	}
+	if (o->fec_device)
+		printf(",fec-device=%s,fec-offset=%" PRIu64 ",fec-roots=%u", o->fec_device,
+		       o->fec_offset, o->fec_roots);
 	if (p.no_superblock)
 		printf(",superblock=false,data-blocks=%" PRIu64 ",salt=%s", p.data_blocks,
 		       p.salt_size ? salt : "-");
@@ -757,9 +919,10 @@ static const struct command commands[] = {
 	{ "check-manifest", NULL, "check-manifest MANIFEST --public-key K.pub (--help)" },
 	{ "format", cmd_format, "format DATA HASH [options]" },
 	{ "verify", cmd_verify, "verify DATA HASH [ROOTHASH] [options]" },
-	{ "dump", cmd_dump, "dump HASH [--hash-offset N] [--json]" },
+	{ "dump", cmd_dump, "dump HASH [--hash-offset N] [--fec-device F ...] [--json]" },
 	{ "cmdline", cmd_cmdline,
-	  "cmdline HASH DATA-SPEC HASH-SPEC [ROOTHASH] [--style systemd|verity]" },
+	  "cmdline HASH DATA-SPEC HASH-SPEC [ROOTHASH] [--style systemd|verity] "
+	  "[--fec-device SPEC ...]" },
 };
 
 static void usage(FILE *f)
@@ -770,6 +933,7 @@ static void usage(FILE *f)
 	fprintf(f, "Options (veritysetup's words and defaults): --hash sha256, --data-block-size "
 		"4096,\n  --hash-block-size 4096, --data-blocks N, --hash-offset BYTES, --salt HEX|-,\n"
 		"  --uuid UUID, --format 0|1 (1), --no-superblock, --root-hash-file FILE,\n"
+		"  --fec-device FILE, --fec-offset BYTES (0), --fec-roots 2..24 (2),\n"
 		"  --threads N (all CPUs), --json, --quiet.\n"
 		"Exit codes: 0 ok, 1 usage, 2 verification failed, 3 I/O error,\n"
 		"  4 invalid superblock or parameters, 5 internal error. See verity-image(8).\n");

@@ -1,8 +1,9 @@
 #!/bin/sh
 # valgrind memcheck over the host tool on a small image: `verity-image format`, `verify` (good
-# and corrupted), `dump`, single- and multi-threaded; and over `verity-init parse`. Each run must be
-# free of memcheck errors (invalid reads/writes, uninitialised values, definite or indirect
-# leaks): valgrind exits 99 then, which no verity-image exit code uses.
+# and corrupted), `dump`, single- and multi-threaded, with and without FEC; and over
+# `verity-init parse`. Each run must be free of memcheck errors (invalid reads/writes,
+# uninitialised values, definite or indirect leaks): valgrind exits 99 then, which no
+# verity-image exit code uses.
 # Skipped when valgrind is missing or the binary is an ASan build (the two do not mix).
 # Environment: BUILD = build directory.
 # shellcheck disable=SC2317  # test functions and helpers are called by shunit2
@@ -89,6 +90,27 @@ testCorruptionPathUnderMemcheck() {
 	assertClean "verify of a corrupted image" "$rc" "$W/bad.log"
 	assertEquals "verify of a corrupted image: exit code 2" 2 "$rc"
 	grep -q '123' "$W/bad.log.out" || fail "failing block 123 not named: $(cat "$W/bad.log.out")"
+}
+
+testFecUnderMemcheck() {
+	[ -z "$SKIP" ] || return 0
+	head -c $((64 * 4096)) "$W/data" >"$W/fdata"
+	vg "$W/fec.log" "$VI" format "$W/fdata" "$W/fhash" --fec-device "$W/fec" --fec-roots 24 \
+		--root-hash-file "$W/froot" --threads 2
+	rc=$?
+	assertClean "format with FEC" "$rc" "$W/fec.log"
+	assertEquals "format with FEC exit code" 0 "$rc"
+	vg "$W/fecv.log" "$VI" verify "$W/fdata" "$W/fhash" --root-hash-file "$W/froot" \
+		--fec-device "$W/fec" --fec-roots 24 --threads 2
+	rc=$?
+	assertClean "verify with FEC" "$rc" "$W/fecv.log"
+	assertEquals "verify with FEC exit code" 0 "$rc"
+	printf '\377' | dd of="$W/fec" bs=1 seek=1000 conv=notrunc status=none
+	vg "$W/fecb.log" "$VI" verify "$W/fdata" "$W/fhash" --root-hash-file "$W/froot" \
+		--fec-device "$W/fec" --fec-roots 24 --threads 1 --json
+	rc=$?
+	assertClean "verify of a corrupted FEC area" "$rc" "$W/fecb.log"
+	assertEquals "verify of a corrupted FEC area: exit code 2" 2 "$rc"
 }
 
 testBadSuperblockUnderMemcheck() {

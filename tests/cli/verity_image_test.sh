@@ -5,7 +5,9 @@
 # a single block, and data sizes that are not multiples of the fan-out. For every case:
 # same root hash and identical hash-device bytes (fixed UUID and salt), `veritysetup verify`
 # accepts ours, our `verify` accepts veritysetup's, our `dump` equals `veritysetup dump`.
-# Then corruption (reported at the right block), errors and exit codes, output modes.
+# Then corruption (reported at the right block), errors and exit codes, output modes; and FEC
+# (--fec-device): data, hash and FEC files byte-identical to veritysetup's over roots 2..24,
+# block sizes 512/4096 and every placement, a corrupted parity byte found, refusals.
 # Environment: BUILD = absolute build directory.
 # shellcheck disable=SC2317  # test functions and helpers are called by shunit2
 
@@ -300,6 +302,22 @@ testBlockDevice() {
 	assertEquals "data blocks from the device size" "Data blocks:     	1040" \
 		"$("$VI" dump "$W/h" | grep '^Data blocks')"
 	assertTrue "veritysetup verify, data on the block device" "veritysetup verify '$loop' '$W/h' $root"
+	# FEC after the tree on the device: 1024 + 9 blocks need 10 parity blocks at block 1034,
+	# the device has 1040: refused before anything is written (the superblock neither).
+	dd if="$loop" bs=512 skip=8192 count=1 status=none >"$W/sb.before"
+	"$VI" format "$loop" "$loop" --data-blocks 1024 --hash-offset 4194304 --fec-device "$loop" \
+		--fec-offset $((1034 * 4096)) >/dev/null 2>"$W/err"
+	assertEquals "FEC area past the end of the device" 3 $?
+	assertContains "$(cat "$W/err")" "FEC device has 4259840 bytes, the parity area ends at byte 4276224"
+	assertTrue "superblock untouched" "dd if='$loop' bs=512 skip=8192 count=1 status=none | cmp -s - '$W/sb.before'"
+	# FEC of a file's image on the device, at an offset.
+	head -c $((100 * 4096)) /dev/urandom >"$W/d"
+	rm -f "$W/h"
+	root=$("$VI" format "$W/d" "$W/h" --fec-device "$loop" --fec-offset 8192 --quiet)
+	assertTrue "FEC on a block device: our verify" \
+		"'$VI' verify '$W/d' '$W/h' $root --fec-device '$loop' --fec-offset 8192"
+	assertTrue "FEC on a block device: veritysetup verify" \
+		"veritysetup verify '$W/d' '$W/h' $root --fec-device '$loop' --fec-offset 8192"
 	losetup -d "$loop"
 }
 
@@ -325,6 +343,198 @@ testCmdline() {
 	assertEquals "roothash=$root systemd.verity_root_data=PARTUUID=1234 systemd.verity_root_hash=/dev/vdb systemd.verity_root_options=hash=sha512,format=1,data-block-size=4096,hash-block-size=4096,hash-offset=0" "$out"
 	out=$("$VI" cmdline "$W/h" /dev/vda /dev/vdb "$root" --style verity)
 	assertContains "$out" "verity.roothash=$root verity.data=/dev/vda verity.hash=/dev/vdb verity.options=hash=sha512,"
+}
+
+# ---- FEC (--fec-device) -------------------------------------------------------------------
+
+# vi_tree_end ARGS... : where the tree of a format with these arguments ends (bytes), from a
+# scratch format without the FEC options.
+vi_tree_end() {
+	local -a a=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--fec-roots) shift ;;
+		*) a+=("$1") ;;
+		esac
+		shift
+	done
+	"$VI" format "${a[@]}" --json | sed 's/.*"hash_device_size":\([0-9]*\).*/\1/'
+}
+
+# vi_fec WHAT BLOCKS BS LAYOUT [OPTIONS...] : both tools format copies of the same inputs with
+# FEC; the data, hash and FEC files must be byte-identical and the reports equal, veritysetup
+# must verify ours and our verify (which recomputes the parity) veritysetup's.
+# LAYOUT: own (hash and FEC files of their own), on-hash (FEC right after the tree on the hash
+# file), hash-on-data (tree after the data, FEC file of its own), all-on-data (tree then FEC
+# after the data).
+vi_fec() {
+	local what=$1 blocks=$2 bs=$3 layout=$4 t h f end root ours theirs
+	local -a opts loc
+	shift 4
+	opts=(--data-block-size "$bs" --hash-block-size "$bs" --salt "$S32" "$@")
+	head -c $((blocks * bs + 100)) /dev/urandom >"$W/fd"
+	case $layout in
+	own) h=fh f=ff loc=() ;;
+	on-hash) h=fh f=fh
+		rm -f "$W/fx"; end=$(vi_tree_end "$W/fd" "$W/fx" "${opts[@]}")
+		loc=(--fec-offset "$end") ;;
+	hash-on-data) h=fd f=ff loc=(--hash-offset $((blocks * bs + 512))) ;;
+	all-on-data) h=fd f=fd
+		cp "$W/fd" "$W/fx"; end=$(vi_tree_end "$W/fx" "$W/fx" "${opts[@]}" --hash-offset $((blocks * bs)))
+		loc=(--hash-offset $((blocks * bs)) --fec-offset "$end") ;;
+	esac
+	what="FEC $what ($layout)"
+	for t in o v; do
+		cp "$W/fd" "$W/fd.$t"
+		rm -f "$W/fh.$t" "$W/ff.$t"
+	done
+	ours=$("$VI" format "$W/fd.o" "$W/$h.o" --fec-device "$W/$f.o" "${opts[@]}" "${loc[@]}" \
+		--uuid "$UUID") || { fail "$what: verity-image format failed"; return; }
+	theirs=$(veritysetup format "$W/fd.v" "$W/$h.v" --fec-device "$W/$f.v" "${opts[@]}" \
+		"${loc[@]}" --uuid "$UUID") || { fail "$what: veritysetup format failed"; return; }
+	assertEquals "$what: report" "$(printf '%s\n' "$theirs" | sed 1d)" \
+		"$(printf '%s\n' "$ours" | sed 1d)"
+	for t in fd fh ff; do
+		[ -e "$W/$t.v" ] || continue
+		assertTrue "$what: $t differs" "cmp -s '$W/$t.o' '$W/$t.v'"
+	done
+	root=$(vi_root "$ours")
+	assertTrue "$what: veritysetup verify rejects ours" \
+		"veritysetup verify '$W/fd.o' '$W/$h.o' $root --fec-device '$W/$f.o' ${opts[*]} ${loc[*]}"
+	assertTrue "$what: our verify rejects veritysetup's" \
+		"'$VI' verify '$W/fd.v' '$W/$h.v' $root --fec-device '$W/$f.v' ${opts[*]} ${loc[*]}"
+}
+
+# roots 2/3/11/24 x blocks 512/4096 x the four layouts, superblock or not; block counts chosen
+# so that data + tree is not a multiple of 255 - roots (and one that is: 1012 + 9 = 4 x 255).
+testFecMatrix() {
+	vi_fec "roots 2, 1000 x 4096" 1000 4096 own
+	vi_fec "roots 3, 777 x 4096" 777 4096 on-hash --fec-roots 3
+	vi_fec "roots 11, 3001 x 512" 3001 512 hash-on-data --fec-roots 11
+	vi_fec "roots 24, 1234 x 512, format 0 sha512" 1234 512 all-on-data --fec-roots 24 \
+		--format 0 --hash sha512
+	vi_fec "roots 24, 300 x 4096, no superblock" 300 4096 own --fec-roots 24 --no-superblock
+	vi_fec "roots 2, 2000 x 512, no superblock" 2000 512 on-hash --no-superblock
+	vi_fec "roots 11, one block" 1 4096 own --fec-roots 11
+	vi_fec "roots 3, rsn multiple" 1012 4096 own --fec-roots 3
+	vi_fec "roots 2, 700 x 4096" 700 4096 all-on-data
+}
+
+# Files that already hold something: a hash file larger than the tree (veritysetup's FEC covers
+# all of it), an FEC file with foreign bytes before --fec-offset and after the area (kept).
+testFecExistingFiles() {
+	local t ours
+	head -c $((500 * 4096)) /dev/urandom >"$W/fd"
+	head -c 200000 /dev/urandom >"$W/fh"
+	head -c 300000 /dev/urandom >"$W/ff"
+	for t in o v; do cp "$W/fh" "$W/fh.$t"; cp "$W/ff" "$W/ff.$t"; done
+	ours=$("$VI" format "$W/fd" "$W/fh.o" --fec-device "$W/ff.o" --fec-offset 8192 \
+		--fec-roots 7 --salt "$S1" --uuid "$UUID")
+	veritysetup format "$W/fd" "$W/fh.v" --fec-device "$W/ff.v" --fec-offset 8192 \
+		--fec-roots 7 --salt "$S1" --uuid "$UUID" >/dev/null
+	assertTrue "larger hash file: same hash file" "cmp -s '$W/fh.o' '$W/fh.v'"
+	assertTrue "FEC file with foreign bytes: same file" "cmp -s '$W/ff.o' '$W/ff.v'"
+	assertEquals "FEC file not shortened" 300000 "$(stat -c %s "$W/ff.o")"
+	assertContains "whole hash file covered: 500 + 47 blocks, 3 rounds of 248" "$ours" \
+		"FEC blocks:     	21"
+	assertNotContains "no FEC device size at an offset" "$ours" "FEC device size"
+	assertTrue "our verify" "'$VI' verify '$W/fd' '$W/fh.v' $(vi_root "$ours") \
+		--fec-device '$W/ff.v' --fec-offset 8192 --fec-roots 7"
+}
+
+testFecCorruption() {
+	local out root err
+	head -c $((1000 * 4096)) /dev/urandom >"$W/fd"
+	rm -f "$W/fh" "$W/ff"
+	out=$("$VI" format "$W/fd" "$W/fh" --fec-device "$W/ff" --fec-roots 5 --salt "$S1")
+	root=$(vi_root "$out")
+	# 1009 blocks, 5 rounds of 250: 20480 RS blocks of 5 parity bytes; byte 77777 is
+	# parity byte 2 of RS block 15555.
+	cp "$W/ff" "$W/ff.bad"
+	corrupt "$W/ff.bad" 77777
+	corrupt "$W/ff.bad" 90000
+	err=$("$VI" verify "$W/fd" "$W/fh" "$root" --fec-device "$W/ff.bad" --fec-roots 5 2>&1 >/dev/null)
+	assertEquals "FEC corruption exit code" 2 $?
+	assertEquals "first bad parity named" \
+		"verity-image: verify: FEC parity of RS block 15555 (byte 77777 of the FEC device) does not match" "$err"
+	assertEquals '{"ok":false,"bad":"fec","index":15555,"offset":77777}' \
+		"$("$VI" verify "$W/fd" "$W/fh" "$root" --fec-device "$W/ff.bad" --fec-roots 5 --json 2>/dev/null)"
+	# veritysetup does not read the parity of an image whose tree verifies.
+	assertTrue "veritysetup verify ignores the parity" \
+		"veritysetup verify '$W/fd' '$W/fh' $root --fec-device '$W/ff.bad' --fec-roots 5"
+	# Wrong roots: a different layout, the parity does not match (or the file is short).
+	"$VI" verify "$W/fd" "$W/fh" "$root" --fec-device "$W/ff" --fec-roots 4 2>/dev/null
+	assertEquals "wrong --fec-roots" 2 $?
+	"$VI" verify "$W/fd" "$W/fh" "$root" --fec-device "$W/ff" --fec-roots 6 2>"$W/err"
+	assertEquals "short FEC file" 3 $?
+	assertContains "$(cat "$W/err")" "FEC device has 102400 bytes"
+	# Bad data: the tree reports it first (veritysetup: "Found 1 repairable errors with FEC
+	# device." and exit 0).
+	cp "$W/fd" "$W/fd.bad"
+	corrupt "$W/fd.bad" 5000
+	err=$("$VI" verify "$W/fd.bad" "$W/fh" "$root" --fec-device "$W/ff" --fec-roots 5 2>&1 >/dev/null)
+	assertEquals "data corruption with FEC" 2 $?
+	assertEquals "verity-image: verify: data block 1 (byte 4096) does not match" "$err"
+	assertTrue "good image" "'$VI' verify '$W/fd' '$W/fh' $root --fec-device '$W/ff' --fec-roots 5"
+}
+
+testFecRefusals() {
+	local rc
+	head -c $((300 * 4096)) /dev/urandom >"$W/fd"
+	rm -f "$W/fh" "$W/ff"
+	"$VI" format "$W/fd" "$W/fh" --fec-device "$W/ff" --fec-roots 1 2>"$W/err"
+	assertEquals "roots 1 (veritysetup: 1)" 1 $?
+	assertContains "$(cat "$W/err")" "--fec-roots must be 2..24"
+	"$VI" format "$W/fd" "$W/fh" --fec-device "$W/ff" --fec-roots 25 2>/dev/null
+	assertEquals "roots 25" 1 $?
+	"$VI" format "$W/fd" "$W/fh" --fec-roots 3 2>"$W/err"
+	assertEquals "--fec-roots without --fec-device" 1 $?
+	assertContains "$(cat "$W/err")" "need --fec-device"
+	"$VI" format "$W/fd" "$W/fh" --fec-device "$W/ff" --hash-block-size 1024 2>"$W/err"
+	assertEquals "block sizes differ (veritysetup: 1)" 4 $?
+	assertContains "$(cat "$W/err")" "block sizes must match for FEC"
+	"$VI" format "$W/fd" "$W/fh" --fec-device "$W/ff" --fec-offset 1000 2>"$W/err"
+	assertEquals "offset not a multiple of 512 (veritysetup: 1)" 4 $?
+	assertContains "$(cat "$W/err")" "not a multiple of 512"
+	# On the hash file: the tree (superblock + 4 blocks) ends at 20480; veritysetup accepts
+	# 16384 and writes parity over the last tree block.
+	rm -f "$W/fh"
+	"$VI" format "$W/fd" "$W/fh" --fec-device "$W/fh" --fec-offset 16384 2>"$W/err"
+	assertEquals "FEC over the tree" 4 $?
+	assertContains "$(cat "$W/err")" "overlaps the hash area (ending at byte 20480)"
+	assertFalse "nothing written" "[ -s '$W/fh' ]"
+	cp "$W/fd" "$W/fd2"
+	"$VI" format "$W/fd2" "$W/fh" --fec-device "$W/fd2" --fec-offset 4096 2>"$W/err"
+	assertEquals "FEC in the data" 4 $?
+	assertContains "$(cat "$W/err")" "lies inside the data"
+	assertTrue "data file untouched" "cmp -s '$W/fd' '$W/fd2'"
+	# Accepted as veritysetup does, with a warning: the kernel counts fec_start in blocks.
+	"$VI" format "$W/fd" "$W/fh" --fec-device "$W/ff" --fec-offset 512 >/dev/null 2>"$W/err"
+	rc=$?
+	assertEquals "offset 512 with 4096-byte blocks" 0 "$rc"
+	assertContains "$(cat "$W/err")" "WARNING: FEC offset 512 is not a multiple of the block size"
+	"$VI" verify "$W/fd" "$W/fh" "$(printf '%064d' 0)" --fec-device "$W/nonexistent" 2>/dev/null
+	assertEquals "missing FEC file" 3 $?
+}
+
+testFecDumpJsonCmdline() {
+	local out root
+	head -c $((1000 * 4096)) /dev/urandom >"$W/fd"
+	rm -f "$W/fh" "$W/ff"
+	root=$("$VI" format "$W/fd" "$W/fh" --fec-device "$W/ff" --fec-roots 5 --quiet)
+	assertEquals "dump with FEC options" \
+		"$(veritysetup dump "$W/fh" --fec-device "$W/ff" --fec-roots 5)" \
+		"$("$VI" dump "$W/fh" --fec-device "$W/ff" --fec-roots 5)"
+	out=$("$VI" dump "$W/fh" --fec-device "$W/ff" --fec-roots 5 --json)
+	assertContains "$out" "\"fec\":{\"device\":\"$W/ff\",\"offset\":0,\"roots\":5,\"fec_blocks\":1009,\"rounds\":5,\"parity_blocks\":25,\"size\":102400}"
+	out=$("$VI" cmdline "$W/fh" PARTUUID=1234 /dev/vdb "$root" --fec-device PARTLABEL=fec --fec-roots 5)
+	assertEquals "roothash=$root systemd.verity_root_data=PARTUUID=1234 systemd.verity_root_hash=/dev/vdb systemd.verity_root_options=hash=sha256,format=1,data-block-size=4096,hash-block-size=4096,hash-offset=0,fec-device=PARTLABEL=fec,fec-offset=0,fec-roots=5" "$out"
+	out=$("$VI" cmdline "$W/fh" /dev/vda /dev/vdb "$root" --style verity --fec-device /dev/vdc --fec-offset 8192)
+	assertContains "$out" ",hash-offset=0,fec-device=/dev/vdc,fec-offset=8192,fec-roots=2"
+	"$VI" cmdline "$W/fh" /dev/vda /dev/vdb "$root" --fec-device /dev/vdc --fec-offset 512 2>/dev/null
+	assertEquals "cmdline: offset the kernel cannot express" 4 $?
+	"$VI" cmdline "$W/fh" /dev/vda /dev/vdb "$root" --fec-device "LABEL=a,b" 2>/dev/null
+	assertEquals "cmdline: comma in the FEC spec" 1 $?
 }
 
 # What veritysetup users type and have: options before the command, short options, upper-case

@@ -1,0 +1,689 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* FEC for dm-verity: layout (include/fec.h) and a table-driven systematic RS encoder.
+ *
+ * The encoder is the textbook LFSR that divides message(x) × x^roots by the generator g(x): per
+ * message symbol m, feedback f = m + s[0], shift the state one symbol, add f × g'(x). The
+ * products f × g'(x) for all 256 values of f are one table of 256 × 24 bytes, and the state of
+ * up to 24 parity bytes lives in three 64-bit words, so one symbol costs one table load and a
+ * few shifts and XORs whatever the number of roots.
+ *
+ * Streaming: a worker claims a window of consecutive RS blocks (columns), reads the window's
+ * bytes from each of the rsn stripes with one pread per stripe, runs the LFSRs of SUB_COLUMNS
+ * RS blocks side by side (their states stay in L1 while the stripes stream past), and writes
+ * (or compares) the window's parity, which is one contiguous span of the FEC area. Windows are
+ * disjoint, so workers share nothing but the read-only table. */
+#include "fec.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "strutil.h"
+#include "tree.h"
+
+#define GF_POLY         0x11du         /* x^8 + x^4 + x^3 + x^2 + 1 (kernel, cryptsetup) */
+#define DEFAULT_WINDOW  (16u << 10)    /* RS blocks per step, × rsn bytes read (4-64 KiB: same) */
+#define MIN_WINDOW      1024u
+#define MAX_BUFFERS     (32u << 20)    /* input buffers of all workers together */
+#define MAX_THREADS     256u
+#define SUB_COLUMNS     1024u          /* RS blocks encoded side by side (swept 128-2048) */
+#define PROGRESS_NS     200000000L
+
+/* ---- geometry ----------------------------------------------------------------------------- */
+
+int verity_fec_geometry_compute(uint64_t data_blocks, uint32_t block_size, uint64_t hash_start,
+				uint64_t hash_blocks, unsigned roots,
+				struct verity_fec_geometry *ret, struct verity_err *err)
+{
+	struct verity_fec_geometry g;
+
+	if (roots < VERITY_FEC_MIN_ROOTS || roots > VERITY_FEC_MAX_ROOTS)
+		return vi_err(err, "FEC roots %u out of range (%u to %u parity bytes)", roots,
+			      VERITY_FEC_MIN_ROOTS, VERITY_FEC_MAX_ROOTS);
+	if (block_size < VERITY_MIN_BLOCK || block_size > VERITY_MAX_BLOCK ||
+	    (block_size & (block_size - 1)) != 0)
+		return vi_err(err, "FEC block size %u is not a power of two from %u to %u",
+			      block_size, VERITY_MIN_BLOCK, VERITY_MAX_BLOCK);
+	if (data_blocks == 0)
+		return vi_err(err, "FEC needs at least one data block");
+
+	memset(&g, 0, sizeof(g));
+	g.roots = roots;
+	g.rsn = VERITY_FEC_RSM - roots;
+	g.block_size = block_size;
+	g.data_blocks = data_blocks;
+	g.hash_start = hash_start;
+	g.hash_blocks = hash_blocks;
+	/* Every byte of the input, of the hash device part and of the padded stripes needs a
+	 * 64-bit offset. */
+	if (hash_blocks > UINT64_MAX - data_blocks)
+		goto overflow;
+	g.blocks = data_blocks + hash_blocks;
+	if (g.blocks > UINT64_MAX / block_size || hash_start > UINT64_MAX - hash_blocks ||
+	    hash_start + hash_blocks > UINT64_MAX / block_size)
+		goto overflow;
+	g.rounds = g.blocks / g.rsn + (g.blocks % g.rsn != 0 ? 1 : 0);
+	if (g.rounds > UINT64_MAX / block_size / g.rsn)
+		goto overflow;
+	g.rs_blocks = g.rounds * block_size;
+	g.parity_blocks = g.rounds * roots;    /* roots < rsn: no overflow */
+	g.size = g.rs_blocks * roots;
+	*ret = g;
+	return 0;
+
+overflow:
+	return vi_err(err, "FEC area of %llu data and %llu hash blocks overflows 64 bits",
+		      (unsigned long long)data_blocks, (unsigned long long)hash_blocks);
+}
+
+int verity_fec_hash_blocks(uint64_t hash_end, bool fec_on_hash, uint32_t block_size,
+			   uint64_t tree_start, uint64_t tree_blocks, uint64_t *ret,
+			   struct verity_err *err)
+{
+	uint64_t end;
+
+	if (block_size == 0)
+		return vi_err(err, "FEC block size 0");
+	end = hash_end / block_size;
+	if (end < tree_start || end - tree_start < tree_blocks) {
+		if (fec_on_hash)
+			return vi_err(err, "FEC area at byte %llu overlaps the hash area (hash blocks "
+				      "up to %llu) on the same device", (unsigned long long)hash_end,
+				      (unsigned long long)(tree_start + tree_blocks));
+		return vi_err(err, "hash device of %llu bytes ends before the tree (hash blocks up "
+			      "to %llu)", (unsigned long long)hash_end,
+			      (unsigned long long)(tree_start + tree_blocks));
+	}
+	*ret = end - tree_start;
+	return 0;
+}
+
+static bool fec_is_file(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* -EIO unless the FEC device holds size bytes at offset. */
+static int fec_device_fits(int fec_fd, uint64_t offset, uint64_t size, struct verity_err *err)
+{
+	uint64_t have = 0;
+	int r = verity_fd_size(fec_fd, &have);
+
+	if (r < 0) {
+		snprintf(err->msg, sizeof(err->msg), "cannot get the FEC device size: %s",
+			 strerror(-r));
+		return r;
+	}
+	if (have < offset + size) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "FEC device has %llu bytes, the parity area ends at byte %llu",
+			 (unsigned long long)have, (unsigned long long)(offset + size));
+		return -EIO;
+	}
+	return 0;
+}
+
+int verity_fec_layout(int data_fd, int hash_fd, int fec_fd, const struct verity_params *p,
+		      const struct verity_geometry *g, uint64_t fec_offset, unsigned roots,
+		      struct verity_fec_geometry *ret, bool *ret_on_hash, struct verity_err *err)
+{
+	struct verity_fec_geometry fg;
+	uint64_t hash_end, hash_blocks;
+	bool on_hash;
+	int r;
+
+	if (p->data_block_size != p->hash_block_size)
+		return vi_err(err, "block sizes must match for FEC (data %u, hash %u bytes)",
+			      p->data_block_size, p->hash_block_size);
+	if (roots < VERITY_FEC_MIN_ROOTS || roots > VERITY_FEC_MAX_ROOTS)
+		return vi_err(err, "FEC roots %u out of range (%u to %u parity bytes)", roots,
+			      VERITY_FEC_MIN_ROOTS, VERITY_FEC_MAX_ROOTS);
+	if (fec_offset % 512)
+		return vi_err(err, "FEC offset %llu is not a multiple of 512",
+			      (unsigned long long)fec_offset);
+	if (verity_same_file(fec_fd, data_fd) && fec_offset < g->data_size)
+		return vi_err(err, "FEC area at byte %llu lies inside the data (%llu bytes) on the "
+			      "same device", (unsigned long long)fec_offset,
+			      (unsigned long long)g->data_size);
+	on_hash = verity_same_file(fec_fd, hash_fd);
+	if (on_hash) {
+		/* The whole hash area, superblock included, comes first; veritysetup checks
+		 * hash_offset + tree bytes only and lets the parity overwrite the last tree block. */
+		if (fec_offset < g->hash_device_size)
+			return vi_err(err, "FEC area at byte %llu overlaps the hash area (ending at "
+				      "byte %llu) on the same device", (unsigned long long)fec_offset,
+				      (unsigned long long)g->hash_device_size);
+		hash_end = fec_offset;
+	} else {
+		struct stat st;
+
+		r = verity_fd_size(hash_fd, &hash_end);
+		if (r < 0) {
+			snprintf(err->msg, sizeof(err->msg), "cannot get the hash device size: %s",
+				 strerror(-r));
+			return r;
+		}
+		/* verity_tree_build extends a short hash file to the end of the tree */
+		if (fstat(hash_fd, &st) == 0 && S_ISREG(st.st_mode) && hash_end < g->hash_device_size)
+			hash_end = g->hash_device_size;
+	}
+	r = verity_fec_hash_blocks(hash_end, on_hash, p->hash_block_size, g->tree_start,
+				   g->hash_blocks, &hash_blocks, err);
+	if (r < 0)
+		return r;
+	r = verity_fec_geometry_compute(p->data_blocks, p->data_block_size, g->tree_start,
+					hash_blocks, roots, &fg, err);
+	if (r < 0)
+		return r;
+	if (fec_offset > (uint64_t)INT64_MAX - fg.size)
+		return vi_err(err, "FEC area at byte %llu (%llu bytes) ends past 2^63",
+			      (unsigned long long)fec_offset, (unsigned long long)fg.size);
+	/* A file grows; a device must already hold the area (format writes nothing otherwise). */
+	if (!fec_is_file(fec_fd)) {
+		r = fec_device_fits(fec_fd, fec_offset, fg.size, err);
+		if (r < 0)
+			return r;
+	}
+	*ret = fg;
+	*ret_on_hash = on_hash;
+	return 0;
+}
+
+/* ---- Reed-Solomon ------------------------------------------------------------------------- */
+
+struct gf {
+	uint8_t exp[2 * 255];   /* alpha^i, twice over: exp[log a + log b] needs no modulo */
+	uint8_t log[256];
+};
+
+static void gf_init(struct gf *f)
+{
+	unsigned x = 1;
+
+	memset(f, 0, sizeof(*f));
+	for (unsigned i = 0; i < 255; i++) {
+		f->exp[i] = (uint8_t)x;
+		f->exp[i + 255] = (uint8_t)x;
+		f->log[x] = (uint8_t)i;
+		x <<= 1;           /* times alpha (= x), reduced by the field polynomial */
+		if (x & 0x100)
+			x ^= GF_POLY;
+	}
+}
+
+static uint8_t gf_mul(const struct gf *f, unsigned a, unsigned b)
+{
+	if (a == 0 || b == 0)
+		return 0;
+	return f->exp[f->log[a] + f->log[b]];
+}
+
+int verity_rs_init(struct verity_rs *rs, unsigned roots)
+{
+	uint8_t g[VERITY_FEC_MAX_ROOTS + 1];   /* g[k]: coefficient of x^k of the generator */
+	struct gf f;
+
+	if (roots < VERITY_FEC_MIN_ROOTS || roots > VERITY_FEC_MAX_ROOTS)
+		return -EINVAL;
+	gf_init(&f);
+	/* g(x) = (x + alpha^0)(x + alpha^1)...(x + alpha^(roots-1)): first consecutive root 0,
+	 * primitive element 1 (cryptsetup's FEC_PARAMS, the kernel's init_rs(8, 0x11d, 0, 1)). */
+	memset(g, 0, sizeof(g));
+	g[0] = 1;
+	for (unsigned i = 0; i < roots; i++) {
+		uint8_t root = f.exp[i];
+
+		for (unsigned k = i + 1; k > 0; k--)
+			g[k] = (uint8_t)(g[k - 1] ^ gf_mul(&f, g[k], root));
+		g[0] = gf_mul(&f, g[0], root);
+	}
+	memset(rs, 0, sizeof(*rs));
+	rs->roots = roots;
+	rs->words = (roots + 7) / 8;
+	/* State byte j is the coefficient of x^(roots-1-j) of the remainder; the feedback f
+	 * adds f × g[roots-1-j] to it after the shift. */
+	for (unsigned fb = 0; fb < 256; fb++)
+		for (unsigned j = 0; j < roots; j++)
+			rs->lfsr[fb][j / 8] |= (uint64_t)gf_mul(&f, fb, g[roots - 1 - j]) << (8 * (j % 8));
+	return 0;
+}
+
+/* One message symbol into the state (words: 1..3, a constant where inlined). */
+static inline __attribute__((always_inline)) void lfsr_step(const struct verity_rs *rs,
+							    uint64_t *s, unsigned words,
+							    uint8_t m)
+{
+	const uint64_t *t = rs->lfsr[(uint8_t)(m ^ (uint8_t)s[0])];
+
+	for (unsigned k = 0; k + 1 < words; k++)
+		s[k] = ((s[k] >> 8) | (s[k + 1] << 56)) ^ t[k];
+	s[words - 1] = (s[words - 1] >> 8) ^ t[words - 1];
+}
+
+static void state_out(const uint64_t *s, unsigned roots, uint8_t *parity)
+{
+	for (unsigned j = 0; j < roots; j++)
+		parity[j] = (uint8_t)(s[j / 8] >> (8 * (j % 8)));
+}
+
+/* Parity of n <= SUB_COLUMNS RS blocks side by side: message byte i of block b is
+ * rows[i × stride + b]; parity of block b goes to out[b × roots]. st: room for n states of
+ * `words` words, packed so that they stay in L1 (8 to 24 KiB) while the rows stream past. */
+static inline __attribute__((always_inline)) void encode_cols_w(const struct verity_rs *rs,
+								unsigned words,
+								const uint8_t *rows,
+								size_t stride, size_t n,
+								uint64_t *st, uint8_t *out)
+{
+	unsigned rsn = VERITY_FEC_RSM - rs->roots;
+
+	memset(st, 0, n * words * sizeof(st[0]));
+	for (unsigned i = 0; i < rsn; i++) {
+		const uint8_t *m = rows + (size_t)i * stride;
+
+		for (size_t b = 0; b < n; b++)
+			lfsr_step(rs, st + b * words, words, m[b]);
+	}
+	for (size_t b = 0; b < n; b++)
+		state_out(st + b * words, rs->roots, out + b * rs->roots);
+}
+
+static void encode_cols(const struct verity_rs *rs, const uint8_t *rows, size_t stride,
+			size_t n, uint64_t *st, uint8_t *out)
+{
+	/* One copy of the loop per state width, so that the word loop unrolls away. */
+	switch (rs->words) {
+	case 1:
+		encode_cols_w(rs, 1, rows, stride, n, st, out);
+		break;
+	case 2:
+		encode_cols_w(rs, 2, rows, stride, n, st, out);
+		break;
+	default:
+		encode_cols_w(rs, 3, rows, stride, n, st, out);
+		break;
+	}
+}
+
+void verity_rs_encode(const struct verity_rs *rs, const uint8_t *msg, uint8_t *parity)
+{
+	uint64_t st[3];
+
+	/* One RS block: symbol i is "row" i, one byte wide (stride 1). */
+	encode_cols(rs, msg, 1, 1, st, parity);
+}
+
+/* ---- streaming over the devices ----------------------------------------------------------- */
+
+struct fec_job {
+	const struct verity_fec_geometry *g;
+	struct verity_rs rs;
+	int data_fd, hash_fd, fec_fd;
+	uint64_t fec_offset;
+	uint64_t data_bytes;            /* input bytes from the data device */
+	uint64_t hash_bytes;            /* then this many from the hash device ... */
+	uint64_t hash_off;              /* ... starting at this byte */
+	size_t window;                  /* RS blocks per step */
+	uint64_t nwin;
+	bool verify;
+
+	atomic_uint_fast64_t next;      /* next window to claim */
+	atomic_uint_fast64_t done_bytes;
+	atomic_uint_fast64_t bad;       /* verify: smallest wrong byte, relative to fec_offset */
+	atomic_int error;               /* first failure, negative errno */
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned running;
+	char errmsg[160];               /* set with the first error, under lock */
+};
+
+struct fec_worker {
+	struct fec_job *job;
+	pthread_t tid;
+	bool started;
+	uint8_t *rows, *par, *cmp;
+	uint64_t *st;                   /* LFSR states of SUB_COLUMNS RS blocks */
+};
+
+static void job_fail(struct fec_job *j, int r, const char *what, uint64_t off)
+{
+	int expected = 0;
+
+	if (atomic_compare_exchange_strong(&j->error, &expected, r)) {
+		pthread_mutex_lock(&j->lock);
+		snprintf(j->errmsg, sizeof(j->errmsg), "FEC: %s at byte %llu: %s", what,
+			 (unsigned long long)off,
+			 r == -EIO ? "short read or I/O error" : strerror(-r));
+		pthread_mutex_unlock(&j->lock);
+	}
+}
+
+static void atomic_min_u64(atomic_uint_fast64_t *a, uint64_t v)
+{
+	uint_fast64_t cur = atomic_load(a);
+
+	while (v < cur && !atomic_compare_exchange_weak(a, &cur, v))
+		;
+}
+
+/* len bytes of the FEC input from offset off: data device, then hash device, then zeros. */
+static int read_input(struct fec_job *j, uint64_t off, size_t len, uint8_t *dst)
+{
+	while (len > 0) {
+		size_t n;
+		int r;
+
+		if (off < j->data_bytes) {
+			n = j->data_bytes - off < len ? (size_t)(j->data_bytes - off) : len;
+			r = verity_pread_full(j->data_fd, dst, n, off);
+			if (r < 0) {
+				job_fail(j, r, "read of the data device failed", off);
+				return r;
+			}
+		} else if (off - j->data_bytes < j->hash_bytes) {
+			uint64_t h = off - j->data_bytes;
+
+			n = j->hash_bytes - h < len ? (size_t)(j->hash_bytes - h) : len;
+			r = verity_pread_full(j->hash_fd, dst, n, j->hash_off + h);
+			if (r < 0) {
+				job_fail(j, r, "read of the hash device failed", j->hash_off + h);
+				return r;
+			}
+		} else {
+			memset(dst, 0, len);   /* past the inputs: zeros, as the kernel assumes */
+			return 0;
+		}
+		dst += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int run_window(struct fec_worker *w, uint64_t k)
+{
+	struct fec_job *j = w->job;
+	const struct verity_fec_geometry *g = j->g;
+	uint64_t c0 = k * j->window;
+	size_t n = g->rs_blocks - c0 < j->window ? (size_t)(g->rs_blocks - c0) : j->window;
+	size_t plen = n * g->roots;
+	uint64_t poff = j->fec_offset + c0 * g->roots;
+	int r;
+
+	/* Row i: bytes c0 .. c0+n-1 of stripe i. */
+	for (unsigned i = 0; i < g->rsn; i++) {
+		r = read_input(j, (uint64_t)i * g->rs_blocks + c0, n, w->rows + (size_t)i * n);
+		if (r < 0)
+			return r;
+	}
+	for (size_t c = 0; c < n; c += SUB_COLUMNS)
+		encode_cols(&j->rs, w->rows + c, n, n - c < SUB_COLUMNS ? n - c : SUB_COLUMNS,
+			    w->st, w->par + c * g->roots);
+	if (!j->verify) {
+		r = verity_pwrite_full(j->fec_fd, w->par, plen, poff);
+		if (r < 0)
+			job_fail(j, r, "write failed", poff);
+		return r;
+	}
+	r = verity_pread_full(j->fec_fd, w->cmp, plen, poff);
+	if (r < 0) {
+		job_fail(j, r, "read of the FEC device failed", poff);
+		return r;
+	}
+	if (memcmp(w->par, w->cmp, plen) != 0)
+		for (size_t b = 0; b < plen; b++)
+			if (w->par[b] != w->cmp[b]) {
+				atomic_min_u64(&j->bad, c0 * g->roots + b);
+				break;
+			}
+	return 0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct fec_worker *w = arg;
+	struct fec_job *j = w->job;
+
+	for (;;) {
+		uint64_t k = atomic_fetch_add(&j->next, 1);
+		uint64_t c0 = k * j->window;
+
+		if (k >= j->nwin || atomic_load(&j->error))
+			break;
+		/* Windows are claimed in order: none past a known mismatch can hold the first. */
+		if (j->verify && c0 * j->g->roots > atomic_load(&j->bad))
+			break;
+		if (run_window(w, k) < 0)
+			break;
+		atomic_fetch_add(&j->done_bytes,
+				 (j->g->rs_blocks - c0 < j->window ? j->g->rs_blocks - c0 : j->window) *
+				 j->g->rsn);
+	}
+	pthread_mutex_lock(&j->lock);
+	j->running--;
+	pthread_cond_signal(&j->cond);
+	pthread_mutex_unlock(&j->lock);
+	return NULL;
+}
+
+static int run_job(struct fec_job *j, const struct verity_fec_opts *o, struct verity_err *err)
+{
+	const struct verity_fec_geometry *g = j->g;
+	unsigned n = o->threads ? o->threads : verity_default_threads();
+	uint64_t total = g->rs_blocks * g->rsn;
+	size_t win = o->window;
+	struct fec_worker *ws = NULL;
+	int r = 0;
+
+	if (n > MAX_THREADS)
+		n = MAX_THREADS;
+	if (!win) {
+		/* Input buffers of all workers within MAX_BUFFERS, whatever the CPU count: smaller
+		 * windows first, then fewer workers. */
+		if ((uint64_t)n * g->rsn * MIN_WINDOW > MAX_BUFFERS)
+			n = MAX_BUFFERS / (g->rsn * MIN_WINDOW);
+		win = DEFAULT_WINDOW;
+		if ((uint64_t)n * g->rsn * win > MAX_BUFFERS)
+			win = MAX_BUFFERS / ((size_t)n * g->rsn);
+	}
+	if (win > g->rs_blocks)
+		win = (size_t)g->rs_blocks;
+	j->window = win;
+	j->nwin = g->rs_blocks / win + (g->rs_blocks % win != 0 ? 1 : 0);
+	if (n > j->nwin)
+		n = (unsigned)j->nwin;
+	if (n == 0)
+		n = 1;
+	atomic_init(&j->next, 0);
+	atomic_init(&j->done_bytes, 0);
+	atomic_init(&j->bad, UINT64_MAX);
+	atomic_init(&j->error, 0);
+	j->errmsg[0] = '\0';
+	j->running = 0;
+	pthread_mutex_init(&j->lock, NULL);
+	pthread_cond_init(&j->cond, NULL);
+
+	ws = calloc(n, sizeof(*ws));
+	if (!ws) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct fec_worker *w = &ws[i];
+
+		w->job = j;
+		w->rows = malloc((size_t)g->rsn * win);
+		w->par = malloc(win * g->roots);
+		w->cmp = j->verify ? malloc(win * g->roots) : NULL;
+		w->st = calloc(SUB_COLUMNS, 3 * sizeof(*w->st));
+		if (!w->rows || !w->par || !w->st || (j->verify && !w->cmp)) {
+			r = -ENOMEM;
+			goto out_join;
+		}
+	}
+	pthread_mutex_lock(&j->lock);
+	for (unsigned i = 0; i < n; i++) {
+		r = -pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]);
+		if (r < 0) {
+			/* Stop the started ones: they see the error and leave. */
+			atomic_store(&j->error, r);
+			break;
+		}
+		ws[i].started = true;
+		j->running++;
+	}
+	while (j->running > 0) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += PROGRESS_NS;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&j->cond, &j->lock, &ts);
+		if (o->progress && j->running > 0) {
+			pthread_mutex_unlock(&j->lock);
+			o->progress(o->userdata, atomic_load(&j->done_bytes), total);
+			pthread_mutex_lock(&j->lock);
+		}
+	}
+	pthread_mutex_unlock(&j->lock);
+
+out_join:
+	for (unsigned i = 0; i < n; i++) {
+		if (ws[i].started)
+			pthread_join(ws[i].tid, NULL);
+		free(ws[i].rows);
+		free(ws[i].par);
+		free(ws[i].cmp);
+		free(ws[i].st);
+	}
+	if (r == 0 && atomic_load(&j->error)) {
+		r = atomic_load(&j->error);
+		snprintf(err->msg, sizeof(err->msg), "%s", j->errmsg);
+	} else if (r < 0 && r != -ENOMEM) {
+		snprintf(err->msg, sizeof(err->msg), "FEC: cannot start workers: %s", strerror(-r));
+	}
+	if (r == 0 && o->progress)
+		o->progress(o->userdata, total, total);
+out:
+	free(ws);
+	pthread_cond_destroy(&j->cond);
+	pthread_mutex_destroy(&j->lock);
+	if (r == -ENOMEM)
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+	return r;
+}
+
+static int job_init(struct fec_job *j, const struct verity_fec_geometry *g, int data_fd,
+		    int hash_fd, int fec_fd, uint64_t fec_offset, bool verify,
+		    struct verity_err *err)
+{
+	memset(j, 0, sizeof(*j));
+	if (verity_rs_init(&j->rs, g->roots) < 0 || g->rsn != VERITY_FEC_RSM - g->roots ||
+	    g->rs_blocks == 0 || fec_offset > (uint64_t)INT64_MAX - g->size)
+		return vi_err(err, "FEC: invalid geometry");
+	j->g = g;
+	j->data_fd = data_fd;
+	j->hash_fd = hash_fd;
+	j->fec_fd = fec_fd;
+	j->fec_offset = fec_offset;
+	j->data_bytes = g->data_blocks * g->block_size;
+	j->hash_bytes = g->hash_blocks * g->block_size;
+	j->hash_off = g->hash_start * g->block_size;
+	j->verify = verify;
+	return 0;
+}
+
+int verity_fec_encode(const struct verity_fec_geometry *g, int data_fd, int hash_fd,
+		      int fec_fd, uint64_t fec_offset, const struct verity_fec_opts *o,
+		      struct verity_err *err)
+{
+	struct fec_job *j;
+	struct stat st;
+	int r;
+
+	err->msg[0] = '\0';
+	/* The job holds the 6 KiB LFSR table: on the heap, not on a worker-sized stack. */
+	j = malloc(sizeof(*j));
+	if (!j) {
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		return -ENOMEM;
+	}
+	r = job_init(j, g, data_fd, hash_fd, fec_fd, fec_offset, false, err);
+	if (r < 0)
+		goto out;
+	if (fstat(fec_fd, &st) < 0) {
+		r = -errno;
+		snprintf(err->msg, sizeof(err->msg), "cannot stat the FEC device: %s", strerror(-r));
+		goto out;
+	}
+	if (S_ISREG(st.st_mode)) {
+		/* A file gets its final size first: when it is also the hash device, a gap between
+		 * the tree and the FEC area is then input that reads as zeros (veritysetup fails
+		 * to read it: "Failed to read RS block"). Never shortened. */
+		if ((uint64_t)st.st_size < fec_offset + g->size &&
+		    ftruncate(fec_fd, (off_t)(fec_offset + g->size)) < 0) {
+			r = -errno;
+			snprintf(err->msg, sizeof(err->msg),
+				 "cannot extend the FEC file to %llu bytes: %s",
+				 (unsigned long long)(fec_offset + g->size), strerror(-r));
+			goto out;
+		}
+	} else {
+		/* A device must hold the area: refuse before writing anything. */
+		r = fec_device_fits(fec_fd, fec_offset, g->size, err);
+		if (r < 0)
+			goto out;
+	}
+	r = run_job(j, o, err);
+out:
+	free(j);
+	return r;
+}
+
+int verity_fec_verify(const struct verity_fec_geometry *g, int data_fd, int hash_fd,
+		      int fec_fd, uint64_t fec_offset, const struct verity_fec_opts *o,
+		      struct verity_fec_bad *bad, struct verity_err *err)
+{
+	struct fec_job *j;
+	int r;
+
+	err->msg[0] = '\0';
+	memset(bad, 0, sizeof(*bad));
+	j = malloc(sizeof(*j));
+	if (!j) {
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		return -ENOMEM;
+	}
+	r = job_init(j, g, data_fd, hash_fd, fec_fd, fec_offset, true, err);
+	if (r < 0)
+		goto out;
+	r = fec_device_fits(fec_fd, fec_offset, g->size, err);
+	if (r < 0)
+		goto out;
+	r = run_job(j, o, err);
+	if (r == 0 && atomic_load(&j->bad) != UINT64_MAX) {
+		uint64_t b = atomic_load(&j->bad);
+
+		bad->rsb = b / g->roots;
+		bad->offset = fec_offset + b;
+		snprintf(err->msg, sizeof(err->msg),
+			 "FEC parity of RS block %llu (byte %llu of the FEC device) does not match",
+			 (unsigned long long)bad->rsb, (unsigned long long)bad->offset);
+		r = -EPERM;
+	}
+out:
+	free(j);
+	return r;
+}
