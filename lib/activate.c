@@ -12,6 +12,7 @@
 
 #include "activate.h"
 #include "devices.h"
+#include "fec.h"
 #include "geometry.h"
 #include "hex.h"
 #include "preflight.h"
@@ -180,9 +181,23 @@ static int fill_table(const struct vi_target *t, const struct verity_params *p,
 			return -EINVAL;
 		}
 		tb->fec_start = t->fec_offset / p->data_block_size;
-		/* FEC covers the data blocks and then the hash tree from its first block (the
-		 * kernel reads metadata block i at hash_start + i), as veritysetup encodes it. */
-		tb->fec_blocks = t->fec_blocks ? t->fec_blocks : p->data_blocks + g->hash_blocks;
+		/* FEC covers the data blocks and then the hash device from the tree's first block
+		 * (the kernel reads metadata block i at hash_start + i) up to the FEC area when
+		 * they share the device, else to the device's end: what veritysetup encodes and
+		 * libcryptsetup (so systemd) puts in the table, even past the tree. */
+		if (t->fec_blocks) {
+			tb->fec_blocks = t->fec_blocks;
+		} else {
+			bool on_hash = devs[2].devno == devs[1].devno;
+			uint64_t hash_cov;
+			int r = verity_fec_hash_blocks(on_hash ? t->fec_offset : devs[1].size, on_hash,
+						       p->data_block_size, g->tree_start,
+						       g->hash_blocks, &hash_cov, err);
+
+			if (r < 0)
+				return r;
+			tb->fec_blocks = p->data_blocks + hash_cov;
+		}
 	}
 	if (t->sig_key_desc[0] &&
 	    snprintf(tb->sig_key_desc, sizeof(tb->sig_key_desc), "%s", t->sig_key_desc) >=
