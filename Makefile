@@ -140,6 +140,7 @@ demo: deps
 
 bench: all static
 	BUILD=$(abspath $(BUILD)) tests/bench/format.sh
+	BUILD=$(abspath $(BUILD)) tests/bench/fec.sh
 	BUILD=$(abspath $(BUILD)) tests/bench/boot.sh
 
 install: all
