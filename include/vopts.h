@@ -9,8 +9,6 @@
 
 #include "config.h"
 
-#define VI_FEC_ROOTS_MIN 2u    /* kernel DM_VERITY_FEC_RSM - DM_VERITY_FEC_MAX_RSN */
-#define VI_FEC_ROOTS_MAX 24u   /* kernel DM_VERITY_FEC_RSM - DM_VERITY_FEC_MIN_RSN */
 
 /* Apply the comma-separated words in s[0..len) to t (which holds defaults or earlier values:
  * a word contradicting a value t already has is an error too). Pure: no I/O.

@@ -21,6 +21,7 @@
  * Refused: a second table (","), a second device (";"), any other target type, trailing words,
  * numbers with anything but decimal digits, repeated options with different values. */
 #include "dminit.h"
+#include "fec.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -179,7 +180,7 @@ static int opt_params(const struct span *w, size_t n, struct vi_target *t,
 			uint32_t roots = 0;
 
 			r = num32(a, "fec_roots", &roots, err);
-			if (r == 0 && (roots < VI_FEC_ROOTS_MIN || roots > VI_FEC_ROOTS_MAX))
+			if (r == 0 && (roots < VERITY_FEC_MIN_ROOTS || roots > VERITY_FEC_MAX_ROOTS))
 				r = wfail(err, "fec_roots", a, "must be between 2 and 24");
 			if (r == 0 && (t->given & VI_GIVEN_FEC_ROOTS) && t->fec_roots != roots)
 				r = wfail(err, "fec_roots", a, "given twice");

@@ -8,12 +8,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fec.h"
 #include "geometry.h"
 #include "hex.h"
 #include "strutil.h"
 
-#define FEC_ROOTS_MIN 2u
-#define FEC_ROOTS_MAX 24u
 
 enum key {
 	K_VERSION = 0,
@@ -221,7 +220,7 @@ static int set_value(struct vi_manifest *m, enum key k, const char *v, size_t n,
 	case K_FEC_DEV:
 		return parse_devspec(v, n, &m->fec);
 	case K_FEC_ROOTS:
-		if (parse_num(v, n, &u) < 0 || u < FEC_ROOTS_MIN || u > FEC_ROOTS_MAX) {
+		if (parse_num(v, n, &u) < 0 || u < VERITY_FEC_MIN_ROOTS || u > VERITY_FEC_MAX_ROOTS) {
 			*why = "must be between 2 and 24";
 			return -EINVAL;
 		}
@@ -321,7 +320,7 @@ int vi_manifest_parse(const char *buf, size_t len, struct vi_manifest *ret,
 				      k < K_COUNT ? key_names[k] : "?", why ? why : "invalid value");
 	}
 	if ((seen & (1u << K_FEC_DEV)) && !(seen & (1u << K_FEC_ROOTS)))
-		m.fec_roots = FEC_ROOTS_MIN;
+		m.fec_roots = VERITY_FEC_DEFAULT_ROOTS;
 	if (check_manifest(&m, seen, err) < 0)
 		return -EINVAL;
 	*ret = m;
@@ -399,7 +398,7 @@ int vi_manifest_format(const struct vi_manifest *m, char *out, size_t out_size,
 	if (m->fec.spec[0]) {
 		ADD(key_names[K_FEC_DEV], "%s\n", m->fec.spec);
 		ADD(key_names[K_FEC_OFFSET], "%llu\n", (unsigned long long)m->fec_offset);
-		ADD(key_names[K_FEC_ROOTS], "%u\n", m->fec_roots ? m->fec_roots : FEC_ROOTS_MIN);
+		ADD(key_names[K_FEC_ROOTS], "%u\n", m->fec_roots ? m->fec_roots : VERITY_FEC_DEFAULT_ROOTS);
 	}
 	if (m->corruption != VI_CORRUPT_EIO)
 		ADD(key_names[K_CORRUPTION], "%s\n", corruption_names[m->corruption]);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fec.h"
 #include "hex.h"
 #include "strutil.h"
 
@@ -268,7 +269,7 @@ static int w_fec_roots(struct vi_target *t, const char *v, size_t n, uint32_t *s
 	uint32_t roots;
 
 	(void)seen;
-	if (vi_parse_u64_c(v, n, &r64) < 0 || r64 < VI_FEC_ROOTS_MIN || r64 > VI_FEC_ROOTS_MAX)
+	if (vi_parse_u64_c(v, n, &r64) < 0 || r64 < VERITY_FEC_MIN_ROOTS || r64 > VERITY_FEC_MAX_ROOTS)
 		return bad_value(err, "fec-roots", v, n, "must be between 2 and 24");
 	roots = (uint32_t)r64;
 	if ((t->given & VI_GIVEN_FEC_ROOTS) && t->fec_roots != roots)
