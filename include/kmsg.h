@@ -21,7 +21,7 @@
 struct kmsg {
 	int fd;          /* /dev/kmsg, or -1 */
 	int fallback_fd; /* stderr / console when fd < 0 or a write to it fails */
-	pid_t pid;
+	pid_t pid;       /* in the record prefix; 0: getpid() at the first record */
 	int max_prio;    /* records above this priority are dropped (verity.debug raises it) */
 };
 

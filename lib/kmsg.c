@@ -64,6 +64,8 @@ void kmsg_log(struct kmsg *k, int prio, const char *fmt, ...)
 
 	if (prio > k->max_prio)
 		return;
+	if (k->pid <= 0)   /* a record before kmsg_open (KMSG_INIT) */
+		k->pid = getpid();
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);

@@ -63,12 +63,33 @@ static void test_fallback(void **state)
 	assert_string_equal(buf, "verity-init[7]: value 5\n");
 }
 
+/* A record before kmsg_open (PID 1 logs while mounting /dev) carries our pid, not 0. */
+static void test_pid_before_open(void **state)
+{
+	struct kmsg k = KMSG_INIT;
+	char buf[256] = "", want[64];
+	int p[2];
+	ssize_t n;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	k.fallback_fd = p[1];
+	kmsg_log(&k, KMSG_ERR, "early");
+	close(p[1]);
+	n = read(p[0], buf, sizeof(buf) - 1);
+	close(p[0]);
+	assert_true(n > 0);
+	snprintf(want, sizeof(want), "verity-init[%d]: early\n", (int)getpid());
+	assert_string_equal(buf, want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_fallback),
+		cmocka_unit_test(test_pid_before_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
