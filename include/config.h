@@ -125,6 +125,7 @@ struct vi_config {
 	char rootfstype[VI_MAX_FSTYPE];
 	char rootflags[VI_MAX_PATH];
 	char init[VI_MAX_PATH];                   /* init=, default /sbin/init */
+	bool init_given;                          /* init= was on the command line */
 	char sig_path[VI_MAX_SIG_LOC];            /* verity.sig= (also copied to root.sig_path) */
 	char manifest[VI_MAX_PATH];               /* verity.manifest= */
 	bool require_signature;
@@ -176,6 +177,11 @@ enum vi_devspec_kind vi_devspec_kind(const struct vi_devspec *d);
  * dm-mod.create root_hash_sig_key_desc, or (root only) verity.manifest=. Used for
  * verity.require_signature and the policy's require_signature=. */
 bool vi_target_has_signature(const struct vi_config *cfg, const struct vi_target *t);
+
+/* init= (command line or policy): an absolute path (vi_abspath_check) not under /dev/, /proc/,
+ * /sys/ or /run/, which the switch covers with the initramfs' own filesystems after init was
+ * checked on the verified root. -EINVAL with err set. */
+int vi_init_path_check(const char *s, size_t len, struct verity_err *err);
 
 /* Mapping name: [A-Za-z0-9][A-Za-z0-9._-]*, shorter than VI_MAX_NAME, not "control". */
 int vi_name_check(const char *s, size_t len, struct verity_err *err);

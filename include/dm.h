@@ -25,6 +25,10 @@ enum vi_dm_nodes {
  * instead of stderr (the caller decides what to print). */
 void vi_dm_init(enum vi_dm_nodes nodes);
 
+/* Close libdevmapper's descriptors (/dev/mapper/control has no O_CLOEXEC) before another
+ * program is executed; a later call opens them again. */
+void vi_dm_release(void);
+
 /* Version of a loaded target type ("verity"). -ENOENT when the kernel lists no such target
  * (module not loaded), -EIO when device-mapper itself is unavailable. */
 int vi_dm_target_version(const char *target, uint32_t ret_version[3], struct verity_err *err);

@@ -15,16 +15,34 @@
 int vi_mount_root(const char *source, dev_t expect, const char *target, const char *fstype,
 		  const char *rootflags, char *ret_type, size_t type_size, struct verity_err *err);
 
+/* Which file: the init that was checked, to be found again at exec. */
+struct vi_file_id {
+	dev_t dev;
+	ino_t ino;
+};
+
 /* Check that init (an absolute path inside root, symlinks resolved inside root) is a regular
- * executable file, and read it to the end once: dm-verity checks blocks when they are read,
- * so a corrupted init fails here (-EIO) while a fallback is still possible, not at exec.
+ * executable file on a filesystem not mounted noexec (-EACCES), and read it to the end once:
+ * dm-verity checks blocks when they are read, so a corrupted init fails here (-EIO) while a
+ * fallback is still possible, not at exec. It must start like something execve() runs, an ELF
+ * binary or a #! script (-ENOEXEC otherwise).
  * expect (0: not checked): root and init must both be on this device (-EXDEV), so init cannot
- * come from another filesystem mounted inside the root. */
-int vi_init_check(const char *root, const char *init, dev_t expect, struct verity_err *err);
+ * come from another filesystem mounted inside the root. On success *ret_id (unless NULL) names
+ * the file read. Without openat2 (Linux < 5.6) symlinks are resolved by openat: an absolute one
+ * then leads outside root, which expect refuses. */
+int vi_init_check(const char *root, const char *init, dev_t expect, struct vi_file_id *ret_id,
+		  struct verity_err *err);
+
+/* After the switch: is init (the path execve() will take, from the current root) still the
+ * file vi_init_check read? /dev, /proc, /sys and /run came in on top of the root after the
+ * check. -ESTALE when it is another file, -errno when it cannot be found. */
+int vi_init_same(const char *init, const struct vi_file_id *id, struct verity_err *err);
 
 /* The system's code directories (/usr, /bin, /sbin, /lib, /lib64, symlinks resolved inside
  * root) that exist must be on device expect: a /usr mounted from elsewhere would put
- * unverified libraries and programs under the verified init (-EXDEV). */
+ * unverified libraries and programs under the verified init (-EXDEV). Only ENOENT means
+ * absent; any other failure to open one is refused with its errno (a symlink loop, -ELOOP),
+ * and without openat2 a link that does not resolve from here is -EOPNOTSUPP. */
 int vi_root_dirs_check(const char *root, dev_t expect, struct verity_err *err);
 
 #endif

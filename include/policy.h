@@ -11,6 +11,9 @@
  *                                  data-blocks-below-superblock, verity-off
  *   require_signature=no           yes: a root hash must come with a signature or manifest
  *   min_version=0                  anti-rollback floor for signed manifests
+ *   init=/sbin/init                the only init= the command line may give (none: the
+ *                                  default /sbin/init); unset: any path vi_init_path_check
+ *                                  accepts
  * Unknown keys, a key repeated with another value, lines without "=" are errors. No file at
  * all means the strictest defaults (nothing weakening, no shell). */
 #ifndef VERITY_POLICY_H
@@ -44,6 +47,7 @@ struct vi_policy {
 	uint32_t allow_weak;        /* VI_WEAK_* */
 	bool require_signature;
 	uint64_t min_version;
+	char init[VI_MAX_PATH];     /* "" or the only init= allowed */
 };
 
 /* Strictest defaults: nothing allowed, nothing required beyond the command line. */
@@ -57,8 +61,8 @@ int vi_policy_parse(const char *buf, size_t len, struct vi_policy *ret, struct v
 int vi_policy_load(const char *path, struct vi_policy *ret, struct verity_err *err);
 
 /* Refuse (-EPERM, err set) a configuration that uses a weakening option the policy does not
- * allow, "shell" in the fail list without allow_shell, or a root hash without a signature
- * source while a signature is required. */
+ * allow, "shell" in the fail list without allow_shell, an init= other than the policy's init=,
+ * or a root hash without a signature source while a signature is required. */
 int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 		    struct verity_err *err);
 

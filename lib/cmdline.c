@@ -134,6 +134,23 @@ static bool has_prefix(const char *s, size_t len, const char *p)
 	return len >= n && memcmp(s, p, n) == 0;
 }
 
+int vi_init_path_check(const char *s, size_t len, struct verity_err *err)
+{
+	static const char *const api[] = { "/dev/", "/proc/", "/sys/", "/run/" };
+	int r = vi_abspath_check(s, len, err);
+
+	if (r < 0)
+		return r;
+	/* init is checked on the verified root, then the switch puts the initramfs' /dev, /proc,
+	 * /sys and /run on top of it: a path there would exec another file */
+	for (size_t i = 0; i < sizeof(api) / sizeof(api[0]); i++)
+		if (has_prefix(s, len, api[i]))
+			return checkf(err, "path", s, len,
+				      "under /dev, /proc, /sys or /run, which the switch covers with "
+				      "the initramfs' own: not a file of the verified root");
+	return 0;
+}
+
 static int check_uuid_chars(const char *what, const char *s, size_t len, size_t max,
 			    struct verity_err *err)
 {
@@ -1012,12 +1029,13 @@ static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_
 	}
 	if (sl[S_INIT].set) {
 		p = &sl[S_INIT];
-		r = vi_abspath_check(p->val, p->val_len, err);
+		r = vi_init_path_check(p->val, p->val_len, err);
 		if (r < 0)
 			return slot_wrap(p, err, r);
 		r = copy_value(c->init, sizeof(c->init), p, err);
 		if (r < 0)
 			return r;
+		c->init_given = true;
 	}
 	c->ro = sl[S_RO].set;
 	c->shell_requested = sl[S_SHELL].set;

@@ -40,6 +40,12 @@ void vi_dm_init(enum vi_dm_nodes nodes)
 	}
 }
 
+void vi_dm_release(void)
+{
+	/* closes /dev/mapper/control, which libdevmapper opens without O_CLOEXEC */
+	dm_lib_release();
+}
+
 static int fail(struct verity_err *err, int r, const char *what, const char *name)
 {
 	if (err) {

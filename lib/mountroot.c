@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -103,15 +104,39 @@ int vi_mount_root(const char *source, dev_t expect, const char *target, const ch
 	return r;
 }
 
-int vi_init_check(const char *root, const char *init, dev_t expect, struct verity_err *err)
+/* Open path (absolute) inside the directory rootfd, symlinks resolved inside it. Without openat2
+ * (ENOSYS: kernels before 5.6) a plain openat: an absolute symlink then leads out of the root,
+ * where the callers' st_dev comparison refuses what it finds. Returns the fd or -errno. */
+static int open_in_root(int rootfd, const char *path, int flags, bool *ret_fallback)
 {
 	struct open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY,
+		.flags = (uint64_t)flags,
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
-	char buf[65536];
+	int fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+
+	*ret_fallback = fd < 0 && errno == ENOSYS;
+	if (*ret_fallback)
+		fd = openat(rootfd, path + 1, flags);
+	return fd < 0 ? -errno : fd;
+}
+
+/* What execve() accepts: an ELF binary or a #! script. */
+static bool exec_format(const unsigned char *head, size_t len)
+{
+	return (len >= 4 && !memcmp(head, "\x7f" "ELF", 4)) ||
+	       (len >= 2 && head[0] == '#' && head[1] == '!');
+}
+
+int vi_init_check(const char *root, const char *init, dev_t expect, struct vi_file_id *ret_id,
+		  struct verity_err *err)
+{
+	unsigned char buf[65536], head[4];
+	size_t have = 0;
+	struct statvfs vfs;
 	struct stat st;
 	int rootfd, fd, r;
+	bool fallback;
 	ssize_t n;
 
 	if (init[0] != '/') {
@@ -131,11 +156,9 @@ int vi_init_check(const char *root, const char *init, dev_t expect, struct verit
 		goto out_root;
 	}
 	/* absolute symlinks (/sbin/init -> /lib/systemd/systemd) must resolve inside root */
-	fd = (int)syscall(SYS_openat2, rootfd, init, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS)
-		fd = openat(rootfd, init + 1, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = open_in_root(rootfd, init, O_RDONLY | O_CLOEXEC | O_NOCTTY, &fallback);
 	if (fd < 0) {
-		r = -errno;
+		r = fd;
 		snprintf(err->msg, sizeof(err->msg), "init %.100s not usable in the new root: %s", init,
 			 strerror(-r));
 		goto out_root;
@@ -153,14 +176,38 @@ int vi_init_check(const char *root, const char *init, dev_t expect, struct verit
 		r = -EXDEV;
 		goto out;
 	}
+	/* readable but not executable: execve() would fail only after the switch */
+	if (fstatvfs(fd, &vfs) < 0) {
+		r = -errno;
+		snprintf(err->msg, sizeof(err->msg), "cannot read the mount flags of init %.100s: %s",
+			 init, strerror(-r));
+		goto out;
+	}
+	if (vfs.f_flag & ST_NOEXEC) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "init %.100s is on a filesystem mounted noexec", init);
+		r = -EACCES;
+		goto out;
+	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		;
+		for (ssize_t i = 0; i < n && have < sizeof(head); i++)
+			head[have++] = buf[i];
 	if (n < 0) {
 		r = -errno;
 		snprintf(err->msg, sizeof(err->msg),
 			 "reading init %.100s failed: %s (a block failed verification?)", init,
 			 strerror(-r));
 		goto out;
+	}
+	if (!exec_format(head, have)) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "init %.100s is neither an ELF binary nor a #! script", init);
+		r = -ENOEXEC;
+		goto out;
+	}
+	if (ret_id) {
+		ret_id->dev = st.st_dev;
+		ret_id->ino = st.st_ino;
 	}
 	r = 0;
 out:
@@ -170,15 +217,33 @@ out_root:
 	return r;
 }
 
+int vi_init_same(const char *init, const struct vi_file_id *id, struct verity_err *err)
+{
+	struct stat st;
+	int r;
+
+	if (stat(init, &st) < 0) {
+		r = -errno;
+		snprintf(err->msg, sizeof(err->msg), "init %.100s not found after the switch: %s",
+			 init, strerror(-r));
+		return r;
+	}
+	if (st.st_dev != id->dev || st.st_ino != id->ino) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "init %.100s after the switch (device %u:%u) is not the file checked before "
+			 "it (device %u:%u)", init, major(st.st_dev), minor(st.st_dev),
+			 major(id->dev), minor(id->dev));
+		return -ESTALE;
+	}
+	return 0;
+}
+
 int vi_root_dirs_check(const char *root, dev_t expect, struct verity_err *err)
 {
 	static const char *const dirs[] = { "/usr", "/bin", "/sbin", "/lib", "/lib64" };
-	struct open_how how = {
-		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
 	struct stat st;
 	int rootfd, fd, r = 0;
+	bool fallback;
 
 	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
@@ -188,10 +253,30 @@ int vi_root_dirs_check(const char *root, dev_t expect, struct verity_err *err)
 	}
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !r; i++) {
 		/* /lib -> usr/lib and the like: where the link leads is what counts */
-		fd = (int)syscall(SYS_openat2, rootfd, dirs[i], &how, sizeof(how));
-		if (fd < 0)
-			continue;   /* absent (or not reachable inside the root): nothing runs from it */
-		if (fstat(fd, &st) == 0 && st.st_dev != expect) {
+		fd = open_in_root(rootfd, dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC, &fallback);
+		/* Absent: nothing runs from it. Not when only openat without openat2 missed it: an
+		 * absolute link resolved outside the root says nothing of where it leads inside. */
+		if (fd == -ENOENT &&
+		    !(fallback && fstatat(rootfd, dirs[i] + 1, &st, AT_SYMLINK_NOFOLLOW) == 0))
+			continue;
+		if (fd == -ENOENT) {
+			snprintf(err->msg, sizeof(err->msg), "cannot check %s in the new root: a "
+				 "symbolic link this kernel cannot follow inside it (no openat2)",
+				 dirs[i]);
+			r = -EOPNOTSUPP;
+			break;
+		}
+		if (fd < 0) {
+			r = fd;
+			snprintf(err->msg, sizeof(err->msg), "cannot check %s in the new root: %s",
+				 dirs[i], strerror(-r));
+			break;
+		}
+		if (fstat(fd, &st) < 0) {
+			r = -errno;
+			snprintf(err->msg, sizeof(err->msg), "cannot check %s in the new root: %s",
+				 dirs[i], strerror(-r));
+		} else if (st.st_dev != expect) {
 			snprintf(err->msg, sizeof(err->msg),
 				 "%s is on device %u:%u, not on the verified mapping (%u:%u)", dirs[i],
 				 major(st.st_dev), minor(st.st_dev), major(expect), minor(expect));

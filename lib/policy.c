@@ -45,12 +45,14 @@ void vi_policy_init(struct vi_policy *p)
 	p->timeout_s = VI_DEFAULT_TIMEOUT_S;
 }
 
-enum pkey { P_FAIL, P_TIMEOUT, P_ALLOW_SHELL, P_ALLOW_WEAK, P_REQSIG, P_MIN_VERSION, P__MAX };
+enum pkey {
+	P_FAIL, P_TIMEOUT, P_ALLOW_SHELL, P_ALLOW_WEAK, P_REQSIG, P_MIN_VERSION, P_INIT, P__MAX
+};
 
 static const char *const pkeys[P__MAX] = {
 	[P_FAIL] = "fail", [P_TIMEOUT] = "timeout", [P_ALLOW_SHELL] = "allow_shell",
 	[P_ALLOW_WEAK] = "allow_weak", [P_REQSIG] = "require_signature",
-	[P_MIN_VERSION] = "min_version",
+	[P_MIN_VERSION] = "min_version", [P_INIT] = "init",
 };
 
 static bool is_blank(char c)
@@ -119,6 +121,15 @@ static int set_value(struct vi_policy *p, enum pkey k, const char *v, size_t n,
 		if (vi_parse_u64(v, n, &p->min_version) < 0)
 			return vi_err(err, "min_version: not a decimal number");
 		return 0;
+	case P_INIT: {
+		struct verity_err e;
+
+		if (vi_init_path_check(v, n, &e) < 0)
+			return vi_err(err, "init: %s", e.msg);
+		memcpy(p->init, v, n);   /* n < VI_MAX_PATH: checked above */
+		p->init[n] = '\0';
+		return 0;
+	}
 	case P__MAX:
 		break;
 	}
@@ -282,6 +293,16 @@ int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 			vi_err(err, "fail action 'shell' is not allowed by the initramfs policy");
 			return -EPERM;
 		}
+	/* init= is not covered by the root hash or a signature: init=/bin/sh on the verified root
+	 * would be a shell */
+	if (p->init[0] && cfg->init_given && strcmp(cfg->init, p->init)) {
+		char v[80];
+
+		vi_sanitize(cfg->init, strlen(cfg->init), v, sizeof(v));
+		vi_err(err, "init=%s: the initramfs policy allows only init=%s (or none: %s)", v,
+		       p->init, VI_DEFAULT_INIT);
+		return -EPERM;
+	}
 	if (cfg->shell_requested && !p->allow_shell) {
 		vi_err(err, "'%s' opens a root shell in the initramfs: the initramfs policy does not "
 		       "allow it (allow_shell=yes would)", cfg->shell_key);

@@ -13,10 +13,15 @@ static const struct {
 	unsigned long flag;
 } mount_flags[] = {
 	{ "ro", MS_RDONLY },        { "nosuid", MS_NOSUID },         { "nodev", MS_NODEV },
-	{ "noexec", MS_NOEXEC },    { "noatime", MS_NOATIME },       { "nodiratime", MS_NODIRATIME },
-	{ "relatime", MS_RELATIME }, { "strictatime", MS_STRICTATIME }, { "sync", MS_SYNCHRONOUS },
-	{ "dirsync", MS_DIRSYNC },  { "lazytime", MS_LAZYTIME },
+	{ "noatime", MS_NOATIME },  { "nodiratime", MS_NODIRATIME }, { "relatime", MS_RELATIME },
+	{ "strictatime", MS_STRICTATIME }, { "sync", MS_SYNCHRONOUS }, { "dirsync", MS_DIRSYNC },
+	{ "lazytime", MS_LAZYTIME },
 };
+
+static bool key_is(const char *opt, size_t klen, const char *name)
+{
+	return strlen(name) == klen && !strncmp(opt, name, klen);
+}
 
 /* Filesystem options that pull in a second, unverified device (ext4 external journal, xfs log
  * and realtime devices, erofs extra blobs and fscache). */
@@ -46,24 +51,37 @@ int vi_rootflags_parse(const char *rootflags, unsigned long *ret_flags, char *da
 		return -ENOBUFS;
 	data[0] = '\0';
 	while (*p) {
-		size_t len = strcspn(p, ",");
+		size_t len = strcspn(p, ","), klen = strcspn(p, "=,");
+		int shown = (int)(len > 64 ? 64 : len);
 		bool known = false;
 
-		if (len == 2 && !strncmp(p, "rw", 2)) {
-			snprintf(err->msg, sizeof(err->msg), "rootflags=rw: a verity root is read-only");
+		/* Compared by key: the kernel clears SB_RDONLY for "rw" whatever its value. */
+		if (key_is(p, klen, "rw")) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "rootflags=%.*s: a verity root is read-only", shown, p);
+			return -EINVAL;
+		}
+		/* init could be opened and read, but execve() would fail after the switch */
+		if (key_is(p, klen, "noexec")) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "rootflags=%.*s: init could not be executed from the root", shown, p);
 			return -EINVAL;
 		}
 		for (size_t i = 0; i < sizeof(mount_flags) / sizeof(mount_flags[0]); i++) {
-			if (strlen(mount_flags[i].name) == len &&
-			    !strncmp(p, mount_flags[i].name, len)) {
-				flags |= mount_flags[i].flag;
-				known = true;
+			if (!key_is(p, klen, mount_flags[i].name))
+				continue;
+			if (klen != len) {
+				snprintf(err->msg, sizeof(err->msg),
+					 "rootflags=%.*s: a mount flag takes no value", shown, p);
+				return -EINVAL;
 			}
+			flags |= mount_flags[i].flag;
+			known = true;
 		}
 		if (!known && len && names_device(p, len)) {
 			snprintf(err->msg, sizeof(err->msg),
 				 "rootflags=%.*s names another device: only the verified mapping "
-				 "may back the root", (int)(len > 64 ? 64 : len), p);
+				 "may back the root", shown, p);
 			return -EPERM;
 		}
 		if (!known && len) {
@@ -86,10 +104,12 @@ int vi_rootflags_parse(const char *rootflags, unsigned long *ret_flags, char *da
 }
 
 /* Single-device filesystems a verity root can be. Left out on purpose: btrfs (it assembles
- * member devices found by scanning, and a rogue disk carrying the same fsid could join) and
- * everything not backed by a block device (tmpfs, nfs, overlay...). */
+ * member devices found by scanning, and a rogue disk carrying the same fsid could join), f2fs
+ * (a multi-device f2fs makes the kernel open its other devices by the paths written in its
+ * superblock: whatever disk sits at that path then, unverified) and everything not backed by a
+ * block device (tmpfs, nfs, overlay...). */
 const char *const vi_root_fs_types[] = {
-	"ext4", "ext3", "ext2", "squashfs", "erofs", "xfs", "f2fs", "vfat", "iso9660",
+	"ext4", "ext3", "ext2", "squashfs", "erofs", "xfs", "vfat", "iso9660",
 	"udf", "cramfs", "romfs", NULL,
 };
 

@@ -1,18 +1,33 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* switch_root: checks, mount moves, initramfs cleanup. */
+/* switch_root: checks, mount moves, initramfs cleanup; descriptors handed to the next program. */
 #include <dirent.h>
 #include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
 #include "switchroot.h"
+
+/* Bound of the fd scan without close_range and /proc (RLIMIT_NOFILE may be huge). */
+#define VI_FDS_SCAN_MAX 65536
+
+static int set_cloexec(int fd)
+{
+	int flags = fcntl(fd, F_GETFD);
+
+	if (flags < 0)
+		return -1;
+	return (flags & FD_CLOEXEC) ? 0 : fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
 
 int vi_rm_tree(int dirfd, dev_t dev)
 {
@@ -66,13 +81,31 @@ int vi_rm_tree(int dirfd, dev_t dev)
 	return r;
 }
 
-int vi_switch_root(const char *newroot, struct verity_err *err)
+/* Add one "; "-separated note to a warning line (cut when full: the first ones matter most). */
+__attribute__((format(printf, 2, 3)))
+static void warn_add(struct verity_err *w, const char *fmt, ...)
+{
+	size_t len = strlen(w->msg);
+	va_list ap;
+
+	if (len && len + 2 < sizeof(w->msg)) {
+		memcpy(w->msg + len, "; ", 3);
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(w->msg + len, sizeof(w->msg) - len, fmt, ap);
+	va_end(ap);
+}
+
+int vi_switch_root(const char *newroot, struct vi_switch_result *ret, struct verity_err *err)
 {
 	static const char *const api[] = { "/dev", "/proc", "/sys", "/run" };
 	struct stat root_st, new_st;
 	struct statfs sfs;
 	int oldroot, r;
 
+	ret->committed = false;
+	ret->warning.msg[0] = '\0';
 	if (stat("/", &root_st) < 0 || stat(newroot, &new_st) < 0) {
 		r = -errno;
 		snprintf(err->msg, sizeof(err->msg), "cannot stat / or %s: %s", newroot, strerror(-r));
@@ -94,15 +127,23 @@ int vi_switch_root(const char *newroot, struct verity_err *err)
 		snprintf(err->msg, sizeof(err->msg), "cannot open /: %s", strerror(-r));
 		return r;
 	}
+	/* the point of no return: from here on mounts move */
+	ret->committed = true;
 	for (size_t i = 0; i < sizeof(api) / sizeof(api[0]); i++) {
 		char target[4096];
 		struct stat st;
 
 		snprintf(target, sizeof(target), "%s%s", newroot, api[i]);
-		if (stat(target, &st) == 0 && S_ISDIR(st.st_mode)) {
-			if (mount(api[i], target, NULL, MS_MOVE, NULL) < 0 && errno != EINVAL)
-				umount2(api[i], MNT_DETACH);
-		} else {
+		if (stat(target, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			if (umount2(api[i], MNT_DETACH) == 0)
+				warn_add(&ret->warning, "%s not moved (no directory %s): detached",
+					 api[i], target);
+			continue;
+		}
+		/* EINVAL: not a mount point here, nothing to move */
+		if (mount(api[i], target, NULL, MS_MOVE, NULL) < 0 && errno != EINVAL) {
+			warn_add(&ret->warning, "%s not moved into %s (%s): detached", api[i], newroot,
+				 strerror(errno));
 			umount2(api[i], MNT_DETACH);
 		}
 	}
@@ -115,7 +156,46 @@ int vi_switch_root(const char *newroot, struct verity_err *err)
 		return r;
 	}
 	/* Free the initramfs memory; failures here waste RAM but do not stop the boot. */
-	vi_rm_tree(oldroot, root_st.st_dev);
+	r = vi_rm_tree(oldroot, root_st.st_dev);
+	if (r < 0)
+		warn_add(&ret->warning, "initramfs not completely freed: %s", strerror(-r));
 	close(oldroot);
 	return 0;
+}
+
+int vi_fds_cloexec(int first, struct verity_err *err)
+{
+	struct rlimit rl;
+	struct dirent *de;
+	DIR *dir;
+	int r = 0;
+
+	if (close_range((unsigned)first, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return 0;
+	/* Linux < 5.11 (ENOSYS, or EINVAL for the flag): one fcntl per open descriptor */
+	dir = opendir("/proc/self/fd");
+	if (dir) {
+		while ((de = readdir(dir))) {
+			char *end;
+			long fd = strtol(de->d_name, &end, 10);
+
+			if (*end || end == de->d_name || fd < first || fd == dirfd(dir))
+				continue;
+			if (set_cloexec((int)fd) < 0 && !r)
+				r = -errno;
+		}
+		closedir(dir);
+	} else {
+		/* no /proc: every descriptor the limit allows (capped: a huge limit would take long) */
+		int max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < VI_FDS_SCAN_MAX
+				  ? (int)rl.rlim_cur : VI_FDS_SCAN_MAX;
+
+		for (int fd = first; fd < max; fd++)
+			if (set_cloexec(fd) < 0 && errno != EBADF && !r)
+				r = -errno;
+	}
+	if (r < 0)
+		snprintf(err->msg, sizeof(err->msg),
+			 "cannot mark inherited file descriptors close-on-exec: %s", strerror(-r));
+	return r;
 }

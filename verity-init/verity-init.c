@@ -123,14 +123,17 @@ static void devkmsg_restore(struct agent *a)
 	}
 }
 
-/* The command line: --cmdline STRING or /proc/cmdline; then the initramfs policy. */
-static int load_config(struct agent *a, const char *cmdline_arg)
+/* The command line: --cmdline STRING or /proc/cmdline; then the initramfs policy. A refusal is
+ * in a->reason, and logged unless quiet (`parse` prints it itself: once, on stderr's last line,
+ * where the dracut hooks read it). */
+static int load_config(struct agent *a, const char *cmdline_arg, bool quiet)
 {
 	static char buf[VI_MAX_CMDLINE + 2];
 	struct verity_err err = { "" };
 	/* PID 1 reads the kernel's parameters (after "--" come its init's arguments); parse and
 	 * setup answer for dracut, whose getarg reads every word */
 	unsigned flags = a->init_argv ? 0 : VI_CMDLINE_PAST_DASHDASH;
+	const char *what = "command line refused: ";
 	bool policy_ok;
 	int r;
 
@@ -139,16 +142,19 @@ static int load_config(struct agent *a, const char *cmdline_arg)
 	} else {
 		r = read_file("/proc/cmdline", buf, sizeof(buf));
 		if (r < 0) {
-			kmsg_log(&a->log, KMSG_ERR, "cannot read /proc/cmdline: %s", strerror(-r));
-			return r;
+			snprintf(err.msg, sizeof(err.msg), "cannot read /proc/cmdline: %s",
+				 strerror(-r));
+			what = "";
+		} else {
+			r = vi_cmdline_parse(buf, flags, &a->cfg, &err);
 		}
-		r = vi_cmdline_parse(buf, flags, &a->cfg, &err);
 	}
 	if (r < 0) {
 		struct verity_err ignored;
 
 		a->reason = err;
-		kmsg_log(&a->log, KMSG_ERR, "command line refused: %s", err.msg);
+		if (!quiet)
+			kmsg_log(&a->log, KMSG_ERR, "%s%s", what, err.msg);
 		/* cfg holds the defaults: the policy's fail actions still apply */
 		if (vi_policy_load(VI_POLICY_FILE, &a->policy, &ignored) == 0)
 			vi_policy_apply(&a->policy, &a->cfg, &ignored);
@@ -166,7 +172,8 @@ static int load_config(struct agent *a, const char *cmdline_arg)
 		struct verity_err ignored;
 
 		a->reason = err;
-		kmsg_log(&a->log, KMSG_ERR, "policy: %s", err.msg);
+		if (!quiet)
+			kmsg_log(&a->log, KMSG_ERR, "policy: %s", err.msg);
 		/* Nothing of a refused command line is used, not even its fallback or recovery
 		 * root: back to the defaults, with only the policy's own fail actions. */
 		vi_config_init(&a->cfg);
@@ -300,9 +307,10 @@ static int activate(struct agent *a, const struct vi_target *t, struct vi_activa
 	return 0;
 }
 
-/* Mount the mapping on NEWROOT and read its init completely (step 7, before switching). */
+/* Mount the mapping on NEWROOT and read its init completely (step 7, before switching);
+ * *ret_init names the file read, to be found again at exec. */
 static int mount_and_check(struct agent *a, const struct vi_target *t,
-			   const struct vi_activation *act)
+			   const struct vi_activation *act, struct vi_file_id *ret_init)
 {
 	struct verity_err err = { "" };
 	char type[VI_MAX_FSTYPE];
@@ -322,7 +330,7 @@ static int mount_and_check(struct agent *a, const struct vi_target *t,
 		a->stage = VI_STAGE_MOUNT;
 		goto fail;
 	}
-	r = vi_init_check(NEWROOT, a->cfg.init, act->devno, &err);
+	r = vi_init_check(NEWROOT, a->cfg.init, act->devno, ret_init, &err);
 	if (r < 0) {
 		a->stage = VI_STAGE_INIT;
 		umount2(NEWROOT, MNT_DETACH);
@@ -338,10 +346,24 @@ fail:
 	return r;
 }
 
-/* Switch to NEWROOT and exec init. Returns only on failure. */
-static int switch_and_exec(struct agent *a)
+/* The next program (init, the fallback shell) gets fds 0-2 only: libdevmapper's control fd
+ * has no O_CLOEXEC. Ours (/dev/kmsg) are O_CLOEXEC and stay usable until the exec. */
+static void hand_over_fds(struct agent *a)
 {
 	struct verity_err err = { "" };
+
+	vi_dm_release();
+	if (vi_fds_cloexec(3, &err) < 0)
+		kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
+}
+
+/* Switch to NEWROOT and exec init (checked before as init_id). Returns only on failure;
+ * *ret_switched tells whether the switch got past its checks (the initramfs is then gone). */
+static int switch_and_exec(struct agent *a, const struct vi_file_id *init_id,
+			   bool *ret_switched)
+{
+	struct verity_err err = { "" };
+	struct vi_switch_result sw;
 	char *argv[VI_MAX_INIT_ARGS + 2] = { a->cfg.init };
 	uint64_t t0 = now_ms(), total;
 	int r, n = 1;
@@ -351,12 +373,23 @@ static int switch_and_exec(struct agent *a)
 		argv[n++] = a->init_argv[i];
 	argv[n] = NULL;
 
-	r = vi_switch_root(NEWROOT, &err);
+	r = vi_switch_root(NEWROOT, &sw, &err);
 	a->mark_ms[3] = now_ms() - t0;
+	*ret_switched = sw.committed;
+	if (sw.warning.msg[0])
+		kmsg_log(&a->log, KMSG_WARNING, "switch root: %s", sw.warning.msg);
 	if (r < 0) {
 		a->stage = VI_STAGE_SWITCH;
 		a->reason = err;
 		kmsg_log(&a->log, KMSG_ERR, "switch root failed: %s", err.msg);
+		return r;
+	}
+	/* init was checked before /dev, /proc, /sys and /run were moved on top of the root */
+	r = vi_init_same(a->cfg.init, init_id, &err);
+	if (r < 0) {
+		a->stage = VI_STAGE_SWITCH;
+		a->reason = err;
+		kmsg_log(&a->log, KMSG_ERR, "%s", err.msg);
 		return r;
 	}
 	total = now_ms() - a->t_start_ms;
@@ -370,6 +403,7 @@ static int switch_and_exec(struct agent *a)
 		 (unsigned long long)a->mark_ms[0], (unsigned long long)a->mark_ms[1],
 		 (unsigned long long)a->mark_ms[2], (unsigned long long)a->mark_ms[3]);
 	devkmsg_restore(a);
+	hand_over_fds(a);
 	execve(a->cfg.init, argv, a->init_envp);
 	r = -errno;
 	a->stage = VI_STAGE_SWITCH;
@@ -385,6 +419,7 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 		       const char *action, bool *ret_switched)
 {
 	struct vi_activation act;
+	struct vi_file_id init_id;
 	struct verity_err ignored;
 	uint64_t t0 = now_ms(), w0 = a->wait_ms;
 	int r;
@@ -395,16 +430,22 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 		return r;
 	a->mark_ms[1] = now_ms() - t0 - (a->wait_ms - w0);
 	t0 = now_ms();
-	r = mount_and_check(a, t, &act);
+	r = mount_and_check(a, t, &act, &init_id);
 	a->mark_ms[2] = now_ms() - t0;
-	if (r < 0) {
-		if (!act.reused)
-			vi_dm_remove(t->name, &ignored);
-		return r;
-	}
+	if (r < 0)
+		goto out_remove;
 	write_status(a, result, action, t);
-	*ret_switched = true;
-	return switch_and_exec(a);
+	r = switch_and_exec(a, &init_id, ret_switched);
+	if (*ret_switched)
+		return r;
+	/* refused by the switch's own checks, nothing moved: undo as after a failed init check,
+	 * so the recovery root can use NEWROOT */
+	a->failed = t;
+	umount2(NEWROOT, MNT_DETACH);
+out_remove:
+	if (!act.reused)
+		vi_dm_remove(t->name, &ignored);
+	return r;
 }
 
 /* The recovery root, with the same checks. Returns only when it could not be booted; the status
@@ -456,6 +497,7 @@ static void fallback(struct agent *a, bool switched)
 			}
 			write_status(a, "failed", name, NULL);
 			kmsg_log(&a->log, KMSG_NOTICE, "fallback: shell");
+			hand_over_fds(a);
 			execle("/bin/sh", "sh", (char *)NULL, a->init_envp);
 			kmsg_log(&a->log, KMSG_ERR, "exec /bin/sh failed: %s", strerror(errno));
 			continue;
@@ -531,7 +573,7 @@ static int run_pid1(struct agent *a)
 	vi_dm_init(VI_DM_NODES_SELF);
 
 	a->stage = VI_STAGE_CONFIG;
-	r = load_config(a, NULL);
+	r = load_config(a, NULL, false);
 	if (r < 0)
 		goto fail;
 	if (a->cfg.verity_disabled || !a->cfg.root.enabled) {
@@ -558,7 +600,7 @@ static int run_setup(struct agent *a, const char *cmdline)
 	int r;
 
 	kmsg_open(&a->log, 2);
-	r = load_config(a, cmdline);
+	r = load_config(a, cmdline, false);
 	if (r < 0) {
 		fprintf(stderr, "verity-init: %s\n", a->reason.msg);
 		return EXIT_FAILURE;
@@ -582,9 +624,10 @@ static int run_setup(struct agent *a, const char *cmdline)
 
 static int run_parse(struct agent *a, const char *cmdline, bool shell)
 {
-	int r = load_config(a, cmdline);
+	int r = load_config(a, cmdline, true);
 
 	if (r < 0) {
+		/* the one line for this refusal (load_config was quiet) */
 		fprintf(stderr, "verity-init: %s\n", a->reason.msg);
 		/* for the dracut hooks: what applies instead (defaults + the policy's fail actions) */
 		if (shell)
@@ -649,7 +692,7 @@ static int run_check_init(int argc, char **argv)
 			return EXIT_FAILURE;
 		}
 	}
-	if (vi_init_check(root, init, devno, &err) < 0 ||
+	if (vi_init_check(root, init, devno, NULL, &err) < 0 ||
 	    vi_root_dirs_check(root, devno, &err) < 0) {
 		fprintf(stderr, "verity-init: %s\n", err.msg);
 		return EXIT_FAILURE;

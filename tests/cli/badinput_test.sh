@@ -93,6 +93,29 @@ refused_parse() {
 	assertContains "$1: reason" "$out" "$2"
 }
 
+# with_policy POLICY [--no-cmdline] CMD... : run CMD in a private mount namespace whose
+# /etc/verity-init.conf is POLICY (a read-only overlay over /etc: the host's file, if any, is
+# hidden) and, with --no-cmdline, whose /proc/cmdline cannot be read (a write-only sysctl bound
+# over it: read access is refused even to root; the rest of /proc stays, which ASan needs).
+# Exit status 77: no namespace or overlayfs here (the caller skips).
+with_policy() {
+	mkdir -p "$W/policy-etc"
+	printf '%s\n' "$1" >"$W/policy-etc/verity-init.conf"
+	shift
+	hide=
+	if [ "$1" = --no-cmdline ]; then hide=1; shift; fi
+	[ "$(id -u)" -eq 0 ] || return 77
+	# shellcheck disable=SC2016 # $0, $1, $@ are the inner shell's
+	unshare -m sh -c '
+		mount --make-rprivate / 2>/dev/null &&
+		mount -t overlay vitest -o "lowerdir=$0:/etc" /etc 2>/dev/null || exit 77
+		if [ -n "$1" ]; then
+			mount --bind /proc/sys/vm/drop_caches /proc/cmdline 2>/dev/null || exit 77
+		fi
+		shift
+		exec "$@"' "$W/policy-etc" "$hide" "$@"
+}
+
 # sb_patch FILE OFFSET-IN-SB PRINTF-BYTES : overwrite bytes of the superblock at HOFF.
 sb_patch() {
 	# shellcheck disable=SC2059  # $3 is a printf format of octal escapes, by design
@@ -314,6 +337,66 @@ testMissingDerivedPartitionNamed() {
 	refused "derived hash partition missing" \
 		"no device matches PARTUUID=00000000-0000-0000-0000-000000000007 after 1 s (a device not given is the partition named after the root hash" \
 		"roothash=$rh7 verity.data=$d"
+}
+
+# Root options that would fail only after the switch, or let something else in: rw by key
+# (the kernel reads "rw=1" in the mount data as rw), noexec, f2fs (a multi-device f2fs opens
+# devices by the paths in its superblock), an init= under what the switch mounts over the root.
+testRootOptionsRefused() {
+	v="verity.roothash=$RH verity.data=/dev/vda verity.hash=/dev/vdb"
+	refused_parse "rootflags=rw=1" "rootflags=rw=1: a verity root is read-only" "$v rootflags=rw=1"
+	refused_parse "rootflags=rw=" "a verity root is read-only" "$v rootflags=noatime,rw="
+	refused_parse "rootflags=noexec" "rootflags=noexec: init could not be executed" \
+		"$v rootflags=noexec"
+	refused_parse "rootfstype=f2fs" "rootfstype=f2fs is not a single-device filesystem" \
+		"$v rootfstype=f2fs"
+	refused_parse "init under /run" "under /dev, /proc, /sys or /run" "$v init=/run/init"
+	refused_parse "init under /dev" "under /dev, /proc, /sys or /run" "$v init=/dev/shm/sh"
+}
+
+# `parse` prints a refusal once, as its last line "verity-init: REASON" (the dracut hooks read
+# that line); other records carry the agent's pid, never 0.
+testRefusalPrintedOnce() {
+	err=$("$VI" parse --cmdline "verity.rootash=$RH" 2>&1 >/dev/null)
+	assertEquals "one line" 1 "$(printf '%s\n' "$err" | wc -l)"
+	assertContains "$err" "verity-init: unknown key 'verity.rootash'"
+	err=$("$VI" parse --cmdline "verity.roothash=$RH verity.data=/dev/vda verity.hash=/dev/vdb verity.fail=shell,reboot" 2>&1 >/dev/null)
+	assertContains "$err" "fail action shell dropped"
+	assertNotContains "no pid 0 in a record" "$err" "verity-init[0]"
+}
+
+# /proc/cmdline unreadable: a reason for the status file and the policy's fail actions, as for
+# a refused command line (here `parse`, which reads it the same way PID 1 does).
+testUnreadableCommandLineTakesThePolicy() {
+	out=$(with_policy "fail=reboot" --no-cmdline "$VI" parse --shell 2>"$W/err")
+	rc=$?
+	if [ "$rc" -eq 77 ]; then echo "skip: no mount namespace or overlayfs"; return 0; fi
+	assertEquals "refused" 1 "$rc"
+	assertEquals "the reason, once" "verity-init: cannot read /proc/cmdline: Permission denied" \
+		"$(cat "$W/err")"
+	assertContains "the policy's fail actions" "$out" "VERITY_FAIL='reboot'"
+	assertContains "$out" "VERITY_ENABLED='0'"
+}
+
+# The policy's init= is the only init= the command line may give: init= is not covered by the
+# root hash or a signature, and init=/bin/sh on the verified root would be a shell.
+testPolicyInitPinsInit() {
+	v="verity.roothash=$RH verity.data=/dev/vda verity.hash=/dev/vdb"
+	out=$(with_policy "init=/usr/lib/systemd/systemd" "$VI" parse --cmdline "$v init=/bin/sh" 2>&1)
+	rc=$?
+	if [ "$rc" -eq 77 ]; then echo "skip: no mount namespace or overlayfs"; return 0; fi
+	assertEquals "other init= refused ($out)" 1 "$rc"
+	assertEquals "verity-init: init=/bin/sh: the initramfs policy allows only init=/usr/lib/systemd/systemd (or none: /sbin/init)" "$out"
+	out=$(with_policy "init=/usr/lib/systemd/systemd" "$VI" parse --cmdline "$v init=/usr/lib/systemd/systemd" 2>&1)
+	assertEquals "the same init= ($out)" 0 $?
+	assertContains "$out" "
+init=/usr/lib/systemd/systemd
+"
+	out=$(with_policy "init=/usr/lib/systemd/systemd" "$VI" parse --cmdline "$v" 2>&1)
+	assertEquals "no init= ($out)" 0 $?
+	assertContains "the default, as the kernel and dracut run it" "$out" "
+init=/sbin/init
+"
 }
 
 # dracut's getarg reads the words after "--" too: parse and setup (the module's calls) do as well

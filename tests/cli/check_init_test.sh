@@ -50,6 +50,42 @@ test_missing_or_unusable_init_refused() {
 	assertEquals "rc=1 verity-init: init /usr is not an executable file" "$out"
 }
 
+# Executable bits are not enough: a file execve() would refuse fails now, not after the switch.
+test_init_without_an_executable_format_refused() {
+	printf 'just data\n' >"$R/bin/not-a-program"
+	chmod 0755 "$R/bin/not-a-program"
+	out=$(check --device "$DEV" --init /bin/not-a-program "$R")
+	assertEquals "rc=1 verity-init: init /bin/not-a-program is neither an ELF binary nor a #! script" "$out"
+	rm -f "$R/bin/not-a-program"
+}
+
+# A root mounted noexec (by whoever mounted it): init reads fine but could not be executed.
+# A tmpfs in a private mount namespace stands in for it.
+test_init_on_a_noexec_mount_refused() {
+	if [ "$(id -u)" -ne 0 ] || ! unshare -m true 2>/dev/null; then
+		startSkipping
+		echo "skip: no private mount namespace (not root?)"
+		return
+	fi
+	mkdir -p "$SHUNIT_TMPDIR/noexec"
+	# shellcheck disable=SC2016 # $0, $1 are the inner shell's
+	out=$(unshare -m sh -c '
+		mount --make-rprivate / && mount -t tmpfs -o noexec,mode=0755 vitest "$1" || exit 99
+		printf "#!/bin/sh\n" >"$1/init" && chmod 0755 "$1/init"
+		err=$("$0" check-init --device "$(stat -c %Hd:%Ld "$1")" --init /init "$1" 2>&1)
+		echo "rc=$? $err"' "$VI" "$SHUNIT_TMPDIR/noexec")
+	assertEquals "rc=1 verity-init: init /init is on a filesystem mounted noexec" "$out"
+}
+
+# Only a code directory that does not exist counts as absent: a symlink loop (or any other
+# failure to open it) leaves unknown where it lives, and is refused.
+test_code_directory_that_cannot_be_opened_refused() {
+	ln -s lib64 "$R/lib64"
+	out=$(check --device "$DEV" --init /bin/init-on-root "$R")
+	rm -f "$R/lib64"
+	assertEquals "rc=1 verity-init: cannot check /lib64 in the new root: Too many levels of symbolic links" "$out"
+}
+
 test_no_mapping_of_that_name_refused() {
 	out=$(check --name "vitest-absent-$$" "$R")
 	assertContains "$out" "rc=1 verity-init: $R is not the verified mapping"

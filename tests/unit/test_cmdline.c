@@ -600,6 +600,17 @@ static void test_rejections(void **state)
 	bad("rootfstype=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "too long");
 	bad("init=sbin/init", "absolute path");
 	bad("init=/sbin/../bin/sh", "'..'");
+	/* checked on the verified root, but exec'd after the initramfs' own are moved over it */
+	bad("init=/run/init", "under /dev, /proc, /sys or /run");
+	bad("init=/dev/shm/x", "init: path '/dev/shm/x': under /dev, /proc, /sys or /run");
+	bad("init=/proc/self/exe", "under /dev, /proc, /sys or /run");
+	bad("init=/sys/x", "under /dev, /proc, /sys or /run");
+	bad("init=/sbin/init init=/run/x", "under /dev");   /* the last one counts */
+	ok("init=/runit/init");
+	assert_string_equal(cfg.init, "/runit/init");
+	assert_true(cfg.init_given);
+	ok("roothash=" H);
+	assert_false(cfg.init_given);
 	bad("systemd.verity=0 roothash=" H, "systemd.verity=0 together");
 	bad("systemd.verity=0 verity.manifest=/m", "systemd.verity=0 together");
 	/* sizes: a long value is an error, never cut */

@@ -10,13 +10,55 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "deny_syscall.h"
 #include "mountroot.h"
+
+#define SKIP_CHILD 77
+
+/* Run fn in a child process (a seccomp filter or a mount namespace must not outlive the
+ * check); its exit status: 0 passed, SKIP_CHILD skipped, else the number of the failed check,
+ * with the reason on stderr. */
+static int in_child(int (*fn)(void))
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(fn());
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static void run_child(int (*fn)(void))
+{
+	int rc = in_child(fn);
+
+	if (rc == SKIP_CHILD)
+		skip();
+	assert_int_equal(rc, 0);
+}
+
+/* check N: in a child, print why and give N as the exit status. */
+#define CHILD_CHECK(n, cond, ...)                                 \
+	do {                                                      \
+		if (!(cond)) {                                    \
+			fprintf(stderr, "check %d: ", n);         \
+			fprintf(stderr, __VA_ARGS__);             \
+			fputc('\n', stderr);                      \
+			return n;                                 \
+		}                                                 \
+	} while (0)
 
 static void test_rootflags(void **state)
 {
@@ -39,6 +81,25 @@ static void test_rootflags(void **state)
 	assert_int_equal(vi_rootflags_parse("noatime,rw", &flags, data, sizeof(data), &err),
 			 -EINVAL);
 	assert_non_null(strstr(err.msg, "read-only"));
+	/* by key, whatever the value: the kernel reads "rw=1" in the mount data as "rw" */
+	assert_int_equal(vi_rootflags_parse("rw=1", &flags, data, sizeof(data), &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "rootflags=rw=1: a verity root is read-only"));
+	assert_int_equal(vi_rootflags_parse("noatime,rw=", &flags, data, sizeof(data), &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, "rootflags=rw=: a verity root is read-only"));
+	/* noexec: init reads fine but execve() would fail after the switch */
+	assert_int_equal(vi_rootflags_parse("nodev,noexec", &flags, data, sizeof(data), &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, "rootflags=noexec: init could not be executed"));
+	assert_int_equal(vi_rootflags_parse("noexec=0", &flags, data, sizeof(data), &err), -EINVAL);
+	/* a mount flag word with a value is not the flag, nor for the filesystem */
+	assert_int_equal(vi_rootflags_parse("sync=1", &flags, data, sizeof(data), &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "rootflags=sync=1: a mount flag takes no value"));
+	assert_int_equal(vi_rootflags_parse("ro=0", &flags, data, sizeof(data), &err), -EINVAL);
+	/* keys that only start like one are the filesystem's */
+	assert_int_equal(vi_rootflags_parse("rwx=1,noexecs", &flags, data, sizeof(data), &err), 0);
+	assert_string_equal(data, "rwx=1,noexecs");
+	assert_int_equal(flags, MS_RDONLY);
 	/* too long for the data buffer: refused, not cut */
 	assert_int_equal(vi_rootflags_parse("aaaaaaaaaa,bbbbbbbbbb", &flags, data, 12, &err), -EINVAL);
 }
@@ -63,6 +124,7 @@ static int setup(void **state)
 	char path[256];
 
 	(void)state;
+	snprintf(root, sizeof(root), "/tmp/vi-mountroot-XXXXXX");   /* one tree per test */
 	if (!mkdtemp(root))
 		return -1;
 	snprintf(path, sizeof(path), "%s/sbin", root);
@@ -71,6 +133,9 @@ static int setup(void **state)
 	mkdir(path, 0755);
 	put("lib/real-init", "#!/bin/sh\necho hi\n", 0755);
 	put("sbin/noexec", "data\n", 0644);
+	put("sbin/nomagic", "data\n", 0755);
+	put("sbin/empty", "", 0755);
+	put("sbin/elf", "\x7f" "ELF\x02\x01\x01", 0755);
 	/* absolute symlink: must resolve to <root>/lib/real-init, not the host's /lib */
 	snprintf(path, sizeof(path), "%s/sbin/init", root);
 	return symlink("/lib/real-init", path);
@@ -100,6 +165,11 @@ static void test_rootfstype_and_device_options(void **state)
 	assert_non_null(strstr(err.msg, "rootfstype=tmpfs is not a single-device filesystem"));
 	assert_int_equal(vi_rootfstype_check("ext4,btrfs", &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "rootfstype=btrfs"));
+	/* a multi-device f2fs opens the devices named in its superblock by path */
+	assert_int_equal(vi_rootfstype_check("f2fs", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "rootfstype=f2fs is not a single-device filesystem"));
+	for (size_t i = 0; vi_root_fs_types[i]; i++)
+		assert_string_not_equal(vi_root_fs_types[i], "f2fs");   /* nor probed */
 	assert_int_equal(vi_rootfstype_check("nfs", &err), -EINVAL);
 	assert_int_equal(vi_rootfstype_check("ext4,", &err), -EINVAL);
 	assert_int_equal(vi_rootfstype_check(",ext4", &err), -EINVAL);
@@ -125,21 +195,227 @@ static void test_init_check(void **state)
 	struct stat st;
 
 	(void)state;
-	assert_int_equal(vi_init_check(root, "/sbin/init", 0, &err), 0);
-	assert_int_equal(vi_init_check(root, "/sbin/missing", 0, &err), -ENOENT);
+	assert_int_equal(vi_init_check(root, "/sbin/init", 0, NULL, &err), 0);
+	assert_int_equal(vi_init_check(root, "/sbin/missing", 0, NULL, &err), -ENOENT);
 	assert_non_null(strstr(err.msg, "/sbin/missing"));
-	assert_int_equal(vi_init_check(root, "/sbin/noexec", 0, &err), -ENOEXEC);
-	assert_int_equal(vi_init_check(root, "/sbin", 0, &err), -ENOEXEC);
-	assert_int_equal(vi_init_check(root, "sbin/init", 0, &err), -EINVAL);
+	assert_int_equal(vi_init_check(root, "/sbin/noexec", 0, NULL, &err), -ENOEXEC);
+	assert_int_equal(vi_init_check(root, "/sbin", 0, NULL, &err), -ENOEXEC);
+	assert_int_equal(vi_init_check(root, "sbin/init", 0, NULL, &err), -EINVAL);
 	/* ".." cannot climb out of the root */
 	snprintf(path, sizeof(path), "%s/sbin/escape", root);
 	assert_int_equal(symlink("../../../../../../bin/sh", path), 0);
-	assert_int_equal(vi_init_check(root, "/sbin/escape", 0, &err), -ENOENT);
+	assert_int_equal(vi_init_check(root, "/sbin/escape", 0, NULL, &err), -ENOENT);
 	/* expected device: the root's own passes, any other is refused */
 	assert_int_equal(stat(root, &st), 0);
-	assert_int_equal(vi_init_check(root, "/sbin/init", st.st_dev, &err), 0);
-	assert_int_equal(vi_init_check(root, "/sbin/init", makedev(254, 77), &err), -EXDEV);
+	assert_int_equal(vi_init_check(root, "/sbin/init", st.st_dev, NULL, &err), 0);
+	assert_int_equal(vi_init_check(root, "/sbin/init", makedev(254, 77), NULL, &err), -EXDEV);
 	assert_non_null(strstr(err.msg, "is not the verified mapping (254:77)"));
+}
+
+/* Executable bits are not enough: execve() wants an ELF binary or a #! script, and would
+ * refuse anything else only after the switch. */
+static void test_init_format(void **state)
+{
+	struct verity_err err = { "" };
+
+	(void)state;
+	assert_int_equal(vi_init_check(root, "/sbin/elf", 0, NULL, &err), 0);
+	assert_int_equal(vi_init_check(root, "/lib/real-init", 0, NULL, &err), 0);
+	assert_int_equal(vi_init_check(root, "/sbin/nomagic", 0, NULL, &err), -ENOEXEC);
+	assert_non_null(strstr(err.msg, "init /sbin/nomagic is neither an ELF binary nor a #! script"));
+	assert_int_equal(vi_init_check(root, "/sbin/empty", 0, NULL, &err), -ENOEXEC);
+	assert_non_null(strstr(err.msg, "neither an ELF binary"));
+}
+
+/* The file checked is named (dev, ino) and found again after the switch, or refused. */
+static void test_init_identity(void **state)
+{
+	struct verity_err err = { "" };
+	struct vi_file_id id = { 0, 0 };
+	char path[256], other[256];
+	struct stat st;
+
+	(void)state;
+	/* through the absolute link, the file it leads to inside the root */
+	assert_int_equal(vi_init_check(root, "/sbin/init", 0, &id, &err), 0);
+	snprintf(path, sizeof(path), "%s/lib/real-init", root);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(id.dev == st.st_dev && id.ino == st.st_ino);
+	assert_int_equal(vi_init_same(path, &id, &err), 0);
+	/* something else at the same path (as /run mounted over the root's would be) */
+	snprintf(other, sizeof(other), "%s/lib/other-init", root);
+	put("lib/other-init", "#!/bin/sh\n", 0755);
+	assert_int_equal(rename(other, path), 0);
+	assert_int_equal(vi_init_same(path, &id, &err), -ESTALE);
+	assert_non_null(strstr(err.msg, "is not the file checked before it"));
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(vi_init_same(path, &id, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "not found after the switch"));
+	put("lib/real-init", "#!/bin/sh\necho hi\n", 0755);
+}
+
+/* A root mounted noexec (not through rootflags=, which refuses it: mounted so by someone else)
+ * is refused before the switch: a tmpfs in a private mount namespace. */
+static int noexec_child(void)
+{
+	char dir[] = "/tmp/vi-noexec-XXXXXX", p[300];
+	struct verity_err err = { "" };
+	int fd, r, r2;
+
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		fprintf(stderr, "skip: no private mount namespace: %s\n", strerror(errno));
+		return SKIP_CHILD;
+	}
+	CHILD_CHECK(1, mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	CHILD_CHECK(2, mount("vitest", dir, "tmpfs", MS_NOEXEC, "mode=0755") == 0, "mount: %s",
+		    strerror(errno));
+	snprintf(p, sizeof(p), "%s/init", dir);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	CHILD_CHECK(3, fd >= 0 && write(fd, "#!/bin/sh\n", 10) == 10, "init: %s", strerror(errno));
+	close(fd);
+	r = vi_init_check(dir, "/init", 0, NULL, &err);
+	CHILD_CHECK(4, r == -EACCES && strstr(err.msg, "init /init is on a filesystem mounted noexec"),
+		    "noexec: got %d (%s)", r, err.msg);
+	/* the same file, executable: passes */
+	CHILD_CHECK(5, mount(NULL, dir, NULL, MS_REMOUNT, "mode=0755") == 0, "remount: %s",
+		    strerror(errno));
+	r2 = vi_init_check(dir, "/init", 0, NULL, &err);
+	umount2(dir, MNT_DETACH);
+	rmdir(dir);
+	CHILD_CHECK(6, r2 == 0, "exec allowed: got %d (%s)", r2, err.msg);
+	return 0;
+}
+
+static void test_init_noexec_mount(void **state)
+{
+	(void)state;
+	run_child(noexec_child);
+}
+
+static char dirs_root[] = "/tmp/vi-dirs-XXXXXX";
+
+static void dirs_mk(const char *rel, const char *link_to)
+{
+	char p[300];
+
+	snprintf(p, sizeof(p), "%s/%s", dirs_root, rel);
+	if (link_to)
+		assert_int_equal(symlink(link_to, p), 0);
+	else
+		assert_int_equal(mkdir(p, 0755), 0);
+}
+
+static void dirs_rm(const char *rel)
+{
+	char p[300];
+
+	snprintf(p, sizeof(p), "%s/%s", dirs_root, rel);
+	assert_int_equal(unlink(p), 0);
+}
+
+static int dirs_setup(void **state)
+{
+	(void)state;
+	snprintf(dirs_root, sizeof(dirs_root), "/tmp/vi-dirs-XXXXXX");
+	if (!mkdtemp(dirs_root))
+		return -1;
+	dirs_mk("usr", NULL);
+	dirs_mk("usr/lib", NULL);
+	dirs_mk("usr/sbin", NULL);
+	dirs_mk("lib", "usr/lib");   /* merged /usr: relative link */
+	return 0;
+}
+
+static int dirs_teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dirs_root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Only a directory that does not exist is "absent": any other failure to open one leaves the
+ * question where it lives unanswered, and is refused. */
+static void test_root_dirs(void **state)
+{
+	struct verity_err err = { "" };
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(stat(dirs_root, &st), 0);
+	/* /bin, /sbin, /lib64 absent: fine */
+	assert_int_equal(vi_root_dirs_check(dirs_root, st.st_dev, &err), 0);
+	assert_int_equal(vi_root_dirs_check(dirs_root, makedev(254, 77), &err), -EXDEV);
+	assert_non_null(strstr(err.msg, "/usr is on device"));
+	/* a symlink loop was taken for "absent" */
+	dirs_mk("bin", "bin");
+	assert_int_equal(vi_root_dirs_check(dirs_root, st.st_dev, &err), -ELOOP);
+	assert_non_null(strstr(err.msg, "cannot check /bin in the new root"));
+	dirs_rm("bin");
+	/* a dangling link: nothing runs from it */
+	dirs_mk("lib64", "usr/lib64");
+	assert_int_equal(vi_root_dirs_check(dirs_root, st.st_dev, &err), 0);
+	dirs_rm("lib64");
+}
+
+/* Kernels before 5.6 have no openat2 (ENOSYS): the checks fall back to openat, where an absolute
+ * link is resolved from the caller's root. Relative links still work; a link that leads nowhere
+ * from here is not taken for "absent". */
+static int no_openat2_child(void)
+{
+	struct verity_err err = { "" };
+	struct stat st;
+	int r;
+
+	if (deny_syscall(SYS_openat2) < 0) {
+		fprintf(stderr, "skip: no seccomp\n");
+		return SKIP_CHILD;
+	}
+	CHILD_CHECK(1, stat(dirs_root, &st) == 0, "stat: %s", strerror(errno));
+	r = vi_root_dirs_check(dirs_root, st.st_dev, &err);
+	CHILD_CHECK(2, r == 0, "relative /lib -> usr/lib: got %d (%s)", r, err.msg);
+	r = vi_root_dirs_check(dirs_root, makedev(254, 77), &err);
+	CHILD_CHECK(3, r == -EXDEV, "other device: got %d (%s)", r, err.msg);
+	dirs_mk("sbin", "/vi-test-not-on-this-host/usr/sbin");
+	r = vi_root_dirs_check(dirs_root, st.st_dev, &err);
+	CHILD_CHECK(4, r == -EOPNOTSUPP && strstr(err.msg, "no openat2"),
+		    "absolute /sbin link: got %d (%s)", r, err.msg);
+	dirs_rm("sbin");
+	dirs_mk("bin", "bin");
+	r = vi_root_dirs_check(dirs_root, st.st_dev, &err);
+	CHILD_CHECK(5, r == -ELOOP, "loop: got %d (%s)", r, err.msg);
+	dirs_rm("bin");
+	return 0;
+}
+
+static void test_root_dirs_without_openat2(void **state)
+{
+	(void)state;
+	run_child(no_openat2_child);
+}
+
+/* The init check's own fallback without openat2: a file named directly is found and read. */
+static int init_no_openat2_child(void)
+{
+	struct verity_err err = { "" };
+	int r;
+
+	if (deny_syscall(SYS_openat2) < 0) {
+		fprintf(stderr, "skip: no seccomp\n");
+		return SKIP_CHILD;
+	}
+	r = vi_init_check(root, "/lib/real-init", 0, NULL, &err);
+	CHILD_CHECK(1, r == 0, "named directly: got %d (%s)", r, err.msg);
+	r = vi_init_check(root, "/sbin/nomagic", 0, NULL, &err);
+	CHILD_CHECK(2, r == -ENOEXEC, "no format: got %d (%s)", r, err.msg);
+	return 0;
+}
+
+static void test_init_check_without_openat2(void **state)
+{
+	(void)state;
+	run_child(init_no_openat2_child);
 }
 
 int main(void)
@@ -148,6 +424,13 @@ int main(void)
 		cmocka_unit_test(test_rootflags),
 		cmocka_unit_test(test_rootfstype_and_device_options),
 		cmocka_unit_test_setup_teardown(test_init_check, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_init_format, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_init_identity, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_init_check_without_openat2, setup, teardown),
+		cmocka_unit_test(test_init_noexec_mount),
+		cmocka_unit_test_setup_teardown(test_root_dirs, dirs_setup, dirs_teardown),
+		cmocka_unit_test_setup_teardown(test_root_dirs_without_openat2, dirs_setup,
+						dirs_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

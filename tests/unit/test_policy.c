@@ -131,6 +131,10 @@ static void test_parse_rejections(void **state)
 	pbad("require_signature=2\n", "require_signature");
 	pbad("min_version=-1\n", "min_version");
 	pbad("min_version=18446744073709551616\n", "min_version");
+	pbad("init=sbin/init\n", "line 1: init: path 'sbin/init': not an absolute path");
+	pbad("init=\n", "init: path");
+	pbad("init=/run/init\n", "init: path '/run/init': under /dev, /proc, /sys or /run");
+	pbad("init=/sbin/init\ninit=/bin/sh\n", "line 2: 'init' given twice");
 	pbad("allow_shell=y\x01s\n", "control characters");
 	assert_int_equal(vi_policy_parse("a\0b", 3, &pol, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "NUL"));
@@ -259,6 +263,31 @@ static void test_fail_and_defaults(void **state)
 	assert_int_equal(cfg.fail[0], VI_FAIL_PANIC);
 }
 
+/* init= is not covered by the root hash or a signature (init=/bin/sh on the verified root is a
+ * shell): the policy's init= is the only one the command line may give. */
+static void test_init(void **state)
+{
+	(void)state;
+	pok("");
+	assert_string_equal(pol.init, "");
+	pok("init = /usr/lib/systemd/systemd\n");
+	assert_string_equal(pol.init, "/usr/lib/systemd/systemd");
+	/* no policy init=: any init= the parser accepts */
+	apply("", ROOT "init=/bin/sh", 0, NULL);
+	assert_string_equal(cfg.init, "/bin/sh");
+	/* absent or equal */
+	apply("init=/usr/lib/systemd/systemd", ROOT, 0, NULL);
+	assert_string_equal(cfg.init, "/sbin/init");   /* not a default: the kernel's and dracut's */
+	apply("init=/usr/lib/systemd/systemd", ROOT "init=/usr/lib/systemd/systemd", 0, NULL);
+	apply("init=/usr/lib/systemd/systemd", ROOT "init=/bin/sh", -EPERM,
+	      "init=/bin/sh: the initramfs policy allows only init=/usr/lib/systemd/systemd");
+	/* the kernel's rule: the last init= is the one compared */
+	apply("init=/sbin/init", ROOT "init=/sbin/init init=/bin/sh", -EPERM, "init=/bin/sh");
+	apply("init=/sbin/init", ROOT "init=/bin/sh init=/sbin/init", 0, NULL);
+	/* even the default spelled out must match */
+	apply("init=/lib/systemd/systemd", ROOT "init=/sbin/init", -EPERM, "allows only");
+}
+
 static void test_signature(void **state)
 {
 	(void)state;
@@ -285,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_weakening),
 		cmocka_unit_test(test_fail_and_defaults),
 		cmocka_unit_test(test_signature),
+		cmocka_unit_test(test_init),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

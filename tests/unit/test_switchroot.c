@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* lib/switchroot.c: the initramfs cleanup deletes a tree (files, symlinks, nested directories)
  * without following symlinks out of it; vi_switch_root refuses before touching anything when
- * its checks fail. */
+ * its checks fail, and says so; every descriptor from 3 up is made close-on-exec, also without
+ * close_range(2) and without /proc. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -12,11 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "deny_syscall.h"
 #include "switchroot.h"
 
 static void mk(const char *base, const char *rel, bool dir)
@@ -87,6 +93,7 @@ static void test_rm_tree_other_device(void **state)
 static void test_switch_root_checks(void **state)
 {
 	struct verity_err err = { "" };
+	struct vi_switch_result res = { true, { "x" } };
 	char dir[] = "vi-newroot-XXXXXX";
 	struct statfs sfs;
 
@@ -96,12 +103,116 @@ static void test_switch_root_checks(void **state)
 	if (sfs.f_type == (__fsword_t)TMPFS_MAGIC || sfs.f_type == (__fsword_t)RAMFS_MAGIC)
 		skip();
 	assert_non_null(mkdtemp(dir));
-	/* a plain directory (same filesystem as its parent), or / not an initramfs */
-	assert_int_equal(vi_switch_root(dir, &err), -EINVAL);
+	/* a plain directory (same filesystem as its parent), or / not an initramfs: refused
+	 * before anything changed, which the caller must know to clean up and fall back */
+	assert_int_equal(vi_switch_root(dir, &res, &err), -EINVAL);
 	assert_true(strstr(err.msg, "not a mounted filesystem") ||
 		    strstr(err.msg, "not an initramfs"));
-	assert_int_equal(vi_switch_root("/nonexistent-newroot", &err), -ENOENT);
+	assert_false(res.committed);
+	assert_string_equal(res.warning.msg, "");
+	res.committed = true;
+	assert_int_equal(vi_switch_root("/nonexistent-newroot", &res, &err), -ENOENT);
+	assert_false(res.committed);
 	rmdir(dir);
+}
+
+static bool cloexec(int fd)
+{
+	int flags = fcntl(fd, F_GETFD);
+
+	return flags >= 0 && (flags & FD_CLOEXEC);
+}
+
+/* Three descriptors without O_CLOEXEC (as libdevmapper's control fd), one with a gap below it;
+ * after vi_fds_cloexec(3) all are close-on-exec, 0-2 untouched, and still open. */
+static int cloexec_fixture(int fds[3])
+{
+	fds[0] = open("/dev/null", O_RDONLY);
+	fds[1] = open("/dev/null", O_RDONLY);
+	fds[2] = fds[1] < 0 ? -1 : dup2(fds[1], 200);
+	return fds[0] < 3 || fds[1] < 3 || fds[2] != 200 ? -1 : 0;
+}
+
+static int cloexec_verify(const int fds[3])
+{
+	for (int i = 0; i < 3; i++)
+		if (!cloexec(fds[i]) || fcntl(fds[i], F_GETFL) < 0)
+			return i + 10;
+	return cloexec(2) ? 20 : 0;   /* stderr stays inheritable */
+}
+
+static void test_fds_cloexec(void **state)
+{
+	struct verity_err err = { "" };
+	int fds[3];
+
+	(void)state;
+	assert_int_equal(cloexec_fixture(fds), 0);
+	assert_false(cloexec(fds[0]));
+	assert_false(cloexec(2));
+	assert_int_equal(vi_fds_cloexec(3, &err), 0);
+	assert_int_equal(cloexec_verify(fds), 0);
+	assert_false(cloexec(2));
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+}
+
+#define SKIP_CHILD 77
+
+/* Kernels before 5.11 (no close_range, here denied by seccomp): /proc/self/fd, or without /proc
+ * (a tmpfs over it in a private mount namespace) every descriptor up to the limit. */
+static int no_close_range_child(bool hide_proc)
+{
+	struct verity_err err = { "" };
+	int fds[3], r;
+
+	if (hide_proc && (unshare(CLONE_NEWNS) < 0 ||
+			  mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+			  mount("vitest", "/proc", "tmpfs", 0, NULL) < 0)) {
+		fprintf(stderr, "skip: cannot hide /proc: %s\n", strerror(errno));
+		return SKIP_CHILD;
+	}
+	if (deny_syscall(SYS_close_range) < 0) {
+		fprintf(stderr, "skip: no seccomp\n");
+		return SKIP_CHILD;
+	}
+	if (cloexec_fixture(fds) < 0)
+		return 1;
+	if (syscall(SYS_close_range, 3, 3, 0) == 0 || errno != ENOSYS)
+		return 2;   /* the filter did not take */
+	r = vi_fds_cloexec(3, &err);
+	if (r < 0) {
+		fprintf(stderr, "vi_fds_cloexec: %s\n", err.msg);
+		return 3;
+	}
+	return cloexec_verify(fds);
+}
+
+static void run_child(bool hide_proc)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(no_close_range_child(hide_proc));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == SKIP_CHILD)
+		skip();
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void test_fds_cloexec_without_close_range(void **state)
+{
+	(void)state;
+	run_child(false);
+}
+
+static void test_fds_cloexec_without_close_range_or_proc(void **state)
+{
+	(void)state;
+	run_child(true);
 }
 
 int main(void)
@@ -110,6 +221,9 @@ int main(void)
 		cmocka_unit_test(test_rm_tree),
 		cmocka_unit_test(test_rm_tree_other_device),
 		cmocka_unit_test(test_switch_root_checks),
+		cmocka_unit_test(test_fds_cloexec),
+		cmocka_unit_test(test_fds_cloexec_without_close_range),
+		cmocka_unit_test(test_fds_cloexec_without_close_range_or_proc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
