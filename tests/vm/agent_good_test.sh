@@ -23,7 +23,12 @@ good() {
 	vm_assert_booted || return 1
 	vm_assert_marker "$VM_LOG" main || return 1
 	vm_assert_root_mapper "$VM_LOG" "${3:-root}" "$2" || return 1
-	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: ${3:-root}: /dev/mapper/${3:-root} verified .*status V"
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: ${3:-root}: /dev/mapper/${3:-root} verified .*status V" ||
+		return 1
+	# init gets fds 0-2 only, not the agent's (libdevmapper opens /dev/mapper/control without
+	# O_CLOEXEC); the listing is the root init's `ls -l /proc/1/fd`
+	vm_assert_log_contains "$VM_LOG" " 0 -> /dev/console" "no descriptor listing of pid 1" || return 1
+	vm_assert_log_lacks "$VM_LOG" " [3-9] -> " "init inherited a descriptor from the agent"
 }
 
 test_squashfs_systemd_keys_type_probed() {

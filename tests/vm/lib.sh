@@ -173,6 +173,10 @@ echo "VERITY-TEST-ENV \${VERITY_TEST_ENV:-unset}"
 for d in /sys/block/dm-*; do
 	[ -r "\$d/dm/name" ] && echo "VERITY-TEST-DM \${d##*/} \$(cat "\$d/dm/name") uuid=\$(cat "\$d/dm/uuid")"
 done
+# What this init inherited: ls runs in a child, so only PID 1's own descriptors are listed
+# (0-2, and busybox ash's script descriptor, which it keeps at 10 or above).
+echo "VERITY-TEST-FDS of pid 1:"
+ls -l /proc/1/fd
 poweroff -f
 EOF
 }
