@@ -600,7 +600,8 @@ static int run_setup(struct agent *a, const char *cmdline)
 	int r;
 
 	kmsg_open(&a->log, 2);
-	r = load_config(a, cmdline, false);
+	/* without /dev/kmsg the record would go to stderr too: the line below says it once */
+	r = load_config(a, cmdline, a->log.fd < 0);
 	if (r < 0) {
 		fprintf(stderr, "verity-init: %s\n", a->reason.msg);
 		return EXIT_FAILURE;

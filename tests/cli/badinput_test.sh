@@ -363,6 +363,16 @@ testRefusalPrintedOnce() {
 	err=$("$VI" parse --cmdline "verity.roothash=$RH verity.data=/dev/vda verity.hash=/dev/vdb verity.fail=shell,reboot" 2>&1 >/dev/null)
 	assertContains "$err" "fail action shell dropped"
 	assertNotContains "no pid 0 in a record" "$err" "verity-init[0]"
+	# `setup` without /dev/kmsg (its records then go to stderr): still one line
+	if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
+		# shellcheck disable=SC2016  # expanded by the inner sh
+		err=$(unshare -m sh -c 'mount -t tmpfs none /dev && exec "$1" setup --cmdline "$2"' \
+			sh "$VI" "verity.rootash=$RH" 2>&1 >/dev/null)
+		assertEquals "setup without /dev/kmsg: one line ($err)" \
+			"verity-init: unknown key 'verity.rootash'" "$err"
+	else
+		echo "skip: setup without /dev/kmsg needs root and unshare"
+	fi
 }
 
 # /proc/cmdline unreadable: a reason for the status file and the policy's fail actions, as for
