@@ -41,6 +41,9 @@ int vi_parse_bool(const char *s, size_t len, bool *ret);
  * equal, as the kernel's parameq() and systemd's proc_cmdline_key_streq() do. */
 bool vi_key_eq(const char *key, size_t len, const char *name);
 
+/* s[0..len) is exactly the NUL-terminated name (byte for byte, unlike vi_key_eq). */
+bool vi_str_eq(const char *s, size_t len, const char *name);
+
 /* True when s[0..len) has no control bytes (< 0x20, 0x7f). Bytes >= 0x80 (UTF-8) are allowed. */
 bool vi_str_printable(const char *s, size_t len);
 

@@ -53,11 +53,6 @@ static int string(struct cur *c, const char **ret, size_t *ret_len)
 	return 0;
 }
 
-static bool key_is(const char *k, size_t n, const char *name)
-{
-	return strlen(name) == n && memcmp(k, name, n) == 0;
-}
-
 int vi_dps_sig_parse(const char *buf, size_t len, struct vi_dps_sig *ret, struct verity_err *err)
 {
 	enum { ROOT = 1u, FPR = 2u, SIG = 4u };
@@ -87,11 +82,11 @@ int vi_dps_sig_parse(const char *buf, size_t len, struct vi_dps_sig *ret, struct
 
 		if (string(&c, &k, &klen) < 0 || !eat(&c, ':') || string(&c, &v, &vlen) < 0)
 			return vi_err(err, "signature JSON: expected \"key\":\"value\"");
-		if (key_is(k, klen, "rootHash"))
+		if (vi_str_eq(k, klen, "rootHash"))
 			bit = ROOT;
-		else if (key_is(k, klen, "certificateFingerprint"))
+		else if (vi_str_eq(k, klen, "certificateFingerprint"))
 			bit = FPR;
-		else if (key_is(k, klen, "signature"))
+		else if (vi_str_eq(k, klen, "signature"))
 			bit = SIG;
 		else
 			return vi_err(err, "signature JSON: unknown key");

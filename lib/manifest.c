@@ -101,7 +101,7 @@ static int parse_word(const char *v, size_t n, const char *const *names, size_t 
 		      unsigned *ret)
 {
 	for (size_t i = 0; i < count; i++) {
-		if (strlen(names[i]) == n && memcmp(names[i], v, n) == 0) {
+		if (vi_str_eq(v, n, names[i])) {
 			*ret = (unsigned)i;
 			return 0;
 		}

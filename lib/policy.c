@@ -184,7 +184,7 @@ int vi_policy_parse(const char *buf, size_t len, struct vi_policy *ret, struct v
 			vs++;
 		vn = n - vs;
 		for (unsigned i = 0; i < P__MAX; i++)
-			if (strlen(pkeys[i]) == kn && memcmp(pkeys[i], l, kn) == 0)
+			if (vi_str_eq(l, kn, pkeys[i]))
 				k = (enum pkey)i;
 		if (k == P__MAX) {
 			char kk[64];

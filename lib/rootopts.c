@@ -7,6 +7,7 @@
 #include <sys/mount.h>
 
 #include "rootopts.h"
+#include "strutil.h"
 
 static const struct {
 	const char *name;
@@ -18,24 +19,16 @@ static const struct {
 	{ "lazytime", MS_LAZYTIME },
 };
 
-static bool key_is(const char *opt, size_t klen, const char *name)
-{
-	return strlen(name) == klen && !strncmp(opt, name, klen);
-}
-
-/* Filesystem options that pull in a second, unverified device (ext4 external journal, xfs log
- * and realtime devices, erofs extra blobs and fscache). */
-static bool names_device(const char *opt, size_t len)
+/* Filesystem options (by key, the klen bytes before any '=') that pull in a second, unverified
+ * device (ext4 external journal, xfs log and realtime devices, erofs extra blobs and fscache). */
+static bool names_device(const char *opt, size_t klen)
 {
 	static const char *const keys[] = {
 		"journal_dev", "journal_path", "logdev", "rtdev", "device", "fsid", "domain_id",
 	};
-	size_t klen = 0;
 
-	while (klen < len && opt[klen] != '=')
-		klen++;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (strlen(keys[i]) == klen && !strncmp(opt, keys[i], klen))
+		if (vi_str_eq(opt, klen, keys[i]))
 			return true;
 	return false;
 }
@@ -56,19 +49,19 @@ int vi_rootflags_parse(const char *rootflags, unsigned long *ret_flags, char *da
 		bool known = false;
 
 		/* Compared by key: the kernel clears SB_RDONLY for "rw" whatever its value. */
-		if (key_is(p, klen, "rw")) {
+		if (vi_str_eq(p, klen, "rw")) {
 			snprintf(err->msg, sizeof(err->msg),
 				 "rootflags=%.*s: a verity root is read-only", shown, p);
 			return -EINVAL;
 		}
 		/* init could be opened and read, but execve() would fail after the switch */
-		if (key_is(p, klen, "noexec")) {
+		if (vi_str_eq(p, klen, "noexec")) {
 			snprintf(err->msg, sizeof(err->msg),
 				 "rootflags=%.*s: init could not be executed from the root", shown, p);
 			return -EINVAL;
 		}
 		for (size_t i = 0; i < sizeof(mount_flags) / sizeof(mount_flags[0]); i++) {
-			if (!key_is(p, klen, mount_flags[i].name))
+			if (!vi_str_eq(p, klen, mount_flags[i].name))
 				continue;
 			if (klen != len) {
 				snprintf(err->msg, sizeof(err->msg),
@@ -78,7 +71,7 @@ int vi_rootflags_parse(const char *rootflags, unsigned long *ret_flags, char *da
 			flags |= mount_flags[i].flag;
 			known = true;
 		}
-		if (!known && len && names_device(p, len)) {
+		if (!known && len && names_device(p, klen)) {
 			snprintf(err->msg, sizeof(err->msg),
 				 "rootflags=%.*s names another device: only the verified mapping "
 				 "may back the root", shown, p);
@@ -116,7 +109,7 @@ const char *const vi_root_fs_types[] = {
 static bool root_fs_type_allowed(const char *type, size_t len)
 {
 	for (size_t i = 0; vi_root_fs_types[i]; i++)
-		if (strlen(vi_root_fs_types[i]) == len && !strncmp(type, vi_root_fs_types[i], len))
+		if (vi_str_eq(type, len, vi_root_fs_types[i]))
 			return true;
 	return false;
 }

@@ -168,6 +168,11 @@ int vi_parse_bool(const char *s, size_t len, bool *ret)
 	return -EINVAL;
 }
 
+bool vi_str_eq(const char *s, size_t len, const char *name)
+{
+	return strlen(name) == len && memcmp(s, name, len) == 0;
+}
+
 bool vi_key_eq(const char *key, size_t len, const char *name)
 {
 	size_t n = strlen(name);
