@@ -266,17 +266,18 @@ int vi_root_dirs_check(const char *root, dev_t expect, struct verity_err *err)
 			r = -EOPNOTSUPP;
 			break;
 		}
+		if (fd >= 0 && fstat(fd, &st) < 0) {
+			r = -errno;
+			close(fd);
+			fd = r;
+		}
 		if (fd < 0) {
 			r = fd;
 			snprintf(err->msg, sizeof(err->msg), "cannot check %s in the new root: %s",
 				 dirs[i], strerror(-r));
 			break;
 		}
-		if (fstat(fd, &st) < 0) {
-			r = -errno;
-			snprintf(err->msg, sizeof(err->msg), "cannot check %s in the new root: %s",
-				 dirs[i], strerror(-r));
-		} else if (st.st_dev != expect) {
+		if (st.st_dev != expect) {
 			snprintf(err->msg, sizeof(err->msg),
 				 "%s is on device %u:%u, not on the verified mapping (%u:%u)", dirs[i],
 				 major(st.st_dev), minor(st.st_dev), major(expect), minor(expect));

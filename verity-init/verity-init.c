@@ -614,8 +614,10 @@ static int run_setup(struct agent *a, const char *cmdline)
 	r = activate(a, &a->cfg.root, &act);
 	if (r < 0) {
 		write_status(a, "failed", "none", NULL);
-		fprintf(stderr, "verity-init: %s: %s: %s\n", a->cfg.root.name,
-			vi_stage_name(a->stage), a->reason.msg);
+		/* without /dev/kmsg, activate's record went to stderr already */
+		if (a->log.fd >= 0)
+			fprintf(stderr, "verity-init: %s: %s: %s\n", a->cfg.root.name,
+				vi_stage_name(a->stage), a->reason.msg);
 		return EXIT_FAILURE;
 	}
 	write_status(a, "ok", "none", &a->cfg.root);

@@ -370,6 +370,13 @@ testRefusalPrintedOnce() {
 			sh "$VI" "verity.rootash=$RH" 2>&1 >/dev/null)
 		assertEquals "setup without /dev/kmsg: one line ($err)" \
 			"verity-init: unknown key 'verity.rootash'" "$err"
+		# and a failed activation (its kmsg record is the line)
+		# shellcheck disable=SC2016  # expanded by the inner sh
+		err=$(unshare -m sh -c 'mount -t tmpfs none /dev && exec "$1" setup --cmdline "$2"' \
+			sh "$VI" "verity.roothash=$RH verity.data=/dev/vi-absent verity.timeout=1" 2>&1 >/dev/null)
+		assertEquals "failed activation without /dev/kmsg: one line ($err)" 1 \
+			"$(printf '%s\n' "$err" | wc -l)"
+		assertContains "$err" "device /dev/vi-absent not found after 1 s"
 	else
 		echo "skip: setup without /dev/kmsg needs root and unshare"
 	fi
