@@ -76,6 +76,8 @@ struct verity_rs {
 	unsigned roots;
 	unsigned words;             /* 64-bit words the state uses: ceil(roots / 8) */
 	uint64_t lfsr[256][3];
+	uint8_t exp[2 * 255];       /* alpha^i, twice over (decoder) */
+	uint8_t log[256];
 };
 
 /* -EINVAL (no err: callers check the range first) for roots outside 2..24. */
@@ -83,6 +85,16 @@ int verity_rs_init(struct verity_rs *rs, unsigned roots);
 
 /* Parity (rs->roots bytes) of one message of 255 - roots bytes, as stored on disk. */
 void verity_rs_encode(const struct verity_rs *rs, const uint8_t *msg, uint8_t *parity);
+
+/* Correct one stored RS block in place: cw is its 255 - roots message bytes followed by its
+ * roots parity bytes, as on disk. Returns the number of symbols corrected, or -EBADMSG when
+ * the errors cannot be corrected (cw unchanged). Decides as the kernel's decode_rs8 and
+ * cryptsetup's decode_rs_char do (the same Berlekamp-Massey locator, accepted when it has as
+ * many distinct roots as its degree): up to roots / 2 errors are always corrected, sometimes
+ * one more with odd roots, and more damage than that may also "decode" to a wrong codeword
+ * (dm-verity re-checks the hash of every block it repairs; a result that is not a codeword
+ * is never returned). */
+int verity_rs_decode(const struct verity_rs *rs, uint8_t *cw);
 
 struct verity_fec_opts {
 	unsigned threads;           /* 0: all online CPUs */
@@ -95,8 +107,11 @@ struct verity_fec_opts {
 };
 
 struct verity_fec_bad {
-	uint64_t rsb;               /* first RS block whose stored parity differs */
+	uint64_t rsb;               /* first RS block whose stored parity differs; with
+				     * uncorrectable, the first one RS cannot correct */
 	uint64_t offset;            /* byte offset on the FEC device of its first wrong byte */
+	uint64_t corrected;         /* symbol errors RS corrects in all (not uncorrectable) */
+	bool uncorrectable;         /* some RS block has more errors than roots / 2 */
 };
 
 /* Compute the parity of the inputs (data_fd, hash_fd; possibly the same file) and write it to
@@ -105,8 +120,12 @@ int verity_fec_encode(const struct verity_fec_geometry *g, int data_fd, int hash
 		      int fec_fd, uint64_t fec_offset, const struct verity_fec_opts *o,
 		      struct verity_err *err);
 
-/* Recompute the parity and compare it with fec_fd's. -EPERM with *bad naming the first wrong
- * RS block; -EIO when the FEC device is shorter than the area. */
+/* Recompute the parity and compare it with fec_fd's; every RS block that differs (in its data,
+ * tree or parity bytes) is decoded as dm-verity would to count the errors FEC repairs, as
+ * `veritysetup verify` does for an image whose tree fails. -EPERM on any difference, with *bad
+ * naming the first wrong RS block and the errors corrected in all, or the first RS block beyond
+ * repair (uncorrectable; the pass stops there); -EIO when the FEC device is shorter than the
+ * area. */
 int verity_fec_verify(const struct verity_fec_geometry *g, int data_fd, int hash_fd,
 		      int fec_fd, uint64_t fec_offset, const struct verity_fec_opts *o,
 		      struct verity_fec_bad *bad, struct verity_err *err);

@@ -199,8 +199,9 @@ int verity_fec_layout(int data_fd, int hash_fd, int fec_fd, const struct verity_
 
 /* ---- Reed-Solomon ------------------------------------------------------------------------- */
 
+/* GF(2^8) tables: exp[log a + log b] = a × b needs no modulo with exp written twice over. */
 struct gf {
-	uint8_t exp[2 * 255];   /* alpha^i, twice over: exp[log a + log b] needs no modulo */
+	uint8_t exp[2 * 255];
 	uint8_t log[256];
 };
 
@@ -253,7 +254,127 @@ int verity_rs_init(struct verity_rs *rs, unsigned roots)
 	for (unsigned fb = 0; fb < 256; fb++)
 		for (unsigned j = 0; j < roots; j++)
 			rs->lfsr[fb][j / 8] |= (uint64_t)gf_mul(&f, fb, g[roots - 1 - j]) << (8 * (j % 8));
+	memcpy(rs->exp, f.exp, sizeof(rs->exp));
+	memcpy(rs->log, f.log, sizeof(rs->log));
 	return 0;
+}
+
+/* Decoder helpers on the tables of rs (same field as the encoder). */
+static inline uint8_t rs_mul(const struct verity_rs *rs, uint8_t a, uint8_t b)
+{
+	return a && b ? rs->exp[rs->log[a] + rs->log[b]] : 0;
+}
+
+/* a × alpha^e, e < 255 */
+static inline uint8_t rs_mul_pow(const struct verity_rs *rs, uint8_t a, unsigned e)
+{
+	return a ? rs->exp[rs->log[a] + e] : 0;
+}
+
+/* p(alpha^e) for p[0] + p[1] x + ... + p[n-1] x^(n-1) */
+static uint8_t rs_eval(const struct verity_rs *rs, const uint8_t *p, unsigned n, unsigned e)
+{
+	uint8_t v = 0;
+
+	for (unsigned k = n; k-- > 0;)
+		v = (uint8_t)(rs_mul_pow(rs, v, e) ^ p[k]);
+	return v;
+}
+
+/* Syndromes S_j = c(alpha^j), j < roots (first consecutive root 0); true when any is not 0.
+ * cw[i] is the coefficient of x^(254 - i). */
+static bool rs_syndromes(const struct verity_rs *rs, const uint8_t *cw, uint8_t *s)
+{
+	bool any = false;
+
+	for (unsigned j = 0; j < rs->roots; j++) {
+		uint8_t v = 0;
+
+		for (unsigned i = 0; i < VERITY_FEC_RSM; i++)
+			v = (uint8_t)(rs_mul_pow(rs, v, j) ^ cw[i]);
+		s[j] = v;
+		any |= v != 0;
+	}
+	return any;
+}
+
+/* Textbook decoding: Berlekamp-Massey for the error locator Lambda(x) = prod (1 + X_k x),
+ * Chien search for its roots X_k^-1, Forney for the values: with the first root 0,
+ * e_k = X_k Omega(X_k^-1) / Lambda'(X_k^-1), Omega(x) = S(x) Lambda(x) mod x^roots. */
+int verity_rs_decode(const struct verity_rs *rs, uint8_t *cw)
+{
+	unsigned nr = rs->roots, len = 0, m = 1, nerr = 0;
+	uint8_t s[VERITY_FEC_MAX_ROOTS], lambda[VERITY_FEC_MAX_ROOTS + 1] = { 1 };
+	uint8_t b[VERITY_FEC_MAX_ROOTS + 1] = { 1 }, t[VERITY_FEC_MAX_ROOTS + 1];
+	uint8_t omega[VERITY_FEC_MAX_ROOTS], dlambda[VERITY_FEC_MAX_ROOTS];
+	uint8_t pos[VERITY_FEC_MAX_ROOTS], val[VERITY_FEC_MAX_ROOTS], bd = 1;
+
+	if (!rs_syndromes(rs, cw, s))
+		return 0;
+	for (unsigned n = 0; n < nr; n++) {
+		uint8_t d = s[n], coef;
+
+		for (unsigned i = 1; i <= len; i++)
+			d ^= rs_mul(rs, lambda[i], s[n - i]);
+		if (d == 0) {
+			m++;
+			continue;
+		}
+		coef = rs->exp[rs->log[d] + 255 - rs->log[bd]];   /* d / bd */
+		memcpy(t, lambda, sizeof(t));
+		for (unsigned i = 0; i + m <= nr; i++)
+			lambda[i + m] ^= rs_mul(rs, coef, b[i]);
+		if (2 * len <= n) {
+			len = n + 1 - len;
+			memcpy(b, t, sizeof(b));
+			bd = d;
+			m = 1;
+		} else {
+			m++;
+		}
+	}
+	/* No cut at roots / 2: the kernel's decode_rs8 and cryptsetup's decode_rs_char (Karn's
+	 * decoder) accept any locator that splits into distinct roots, which with odd roots
+	 * sometimes corrects (roots + 1) / 2 errors; the same answer as theirs is the point. */
+	for (unsigned k = len + 1; k <= nr; k++)
+		if (lambda[k])
+			return -EBADMSG;
+	/* Omega, and Lambda' (characteristic 2: only the odd terms survive) */
+	for (unsigned k = 0; k < nr; k++) {
+		omega[k] = 0;
+		for (unsigned i = 0; i <= k && i <= len; i++)
+			omega[k] ^= rs_mul(rs, s[k - i], lambda[i]);
+	}
+	for (unsigned k = 0; k < nr; k++)
+		dlambda[k] = (k + 1) % 2 ? lambda[k + 1] : 0;
+	/* Position i has X = alpha^(254 - i), so X^-1 = alpha^((i + 1) mod 255). */
+	for (unsigned i = 0; i < VERITY_FEC_RSM; i++) {
+		unsigned xinv = (i + 1) % 255;
+		uint8_t num, den;
+
+		if (rs_eval(rs, lambda, len + 1, xinv) != 0)
+			continue;
+		if (nerr == len)
+			return -EBADMSG;
+		num = rs_eval(rs, omega, nr, xinv);
+		den = rs_eval(rs, dlambda, nr, xinv);
+		if (den == 0)
+			return -EBADMSG;
+		pos[nerr] = (uint8_t)i;
+		/* X × num / den */
+		val[nerr++] = num ? rs->exp[(rs->log[num] + 254 - i + 255 - rs->log[den]) % 255] : 0;
+	}
+	if (nerr != len)
+		return -EBADMSG;   /* the locator does not split: more errors than it can place */
+	for (unsigned k = 0; k < nerr; k++)
+		cw[pos[k]] ^= val[k];
+	/* A wrong locator could still leave a non-codeword: never report it corrected. */
+	if (rs_syndromes(rs, cw, s)) {
+		for (unsigned k = 0; k < nerr; k++)
+			cw[pos[k]] ^= val[k];
+		return -EBADMSG;
+	}
+	return (int)nerr;
 }
 
 /* One message symbol into the state (words: 1..3, a constant where inlined). */
@@ -337,7 +458,10 @@ struct fec_job {
 
 	atomic_uint_fast64_t next;      /* next window to claim */
 	atomic_uint_fast64_t done_bytes;
-	atomic_uint_fast64_t bad;       /* verify: smallest wrong byte, relative to fec_offset */
+	atomic_uint_fast64_t bad;       /* verify: first parity byte, relative to fec_offset, of
+					 * an RS block that cannot be corrected */
+	atomic_uint_fast64_t diff;      /* verify: first parity byte that differs */
+	atomic_uint_fast64_t corrected; /* verify: symbols corrected in the other RS blocks */
 	atomic_int error;               /* first failure, negative errno */
 
 	pthread_mutex_t lock;
@@ -351,6 +475,7 @@ struct fec_worker {
 	pthread_t tid;
 	bool started;
 	uint8_t *rows, *par, *cmp;
+	uint8_t cw[VERITY_FEC_RSM];     /* verify: one RS block being corrected */
 	uint64_t *st;                   /* LFSR states of SUB_COLUMNS RS blocks */
 };
 
@@ -439,12 +564,30 @@ static int run_window(struct fec_worker *w, uint64_t k)
 		job_fail(j, r, "read of the FEC device failed", poff);
 		return r;
 	}
-	if (memcmp(w->par, w->cmp, plen) != 0)
-		for (size_t b = 0; b < plen; b++)
-			if (w->par[b] != w->cmp[b]) {
-				atomic_min_u64(&j->bad, c0 * g->roots + b);
-				break;
-			}
+	if (memcmp(w->par, w->cmp, plen) == 0)
+		return 0;
+	/* Damage: correct each RS block whose parity differs, as dm-verity would, to count the
+	 * errors or find the first block beyond repair. */
+	for (size_t c = 0; c < n; c++) {
+		const uint8_t *want = w->cmp + c * g->roots, *got = w->par + c * g->roots;
+		unsigned b = 0;
+		int nerr;
+
+		if (memcmp(want, got, g->roots) == 0)
+			continue;
+		while (want[b] == got[b])
+			b++;
+		atomic_min_u64(&j->diff, (c0 + c) * g->roots + b);
+		for (unsigned i = 0; i < g->rsn; i++)
+			w->cw[i] = w->rows[(size_t)i * n + c];
+		memcpy(w->cw + g->rsn, want, g->roots);
+		nerr = verity_rs_decode(&j->rs, w->cw);
+		if (nerr < 0) {
+			atomic_min_u64(&j->bad, (c0 + c) * g->roots + b);
+			break;
+		}
+		atomic_fetch_add(&j->corrected, (uint64_t)nerr);
+	}
 	return 0;
 }
 
@@ -459,7 +602,8 @@ static void *worker_main(void *arg)
 
 		if (k >= j->nwin || atomic_load(&j->error))
 			break;
-		/* Windows are claimed in order: none past a known mismatch can hold the first. */
+		/* Windows are claimed in order: none past a known RS block beyond repair can hold
+		 * the first one. */
 		if (j->verify && c0 * j->g->roots > atomic_load(&j->bad))
 			break;
 		if (run_window(w, k) < 0)
@@ -506,6 +650,8 @@ static int run_job(struct fec_job *j, const struct verity_fec_opts *o, struct ve
 	atomic_init(&j->next, 0);
 	atomic_init(&j->done_bytes, 0);
 	atomic_init(&j->bad, UINT64_MAX);
+	atomic_init(&j->diff, UINT64_MAX);
+	atomic_init(&j->corrected, 0);
 	atomic_init(&j->error, 0);
 	j->errmsg[0] = '\0';
 	j->running = 0;
@@ -678,9 +824,23 @@ int verity_fec_verify(const struct verity_fec_geometry *g, int data_fd, int hash
 
 		bad->rsb = b / g->roots;
 		bad->offset = fec_offset + b;
+		bad->uncorrectable = true;
 		snprintf(err->msg, sizeof(err->msg),
-			 "FEC parity of RS block %llu (byte %llu of the FEC device) does not match",
+			 "FEC parity of RS block %llu (byte %llu of the FEC device) does not match, "
+			 "and the errors cannot be repaired with it",
 			 (unsigned long long)bad->rsb, (unsigned long long)bad->offset);
+		r = -EPERM;
+	} else if (r == 0 && atomic_load(&j->diff) != UINT64_MAX) {
+		uint64_t b = atomic_load(&j->diff);
+
+		bad->rsb = b / g->roots;
+		bad->offset = fec_offset + b;
+		bad->corrected = atomic_load(&j->corrected);
+		snprintf(err->msg, sizeof(err->msg),
+			 "FEC parity of RS block %llu (byte %llu of the FEC device) does not match "
+			 "(%llu repairable errors in all)",
+			 (unsigned long long)bad->rsb, (unsigned long long)bad->offset,
+			 (unsigned long long)bad->corrected);
 		r = -EPERM;
 	}
 out:

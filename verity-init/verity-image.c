@@ -705,9 +705,9 @@ static int cmd_verify(struct opts *o)
 	struct verity_geometry g;
 	struct verity_err err = { "" };
 	struct verity_bad bad;
-	struct verity_fec_bad fbad = { 0, 0 };
+	struct verity_fec_bad fbad = { 0, 0, 0, false };
 	struct fec_info fec = { .on = false };
-	bool fec_bad = false;
+	bool fec_bad = false, fec_checked = false;
 	int data_fd = -1, hash_fd = -1, fec_fd = -1, r;
 
 	if (o->nargs != 2 && o->nargs != 3)
@@ -746,17 +746,43 @@ static int cmd_verify(struct opts *o)
 	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
 	r = verity_tree_verify(data_fd, hash_fd, &p, root, g.digest_size, &to, &bad, &err);
 	progress_end(&pr);
-	/* Then the parity, recomputed from the verified data and tree. veritysetup reads it
-	 * only when the tree does not verify, to see whether the damage is repairable. */
-	if (r == 0 && fec.on) {
+	/* Then the parity, recomputed from the data and tree and every differing RS block
+	 * decoded: after a good tree, whether the parity is right; after a mismatch, whether
+	 * dm-verity's FEC would repair it (veritysetup's "Found N repairable errors"). */
+	if ((r == 0 || r == -EPERM) && fec.on) {
 		struct progress fpr = { .on = pr.on, .label = "FEC " };
 		struct verity_fec_opts fo = { .threads = o->threads, .progress = progress_cb,
 					      .userdata = &fpr };
+		struct verity_err ferr = { "" };
+		int fr;
 
 		clock_gettime(CLOCK_MONOTONIC, &fpr.t0);
-		r = verity_fec_verify(&fec.g, data_fd, hash_fd, fec_fd, fec.offset, &fo, &fbad, &err);
+		fr = verity_fec_verify(&fec.g, data_fd, hash_fd, fec_fd, fec.offset, &fo, &fbad,
+				       &ferr);
 		progress_end(&fpr);
-		fec_bad = r == -EPERM;
+		fec_checked = fr == 0 || fr == -EPERM;
+		if (r == 0) {
+			r = fr;
+			fec_bad = fr == -EPERM;
+			err = ferr;
+		} else if (fec_checked) {
+			/* one line: the tree's mismatch and what FEC can do about it */
+			size_t l = strlen(err.msg);
+
+			if (fbad.uncorrectable)
+				snprintf(err.msg + l, sizeof(err.msg) - l, "; FEC cannot repair it "
+					 "(RS block %" PRIu64 " is beyond repair)", fbad.rsb);
+			else if (fr == -EPERM)
+				snprintf(err.msg + l, sizeof(err.msg) - l, "; FEC would repair it "
+					 "(%" PRIu64 " repairable errors)", fbad.corrected);
+			else
+				snprintf(err.msg + l, sizeof(err.msg) - l, "; FEC finds no errors in "
+					 "the data and tree: the root hash does not match them");
+		} else {
+			size_t l = strlen(err.msg);
+
+			snprintf(err.msg + l, sizeof(err.msg) - l, "; FEC check failed: %s", ferr.msg);
+		}
 	}
 	if (o->json) {
 		printf("{\"ok\":%s", r == 0 ? "true" : "false");
@@ -767,6 +793,12 @@ static int cmd_verify(struct opts *o)
 			printf(",\"bad\":\"%s\",\"level\":%u,\"index\":%" PRIu64 ",\"offset\":%" PRIu64,
 			       bad.kind == VERITY_BAD_DATA ? "data" : "hash", bad.level, bad.index,
 			       bad.offset);
+		if (fec_checked && r == -EPERM) {
+			if (fbad.uncorrectable)
+				printf(",\"fec_repairable\":false,\"fec_index\":%" PRIu64, fbad.rsb);
+			else
+				printf(",\"fec_errors\":%" PRIu64, fbad.corrected);
+		}
 		if (r < 0 && r != -EPERM) {
 			printf(",\"error\":");
 			json_string(err.msg);

@@ -456,8 +456,8 @@ testFecCorruption() {
 	err=$("$VI" verify "$W/fd" "$W/fh" "$root" --fec-device "$W/ff.bad" --fec-roots 5 2>&1 >/dev/null)
 	assertEquals "FEC corruption exit code" 2 $?
 	assertEquals "first bad parity named" \
-		"verity-image: verify: FEC parity of RS block 15555 (byte 77777 of the FEC device) does not match" "$err"
-	assertEquals '{"ok":false,"bad":"fec","index":15555,"offset":77777}' \
+		"verity-image: verify: FEC parity of RS block 15555 (byte 77777 of the FEC device) does not match (2 repairable errors in all)" "$err"
+	assertEquals '{"ok":false,"bad":"fec","index":15555,"offset":77777,"fec_errors":2}' \
 		"$("$VI" verify "$W/fd" "$W/fh" "$root" --fec-device "$W/ff.bad" --fec-roots 5 --json 2>/dev/null)"
 	# veritysetup does not read the parity of an image whose tree verifies.
 	assertTrue "veritysetup verify ignores the parity" \
@@ -468,14 +468,56 @@ testFecCorruption() {
 	"$VI" verify "$W/fd" "$W/fh" "$root" --fec-device "$W/ff" --fec-roots 6 2>"$W/err"
 	assertEquals "short FEC file" 3 $?
 	assertContains "$(cat "$W/err")" "FEC device has 102400 bytes"
-	# Bad data: the tree reports it first (veritysetup: "Found 1 repairable errors with FEC
-	# device." and exit 0).
+	# Bad data: the tree reports it, and FEC what it can do (veritysetup: "Found 1 repairable
+	# errors with FEC device." and exit 0; ours exits 2: the image does not match its hash).
 	cp "$W/fd" "$W/fd.bad"
 	corrupt "$W/fd.bad" 5000
 	err=$("$VI" verify "$W/fd.bad" "$W/fh" "$root" --fec-device "$W/ff" --fec-roots 5 2>&1 >/dev/null)
 	assertEquals "data corruption with FEC" 2 $?
-	assertEquals "verity-image: verify: data block 1 (byte 4096) does not match" "$err"
+	assertEquals "verity-image: verify: data block 1 (byte 4096) does not match; FEC would repair it (1 repairable errors)" "$err"
+	# A wrong root hash: FEC finds the data and tree intact and says so.
+	err=$("$VI" verify "$W/fd" "$W/fh" "$(printf '%064d' 7)" --fec-device "$W/ff" --fec-roots 5 2>&1 >/dev/null)
+	assertEquals "wrong root hash with FEC" 2 $?
+	assertContains "$err" "FEC finds no errors in the data and tree: the root hash does not match them"
 	assertTrue "good image" "'$VI' verify '$W/fd' '$W/fh' $root --fec-device '$W/ff' --fec-roots 5"
+}
+
+# Damage FEC repairs, counted as veritysetup counts it: errors in data, tree and parity, spread
+# over many RS blocks and several in one; then one RS block with more than roots / 2 errors.
+testFecRepairableCountMatchesVeritysetup() {
+	local out root err theirs n ours
+	head -c $((1000 * 4096)) /dev/urandom >"$W/fd"
+	rm -f "$W/fh" "$W/ff"
+	out=$("$VI" format "$W/fd" "$W/fh" --fec-device "$W/ff" --fec-roots 5 --salt "$S1")
+	root=$(vi_root "$out")
+	cp "$W/fd" "$W/fd.bad"
+	cp "$W/fh" "$W/fh.bad"
+	cp "$W/ff" "$W/ff.bad"
+	# stripes are 5 rounds x 4096 = 20480 bytes: 5000 and 25480 are two symbols of RS block
+	# 5000; a run of 300 bytes is one symbol in each of 300 RS blocks
+	for o in 5000 25480 $(seq 100000 100299) 3000000; do corrupt "$W/fd.bad" "$o"; done
+	corrupt "$W/fh.bad" $((4096 + 77))   # the tree (input byte 1000 x 4096 + 77)
+	corrupt "$W/ff.bad" 12345            # parity
+	theirs=$(veritysetup verify "$W/fd.bad" "$W/fh.bad" "$root" --fec-device "$W/ff.bad" \
+		--fec-roots 5 2>&1)
+	assertEquals "veritysetup repairs ($theirs)" 0 $?
+	n=$(printf '%s\n' "$theirs" | sed -n 's/^Found \([0-9]*\) repairable errors with FEC device.*/\1/p')
+	assertEquals "veritysetup's count" 305 "$n"
+	ours=$("$VI" verify "$W/fd.bad" "$W/fh.bad" "$root" --fec-device "$W/ff.bad" --fec-roots 5 \
+		--json 2>/dev/null)
+	assertEquals "ours refuses" 2 $?
+	assertContains "same count as veritysetup ($ours)" "$ours" "\"fec_errors\":$n}"
+	# Three more symbols in RS block 5000 (5 of 250): beyond repair for 5 roots. (Whether
+	# RS decodes depends on the error pattern only, not on the random data.)
+	for o in 45960 66440 86920; do corrupt "$W/fd.bad" "$o"; done
+	theirs=$(veritysetup verify "$W/fd.bad" "$W/fh.bad" "$root" --fec-device "$W/ff.bad" \
+		--fec-roots 5 2>&1)
+	assertNotEquals "veritysetup cannot repair" 0 $?
+	assertContains "$theirs" "Errors cannot be repaired with FEC device"
+	err=$("$VI" verify "$W/fd.bad" "$W/fh.bad" "$root" --fec-device "$W/ff.bad" --fec-roots 5 \
+		2>&1 >/dev/null)
+	assertEquals "ours refuses" 2 $?
+	assertContains "$err" "does not match; FEC cannot repair it (RS block 5000 is beyond repair)"
 }
 
 testFecRefusals() {

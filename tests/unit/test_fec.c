@@ -265,6 +265,110 @@ static void test_rs_codewords(void **state)
 	}
 }
 
+static uint64_t xs_next(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static bool is_codeword(const uint8_t *cw, unsigned roots)
+{
+	uint8_t a = 1;
+
+	for (unsigned i = 0; i < roots; i++, a = gmul(a, 2))
+		if (eval(cw, 255, a) != 0)
+			return false;
+	return true;
+}
+
+/* Up to roots / 2 errors anywhere (message or parity) are corrected exactly; whatever the
+ * damage, the decoder either refuses and leaves the block alone or returns a codeword. */
+static void test_rs_decode(void **state)
+{
+	static const unsigned roots_list[] = { 2, 3, 5, 8, 11, 16, 24 };
+	uint64_t x = 0x2545f4914f6cdd1du;
+
+	(void)state;
+	for (size_t t = 0; t < sizeof(roots_list) / sizeof(roots_list[0]); t++) {
+		unsigned roots = roots_list[t], rsn = 255 - roots;
+		struct verity_rs rs;
+		uint8_t good[255], cw[255], before[255];
+
+		assert_int_equal(verity_rs_init(&rs, roots), 0);
+		for (int rep = 0; rep < 200; rep++) {
+			unsigned nerr = (unsigned)(rep % (roots / 2 + 1));
+			bool used[255] = { false };
+			int r;
+
+			for (unsigned i = 0; i < rsn; i++)
+				good[i] = (uint8_t)xs_next(&x);
+			verity_rs_encode(&rs, good, good + rsn);
+			memcpy(cw, good, sizeof(cw));
+			for (unsigned e = 0; e < nerr; e++) {
+				unsigned p;
+
+				do
+					p = (unsigned)(xs_next(&x) % 255);
+				while (used[p]);
+				used[p] = true;
+				cw[p] ^= (uint8_t)(1 + xs_next(&x) % 255);
+			}
+			assert_int_equal(verity_rs_decode(&rs, cw), (int)nerr);
+			assert_memory_equal(cw, good, sizeof(cw));
+
+			/* roots / 2 + 1 .. 255 errors, or pure garbage: refused or a codeword */
+			nerr = roots / 2 + 1 + (unsigned)(xs_next(&x) % (255 - roots / 2));
+			for (unsigned e = 0; e < nerr; e++)
+				cw[xs_next(&x) % 255] ^= (uint8_t)(1 + xs_next(&x) % 255);
+			memcpy(before, cw, sizeof(cw));
+			r = verity_rs_decode(&rs, cw);
+			if (r < 0) {
+				assert_int_equal(r, -EBADMSG);
+				assert_memory_equal(cw, before, sizeof(cw));
+			} else {
+				assert_true(r <= (int)roots);
+				assert_true(is_codeword(cw, roots));
+			}
+		}
+	}
+}
+
+/* The answers of veritysetup 2.6.1 (cryptsetup's decode_rs_char: "Found N repairable
+ * errors") for errors of value 1 in the first symbols of an RS block with 5 roots, whatever
+ * the data: 3 errors "corrected" as 3 and 4 as 2 (both another codeword: the distance is 6),
+ * 5 refused. dm-verity's hash check after a repair is what catches these. */
+static void test_rs_decode_as_veritysetup(void **state)
+{
+	static const struct { unsigned nerr; int want; } cases[] = {
+		{ 1, 1 }, { 2, 2 }, { 3, 3 }, { 4, 2 }, { 5, -EBADMSG }, { 6, -EBADMSG },
+		{ 10, -EBADMSG },
+	};
+	struct verity_rs rs;
+	uint8_t good[255], cw[255];
+
+	(void)state;
+	assert_int_equal(verity_rs_init(&rs, 5), 0);
+	for (unsigned i = 0; i < 250; i++)
+		good[i] = (uint8_t)(i * 37 + 11);
+	verity_rs_encode(&rs, good, good + 250);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		memcpy(cw, good, sizeof(cw));
+		for (unsigned e = 0; e < cases[c].nerr; e++)
+			cw[e] ^= 1;
+		assert_int_equal(verity_rs_decode(&rs, cw), cases[c].want);
+		if (cases[c].want < 0)
+			continue;
+		assert_true(is_codeword(cw, 5));
+		/* within roots / 2 the right one; 3 and 4 errors here land on another codeword */
+		if (cases[c].nerr <= 2)
+			assert_memory_equal(cw, good, sizeof(cw));
+		else
+			assert_memory_not_equal(cw, good, sizeof(cw));
+	}
+}
+
 /* ---- streaming over files --------------------------------------------------------------- */
 
 /* Parity of every RS block computed one at a time, symbol positions from the kernel's
@@ -365,12 +469,29 @@ static void test_verify_mismatch(void **state)
 	assert_int_equal(verity_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), -EPERM);
 	assert_int_equal(bad.rsb, 900);
 	assert_int_equal(bad.offset, 512 + 900 * 11 + 10);
+	assert_false(bad.uncorrectable);
+	assert_int_equal(bad.corrected, 2);
 	assert_string_equal(err.msg, "FEC parity of RS block 900 (byte 10422 of the FEC device) "
-			    "does not match");
+			    "does not match (2 repairable errors in all)");
 	flip(ffd, 512 + 900 * 11 + 10);
 	assert_int_equal(verity_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), -EPERM);
 	assert_int_equal(bad.rsb, 2000);
 	flip(ffd, 512 + 2000 * 11 + 4);
+	assert_int_equal(verity_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), 0);
+
+	/* Six wrong parity bytes in RS block 1500 are beyond 11 roots (5 per block; with an
+	 * even distance of 12, six errors never decode to another codeword), one in RS block
+	 * 300 is not: the first block beyond repair is named. */
+	flip(ffd, 512 + 300 * 11 + 1);
+	for (unsigned b = 0; b < 6; b++)
+		flip(ffd, 512 + 1500 * 11 + b);
+	assert_int_equal(verity_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), -EPERM);
+	assert_true(bad.uncorrectable);
+	assert_int_equal(bad.rsb, 1500);
+	assert_non_null(strstr(err.msg, "cannot be repaired"));
+	flip(ffd, 512 + 300 * 11 + 1);
+	for (unsigned b = 0; b < 6; b++)
+		flip(ffd, 512 + 1500 * 11 + b);
 	assert_int_equal(verity_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), 0);
 
 	/* A changed input byte at input offset x belongs to RS block x mod (rounds × bs). */
@@ -581,6 +702,8 @@ int main(void)
 		cmocka_unit_test(test_hash_blocks),
 		cmocka_unit_test(test_rs_known),
 		cmocka_unit_test(test_rs_codewords),
+		cmocka_unit_test(test_rs_decode),
+		cmocka_unit_test(test_rs_decode_as_veritysetup),
 		cmocka_unit_test(test_stream_matches_reference),
 		cmocka_unit_test(test_verify_mismatch),
 		cmocka_unit_test(test_veritysetup_known),
