@@ -109,6 +109,9 @@ static const struct option long_opts[] = {
 	/* veritysetup's output switches: accepted, nothing more to say */
 	{ "verbose", no_argument, NULL, OPT_QUIETLY_ACCEPTED },
 	{ "debug", no_argument, NULL, OPT_QUIETLY_ACCEPTED },
+	/* an activation option veritysetup's format and verify accept and ignore, so that one
+	 * option list serves format and open */
+	{ "check-at-most-once", no_argument, NULL, OPT_QUIETLY_ACCEPTED },
 	{ NULL, 0, NULL, 0 },
 };
 /* veritysetup's short options: -h hash, -s salt, -v verbose, -V version, -? help */
