@@ -82,7 +82,7 @@ static void print_version(void)
 enum {
 	OPT_HASH = 256, OPT_DBS, OPT_HBS, OPT_DATA_BLOCKS, OPT_HASH_OFFSET, OPT_SALT, OPT_UUID,
 	OPT_FORMAT, OPT_NO_SB, OPT_RH_FILE, OPT_THREADS, OPT_JSON, OPT_QUIET, OPT_HELP,
-	OPT_STYLE, OPT_QUIETLY_ACCEPTED, OPT_VERSION, OPT_FEC_DEVICE, OPT_FEC_OFFSET, OPT_FEC_ROOTS,
+	OPT_STYLE, OPT_QUIETLY_ACCEPTED, OPT_VERBOSE, OPT_VERSION, OPT_FEC_DEVICE, OPT_FEC_OFFSET, OPT_FEC_ROOTS,
 };
 
 static const struct option long_opts[] = {
@@ -106,8 +106,9 @@ static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "usage", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
-	/* veritysetup's output switches: accepted, nothing more to say */
-	{ "verbose", no_argument, NULL, OPT_QUIETLY_ACCEPTED },
+	/* veritysetup's output switches: --verbose adds its "Command successful." line, --debug
+	 * is accepted with nothing more to say */
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "debug", no_argument, NULL, OPT_QUIETLY_ACCEPTED },
 	/* an activation option veritysetup's format and verify accept and ignore, so that one
 	 * option list serves format and open */
@@ -127,7 +128,7 @@ struct opts {
 	const char *uuid_text;    /* --uuid and --hash as given: printed back unchanged in format's */
 	const char *hash_text;    /* report, as veritysetup does (the superblock has lower case) */
 	unsigned threads;
-	bool json, quiet;
+	bool json, quiet, verbose;
 	const char *style;
 	char **args;
 	int nargs;
@@ -289,6 +290,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			print_version();
 			return -2;
 		case 'v':
+		case OPT_VERBOSE:
+			o->verbose = true;
+			break;
 		case OPT_QUIETLY_ACCEPTED:
 			break;
 		case ':':
@@ -969,7 +973,7 @@ static void usage(FILE *f)
 		"4096,\n  --hash-block-size 4096, --data-blocks N, --hash-offset BYTES, --salt HEX|-,\n"
 		"  --uuid UUID, --format 0|1 (1), --no-superblock, --root-hash-file FILE,\n"
 		"  --fec-device FILE, --fec-offset BYTES (0), --fec-roots 2..24 (2),\n"
-		"  --threads N (all CPUs), --json, --quiet.\n"
+		"  --threads N (all CPUs), --json, --quiet, -v/--verbose.\n"
 		"Exit codes: 0 ok, 1 usage, 2 verification failed, 3 I/O error,\n"
 		"  4 invalid superblock or parameters, 5 internal error. See verity-image(8).\n");
 }
@@ -1081,7 +1085,11 @@ int main(int argc, char **argv)
 		}
 		if (r > 0)
 			return r;
-		return commands[i].run(&o);
+		r = commands[i].run(&o);
+		/* veritysetup -v says so on success (format, verify and dump are its commands) */
+		if (r == 0 && o.verbose && !o.json && commands[i].run != cmd_cmdline)
+			printf("Command successful.\n");
+		return r;
 	}
 	return die(EXIT_USAGE, "unknown command '%s' (try --help)", argv[1]);
 }

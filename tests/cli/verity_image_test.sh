@@ -582,22 +582,28 @@ testFecDumpJsonCmdline() {
 # What veritysetup users type and have: options before the command, short options, upper-case
 # algorithm names, --data-blocks=0, an old hash file being overwritten, root hash files with CRLF.
 testVeritysetupHabits() {
-	local ours theirs root
+	local ours theirs root out
 	head -c $((64 * 4096)) /dev/urandom >"$W/d"
 	head -c 200000 /dev/urandom >"$W/pre"
 	cp "$W/pre" "$W/ho" && cp "$W/pre" "$W/hv"
 	# (--check-at-most-once: an open option veritysetup's format and verify accept and ignore)
-	ours=$("$VI" -h SHA1 -s ab --data-blocks=0 format "$W/d" "$W/ho" --uuid="${UUID^^}" \
+	# (-v: the report ends with "Command successful.")
+	ours=$("$VI" -v -h SHA1 -s ab --data-blocks=0 format "$W/d" "$W/ho" --uuid="${UUID^^}" \
 		--check-at-most-once) || { fail "verity-image format failed"; return; }
-	theirs=$(veritysetup -h SHA1 -s ab --data-blocks=0 format "$W/d" "$W/hv" --uuid="${UUID^^}" \
+	theirs=$(veritysetup -v -h SHA1 -s ab --data-blocks=0 format "$W/d" "$W/hv" --uuid="${UUID^^}" \
 		--check-at-most-once) || { fail "veritysetup format failed"; return; }
+	assertContains "$ours" "Command successful."
 	assertEquals "report" "$(printf '%s\n' "$theirs" | sed 1d)" "$(printf '%s\n' "$ours" | sed 1d)"
 	cmp -s "$W/ho" "$W/hv"
 	assertTrue "hash file written over old bytes: same bytes as veritysetup's" $?
 	root=$(vi_root "$ours")
 	printf '%s\r\n\n' "$root" >"$W/rh"
-	"$VI" --verbose verify "$W/d" "$W/ho" --root-hash-file "$W/rh" --check-at-most-once
+	out=$("$VI" --verbose verify "$W/d" "$W/ho" --root-hash-file "$W/rh" --check-at-most-once)
 	assertEquals "root hash file with CRLF" 0 $?
+	assertEquals "verbose verify, as veritysetup -v" \
+		"$(veritysetup --verbose verify "$W/d" "$W/ho" --root-hash-file "$W/rh")" "$out"
+	assertEquals "not when it fails" "" \
+		"$("$VI" -v verify "$W/d" "$W/ho" "$(printf '%040d' 0)" 2>/dev/null)"
 	"$VI" verify "$W/d" "$W/ho" "$root" --root-hash-file="$W/rh"
 	assertEquals "root hash twice, the same" 0 $?
 	"$VI" verify "$W/d" "$W/ho" "$(printf '%040d' 0)" --root-hash-file="$W/rh" 2>/dev/null
