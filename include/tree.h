@@ -53,9 +53,6 @@ int verity_pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
  * included). */
 bool verity_same_file(int a, int b);
 
-/* Worker threads for `threads = 0`: the CPUs this process may run on. */
-unsigned verity_default_threads(void);
-
 /* Write the superblock (unless p->no_superblock) and the hash tree for data_fd's first
  * p->data_blocks blocks to hash_fd (which may be the same file as data_fd), and return the
  * root digest in root (root_len >= digest size). */

@@ -15,25 +15,21 @@
 #include "fec.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "strutil.h"
 #include "tree.h"
+#include "workers.h"
 
 #define GF_POLY         0x11du         /* x^8 + x^4 + x^3 + x^2 + 1 (kernel, cryptsetup) */
 #define DEFAULT_WINDOW  (16u << 10)    /* RS blocks per step, × rsn bytes read (4-64 KiB: same) */
 #define MIN_WINDOW      1024u
-#define MAX_BUFFERS     (32u << 20)    /* input buffers of all workers together */
-#define MAX_THREADS     256u
 #define SUB_COLUMNS     1024u          /* RS blocks encoded side by side (swept 128-2048) */
-#define PROGRESS_NS     200000000L
 
 /* ---- geometry ----------------------------------------------------------------------------- */
 
@@ -456,49 +452,19 @@ struct fec_job {
 	uint64_t nwin;
 	bool verify;
 
-	atomic_uint_fast64_t next;      /* next window to claim */
-	atomic_uint_fast64_t done_bytes;
 	atomic_uint_fast64_t bad;       /* verify: first parity byte, relative to fec_offset, of
 					 * an RS block that cannot be corrected */
 	atomic_uint_fast64_t diff;      /* verify: first parity byte that differs */
 	atomic_uint_fast64_t corrected; /* verify: symbols corrected in the other RS blocks */
-	atomic_int error;               /* first failure, negative errno */
-
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	unsigned running;
-	char errmsg[160];               /* set with the first error, under lock */
+	struct vi_work pool;            /* items: windows */
 };
 
 struct fec_worker {
 	struct fec_job *job;
-	pthread_t tid;
-	bool started;
 	uint8_t *rows, *par, *cmp;
 	uint8_t cw[VERITY_FEC_RSM];     /* verify: one RS block being corrected */
 	uint64_t *st;                   /* LFSR states of SUB_COLUMNS RS blocks */
 };
-
-static void job_fail(struct fec_job *j, int r, const char *what, uint64_t off)
-{
-	int expected = 0;
-
-	if (atomic_compare_exchange_strong(&j->error, &expected, r)) {
-		pthread_mutex_lock(&j->lock);
-		snprintf(j->errmsg, sizeof(j->errmsg), "FEC: %s at byte %llu: %s", what,
-			 (unsigned long long)off,
-			 r == -EIO ? "short read or I/O error" : strerror(-r));
-		pthread_mutex_unlock(&j->lock);
-	}
-}
-
-static void atomic_min_u64(atomic_uint_fast64_t *a, uint64_t v)
-{
-	uint_fast64_t cur = atomic_load(a);
-
-	while (v < cur && !atomic_compare_exchange_weak(a, &cur, v))
-		;
-}
 
 /* len bytes of the FEC input from offset off: data device, then hash device, then zeros. */
 static int read_input(struct fec_job *j, uint64_t off, size_t len, uint8_t *dst)
@@ -511,7 +477,7 @@ static int read_input(struct fec_job *j, uint64_t off, size_t len, uint8_t *dst)
 			n = j->data_bytes - off < len ? (size_t)(j->data_bytes - off) : len;
 			r = verity_pread_full(j->data_fd, dst, n, off);
 			if (r < 0) {
-				job_fail(j, r, "read of the data device failed", off);
+				vi_work_fail(&j->pool, r, "FEC: read of the data device failed", off);
 				return r;
 			}
 		} else if (off - j->data_bytes < j->hash_bytes) {
@@ -520,7 +486,8 @@ static int read_input(struct fec_job *j, uint64_t off, size_t len, uint8_t *dst)
 			n = j->hash_bytes - h < len ? (size_t)(j->hash_bytes - h) : len;
 			r = verity_pread_full(j->hash_fd, dst, n, j->hash_off + h);
 			if (r < 0) {
-				job_fail(j, r, "read of the hash device failed", j->hash_off + h);
+				vi_work_fail(&j->pool, r, "FEC: read of the hash device failed",
+					     j->hash_off + h);
 				return r;
 			}
 		} else {
@@ -556,12 +523,12 @@ static int run_window(struct fec_worker *w, uint64_t k)
 	if (!j->verify) {
 		r = verity_pwrite_full(j->fec_fd, w->par, plen, poff);
 		if (r < 0)
-			job_fail(j, r, "write failed", poff);
+			vi_work_fail(&j->pool, r, "FEC: write failed", poff);
 		return r;
 	}
 	r = verity_pread_full(j->fec_fd, w->cmp, plen, poff);
 	if (r < 0) {
-		job_fail(j, r, "read of the FEC device failed", poff);
+		vi_work_fail(&j->pool, r, "FEC: read of the FEC device failed", poff);
 		return r;
 	}
 	if (memcmp(w->par, w->cmp, plen) == 0)
@@ -577,13 +544,15 @@ static int run_window(struct fec_worker *w, uint64_t k)
 			continue;
 		while (want[b] == got[b])
 			b++;
-		atomic_min_u64(&j->diff, (c0 + c) * g->roots + b);
+		vi_atomic_min_u64(&j->diff, (c0 + c) * g->roots + b);
 		for (unsigned i = 0; i < g->rsn; i++)
 			w->cw[i] = w->rows[(size_t)i * n + c];
 		memcpy(w->cw + g->rsn, want, g->roots);
 		nerr = verity_rs_decode(&j->rs, w->cw);
 		if (nerr < 0) {
-			atomic_min_u64(&j->bad, (c0 + c) * g->roots + b);
+			vi_atomic_min_u64(&j->bad, (c0 + c) * g->roots + b);
+			/* windows after this one cannot hold the first such block */
+			vi_work_limit(&j->pool, k + 1);
 			break;
 		}
 		atomic_fetch_add(&j->corrected, (uint64_t)nerr);
@@ -591,72 +560,45 @@ static int run_window(struct fec_worker *w, uint64_t k)
 	return 0;
 }
 
-static void *worker_main(void *arg)
+/* Pool item: one window, counted as its input bytes. */
+static int window_item(void *arg, uint64_t k)
 {
 	struct fec_worker *w = arg;
 	struct fec_job *j = w->job;
+	uint64_t c0 = k * j->window;
+	int r = run_window(w, k);
 
-	for (;;) {
-		uint64_t k = atomic_fetch_add(&j->next, 1);
-		uint64_t c0 = k * j->window;
-
-		if (k >= j->nwin || atomic_load(&j->error))
-			break;
-		/* Windows are claimed in order: none past a known RS block beyond repair can hold
-		 * the first one. */
-		if (j->verify && c0 * j->g->roots > atomic_load(&j->bad))
-			break;
-		if (run_window(w, k) < 0)
-			break;
-		atomic_fetch_add(&j->done_bytes,
-				 (j->g->rs_blocks - c0 < j->window ? j->g->rs_blocks - c0 : j->window) *
-				 j->g->rsn);
-	}
-	pthread_mutex_lock(&j->lock);
-	j->running--;
-	pthread_cond_signal(&j->cond);
-	pthread_mutex_unlock(&j->lock);
-	return NULL;
+	if (r == 0)
+		vi_work_done(&j->pool, (j->g->rs_blocks - c0 < j->window ? j->g->rs_blocks - c0 :
+					j->window) * j->g->rsn);
+	return r;
 }
 
 static int run_job(struct fec_job *j, const struct verity_fec_opts *o, struct verity_err *err)
 {
 	const struct verity_fec_geometry *g = j->g;
-	unsigned n = o->threads ? o->threads : verity_default_threads();
-	uint64_t total = g->rs_blocks * g->rsn;
+	unsigned n = vi_work_threads(o->threads, UINT64_MAX);
 	size_t win = o->window;
 	struct fec_worker *ws = NULL;
 	int r = 0;
 
-	if (n > MAX_THREADS)
-		n = MAX_THREADS;
 	if (!win) {
-		/* Input buffers of all workers within MAX_BUFFERS, whatever the CPU count: smaller
-		 * windows first, then fewer workers. */
-		if ((uint64_t)n * g->rsn * MIN_WINDOW > MAX_BUFFERS)
-			n = MAX_BUFFERS / (g->rsn * MIN_WINDOW);
+		/* Input buffers of all workers within VI_WORK_MAX_BUFFERS, whatever the CPU count:
+		 * smaller windows first, then fewer workers. */
+		if ((uint64_t)n * g->rsn * MIN_WINDOW > VI_WORK_MAX_BUFFERS)
+			n = VI_WORK_MAX_BUFFERS / (g->rsn * MIN_WINDOW);
 		win = DEFAULT_WINDOW;
-		if ((uint64_t)n * g->rsn * win > MAX_BUFFERS)
-			win = MAX_BUFFERS / ((size_t)n * g->rsn);
+		if ((uint64_t)n * g->rsn * win > VI_WORK_MAX_BUFFERS)
+			win = VI_WORK_MAX_BUFFERS / ((size_t)n * g->rsn);
 	}
 	if (win > g->rs_blocks)
 		win = (size_t)g->rs_blocks;
 	j->window = win;
 	j->nwin = g->rs_blocks / win + (g->rs_blocks % win != 0 ? 1 : 0);
-	if (n > j->nwin)
-		n = (unsigned)j->nwin;
-	if (n == 0)
-		n = 1;
-	atomic_init(&j->next, 0);
-	atomic_init(&j->done_bytes, 0);
+	n = vi_work_threads(n, j->nwin);
 	atomic_init(&j->bad, UINT64_MAX);
 	atomic_init(&j->diff, UINT64_MAX);
 	atomic_init(&j->corrected, 0);
-	atomic_init(&j->error, 0);
-	j->errmsg[0] = '\0';
-	j->running = 0;
-	pthread_mutex_init(&j->lock, NULL);
-	pthread_cond_init(&j->cond, NULL);
 
 	ws = calloc(n, sizeof(*ws));
 	if (!ws) {
@@ -673,59 +615,19 @@ static int run_job(struct fec_job *j, const struct verity_fec_opts *o, struct ve
 		w->st = calloc(SUB_COLUMNS, 3 * sizeof(*w->st));
 		if (!w->rows || !w->par || !w->st || (j->verify && !w->cmp)) {
 			r = -ENOMEM;
-			goto out_join;
+			goto out;
 		}
 	}
-	pthread_mutex_lock(&j->lock);
-	for (unsigned i = 0; i < n; i++) {
-		r = -pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]);
-		if (r < 0) {
-			/* Stop the started ones: they see the error and leave. */
-			atomic_store(&j->error, r);
-			break;
-		}
-		ws[i].started = true;
-		j->running++;
-	}
-	while (j->running > 0) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += PROGRESS_NS;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&j->cond, &j->lock, &ts);
-		if (o->progress && j->running > 0) {
-			pthread_mutex_unlock(&j->lock);
-			o->progress(o->userdata, atomic_load(&j->done_bytes), total);
-			pthread_mutex_lock(&j->lock);
-		}
-	}
-	pthread_mutex_unlock(&j->lock);
-
-out_join:
-	for (unsigned i = 0; i < n; i++) {
-		if (ws[i].started)
-			pthread_join(ws[i].tid, NULL);
+	r = vi_work_run(&j->pool, j->nwin, n, ws, sizeof(*ws), window_item, o->progress,
+			o->userdata, g->rs_blocks * g->rsn, err);
+out:
+	for (unsigned i = 0; ws && i < n; i++) {
 		free(ws[i].rows);
 		free(ws[i].par);
 		free(ws[i].cmp);
 		free(ws[i].st);
 	}
-	if (r == 0 && atomic_load(&j->error)) {
-		r = atomic_load(&j->error);
-		snprintf(err->msg, sizeof(err->msg), "%s", j->errmsg);
-	} else if (r < 0 && r != -ENOMEM) {
-		snprintf(err->msg, sizeof(err->msg), "FEC: cannot start workers: %s", strerror(-r));
-	}
-	if (r == 0 && o->progress)
-		o->progress(o->userdata, total, total);
-out:
 	free(ws);
-	pthread_cond_destroy(&j->cond);
-	pthread_mutex_destroy(&j->lock);
 	if (r == -ENOMEM)
 		snprintf(err->msg, sizeof(err->msg), "out of memory");
 	return r;

@@ -10,8 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,17 +17,14 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/fs.h>
 
 #include "geometry.h"
+#include "workers.h"
 
 #define DEFAULT_CHUNK   (512u << 10)   /* swept 256 KiB - 2 MiB: 512 KiB was best */
-#define MAX_THREADS     256u
-#define MAX_BUFFERS     (32u << 20)
-#define PROGRESS_NS     200000000L
 
 struct hasher {
 	const struct digest_ops *ops;
@@ -199,22 +194,13 @@ struct job {
 	uint64_t nchunks;
 	bool verify;
 
-	atomic_uint_fast64_t next;       /* next chunk to claim */
-	atomic_uint_fast64_t done_bytes;
 	atomic_uint_fast64_t bad;        /* verify: smallest mismatching input block */
 	atomic_uint_fast64_t bad_pad;    /* verify: smallest output block with dirty padding */
-	atomic_int error;                /* first failure, negative errno */
-
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	unsigned running;
-	char errmsg[160];                /* set with the first error, under lock */
+	struct vi_work pool;             /* items: chunks */
 };
 
 struct worker {
 	struct job *job;
-	pthread_t tid;
-	bool started;
 	uint8_t *in, *out, *cmp;
 	struct digest_ctx *work;
 };
@@ -238,26 +224,6 @@ static size_t span_max(const struct job *j)
 	return (size_t)(j->per_chunk / j->hpb + 2) * j->hbs;
 }
 
-static void atomic_min_u64(atomic_uint_fast64_t *a, uint64_t v)
-{
-	uint_fast64_t cur = atomic_load(a);
-
-	while (v < cur && !atomic_compare_exchange_weak(a, &cur, v))
-		;
-}
-
-static void job_fail(struct job *j, int r, const char *what, uint64_t off)
-{
-	int expected = 0;
-
-	if (atomic_compare_exchange_strong(&j->error, &expected, r)) {
-		pthread_mutex_lock(&j->lock);
-		snprintf(j->errmsg, sizeof(j->errmsg), "%s at byte %llu: %s", what,
-			 (unsigned long long)off, r == -EIO ? "short read or I/O error" : strerror(-r));
-		pthread_mutex_unlock(&j->lock);
-	}
-}
-
 static int run_chunk(struct worker *w, uint64_t c)
 {
 	struct job *j = w->job;
@@ -270,7 +236,7 @@ static int run_chunk(struct worker *w, uint64_t c)
 
 	r = verity_pread_full(j->in_fd, w->in, (size_t)(b - a) * j->in_bs, in_off);
 	if (r < 0) {
-		job_fail(j, r, "read failed", in_off);
+		vi_work_fail(&j->pool, r, "read failed", in_off);
 		return r;
 	}
 	memset(w->out, 0, len);
@@ -278,20 +244,20 @@ static int run_chunk(struct worker *w, uint64_t c)
 		r = hasher_block(j->h, w->work, w->in + (size_t)(i - a) * j->in_bs, j->in_bs,
 				 w->out + (digest_pos(j, i) - start));
 		if (r < 0) {
-			job_fail(j, r, "hashing failed", in_off);
+			vi_work_fail(&j->pool, r, "hashing failed", in_off);
 			return r;
 		}
 	}
 	if (!j->verify) {
 		r = verity_pwrite_full(j->out_fd, w->out, len, j->out_off + start);
 		if (r < 0)
-			job_fail(j, r, "write failed", j->out_off + start);
+			vi_work_fail(&j->pool, r, "write failed", j->out_off + start);
 		return r;
 	}
 
 	r = verity_pread_full(j->out_fd, w->cmp, len, j->out_off + start);
 	if (r < 0) {
-		job_fail(j, r, "read failed", j->out_off + start);
+		vi_work_fail(&j->pool, r, "read failed", j->out_off + start);
 		return r;
 	}
 	if (memcmp(w->out, w->cmp, len) == 0)
@@ -300,85 +266,54 @@ static int run_chunk(struct worker *w, uint64_t c)
 		size_t off = (size_t)(digest_pos(j, i) - start);
 
 		if (memcmp(w->out + off, w->cmp + off, j->ds) != 0) {
-			atomic_min_u64(&j->bad, i);
+			vi_atomic_min_u64(&j->bad, i);
+			/* chunks after this one cannot hold the first mismatch */
+			vi_work_limit(&j->pool, c + 1);
 			return 0;
 		}
 	}
 	/* Digests fine, padding not: name the output block holding the first dirty byte. */
 	for (size_t k = 0; k < len; k++)
 		if (w->out[k] != w->cmp[k]) {
-			atomic_min_u64(&j->bad_pad, (start + k) / j->hbs);
+			vi_atomic_min_u64(&j->bad_pad, (start + k) / j->hbs);
 			break;
 		}
 	return 0;
 }
 
-static void *worker_main(void *arg)
+/* Pool item: one chunk, counted as its input bytes. */
+static int chunk_item(void *arg, uint64_t c)
 {
 	struct worker *w = arg;
 	struct job *j = w->job;
+	int r = run_chunk(w, c);
 
-	for (;;) {
-		uint64_t c = atomic_fetch_add(&j->next, 1);
-
-		if (c >= j->nchunks || atomic_load(&j->error))
-			break;
-		/* Chunks are claimed in order: anything past a known mismatch cannot be first. */
-		if (j->verify && c * j->per_chunk > atomic_load(&j->bad))
-			break;
-		if (run_chunk(w, c) < 0)
-			break;
-		atomic_fetch_add(&j->done_bytes, (c + 1 == j->nchunks ?
-				 j->count - c * j->per_chunk : j->per_chunk) * j->in_bs);
-	}
-	pthread_mutex_lock(&j->lock);
-	j->running--;
-	pthread_cond_signal(&j->cond);
-	pthread_mutex_unlock(&j->lock);
-	return NULL;
+	if (r == 0)
+		vi_work_done(&j->pool, (c + 1 == j->nchunks ? j->count - c * j->per_chunk :
+					j->per_chunk) * j->in_bs);
+	return r;
 }
 
-unsigned verity_default_threads(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-		return (unsigned)CPU_COUNT(&set);
-	return 1;
-}
-
-/* Run a job on up to o->threads workers; progress is reported for this job's bytes, offset by
- * base (bytes of earlier jobs) out of total. */
+/* Run a job on up to o->threads workers; progress is reported (when report) out of total. */
 static int run_job(struct job *j, const struct verity_tree_opts *o, bool report,
 		   uint64_t total, struct verity_err *err)
 {
 	size_t chunk = o->chunk_size ? o->chunk_size : DEFAULT_CHUNK;
-	unsigned n = o->threads ? o->threads : verity_default_threads();
+	unsigned n = vi_work_threads(o->threads, UINT64_MAX);
 	struct worker *ws = NULL;
 	int r = 0;
 
 	if (j->count == 0)
 		return 0;
-	if (n > MAX_THREADS)
-		n = MAX_THREADS;
-	/* Keep the read buffers of all workers within MAX_BUFFERS, whatever the CPU count. */
-	if (!o->chunk_size && chunk > MAX_BUFFERS / n)
-		chunk = MAX_BUFFERS / n;
+	/* Keep the read buffers of all workers within VI_WORK_MAX_BUFFERS, whatever the CPU
+	 * count. */
+	if (!o->chunk_size && chunk > VI_WORK_MAX_BUFFERS / n)
+		chunk = VI_WORK_MAX_BUFFERS / n;
 	j->per_chunk = (chunk / j->in_bs) ? chunk / j->in_bs : 1;
 	j->nchunks = j->count / j->per_chunk + ((j->count % j->per_chunk) ? 1 : 0);
-	if (n > j->nchunks)
-		n = (unsigned)j->nchunks;
-	if (n == 0)
-		n = 1;
-	atomic_init(&j->next, 0);
-	atomic_init(&j->done_bytes, 0);
+	n = vi_work_threads(n, j->nchunks);
 	atomic_init(&j->bad, UINT64_MAX);
 	atomic_init(&j->bad_pad, UINT64_MAX);
-	atomic_init(&j->error, 0);
-	j->errmsg[0] = '\0';
-	j->running = 0;
-	pthread_mutex_init(&j->lock, NULL);
-	pthread_cond_init(&j->cond, NULL);
 
 	ws = calloc(n, sizeof(*ws));
 	if (!ws) {
@@ -393,65 +328,27 @@ static int run_job(struct job *j, const struct verity_tree_opts *o, bool report,
 		    posix_memalign((void **)&w->out, 4096, span_max(j)) ||
 		    (j->verify && posix_memalign((void **)&w->cmp, 4096, span_max(j)))) {
 			r = -ENOMEM;
-			goto out_join;
+			goto out;
 		}
 		r = j->h->ops->dup(j->h->base, &w->work);
 		if (r < 0)
-			goto out_join;
+			goto out;
 	}
-	pthread_mutex_lock(&j->lock);
-	for (unsigned i = 0; i < n; i++) {
-		r = -pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]);
-		if (r < 0) {
-			/* Stop the started ones: they see the error and leave. */
-			atomic_store(&j->error, r);
-			break;
-		}
-		ws[i].started = true;
-		j->running++;
-	}
-	while (j->running > 0) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += PROGRESS_NS;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&j->cond, &j->lock, &ts);
-		if (report && o->progress && j->running > 0) {
-			pthread_mutex_unlock(&j->lock);
-			o->progress(o->userdata, atomic_load(&j->done_bytes), total);
-			pthread_mutex_lock(&j->lock);
-		}
-	}
-	pthread_mutex_unlock(&j->lock);
-
-out_join:
-	for (unsigned i = 0; i < n; i++) {
-		if (ws[i].started)
-			pthread_join(ws[i].tid, NULL);
+	r = vi_work_run(&j->pool, j->nchunks, n, ws, sizeof(*ws), chunk_item,
+			report ? o->progress : NULL, o->userdata, total, err);
+out:
+	for (unsigned i = 0; ws && i < n; i++) {
 		if (ws[i].work)
 			j->h->ops->free(ws[i].work);
 		free(ws[i].in);
 		free(ws[i].out);
 		free(ws[i].cmp);
 	}
-	if (r == 0 && atomic_load(&j->error)) {
-		r = atomic_load(&j->error);
-		snprintf(err->msg, sizeof(err->msg), "%s", j->errmsg);
-	} else if (r < 0) {
-		snprintf(err->msg, sizeof(err->msg), "cannot start workers: %s", strerror(-r));
-	}
-	if (r == 0 && report && o->progress)
-		o->progress(o->userdata, total, total);
-out:
 	free(ws);
-	pthread_cond_destroy(&j->cond);
-	pthread_mutex_destroy(&j->lock);
 	if (r == -ENOMEM && !err->msg[0])
 		snprintf(err->msg, sizeof(err->msg), "out of memory");
+	else if (r < 0 && !err->msg[0])
+		snprintf(err->msg, sizeof(err->msg), "cannot set up the digest: %s", strerror(-r));
 	return r;
 }
 
