@@ -6,7 +6,6 @@
 
 #include <endian.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,19 +31,6 @@ struct verity_sb_disk {
 } __attribute__((packed));
 
 _Static_assert(sizeof(struct verity_sb_disk) == VERITY_SB_SIZE, "superblock is 512 bytes");
-
-__attribute__((format(printf, 2, 3)))
-static int fail(struct verity_err *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 static const struct {
 	const char *name;
@@ -85,7 +71,7 @@ int verity_params_validate(const struct verity_params *p, struct verity_err *err
 	unsigned ds;
 
 	if (name_len == 0 || name_len == sizeof(p->hash_name))
-		return fail(err, "hash algorithm name is empty or not terminated");
+		return vi_err(err, "hash algorithm name is empty or not terminated");
 	ds = verity_digest_size(p->hash_name);
 	if (!ds) {
 		/* The name may come from a disk: never hand its raw bytes (terminal escapes, kmsg
@@ -93,33 +79,33 @@ int verity_params_validate(const struct verity_params *p, struct verity_err *err
 		char shown[4 * VERITY_MAX_HASH_NAME + 4];
 
 		vi_sanitize(p->hash_name, name_len, shown, sizeof(shown));
-		return fail(err, "unknown hash algorithm '%s'", shown);
+		return vi_err(err, "unknown hash algorithm '%s'", shown);
 	}
 	if (p->hash_type > 1)
-		return fail(err, "unknown hash type %u (0 or 1)", p->hash_type);
+		return vi_err(err, "unknown hash type %u (0 or 1)", p->hash_type);
 	if (!block_size_ok(p->data_block_size))
-		return fail(err, "data block size %u is not a power of two in [%u, %u]",
+		return vi_err(err, "data block size %u is not a power of two in [%u, %u]",
 			    p->data_block_size, VERITY_MIN_BLOCK, VERITY_MAX_BLOCK);
 	if (!block_size_ok(p->hash_block_size))
-		return fail(err, "hash block size %u is not a power of two in [%u, %u]",
+		return vi_err(err, "hash block size %u is not a power of two in [%u, %u]",
 			    p->hash_block_size, VERITY_MIN_BLOCK, VERITY_MAX_BLOCK);
 	/* The kernel needs at least two digests per hash block. */
 	if (p->hash_block_size < 2u * ds)
-		return fail(err, "hash block size %u too small for %s (needs %u)",
+		return vi_err(err, "hash block size %u too small for %s (needs %u)",
 			    p->hash_block_size, p->hash_name, 2u * ds);
 	if (p->salt_size > VERITY_MAX_SALT)
-		return fail(err, "salt of %u bytes is longer than %u", p->salt_size, VERITY_MAX_SALT);
+		return vi_err(err, "salt of %u bytes is longer than %u", p->salt_size, VERITY_MAX_SALT);
 	if (p->data_blocks == 0)
-		return fail(err, "data_blocks is zero");
+		return vi_err(err, "data_blocks is zero");
 	if (p->data_blocks > UINT64_MAX / p->data_block_size)
-		return fail(err, "data_blocks %llu x block size %u overflows 64 bits",
+		return vi_err(err, "data_blocks %llu x block size %u overflows 64 bits",
 			    (unsigned long long)p->data_blocks, p->data_block_size);
 	/* veritysetup refuses a superblock offset that is not sector-aligned. */
 	if (p->hash_offset % 512u)
-		return fail(err, "hash offset %llu is not a multiple of 512",
+		return vi_err(err, "hash offset %llu is not a multiple of 512",
 			    (unsigned long long)p->hash_offset);
 	if (p->no_superblock && p->hash_offset % p->hash_block_size)
-		return fail(err, "hash offset %llu is not a multiple of the hash block size %u",
+		return vi_err(err, "hash offset %llu is not a multiple of the hash block size %u",
 			    (unsigned long long)p->hash_offset, p->hash_block_size);
 	return 0;
 }
@@ -128,10 +114,10 @@ int verity_params_kernel_check(const struct verity_params *p, unsigned long page
 			       struct verity_err *err)
 {
 	if (p->data_block_size > page_size)
-		return fail(err, "data block size %u exceeds the kernel page size %lu",
+		return vi_err(err, "data block size %u exceeds the kernel page size %lu",
 			    p->data_block_size, page_size);
 	if (p->hash_block_size > page_size)
-		return fail(err, "hash block size %u exceeds the kernel page size %lu",
+		return vi_err(err, "hash block size %u exceeds the kernel page size %lu",
 			    p->hash_block_size, page_size);
 	return 0;
 }
@@ -173,21 +159,21 @@ int verity_sb_decode(const uint8_t buf[VERITY_SB_SIZE], struct verity_params *re
 
 	memcpy(&sb, buf, sizeof(sb));
 	if (memcmp(sb.signature, sb_magic, sizeof(sb_magic)) != 0)
-		return fail(err, "no verity superblock (bad magic)");
+		return vi_err(err, "no verity superblock (bad magic)");
 	v = le32toh(sb.version);
 	if (v != VERITY_SB_VERSION)
-		return fail(err, "unsupported superblock version %u", v);
+		return vi_err(err, "unsupported superblock version %u", v);
 
 	memset(&p, 0, sizeof(p));
 	p.hash_type = le32toh(sb.hash_type);
 	if (p.hash_type > 1)
-		return fail(err, "unknown hash type %u (0 or 1)", p.hash_type);
+		return vi_err(err, "unknown hash type %u (0 or 1)", p.hash_type);
 
 	name_len = strnlen((const char *)sb.algorithm, sizeof(sb.algorithm));
 	if (name_len == sizeof(sb.algorithm))
-		return fail(err, "hash algorithm name is not NUL-terminated");
+		return vi_err(err, "hash algorithm name is not NUL-terminated");
 	if (!all_zero(sb.algorithm + name_len, sizeof(sb.algorithm) - name_len))
-		return fail(err, "garbage after the hash algorithm name");
+		return vi_err(err, "garbage after the hash algorithm name");
 	memcpy(p.hash_name, sb.algorithm, name_len);
 
 	p.data_block_size = le32toh(sb.data_block_size);
@@ -195,11 +181,11 @@ int verity_sb_decode(const uint8_t buf[VERITY_SB_SIZE], struct verity_params *re
 	p.data_blocks = le64toh(sb.data_blocks);
 	p.salt_size = le16toh(sb.salt_size);
 	if (p.salt_size > VERITY_MAX_SALT)
-		return fail(err, "salt size %u is larger than %u", p.salt_size, VERITY_MAX_SALT);
+		return vi_err(err, "salt size %u is larger than %u", p.salt_size, VERITY_MAX_SALT);
 	if (!all_zero(sb._pad1, sizeof(sb._pad1)) || !all_zero(sb._pad2, sizeof(sb._pad2)))
-		return fail(err, "reserved superblock bytes are not zero");
+		return vi_err(err, "reserved superblock bytes are not zero");
 	if (!all_zero(sb.salt + p.salt_size, sizeof(sb.salt) - p.salt_size))
-		return fail(err, "non-zero bytes after the salt");
+		return vi_err(err, "non-zero bytes after the salt");
 	memcpy(p.salt, sb.salt, p.salt_size);
 	memcpy(p.uuid, sb.uuid, sizeof(p.uuid));
 	p.hash_offset = ret->hash_offset;
