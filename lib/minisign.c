@@ -137,6 +137,21 @@ void sodium_misuse(void)
 }
 #endif
 
+/* The start every minisign file shares: a size within bounds, an "untrusted comment:" line,
+ * then one base64 line of exactly `size` bytes (`what` names it in errors). */
+static int head_blob(struct lines *l, uint8_t *blob, size_t size, const char *what,
+		     struct verity_err *err)
+{
+	int r = check_size(l->len, err);
+
+	if (r < 0)
+		return r;
+	r = untrusted_line(l, err);
+	if (r < 0)
+		return r;
+	return b64_line(l, blob, size, what, err);
+}
+
 int minisign_pubkey_parse(const char *buf, size_t len, struct minisign_pubkey *ret,
 			  struct verity_err *err)
 {
@@ -144,13 +159,7 @@ int minisign_pubkey_parse(const char *buf, size_t len, struct minisign_pubkey *r
 	uint8_t blob[PK_BLOB_LEN];
 	int r;
 
-	r = check_size(len, err);
-	if (r < 0)
-		return r;
-	r = untrusted_line(&l, err);
-	if (r < 0)
-		return r;
-	r = b64_line(&l, blob, sizeof(blob), "public key", err);
+	r = head_blob(&l, blob, sizeof(blob), "public key", err);
 	if (r < 0)
 		return r;
 	if (memcmp(blob, "Ed", 2) != 0)
@@ -173,13 +182,7 @@ int minisign_sig_parse(const char *buf, size_t len, struct minisign_sig *ret,
 	bool prehashed;
 	int r;
 
-	r = check_size(len, err);
-	if (r < 0)
-		return r;
-	r = untrusted_line(&l, err);
-	if (r < 0)
-		return r;
-	r = b64_line(&l, blob, sizeof(blob), "signature", err);
+	r = head_blob(&l, blob, sizeof(blob), "signature", err);
 	if (r < 0)
 		return r;
 	if (memcmp(blob, "ED", 2) == 0)
@@ -261,13 +264,7 @@ int minisign_seckey_parse(const char *buf, size_t len, struct minisign_seckey *r
 	crypto_generichash_state hs;
 	int r;
 
-	r = check_size(len, err);
-	if (r < 0)
-		return r;
-	r = untrusted_line(&l, err);
-	if (r < 0)
-		return r;
-	r = b64_line(&l, blob, sizeof(blob), "secret key", err);
+	r = head_blob(&l, blob, sizeof(blob), "secret key", err);
 	if (r < 0)
 		goto out;
 	r = at_end(&l, err);
