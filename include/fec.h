@@ -88,12 +88,13 @@ void verity_rs_encode(const struct verity_rs *rs, const uint8_t *msg, uint8_t *p
 
 /* Correct one stored RS block in place: cw is its 255 - roots message bytes followed by its
  * roots parity bytes, as on disk. Returns the number of symbols corrected, or -EBADMSG when
- * the errors cannot be corrected (cw unchanged). Decides as the kernel's decode_rs8 and
- * cryptsetup's decode_rs_char do (the same Berlekamp-Massey locator, accepted when it has as
- * many distinct roots as its degree): up to roots / 2 errors are always corrected, sometimes
- * one more with odd roots, and more damage than that may also "decode" to a wrong codeword
- * (dm-verity re-checks the hash of every block it repairs; a result that is not a codeword
- * is never returned). */
+ * the errors cannot be corrected (cw unchanged). Decides as the kernel's decode_rs8 does
+ * (Linux >= 5.3, no erasures: the Berlekamp-Massey locator of length L, accepted when it has
+ * L distinct roots): up to roots / 2 errors are always corrected, sometimes one more with odd
+ * roots, and more damage than that may also "decode" to a wrong codeword (dm-verity
+ * re-checks the hash of every block it repairs; a result that is not a codeword is never
+ * returned). cryptsetup's decode_rs_char, an older copy of the same decoder, also accepts a
+ * few blocks whose locator is shorter than L, so veritysetup may count more as repairable. */
 int verity_rs_decode(const struct verity_rs *rs, uint8_t *cw);
 
 struct verity_fec_opts {
@@ -111,6 +112,7 @@ struct verity_fec_bad {
 				     * uncorrectable, the first one RS cannot correct */
 	uint64_t offset;            /* byte offset on the FEC device of its first wrong byte */
 	uint64_t corrected;         /* symbol errors RS corrects in all (not uncorrectable) */
+	uint64_t differ;            /* parity bytes that differ from the recomputed parity */
 	bool uncorrectable;         /* some RS block has more errors than roots / 2 */
 };
 
@@ -121,11 +123,11 @@ int verity_fec_encode(const struct verity_fec_geometry *g, int data_fd, int hash
 		      struct verity_err *err);
 
 /* Recompute the parity and compare it with fec_fd's; every RS block that differs (in its data,
- * tree or parity bytes) is decoded as dm-verity would to count the errors FEC repairs, as
- * `veritysetup verify` does for an image whose tree fails. -EPERM on any difference, with *bad
- * naming the first wrong RS block and the errors corrected in all, or the first RS block beyond
- * repair (uncorrectable; the pass stops there); -EIO when the FEC device is shorter than the
- * area. */
+ * tree or parity bytes) is decoded as dm-verity would, to count the errors FEC repairs (what
+ * `veritysetup verify` reports for an image whose tree fails). -EPERM on any difference, with
+ * *bad naming the first wrong RS block, the parity bytes that differ and the errors corrected
+ * in all, or the first RS block beyond repair (uncorrectable; the pass stops there); -EIO when
+ * the FEC device is shorter than the area. */
 int verity_fec_verify(const struct verity_fec_geometry *g, int data_fd, int hash_fd,
 		      int fec_fd, uint64_t fec_offset, const struct verity_fec_opts *o,
 		      struct verity_fec_bad *bad, struct verity_err *err);

@@ -6,6 +6,7 @@
 #define VERITY_KMSG_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 /* syslog priorities, as the kernel's printk levels */
@@ -23,9 +24,11 @@ struct kmsg {
 	int fallback_fd; /* stderr / console when fd < 0 or a write to it fails */
 	pid_t pid;       /* in the record prefix; 0: getpid() at the first record */
 	int max_prio;    /* records above this priority are dropped (verity.debug raises it) */
+	bool fallback_err; /* an error record went to fallback_fd (the caller need not repeat it) */
 };
 
-#define KMSG_INIT { .fd = -1, .fallback_fd = 2, .pid = 0, .max_prio = KMSG_INFO }
+#define KMSG_INIT { .fd = -1, .fallback_fd = 2, .pid = 0, .max_prio = KMSG_INFO, \
+		    .fallback_err = false }
 
 /* Open /dev/kmsg (O_WRONLY|O_CLOEXEC). Never fails: without /dev/kmsg records go to
  * fallback_fd. May be called again (e.g. after devtmpfs is mounted) to retry the open. */

@@ -329,9 +329,12 @@ int verity_rs_decode(const struct verity_rs *rs, uint8_t *cw)
 			m++;
 		}
 	}
-	/* No cut at roots / 2: the kernel's decode_rs8 and cryptsetup's decode_rs_char (Karn's
-	 * decoder) accept any locator that splits into distinct roots, which with odd roots
-	 * sometimes corrects (roots + 1) / 2 errors; the same answer as theirs is the point. */
+	/* No cut at roots / 2: the kernel's decode_rs8 (lib/reed_solomon since Linux 5.3)
+	 * accepts a locator of BM length L with L distinct roots, which with odd roots sometimes
+	 * corrects (roots + 1) / 2 errors; the kernel's answer is the point, since it is what
+	 * dm-verity repairs. cryptsetup's older copy of Karn's decoder also accepts a few blocks
+	 * whose locator is shorter than L (then not a codeword): veritysetup counts those as
+	 * repairable, this refuses them. */
 	for (unsigned k = len + 1; k <= nr; k++)
 		if (lambda[k])
 			return -EBADMSG;
@@ -456,6 +459,7 @@ struct fec_job {
 					 * an RS block that cannot be corrected */
 	atomic_uint_fast64_t diff;      /* verify: first parity byte that differs */
 	atomic_uint_fast64_t corrected; /* verify: symbols corrected in the other RS blocks */
+	atomic_uint_fast64_t differ;    /* verify: parity bytes that differ */
 	struct vi_work pool;            /* items: windows */
 };
 
@@ -537,13 +541,17 @@ static int run_window(struct fec_worker *w, uint64_t k)
 	 * errors or find the first block beyond repair. */
 	for (size_t c = 0; c < n; c++) {
 		const uint8_t *want = w->cmp + c * g->roots, *got = w->par + c * g->roots;
-		unsigned b = 0;
+		unsigned b = 0, nd;
 		int nerr;
 
 		if (memcmp(want, got, g->roots) == 0)
 			continue;
 		while (want[b] == got[b])
 			b++;
+		nd = 0;
+		for (unsigned i = b; i < g->roots; i++)
+			nd += want[i] != got[i];
+		atomic_fetch_add(&j->differ, nd);
 		vi_atomic_min_u64(&j->diff, (c0 + c) * g->roots + b);
 		for (unsigned i = 0; i < g->rsn; i++)
 			w->cw[i] = w->rows[(size_t)i * n + c];
@@ -599,6 +607,7 @@ static int run_job(struct fec_job *j, const struct verity_fec_opts *o, struct ve
 	atomic_init(&j->bad, UINT64_MAX);
 	atomic_init(&j->diff, UINT64_MAX);
 	atomic_init(&j->corrected, 0);
+	atomic_init(&j->differ, 0);
 
 	ws = calloc(n, sizeof(*ws));
 	if (!ws) {
@@ -738,11 +747,12 @@ int verity_fec_verify(const struct verity_fec_geometry *g, int data_fd, int hash
 		bad->rsb = b / g->roots;
 		bad->offset = fec_offset + b;
 		bad->corrected = atomic_load(&j->corrected);
+		bad->differ = atomic_load(&j->differ);
 		snprintf(err->msg, sizeof(err->msg),
 			 "FEC parity of RS block %llu (byte %llu of the FEC device) does not match "
-			 "(%llu repairable errors in all)",
+			 "(%llu parity bytes differ)",
 			 (unsigned long long)bad->rsb, (unsigned long long)bad->offset,
-			 (unsigned long long)bad->corrected);
+			 (unsigned long long)bad->differ);
 		r = -EPERM;
 	}
 out:

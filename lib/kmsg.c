@@ -81,6 +81,8 @@ void kmsg_log(struct kmsg *k, int prio, const char *fmt, ...)
 
 		if (write(k->fallback_fd, body, len - (size_t)(body - rec)) < 0)
 			goto out;
+		if (prio <= KMSG_ERR)
+			k->fallback_err = true;
 	}
 out:
 	errno = saved;

@@ -81,8 +81,13 @@ static void *thread_main(void *arg)
 		/* Items are claimed in order: none past the limit can matter any more. */
 		if (item >= t->count || item >= atomic_load(&w->limit) || atomic_load(&w->error))
 			break;
-		if (t->fn(t->worker, item) < 0)
+		int r = t->fn(t->worker, item);
+
+		if (r < 0) {
+			/* an item that did not say why still stops the pass with its error */
+			vi_work_fail(w, r, "item failed", item);
 			break;
+		}
 	}
 	pthread_mutex_lock(&w->lock);
 	w->running--;

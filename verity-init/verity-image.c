@@ -82,7 +82,7 @@ static void print_version(void)
 enum {
 	OPT_HASH = 256, OPT_DBS, OPT_HBS, OPT_DATA_BLOCKS, OPT_HASH_OFFSET, OPT_SALT, OPT_UUID,
 	OPT_FORMAT, OPT_NO_SB, OPT_RH_FILE, OPT_THREADS, OPT_JSON, OPT_QUIET, OPT_HELP,
-	OPT_STYLE, OPT_QUIETLY_ACCEPTED, OPT_VERBOSE, OPT_VERSION, OPT_FEC_DEVICE, OPT_FEC_OFFSET, OPT_FEC_ROOTS,
+	OPT_STYLE, OPT_QUIETLY_ACCEPTED, OPT_VERBOSE, OPT_CHECK_ONCE, OPT_VERSION, OPT_FEC_DEVICE, OPT_FEC_OFFSET, OPT_FEC_ROOTS,
 };
 
 static const struct option long_opts[] = {
@@ -112,7 +112,7 @@ static const struct option long_opts[] = {
 	{ "debug", no_argument, NULL, OPT_QUIETLY_ACCEPTED },
 	/* an activation option veritysetup's format and verify accept and ignore, so that one
 	 * option list serves format and open */
-	{ "check-at-most-once", no_argument, NULL, OPT_QUIETLY_ACCEPTED },
+	{ "check-at-most-once", no_argument, NULL, OPT_CHECK_ONCE },
 	{ NULL, 0, NULL, 0 },
 };
 /* veritysetup's short options: -h hash, -s salt, -v verbose, -V version, -? help */
@@ -129,6 +129,7 @@ struct opts {
 	const char *hash_text;    /* report, as veritysetup does (the superblock has lower case) */
 	unsigned threads;
 	bool json, quiet, verbose;
+	bool check_once;          /* --check-at-most-once: format and verify ignore it */
 	const char *style;
 	char **args;
 	int nargs;
@@ -292,6 +293,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'v':
 		case OPT_VERBOSE:
 			o->verbose = true;
+			break;
+		case OPT_CHECK_ONCE:
+			o->check_once = true;
 			break;
 		case OPT_QUIETLY_ACCEPTED:
 			break;
@@ -712,9 +716,10 @@ static int cmd_verify(struct opts *o)
 	struct verity_geometry g;
 	struct verity_err err = { "" };
 	struct verity_bad bad;
-	struct verity_fec_bad fbad = { 0, 0, 0, false };
+	struct verity_fec_bad fbad = { 0, 0, 0, 0, false };
 	struct fec_info fec = { .on = false };
-	bool fec_bad = false, fec_checked = false;
+	bool fec_bad = false, fec_checked = false, fec_failed = false;
+	char ferr_msg[sizeof(err.msg)] = "";
 	int data_fd = -1, hash_fd = -1, fec_fd = -1, r;
 
 	if (o->nargs != 2 && o->nargs != 3)
@@ -789,6 +794,8 @@ static int cmd_verify(struct opts *o)
 			size_t l = strlen(err.msg);
 
 			snprintf(err.msg + l, sizeof(err.msg) - l, "; FEC check failed: %s", ferr.msg);
+			fec_failed = true;
+			snprintf(ferr_msg, sizeof(ferr_msg), "%s", ferr.msg);
 		}
 	}
 	if (o->json) {
@@ -803,8 +810,11 @@ static int cmd_verify(struct opts *o)
 		if (fec_checked && r == -EPERM) {
 			if (fbad.uncorrectable)
 				printf(",\"fec_repairable\":false,\"fec_index\":%" PRIu64, fbad.rsb);
-			else
+			else if (!fec_bad)   /* after a tree mismatch: what FEC repairs */
 				printf(",\"fec_errors\":%" PRIu64, fbad.corrected);
+		} else if (fec_failed) {
+			printf(",\"fec_error\":");
+			json_string(ferr_msg);
 		}
 		if (r < 0 && r != -EPERM) {
 			printf(",\"error\":");
@@ -887,6 +897,10 @@ static int cmd_cmdline(struct opts *o)
 	if (o->style && strcmp(o->style, "systemd") != 0 && strcmp(o->style, "verity") != 0)
 		return die(EXIT_USAGE, "--style must be systemd or verity");
 	ours = o->style && strcmp(o->style, "verity") == 0;
+	/* it would be dropped from the options written, and it weakens verification: say so */
+	if (o->check_once)
+		return die(EXIT_USAGE, "--check-at-most-once is not written into a command line (it "
+			   "weakens verification; add it to the options by hand if meant)");
 	if (!p.no_superblock) {
 		r = open_file(o->args[0], O_RDONLY, &fd);
 		if (r)

@@ -611,11 +611,13 @@ static int run_setup(struct agent *a, const char *cmdline)
 		return EXIT_FAILURE;
 	}
 	vi_dm_init(access("/run/udev/control", F_OK) == 0 ? VI_DM_NODES_UDEV : VI_DM_NODES_SELF);
+	a->log.fallback_err = false;
 	r = activate(a, &a->cfg.root, &act);
 	if (r < 0) {
 		write_status(a, "failed", "none", NULL);
-		/* without /dev/kmsg, activate's record went to stderr already */
-		if (a->log.fd >= 0)
+		/* unless activate's error record went to stderr already (no /dev/kmsg, or a
+		 * failed write to it) */
+		if (!a->log.fallback_err)
 			fprintf(stderr, "verity-init: %s: %s: %s\n", a->cfg.root.name,
 				vi_stage_name(a->stage), a->reason.msg);
 		return EXIT_FAILURE;

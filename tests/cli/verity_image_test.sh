@@ -343,6 +343,10 @@ testCmdline() {
 	assertEquals "roothash=$root systemd.verity_root_data=PARTUUID=1234 systemd.verity_root_hash=/dev/vdb systemd.verity_root_options=hash=sha512,format=1,data-block-size=4096,hash-block-size=4096,hash-offset=0" "$out"
 	out=$("$VI" cmdline "$W/h" /dev/vda /dev/vdb "$root" --style verity)
 	assertContains "$out" "verity.roothash=$root verity.data=/dev/vda verity.hash=/dev/vdb verity.options=hash=sha512,"
+	# accepted by format and verify (veritysetup's habit), never dropped silently from a line
+	out=$("$VI" cmdline "$W/h" /dev/vda /dev/vdb "$root" --check-at-most-once 2>&1)
+	assertEquals "cmdline --check-at-most-once refused" 1 $?
+	assertContains "$out" "--check-at-most-once is not written into a command line"
 }
 
 # ---- FEC (--fec-device) -------------------------------------------------------------------
@@ -456,8 +460,8 @@ testFecCorruption() {
 	err=$("$VI" verify "$W/fd" "$W/fh" "$root" --fec-device "$W/ff.bad" --fec-roots 5 2>&1 >/dev/null)
 	assertEquals "FEC corruption exit code" 2 $?
 	assertEquals "first bad parity named" \
-		"verity-image: verify: FEC parity of RS block 15555 (byte 77777 of the FEC device) does not match (2 repairable errors in all)" "$err"
-	assertEquals '{"ok":false,"bad":"fec","index":15555,"offset":77777,"fec_errors":2}' \
+		"verity-image: verify: FEC parity of RS block 15555 (byte 77777 of the FEC device) does not match (2 parity bytes differ)" "$err"
+	assertEquals '{"ok":false,"bad":"fec","index":15555,"offset":77777}' \
 		"$("$VI" verify "$W/fd" "$W/fh" "$root" --fec-device "$W/ff.bad" --fec-roots 5 --json 2>/dev/null)"
 	# veritysetup does not read the parity of an image whose tree verifies.
 	assertTrue "veritysetup verify ignores the parity" \
@@ -475,6 +479,13 @@ testFecCorruption() {
 	err=$("$VI" verify "$W/fd.bad" "$W/fh" "$root" --fec-device "$W/ff" --fec-roots 5 2>&1 >/dev/null)
 	assertEquals "data corruption with FEC" 2 $?
 	assertEquals "verity-image: verify: data block 1 (byte 4096) does not match; FEC would repair it (1 repairable errors)" "$err"
+	# FEC cannot be read after the tree's mismatch: both said, in the text and in JSON
+	head -c 1000 "$W/ff" >"$W/ff.short"
+	out=$("$VI" verify "$W/fd.bad" "$W/fh" "$root" --fec-device "$W/ff.short" --fec-roots 5 \
+		--json 2>/dev/null)
+	assertEquals "short FEC after a mismatch" 2 $?
+	assertContains "$out" '"bad":"data"'
+	assertContains "$out" '"fec_error":"FEC device has 1000 bytes'
 	# A wrong root hash: FEC finds the data and tree intact and says so.
 	err=$("$VI" verify "$W/fd" "$W/fh" "$(printf '%064d' 7)" --fec-device "$W/ff" --fec-roots 5 2>&1 >/dev/null)
 	assertEquals "wrong root hash with FEC" 2 $?

@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		for (unsigned i = 0; i < VERITY_FEC_RSM; i++)
 			changed += cw[i] != before[i];
-		CHECK(changed <= (unsigned)r && (unsigned)r <= roots);
+		CHECK(changed == (unsigned)r && (unsigned)r <= roots);
 		verity_rs_encode(&rs[roots], cw, par);
 		CHECK(memcmp(par, cw + rsn, roots) == 0);
 		CHECK(verity_rs_decode(&rs[roots], cw) == 0);

@@ -367,6 +367,16 @@ static void test_rs_decode_as_veritysetup(void **state)
 		else
 			assert_memory_not_equal(cw, good, sizeof(cw));
 	}
+	/* Where veritysetup and the kernel differ: roots 2, errors 1 and 2 in the first two
+	 * symbols give S1 = 0, S0 != 0, a locator of length 1 that is the constant 1.
+	 * cryptsetup's decoder returns 0 ("repairable", the block unchanged and no codeword);
+	 * the kernel's, and this one, refuse it. */
+	assert_int_equal(verity_rs_init(&rs, 2), 0);
+	verity_rs_encode(&rs, good, good + 253);
+	memcpy(cw, good, sizeof(cw));
+	cw[0] ^= 1;
+	cw[1] ^= 2;
+	assert_int_equal(verity_rs_decode(&rs, cw), -EBADMSG);
 }
 
 /* ---- streaming over files --------------------------------------------------------------- */
@@ -471,17 +481,18 @@ static void test_verify_mismatch(void **state)
 	assert_int_equal(bad.offset, 512 + 900 * 11 + 10);
 	assert_false(bad.uncorrectable);
 	assert_int_equal(bad.corrected, 2);
+	assert_int_equal(bad.differ, 2);
 	assert_string_equal(err.msg, "FEC parity of RS block 900 (byte 10422 of the FEC device) "
-			    "does not match (2 repairable errors in all)");
+			    "does not match (2 parity bytes differ)");
 	flip(ffd, 512 + 900 * 11 + 10);
 	assert_int_equal(verity_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), -EPERM);
 	assert_int_equal(bad.rsb, 2000);
 	flip(ffd, 512 + 2000 * 11 + 4);
 	assert_int_equal(verity_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), 0);
 
-	/* Six wrong parity bytes in RS block 1500 are beyond 11 roots (5 per block; with an
-	 * even distance of 12, six errors never decode to another codeword), one in RS block
-	 * 300 is not: the first block beyond repair is named. */
+	/* Six wrong parity bytes in RS block 1500 are beyond 11 roots (this pattern does not
+	 * decode: the result depends on the error pattern only), one in RS block 300 is not:
+	 * the first block beyond repair is named. */
 	flip(ffd, 512 + 300 * 11 + 1);
 	for (unsigned b = 0; b < 6; b++)
 		flip(ffd, 512 + 1500 * 11 + b);

@@ -54,13 +54,16 @@ static void test_fallback(void **state)
 	assert_int_equal(pipe(p), 0);
 	k.fallback_fd = p[1];
 	k.pid = 7;
+	kmsg_log(&k, KMSG_INFO, "info");
+	assert_false(k.fallback_err);   /* only errors are what a caller would repeat */
 	kmsg_log(&k, KMSG_ERR, "value %d", 5);
+	assert_true(k.fallback_err);
 	kmsg_log(&k, KMSG_DEBUG, "dropped"); /* above max_prio */
 	close(p[1]);
 	n = read(p[0], buf, sizeof(buf) - 1);
 	close(p[0]);
 	assert_true(n > 0);
-	assert_string_equal(buf, "verity-init[7]: value 5\n");
+	assert_string_equal(buf, "verity-init[7]: info\nverity-init[7]: value 5\n");
 }
 
 /* A record before kmsg_open (PID 1 logs while mounting /dev) carries our pid, not 0. */
