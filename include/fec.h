@@ -76,7 +76,7 @@ struct verity_rs {
 	unsigned roots;
 	unsigned words;             /* 64-bit words the state uses: ceil(roots / 8) */
 	uint64_t lfsr[256][3];
-	uint8_t exp[2 * 255];       /* alpha^i, twice over (decoder) */
+	uint8_t exp[2 * 255];       /* GF(2^8): alpha^i, twice over */
 	uint8_t log[256];
 };
 

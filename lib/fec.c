@@ -195,70 +195,49 @@ int verity_fec_layout(int data_fd, int hash_fd, int fec_fd, const struct verity_
 
 /* ---- Reed-Solomon ------------------------------------------------------------------------- */
 
-/* GF(2^8) tables: exp[log a + log b] = a × b needs no modulo with exp written twice over. */
-struct gf {
-	uint8_t exp[2 * 255];
-	uint8_t log[256];
-};
-
-static void gf_init(struct gf *f)
+/* Multiplication in GF(2^8) on the tables of rs (exp written twice over, so that
+ * exp[log a + log b] needs no modulo), for the generator and the decoder alike. */
+static inline uint8_t rs_mul(const struct verity_rs *rs, uint8_t a, uint8_t b)
 {
-	unsigned x = 1;
-
-	memset(f, 0, sizeof(*f));
-	for (unsigned i = 0; i < 255; i++) {
-		f->exp[i] = (uint8_t)x;
-		f->exp[i + 255] = (uint8_t)x;
-		f->log[x] = (uint8_t)i;
-		x <<= 1;           /* times alpha (= x), reduced by the field polynomial */
-		if (x & 0x100)
-			x ^= GF_POLY;
-	}
-}
-
-static uint8_t gf_mul(const struct gf *f, unsigned a, unsigned b)
-{
-	if (a == 0 || b == 0)
-		return 0;
-	return f->exp[f->log[a] + f->log[b]];
+	return a && b ? rs->exp[rs->log[a] + rs->log[b]] : 0;
 }
 
 int verity_rs_init(struct verity_rs *rs, unsigned roots)
 {
 	uint8_t g[VERITY_FEC_MAX_ROOTS + 1];   /* g[k]: coefficient of x^k of the generator */
-	struct gf f;
+	unsigned x = 1;
 
 	if (roots < VERITY_FEC_MIN_ROOTS || roots > VERITY_FEC_MAX_ROOTS)
 		return -EINVAL;
-	gf_init(&f);
+	memset(rs, 0, sizeof(*rs));
+	rs->roots = roots;
+	rs->words = (roots + 7) / 8;
+	for (unsigned i = 0; i < 255; i++) {
+		rs->exp[i] = (uint8_t)x;
+		rs->exp[i + 255] = (uint8_t)x;
+		rs->log[x] = (uint8_t)i;
+		x <<= 1;           /* times alpha (= x), reduced by the field polynomial */
+		if (x & 0x100)
+			x ^= GF_POLY;
+	}
 	/* g(x) = (x + alpha^0)(x + alpha^1)...(x + alpha^(roots-1)): first consecutive root 0,
 	 * primitive element 1 (cryptsetup's FEC_PARAMS, the kernel's init_rs(8, 0x11d, 0, 1)). */
 	memset(g, 0, sizeof(g));
 	g[0] = 1;
 	for (unsigned i = 0; i < roots; i++) {
-		uint8_t root = f.exp[i];
+		uint8_t root = rs->exp[i];
 
 		for (unsigned k = i + 1; k > 0; k--)
-			g[k] = (uint8_t)(g[k - 1] ^ gf_mul(&f, g[k], root));
-		g[0] = gf_mul(&f, g[0], root);
+			g[k] = (uint8_t)(g[k - 1] ^ rs_mul(rs, g[k], root));
+		g[0] = rs_mul(rs, g[0], root);
 	}
-	memset(rs, 0, sizeof(*rs));
-	rs->roots = roots;
-	rs->words = (roots + 7) / 8;
 	/* State byte j is the coefficient of x^(roots-1-j) of the remainder; the feedback f
 	 * adds f × g[roots-1-j] to it after the shift. */
 	for (unsigned fb = 0; fb < 256; fb++)
 		for (unsigned j = 0; j < roots; j++)
-			rs->lfsr[fb][j / 8] |= (uint64_t)gf_mul(&f, fb, g[roots - 1 - j]) << (8 * (j % 8));
-	memcpy(rs->exp, f.exp, sizeof(rs->exp));
-	memcpy(rs->log, f.log, sizeof(rs->log));
+			rs->lfsr[fb][j / 8] |=
+				(uint64_t)rs_mul(rs, (uint8_t)fb, g[roots - 1 - j]) << (8 * (j % 8));
 	return 0;
-}
-
-/* Decoder helpers on the tables of rs (same field as the encoder). */
-static inline uint8_t rs_mul(const struct verity_rs *rs, uint8_t a, uint8_t b)
-{
-	return a && b ? rs->exp[rs->log[a] + rs->log[b]] : 0;
 }
 
 /* a × alpha^e, e < 255 */
