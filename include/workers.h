@@ -53,7 +53,4 @@ void vi_atomic_min_u64(atomic_uint_fast64_t *a, uint64_t v);
  * 1 .. VI_WORK_MAX_THREADS and no more than the items. */
 unsigned vi_work_threads(unsigned requested, uint64_t items);
 
-/* The CPUs this process may run on (at least 1). */
-unsigned verity_default_threads(void);
-
 #endif

@@ -3,6 +3,7 @@
 #include "workers.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,16 +29,26 @@ void vi_atomic_min_u64(atomic_uint_fast64_t *a, uint64_t v)
 		;
 }
 
-void vi_work_fail(struct vi_work *w, int r, const char *what, uint64_t off)
+/* The first failure wins: its errno and its message. */
+__attribute__((format(printf, 3, 4)))
+static void record_failure(struct vi_work *w, int r, const char *fmt, ...)
 {
 	int expected = 0;
+	va_list ap;
 
-	if (atomic_compare_exchange_strong(&w->error, &expected, r)) {
-		pthread_mutex_lock(&w->lock);
-		snprintf(w->errmsg, sizeof(w->errmsg), "%s at byte %llu: %s", what,
-			 (unsigned long long)off, r == -EIO ? "short read or I/O error" : strerror(-r));
-		pthread_mutex_unlock(&w->lock);
-	}
+	if (!atomic_compare_exchange_strong(&w->error, &expected, r))
+		return;
+	pthread_mutex_lock(&w->lock);
+	va_start(ap, fmt);
+	vsnprintf(w->errmsg, sizeof(w->errmsg), fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void vi_work_fail(struct vi_work *w, int r, const char *what, uint64_t off)
+{
+	record_failure(w, r, "%s at byte %llu: %s", what, (unsigned long long)off,
+		       r == -EIO ? "short read or I/O error" : strerror(-r));
 }
 
 void vi_work_limit(struct vi_work *w, uint64_t end)
@@ -50,7 +61,8 @@ void vi_work_done(struct vi_work *w, uint64_t units)
 	atomic_fetch_add(&w->done, units);
 }
 
-unsigned verity_default_threads(void)
+/* The CPUs this process may run on (at least 1). */
+static unsigned default_threads(void)
 {
 	cpu_set_t set;
 
@@ -61,7 +73,7 @@ unsigned verity_default_threads(void)
 
 unsigned vi_work_threads(unsigned requested, uint64_t items)
 {
-	unsigned n = requested ? requested : verity_default_threads();
+	unsigned n = requested ? requested : default_threads();
 
 	if (n > VI_WORK_MAX_THREADS)
 		n = VI_WORK_MAX_THREADS;
@@ -85,7 +97,8 @@ static void *thread_main(void *arg)
 
 		if (r < 0) {
 			/* an item that did not say why still stops the pass with its error */
-			vi_work_fail(w, r, "item failed", item);
+			record_failure(w, r, "pass item %llu failed: %s", (unsigned long long)item,
+				       strerror(-r));
 			break;
 		}
 	}
