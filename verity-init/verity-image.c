@@ -26,6 +26,7 @@
 #include "strutil.h"
 #include "superblock.h"
 #include "tree.h"
+#include "workers.h"
 
 enum {
 	EXIT_USAGE = 1,
@@ -271,8 +272,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->given |= G_FEC_ROOTS;
 			break;
 		case OPT_THREADS:
-			if (parse_u32(a, &u) < 0 || u == 0 || u > 256)
-				return die(EXIT_USAGE, "--threads must be 1..256");
+			if (parse_u32(a, &u) < 0 || u == 0 || u > VI_WORK_MAX_THREADS)
+				return die(EXIT_USAGE, "--threads must be 1..%u", VI_WORK_MAX_THREADS);
 			o->threads = u;
 			break;
 		case OPT_JSON:
@@ -714,12 +715,11 @@ static int cmd_verify(struct opts *o)
 	struct verity_params p = o->p;
 	uint8_t root[VERITY_MAX_DIGEST];
 	struct verity_geometry g;
-	struct verity_err err = { "" };
+	struct verity_err err = { "" }, ferr = { "" };
 	struct verity_bad bad;
 	struct verity_fec_bad fbad = { 0, 0, 0, 0, false };
 	struct fec_info fec = { .on = false };
 	bool fec_bad = false, fec_checked = false, fec_failed = false;
-	char ferr_msg[sizeof(err.msg)] = "";
 	int data_fd = -1, hash_fd = -1, fec_fd = -1, r;
 
 	if (o->nargs != 2 && o->nargs != 3)
@@ -765,7 +765,6 @@ static int cmd_verify(struct opts *o)
 		struct progress fpr = { .on = pr.on, .label = "FEC " };
 		struct verity_fec_opts fo = { .threads = o->threads, .progress = progress_cb,
 					      .userdata = &fpr };
-		struct verity_err ferr = { "" };
 		int fr;
 
 		clock_gettime(CLOCK_MONOTONIC, &fpr.t0);
@@ -795,7 +794,6 @@ static int cmd_verify(struct opts *o)
 
 			snprintf(err.msg + l, sizeof(err.msg) - l, "; FEC check failed: %s", ferr.msg);
 			fec_failed = true;
-			snprintf(ferr_msg, sizeof(ferr_msg), "%s", ferr.msg);
 		}
 	}
 	if (o->json) {
@@ -814,7 +812,7 @@ static int cmd_verify(struct opts *o)
 				printf(",\"fec_errors\":%" PRIu64, fbad.corrected);
 		} else if (fec_failed) {
 			printf(",\"fec_error\":");
-			json_string(ferr_msg);
+			json_string(ferr.msg);
 		}
 		if (r < 0 && r != -EPERM) {
 			printf(",\"error\":");
