@@ -418,6 +418,32 @@ test_settings_never_from_the_environment() {
 []" "$out"
 }
 
+# vi_forget reads `set` itself (no sed): only whole NAME=value lines count, the lines of a
+# multi-line value name nothing, globs stay words, and the caller's IFS and set -f come back;
+# in both shells dracut may run its hooks with.
+test_forget_takes_only_variables_and_restores_the_shell() {
+	local sh out
+	PARSE_OUT="" run_glue ":" >/dev/null   # writes the dracut-lib.sh stub
+	for sh in dash bash; do
+		command -v "$sh" >/dev/null || continue
+		out=$(cd "$SHUNIT_TMPDIR" && env VERITY_ENV=1 VI_ENV='a *' "$sh" -c ". '$SHUNIT_TMPDIR/dracut-lib.sh'; . '$MOD/verity-init-lib.sh'
+			VERITY_A=1 VI_G='*' OTHER=1 VIX=1 VERITYX=1
+			VERITY_B='x
+VERITY_INNER=2
+ VERITY_IND=3
+VERITY_BAD NAME=4'
+			VERITY_INNER=kept_only_if_forget_skips_it
+			unset IFS
+			vi_forget VI_ VERITY_
+			set | grep -E '^(VERITY|VI|OTHER)' | sed 's/=.*//' | sort | tr '\\n' ' '
+			echo \"[\${IFS-unset}] [\${-%%f*}]\"
+			set -f; IFS=:; VERITY_Z=1; vi_forget VERITY_
+			echo \"[\${VERITY_Z-unset}] [\$IFS] \$(case \$- in *f*) echo f ;; esac)\"" 2>&1)
+		assertEquals "$sh" "OTHER VERITYX VIX [unset] [$(cd / && "$sh" -c 'echo "${-%%f*}"')]
+[unset] [:] f" "$out"
+	done
+}
+
 # The agent and dracut's own parser (the real getarg / getargbool of dracut-lib.sh over the real
 # dracut-getarg) on the same words: whatever dracut would open a shell for, the agent refuses, and
 # the hook's check (vi_dracut_shell_asked) says so too.
