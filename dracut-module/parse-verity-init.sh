@@ -25,7 +25,7 @@ esac
 # agent refuses them too; this also covers any word it would read differently): apply the policy
 # now, before dracut's next breakpoint or emergency shell opens it (rd.break=cmdline came before
 # any hook: see docs/security.md). No recovery root: the line would open the shell there too.
-if [ "${VERITY_SHELL_ALLOWED:-0}" != 1 ] && vi_dracut_shell_asked; then
+if [ "${VERITY_SHELL_ALLOWED:-0}" != 1 ] && vi_dracut_shell_asked "$VI_CMDLINE"; then
     # shellcheck disable=SC2034 # read by vi_recovery
     VI_NO_RECOVERY="the command line asks dracut for a shell (rd.break / rd.shell)"
     if [ -n "$VI_PARSE_ERROR" ]; then

@@ -497,11 +497,16 @@ rd.shell=0 -- rd.shell
 LINES
 	assertEquals "lines checked (each one a shell for dracut)" 22 "$n"
 	# and what dracut counts as off, the agent accepts
-	for line in "rd.shell=0" "rd.shell=no" "rd.shell=off" 'rd.shell="0"' "rd.shellx rd.breakx=1"; do
+	for line in "rd.shell=0" "rd.shell=no" "rd.shell=off" 'rd.shell="0"' "rd.shellx rd.breakx=1" \
+		"quiet ro" "rd.b\"rea\"k rd_shell rd-break"; do
 		dracut=$(TEST_CMDLINE="$line" PATH="$d/bin:$PATH" sh -c ". '$d/lib.sh'
 			if getargbool 0 rd.shell -d -y rdshell || getarg rd.break -d rdbreak >/dev/null; then
 				echo shell; else echo none; fi")
 		assertEquals "dracut on '$line'" none "$dracut"
+		# the hook's shortcut for lines without the names, and its full check
+		hook=$(TEST_CMDLINE="$line" PATH="$d/bin:$PATH" sh -c ". '$d/lib.sh'; . '$MOD/verity-init-lib.sh'
+			if vi_dracut_shell_asked; then echo shell; else echo none; fi")
+		assertEquals "hook on '$line'" none "$hook"
 		"$BUILD/verity-init" parse --cmdline "roothash=$(printf '%064d' 0) $line" >/dev/null 2>&1
 		assertEquals "agent accepts '$line'" 0 $?
 	done
