@@ -11,9 +11,10 @@
 
 #include "superblock.h"
 
-/* Delete everything below the directory dirfd that lives on device dev, without crossing into
- * other mounts (their mount point directories stay). The fd stays open. Returns 0 or the first
- * error (and keeps deleting). */
+/* Delete everything below the directory dirfd (on device dev), without crossing into other
+ * mounts: a directory on another device stays with all it holds, a file that is a mount point
+ * stays (unlinkat refuses it). The fd stays open. Returns 0 or the first error (and keeps
+ * deleting). */
 int vi_rm_tree(int dirfd, dev_t dev);
 
 /* What vi_switch_root did, for the caller to act on and log. */

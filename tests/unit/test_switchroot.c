@@ -72,7 +72,9 @@ static void test_rm_tree(void **state)
 	rmdir(keep);
 }
 
-/* Another device's entries are skipped: with a devno that matches nothing, nothing goes. */
+/* A directory on another device (a mount point) is skipped with all it holds; what is not a
+ * directory is on dirfd's own filesystem (or a mount point that unlinkat refuses) and goes
+ * without a stat, as in util-linux switch_root. */
 static void test_rm_tree_other_device(void **state)
 {
 	char top[] = "/tmp/vi-rmtree-XXXXXX", p[512];
@@ -81,12 +83,18 @@ static void test_rm_tree_other_device(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(top));
 	mk(top, "f", false);
+	mk(top, "d", true);
+	mk(top, "d/kept", false);
 	fd = open(top, O_RDONLY | O_DIRECTORY);
 	assert_int_equal(vi_rm_tree(fd, (dev_t)-1), 0);
 	close(fd);
-	snprintf(p, sizeof(p), "%s/f", top);
+	snprintf(p, sizeof(p), "%s/d/kept", top);
 	assert_int_equal(access(p, F_OK), 0);
 	unlink(p);
+	snprintf(p, sizeof(p), "%s/d", top);
+	assert_int_equal(rmdir(p), 0);
+	snprintf(p, sizeof(p), "%s/f", top);
+	assert_int_equal(access(p, F_OK), -1);
 	rmdir(top);
 }
 
