@@ -37,6 +37,24 @@ enum {
 };
 
 static const char *prog = "verity-image";
+
+/* veritysetup -v's last line, in its words and form ("code -N"), N being our exit status. */
+static void verbose_outcome(int status)
+{
+	static const char *const meaning[] = {
+		[EXIT_USAGE] = "wrong or missing parameters",
+		[EXIT_MISMATCH] = "verification failed",
+		[EXIT_IO] = "I/O error",
+		[EXIT_INVALID] = "invalid superblock or parameters",
+		[EXIT_INTERNAL] = "internal error",
+	};
+
+	if (status == 0)
+		printf("Command successful.\n");
+	else
+		printf("Command failed with code %d (%s).\n", -status,
+		       status > 0 && status <= EXIT_INTERNAL ? meaning[status] : "unknown error");
+}
 static const char *cmd_name = "";
 
 __attribute__((format(printf, 2, 3)))
@@ -83,7 +101,7 @@ static void print_version(void)
 enum {
 	OPT_HASH = 256, OPT_DBS, OPT_HBS, OPT_DATA_BLOCKS, OPT_HASH_OFFSET, OPT_SALT, OPT_UUID,
 	OPT_FORMAT, OPT_NO_SB, OPT_RH_FILE, OPT_THREADS, OPT_JSON, OPT_QUIET, OPT_HELP,
-	OPT_STYLE, OPT_QUIETLY_ACCEPTED, OPT_VERBOSE, OPT_CHECK_ONCE, OPT_VERSION, OPT_FEC_DEVICE, OPT_FEC_OFFSET, OPT_FEC_ROOTS,
+	OPT_STYLE, OPT_VERBOSE, OPT_CHECK_ONCE, OPT_VERSION, OPT_FEC_DEVICE, OPT_FEC_OFFSET, OPT_FEC_ROOTS,
 };
 
 static const struct option long_opts[] = {
@@ -107,10 +125,10 @@ static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "usage", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
-	/* veritysetup's output switches: --verbose adds its "Command successful." line, --debug
-	 * is accepted with nothing more to say */
+	/* veritysetup's output switches: --verbose adds its "Command successful." or "Command
+	 * failed" line; --debug implies --verbose there and has nothing more to say here */
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
-	{ "debug", no_argument, NULL, OPT_QUIETLY_ACCEPTED },
+	{ "debug", no_argument, NULL, OPT_VERBOSE },
 	/* an activation option veritysetup's format and verify accept and ignore, so that one
 	 * option list serves format and open */
 	{ "check-at-most-once", no_argument, NULL, OPT_CHECK_ONCE },
@@ -297,8 +315,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_CHECK_ONCE:
 			o->check_once = true;
-			break;
-		case OPT_QUIETLY_ACCEPTED:
 			break;
 		case ':':
 			return die(EXIT_USAGE, "option %s needs a value", argv[optind - 1]);
@@ -1098,9 +1114,9 @@ int main(int argc, char **argv)
 		if (r > 0)
 			return r;
 		r = commands[i].run(&o);
-		/* veritysetup -v says so on success (format, verify and dump are its commands) */
-		if (r == 0 && o.verbose && !o.json && commands[i].run != cmd_cmdline)
-			printf("Command successful.\n");
+		/* veritysetup -v ends with the outcome (format, verify and dump are its commands) */
+		if (o.verbose && !o.json && commands[i].run != cmd_cmdline)
+			verbose_outcome(r);
 		return r;
 	}
 	return die(EXIT_USAGE, "unknown command '%s' (try --help)", argv[1]);

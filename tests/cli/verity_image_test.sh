@@ -613,8 +613,15 @@ testVeritysetupHabits() {
 	assertEquals "root hash file with CRLF" 0 $?
 	assertEquals "verbose verify, as veritysetup -v" \
 		"$(veritysetup --verbose verify "$W/d" "$W/ho" --root-hash-file "$W/rh")" "$out"
-	assertEquals "not when it fails" "" \
+	# a failure ends as veritysetup -v's does, with our exit status and its meaning
+	assertEquals "when it fails" "Command failed with code -2 (verification failed)." \
 		"$("$VI" -v verify "$W/d" "$W/ho" "$(printf '%040d' 0)" 2>/dev/null)"
+	assertEquals "--debug implies -v, as in veritysetup" "Command failed with code -3 (I/O error)." \
+		"$("$VI" --debug dump "$W/missing" 2>/dev/null)"
+	assertEquals "and in the same form" "Command failed with code -4 (wrong device or file specified)." \
+		"$(veritysetup --debug dump "$W/missing" 2>/dev/null | tail -n 1)"
+	assertEquals "never with --json" "" \
+		"$("$VI" -v --json verify "$W/d" "$W/ho" "$(printf '%040d' 0)" 2>/dev/null | grep Command)"
 	"$VI" verify "$W/d" "$W/ho" "$root" --root-hash-file="$W/rh"
 	assertEquals "root hash twice, the same" 0 $?
 	"$VI" verify "$W/d" "$W/ho" "$(printf '%040d' 0)" --root-hash-file="$W/rh" 2>/dev/null
