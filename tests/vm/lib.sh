@@ -145,22 +145,21 @@ _vm_extract_vmlinux() {
 	[ "$(od -An -tx1 -N4 "$out" | tr -d ' \n')" = 7f454c46 ]
 }
 
-# vm_boot_kernel : print the kernel file QEMU boots. A bzImage decompresses itself inside the
-# guest before the kernel's clock starts, which under TCG costs about as much wall time as the
-# whole boot after it (12 s of a 24 s boot on a slow host). A kernel built with CONFIG_PVH boots
-# as its uncompressed ELF image through QEMU's PVH entry straight away: the same kernel, so it
-# is extracted once into the cache and used instead; VM_KERNEL itself when that is not possible.
+# vm_boot_kernel : set VM_BOOT_KERNEL, the kernel file QEMU boots (once per process). A bzImage
+# decompresses itself inside the guest before the kernel's clock starts, which under TCG costs
+# about as much wall time as the whole boot after it (12 s of a 24 s boot on a slow host). A
+# kernel built with CONFIG_PVH boots as its uncompressed ELF image through QEMU's PVH entry
+# straight away: the same kernel, so it is extracted once into the cache and used instead;
+# VM_KERNEL itself when that is not possible.
+VM_BOOT_KERNEL=
 vm_boot_kernel() {
-	if [ -z "${VM_BOOT_KERNEL:-}" ]; then
-		local out=$VM_CACHE/vmlinux-$VM_KVER key
-		VM_BOOT_KERNEL=$VM_KERNEL
-		if grep -qx 'CONFIG_PVH=y' "/boot/config-$VM_KVER" 2>/dev/null && mkdir -p "$VM_CACHE"; then
-			key=$(stat -c '%s %Y %i' "$VM_KERNEL")
-			vm_cached "$key" "$out" _vm_extract_vmlinux "$VM_KERNEL" "$out.tmp" && VM_BOOT_KERNEL=$out
-		fi
-		export VM_BOOT_KERNEL
+	[ -n "$VM_BOOT_KERNEL" ] && return 0
+	local out=$VM_CACHE/vmlinux-$VM_KVER
+	VM_BOOT_KERNEL=$VM_KERNEL
+	if grep -qx 'CONFIG_PVH=y' "/boot/config-$VM_KVER" 2>/dev/null && mkdir -p "$VM_CACHE" &&
+	   vm_cached "$(stat -c '%s %Y %i' "$VM_KERNEL")" "$out" _vm_extract_vmlinux "$VM_KERNEL" "$out.tmp"; then
+		VM_BOOT_KERNEL=$out
 	fi
-	echo "$VM_BOOT_KERNEL"
 }
 
 # vm_flip_byte FILE OFFSET : invert every bit of one byte in place.
@@ -588,9 +587,10 @@ _vm_probe_boot() {
 	d=$(mktemp -d "$VM_DIR/probe.XXXXXX") || return 1
 	printf '#!/bin/busybox sh\n/bin/busybox echo ACCEL-PROBE-OK\n/bin/busybox poweroff -f\n' >"$d/init"
 	vm_initramfs --busybox --no-dmsetup --modules "" "$d/rd" "$d/init" || { rm -rf "$d"; return 1; }
+	vm_boot_kernel
 	_vm_take_slot
 	if timeout -k 2 15 qemu-system-x86_64 -accel "$accel" "${cpu[@]}" -m 256 -smp 1 -nographic \
-		-no-reboot -net none -serial "file:$d/log" -monitor none -kernel "$(vm_boot_kernel)" \
+		-no-reboot -net none -serial "file:$d/log" -monitor none -kernel "$VM_BOOT_KERNEL" \
 		-initrd "$d/rd" -append "console=ttyS0 panic=-1 quiet" </dev/null >/dev/null 2>&1 &&
 	   grep -q ACCEL-PROBE-OK "$d/log"; then
 		r=0
@@ -669,9 +669,10 @@ vm_boot() {
 		rm -f "$mon.in" "$mon.out"; mkfifo "$mon.in" "$mon.out"
 		mona=(-chardev "pipe,id=mon0,path=$mon" -mon "chardev=mon0,mode=control")
 	fi
+	vm_boot_kernel
 	local cmd=(qemu-system-x86_64 -accel "$VM_ACCEL_USED" "${cpu[@]}" "${bios[@]}" -m "$mem" -smp 1
 		-nographic -no-reboot -net none -serial "file:$VM_LOG" "${mona[@]}"
-		-kernel "$(vm_boot_kernel)" -initrd "$initrd" -append "$VM_CMDLINE_BASE $cmdline"
+		-kernel "$VM_BOOT_KERNEL" -initrd "$initrd" -append "$VM_CMDLINE_BASE $cmdline"
 		"${drives[@]}")
 	# shellcheck disable=SC2086
 	set -- $VM_QEMU_EXTRA
