@@ -37,6 +37,7 @@ enum {
 };
 
 static const char *prog = "verity-image";
+static const char *cmd_name = "";
 
 /* veritysetup -v's last line, in its words and form ("code -N"), N being our exit status. */
 static void verbose_outcome(int status)
@@ -55,7 +56,6 @@ static void verbose_outcome(int status)
 		printf("Command failed with code %d (%s).\n", -status,
 		       status > 0 && status <= EXIT_INTERNAL ? meaning[status] : "unknown error");
 }
-static const char *cmd_name = "";
 
 __attribute__((format(printf, 2, 3)))
 static int die(int code, const char *fmt, ...)
