@@ -148,10 +148,12 @@ install: all
 	if [ -x $(STATIC_AGENT) ]; then install -m 0755 $(STATIC_AGENT) $(DESTDIR)$(SBINDIR)/verity-init; \
 	else install -m 0755 $(AGENT) $(DESTDIR)$(SBINDIR)/verity-init; fi
 	install -m 0755 $(IMAGE) $(DESTDIR)$(BINDIR)/verity-image
+	install -m 0755 verity-init/verity-init-mkinitramfs.sh $(DESTDIR)$(SBINDIR)/verity-init-mkinitramfs
 	install -m 0755 dracut-module/*.sh $(DESTDIR)$(DRACUTDIR)/90verity-init/
 	install -m 0644 dracut-module/*.service $(DESTDIR)$(DRACUTDIR)/90verity-init/
 	install -d $(DESTDIR)$(MANDIR)/man8
-	install -m 0644 docs/verity-init.8 docs/verity-image.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 docs/verity-init.8 docs/verity-image.8 docs/verity-init-mkinitramfs.8 \
+		$(DESTDIR)$(MANDIR)/man8/
 
 # --- hardening ----------------------------------------------------------------------------------
 # Issue 7 (docs/security.md): static analysis, libFuzzer targets, ASan/UBSan runs of the unit and
@@ -229,7 +231,8 @@ help:
 	@echo "  fuzz            libFuzzer targets tests/fuzz/fuzz_*.c, FUZZ_TIME=$(FUZZ_TIME) s each"
 	@echo "  check-fuzz      replay the fuzz corpora, then fuzz each target $(FUZZ_SMOKE_TIME) s"
 	@echo "  check-sanitize  unit + cli tests against an ASan+UBSan build ($(SAN_BUILD))"
-	@echo "  install         install the programs and the dracut module"
+	@echo "  install         install the programs (verity-init, verity-image,"
+	@echo "                  verity-init-mkinitramfs), the man pages and the dracut module"
 	@echo "                  (DESTDIR, PREFIX=$(PREFIX), SBINDIR, BINDIR, DRACUTDIR=$(DRACUTDIR))"
 	@echo "  clean           remove $(BUILD)/"
 	@echo "Variables: SANITIZE=1 builds with ASan+UBSan into $(BUILD)/sanitize; BUILD=dir"

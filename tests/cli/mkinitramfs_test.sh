@@ -1,0 +1,167 @@
+#!/bin/bash
+# verity-init-mkinitramfs on the host: what goes into the archive (agent as /init, modules in
+# load order with their dependencies, policy, keys, added files, /dev/console), reproducibility,
+# the compressions the kernel can unpack, and the refusals. The images boot in
+# tests/vm/mkinitramfs_test.sh.
+# Environment: BUILD = build directory.
+# shellcheck disable=SC2317  # test functions and helpers are called by shunit2
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+MKRD=$ROOT/verity-init/verity-init-mkinitramfs.sh
+
+oneTimeSetUp() {
+	T=$SHUNIT_TMPDIR
+	KVER=""
+	for d in /lib/modules/*/modules.dep; do
+		[ -e "$d" ] && KVER=$(basename "$(dirname "$d")")
+	done
+	[ -n "$KVER" ] || { echo "no kernel modules installed (tests/deps.sh installs linux-image-amd64)" >&2; exit 1; }
+	# a static program stands in for the agent (make static is not needed for this test)
+	printf 'int main(void) { return 0; }\n' >"$T/agent.c"
+	cc -static -o "$T/agent" "$T/agent.c" || { echo "cannot build a static program" >&2; exit 1; }
+}
+
+# mk ARGS... : run the tool with the stand-in agent and this kernel; stderr+stdout in $T/out.
+mk() {
+	"$MKRD" -k "$KVER" -a "$T/agent" "$@" >"$T/out" 2>&1
+}
+
+# list IMG : the names in the main cpio archive of an uncompressed image (the /dev/console
+# archive after it is 248 bytes; cpio stops at the first trailer).
+list() { cpio -t --quiet <"$1"; }
+
+test_contents_and_load_order() {
+	mk -m virtio_blk -f ext4 -z none "$T/rd" || { fail "$(cat "$T/out")"; return; }
+	local names mods
+	names=$(list "$T/rd")
+	for e in init dev proc sys run sysroot etc/verity-init/modules; do
+		assertContains "entry $e" "$names" "$(printf '\n%s\n' "$e")"
+	done
+	cpio -i --quiet --to-stdout init <"$T/rd" >"$T/init.out"
+	assertTrue "/init is the agent" "cmp -s '$T/init.out' '$T/agent'"
+	mods=$(cpio -i --quiet --to-stdout etc/verity-init/modules <"$T/rd")
+	# every listed module is in the archive at that path
+	while read -r m; do
+		assertContains "module file $m" "$names" "$(printf '\n%s\n' "${m#/}")"
+	done <<<"$mods"
+	# dependencies first
+	before() { [ "$(grep -n "/$1.ko\$" <<<"$mods" | cut -d: -f1)" -lt "$(grep -n "/$2.ko\$" <<<"$mods" | cut -d: -f1)" ]; }
+	assertTrue "dm-mod before dm-verity" "before dm-mod dm-verity"
+	assertTrue "jbd2 before ext4" "before jbd2 ext4"
+	assertTrue "virtio_ring before virtio_blk" "before virtio_ring virtio_blk"
+	assertTrue "af_alg before algif_hash" "before af_alg algif_hash"
+	assertFalse "only the asked filesystems" "grep -q '/squashfs.ko$' <<<'$mods'"
+	assertEquals "each module once" "$(sort <<<"$mods" | uniq -d)" ""
+	assertContains "summary line" "$(cat "$T/out")" "bytes, agent"
+}
+
+test_console_node_in_second_archive() {
+	mk --no-base-modules -f "" -z none "$T/rd" || { fail "$(cat "$T/out")"; return; }
+	local l
+	l=$(tail -c 248 "$T/rd" | cpio -tv --quiet 2>&1)
+	assertContains "character device 5,1" "$l" "crw-------"
+	assertContains "name" "$l" "dev/console"
+	assertContains "major, minor" "$l" "5,"
+	assertEquals "nothing else there" "$(printf '%s\n' "$l" | wc -l)" "1"
+	assertEquals "no modules" "" "$(cpio -i --quiet --to-stdout etc/verity-init/modules <"$T/rd")"
+}
+
+test_reproducible() {
+	mk -m virtio_blk "$T/a" || { fail "$(cat "$T/out")"; return; }
+	sleep 1
+	mk -m virtio_blk "$T/b" || { fail "$(cat "$T/out")"; return; }
+	assertTrue "same bytes twice" "cmp -s '$T/a' '$T/b'"
+	SOURCE_DATE_EPOCH=1700000000 mk -m virtio_blk "$T/c" || { fail "$(cat "$T/out")"; return; }
+	assertFalse "SOURCE_DATE_EPOCH used" "cmp -s '$T/a' '$T/c'"
+	assertContains "gzip by default" "$(file -b "$T/a")" "gzip"
+}
+
+test_policy_keys_and_files() {
+	mkdir -p "$T/keys"
+	echo "untrusted comment: k1" >"$T/keys/a.pub"
+	echo "untrusted comment: k2" >"$T/keys/b.pub"
+	echo "not a key" >"$T/keys/readme"
+	echo "require_signature=yes" >"$T/policy"
+	echo "manifest" >"$T/m"
+	mk --no-base-modules -f "" -c "$T/policy" -K "$T/keys" -i "$T/m" /etc/verity-init/manifest \
+		-z none "$T/rd" || { fail "$(cat "$T/out")"; return; }
+	assertEquals "policy" "require_signature=yes" \
+		"$(cpio -i --quiet --to-stdout etc/verity-init.conf <"$T/rd")"
+	assertEquals "keys" "untrusted comment: k1
+untrusted comment: k2" "$(cpio -i --quiet --to-stdout 'etc/verity-init/keys/*' <"$T/rd")"
+	assertNotContains "only *.pub" "$(list "$T/rd")" "readme"
+	assertEquals "added file" "manifest" \
+		"$(cpio -i --quiet --to-stdout etc/verity-init/manifest <"$T/rd")"
+}
+
+# A module stored compressed (.ko.xz) goes in decompressed, under the .ko name.
+test_compressed_module_from_basedir() {
+	local b=$T/base src
+	src=$(modprobe -S "$KVER" --show-depends crc16 | awk '$1 == "insmod" { print $2 }')
+	[ -n "$src" ] || { startSkipping; return; }
+	mkdir -p "$b/lib/modules/$KVER/kernel/lib"
+	{ cp "$src" "$b/lib/modules/$KVER/kernel/lib/crc16.ko" &&
+		xz "$b/lib/modules/$KVER/kernel/lib/crc16.ko" &&
+		depmod -b "$b" "$KVER" 2>/dev/null; } || { fail "fake module tree"; return; }
+	mk -b "$b" --no-base-modules -f "" -m crc16 -z none "$T/rd" || { fail "$(cat "$T/out")"; return; }
+	assertEquals "listed as .ko, basedir stripped" "/lib/modules/$KVER/kernel/lib/crc16.ko" \
+		"$(cpio -i --quiet --to-stdout etc/verity-init/modules <"$T/rd")"
+	cpio -i --quiet --to-stdout "lib/modules/$KVER/kernel/lib/crc16.ko" <"$T/rd" >"$T/ko"
+	assertTrue "decompressed" "cmp -s '$T/ko' '$src'"
+}
+
+test_compressions_the_kernel_reads() {
+	mk --no-base-modules -f "" -z xz "$T/x" || { fail "$(cat "$T/out")"; return; }
+	assertContains "xz with CRC32 (the kernel's decoder has no CRC64)" \
+		"$(xz --robot --list "$T/x" | awk '$1 == "totals" { print $7 }')" "CRC32"
+	mk --no-base-modules -f "" -z lz4 "$T/l" || { fail "$(cat "$T/out")"; return; }
+	assertEquals "lz4 legacy frame" "02214c18" "$(head -c 4 "$T/l" | od -An -tx1 | tr -d ' ')"
+	mk --no-base-modules -f "" -z zstd "$T/z" || { fail "$(cat "$T/out")"; return; }
+	assertEquals "zstd frame" "28b52ffd" "$(head -c 4 "$T/z" | od -An -tx1 | tr -d ' ')"
+	zstd -dcq "$T/z" >"$T/z.cpio"
+	assertContains "zstd content" "$(list "$T/z.cpio")" "init"
+}
+
+test_refusals() {
+	local dyn=$BUILD/verity-init out=$T/refused.img
+	if [ -x "$dyn" ]; then
+		"$MKRD" -k "$KVER" -a "$dyn" "$out" >"$T/out" 2>&1
+		assertEquals "dynamic agent refused" 1 $?
+		assertContains "$(cat "$T/out")" "is dynamically linked"
+	fi
+	"$MKRD" -k "$KVER" -a "$T/agent.c" "$out" >"$T/out" 2>&1
+	assertEquals "not a program" 1 $?
+	mk -m no_such_module "$out"
+	assertEquals "unknown module" 1 $?
+	assertContains "$(cat "$T/out")" "module 'no_such_module' not found for kernel $KVER"
+	mk -i "$T/agent.c" etc/x "$out"
+	assertEquals "relative destination" 1 $?
+	mk -i "$T/agent.c" /init "$out"
+	assertEquals "replacing /init" 1 $?
+	mk -i "$T/agent.c" /etc/../init "$out"
+	assertEquals "dot-dot" 1 $?
+	mk -z bzip9 "$out"
+	assertEquals "unknown compression" 1 $?
+	mk -K "$T/nonexistent" "$out"
+	assertEquals "missing keys directory" 1 $?
+	"$MKRD" -k 0.0-nonexistent -a "$T/agent" "$out" >"$T/out" 2>&1
+	assertEquals "no modules for that kernel" 1 $?
+	assertContains "$(cat "$T/out")" "no modules for kernel 0.0-nonexistent"
+	mk "$out" extra-arg
+	assertEquals "two outputs" 1 $?
+	assertFalse "no output left behind" "ls '$out'* 2>/dev/null | grep -q ."
+	"$MKRD" --help >"$T/out" 2>&1
+	assertEquals "--help" 0 $?
+	assertContains "$(cat "$T/out")" "Usage: verity-init-mkinitramfs"
+}
+
+test_shellcheck_clean() {
+	command -v shellcheck >/dev/null || { startSkipping; fail "shellcheck missing"; return; }
+	local out
+	out=$(shellcheck -s bash "$MKRD" 2>&1)
+	assertEquals "shellcheck" "" "$out"
+}
+
+# shellcheck source=/dev/null
+. /usr/share/shunit2/shunit2
