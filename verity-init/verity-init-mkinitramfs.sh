@@ -100,6 +100,24 @@ moddir=$basedir/lib/modules/$kver
 [ -d "$moddir" ] || moddir=$basedir/usr/lib/modules/$kver
 [ -d "$moddir" ] || die "no modules for kernel $kver under ${basedir:-/} (lib/modules/$kver)"
 
+# Pre-flight against the kernel's configuration, when it is installed: an image that kernel
+# cannot unpack, or an agent it cannot run, would only show at boot.
+kconfig=$basedir/boot/config-$kver
+if [ -r "$kconfig" ]; then
+	kconf_set() { grep -Eq "^$1=[ym]\$" "$kconfig"; }
+	kconf_set CONFIG_BLK_DEV_INITRD || die "kernel $kver has no initramfs support (CONFIG_BLK_DEV_INITRD in $kconfig)"
+	kconf_set CONFIG_DEVTMPFS || die "kernel $kver has no devtmpfs, which the agent mounts on /dev (CONFIG_DEVTMPFS in $kconfig)"
+	case $comp in
+	none) ;;
+	*)
+		opt=CONFIG_RD_$(printf '%s' "$comp" | tr '[:lower:]' '[:upper:]')
+		kconf_set "$opt" || die "kernel $kver cannot unpack a $comp-compressed initramfs ($opt is not set in $kconfig): choose another --compress"
+		;;
+	esac
+else
+	say "no $kconfig: the kernel's support for $comp and devtmpfs not checked"
+fi
+
 if [ -z "$agent" ]; then
 	here=$(dirname "$(readlink -f "$0")")
 	for agent in "$here/verity-init" /usr/sbin/verity-init /sbin/verity-init ""; do

@@ -156,6 +156,27 @@ test_refusals() {
 	assertContains "$(cat "$T/out")" "Usage: verity-init-mkinitramfs"
 }
 
+# With the kernel's config installed (BASEDIR/boot/config-VERSION), an image the kernel could not
+# unpack, or a kernel without devtmpfs, is refused before anything is written.
+test_kernel_config_preflight() {
+	local b=$T/kc out=$T/kc.img
+	mkdir -p "$b/lib/modules/$KVER" "$b/boot"
+	printf 'CONFIG_BLK_DEV_INITRD=y\nCONFIG_DEVTMPFS=y\nCONFIG_RD_GZIP=y\n# CONFIG_RD_ZSTD is not set\n' \
+		>"$b/boot/config-$KVER"
+	"$MKRD" -b "$b" -k "$KVER" -a "$T/agent" --no-base-modules -f "" -z zstd "$out" >"$T/out" 2>&1
+	assertEquals "zstd refused" 1 $?
+	assertContains "$(cat "$T/out")" "cannot unpack a zstd-compressed initramfs (CONFIG_RD_ZSTD is not set"
+	assertFalse "nothing written" "[ -e '$out' ]"
+	"$MKRD" -b "$b" -k "$KVER" -a "$T/agent" --no-base-modules -f "" -z gzip "$out" >"$T/out" 2>&1
+	assertEquals "gzip accepted: $(cat "$T/out")" 0 $?
+	"$MKRD" -b "$b" -k "$KVER" -a "$T/agent" --no-base-modules -f "" -z none "$out" >"$T/out" 2>&1
+	assertEquals "none needs no decompressor" 0 $?
+	sed -i 's/^CONFIG_DEVTMPFS=y$/# CONFIG_DEVTMPFS is not set/' "$b/boot/config-$KVER"
+	"$MKRD" -b "$b" -k "$KVER" -a "$T/agent" --no-base-modules -f "" -z gzip "$out" >"$T/out" 2>&1
+	assertEquals "no devtmpfs refused" 1 $?
+	assertContains "$(cat "$T/out")" "has no devtmpfs"
+}
+
 test_shellcheck_clean() {
 	command -v shellcheck >/dev/null || { startSkipping; fail "shellcheck missing"; return; }
 	local out

@@ -1,0 +1,61 @@
+#!/bin/bash
+# Standalone initramfs images from verity-init-mkinitramfs: size and boot time per compression.
+# Builds one image per method (the static agent, the virtio disk driver, dm-verity with its
+# default companions, ext4), then boots them round-robin N times each (ext4 root, systemd keys,
+# QEMU/TCG) and prints per method: image size, medians of the kernel's unpacking time (from
+# "Trying to unpack rootfs image" to "Freeing initrd memory": decompressing and writing the
+# files, which /init waits for), of the "Run /init" timestamp, of the agent's module loading
+# and own time, and of the guest uptime at the root's marker. The unpacking time is the figure
+# that depends on the method; the others carry the host's noise.
+# Usage: BUILD=... tests/bench/initramfs.sh [N] [METHODS] (default 3, "gzip xz zstd lz4 none")
+set -u
+n=${1:-3}
+methods=${2:-gzip xz zstd lz4 none}
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/vm/lib.sh
+. "$here/../vm/lib.sh" || exit 1
+# shellcheck source=tests/vm/agent_lib.sh
+. "$here/../vm/agent_lib.sh" || exit 1
+mkrd=$here/../../verity-init/verity-init-mkinitramfs.sh
+
+d=$(vm_workdir bench-initramfs)
+rh=$(vm_verity_setup ext4 "$d") || exit 1
+for m in $methods; do
+	"$mkrd" -k "$VM_KVER" -a "$VM_AGENT" -m "virtio_pci virtio_blk" -f ext4 -z "$m" \
+		"$d/rd-$m.img" >/dev/null || exit 1
+done
+
+rows=$d/rows
+: >"$rows"
+printf 'round method unpack_s run_init_s modules_ms own_ms marker_s\n'
+for i in $(seq 1 "$n"); do
+	for m in $methods; do
+		vm_boot --disk "$d/data.img" --disk "$d/hash.img" "bench-initramfs-$m-$i" "$d/rd-$m.img" \
+			"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root rootfstype=ext4" \
+			2>/dev/null || { echo "$m run $i: boot failed (log $VM_LOG)" >&2; exit 1; }
+		stamp() { grep -a "$1" "$VM_LOG" | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p' | head -n 1; }
+		run=$(stamp 'Run /init as init process')
+		unpack=$(awk -v a="$(stamp 'Trying to unpack rootfs image')" -v b="$(stamp 'Freeing initrd memory')" \
+			'BEGIN { if (a != "" && b != "") printf "%.3f", b - a }')
+		rec=$(grep -a -o 'agent time [0-9]* ms: [0-9]* ms module loading, [0-9]* ms device wait, [0-9]* ms own' "$VM_LOG" |
+			awk '{ print $5, $13 }')
+		up=$(vm_marker_uptime "$VM_LOG") || { echo "$m run $i: no marker (log $VM_LOG)" >&2; exit 1; }
+		{ [ -n "$run" ] && [ -n "$rec" ] && [ -n "$unpack" ]; } || { echo "$m run $i: no timestamps (log $VM_LOG)" >&2; exit 1; }
+		printf '%s %s %s %s %s %s\n' "$i" "$m" "$unpack" "$run" "$rec" "$up" | tee -a "$rows"
+	done
+done
+
+printf '\nmethod size_bytes median_unpack_s median_run_init_s median_modules_ms median_own_ms median_marker_s\n'
+for m in $methods; do
+	printf '%s %s ' "$m" "$(stat -c %s "$d/rd-$m.img")"
+	awk -v m="$m" '
+		$2 == m { k++; for (c = 3; c <= 7; c++) v[c, k] = $c }
+		END {
+			for (c = 3; c <= 7; c++) {
+				for (i = 1; i <= k; i++) a[i] = v[c, i]
+				for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+				printf "%s%s", (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2, (c < 7) ? " " : "\n"
+			}
+		}' "$rows"
+done
+echo "static agent: $(stat -c %s "$VM_AGENT") bytes; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
