@@ -142,6 +142,7 @@ bench: all static
 	BUILD=$(abspath $(BUILD)) tests/bench/format.sh
 	BUILD=$(abspath $(BUILD)) tests/bench/fec.sh
 	BUILD=$(abspath $(BUILD)) tests/bench/boot.sh
+	BUILD=$(abspath $(BUILD)) tests/bench/initramfs.sh
 
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(DRACUTDIR)/90verity-init
