@@ -148,7 +148,8 @@ for ((i = 0; i < ${#includes[@]}; i += 2)); do
 done
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/$prog.XXXXXX") || die "cannot make a staging directory"
-trap 'rm -rf "$stage"' EXIT
+tmpout=$out.tmp.$$
+trap 'rm -rf "$stage" "$tmpout"' EXIT
 root=$stage/root
 mkdir -p "$root"/{dev,proc,sys,run,sysroot,etc/verity-init} || die "cannot populate $root"
 { cp "$agent" "$root/init" && chmod 0755 "$root/init"; } || die "cannot copy the agent"
@@ -163,7 +164,8 @@ declare -A seen=()
 nmod=0
 for m in $names; do
 	[[ $m =~ ^[A-Za-z0-9_.-]+$ ]] || die "not a module name: '$m'"
-	deps=$(modprobe ${basedir:+-d "$basedir"} -S "$kver" --show-depends "$m" 2>&1) ||
+	# --ignore-install: a modprobe.d "install" command would replace the module's insmod line
+	deps=$(modprobe ${basedir:+-d "$basedir"} -S "$kver" --ignore-install --show-depends "$m" 2>&1) ||
 		die "module '$m' not found for kernel $kver: ${deps##*$'\n'}"
 	while read -r what path _; do
 		[ "$what" = insmod ] || continue
@@ -228,7 +230,7 @@ find "$root" -exec touch -h -d "@$epoch" {} + || die "cannot set time stamps"
 		cpio --quiet -o -H newc -R 0:0 --reproducible) &&
 		newc_entry dev/console $((8#020600)) 5 1 1 &&
 		newc_entry 'TRAILER!!!' 0 0 0 0
-} | "${compress[@]}" >"$out.tmp.$$" || { rm -f "$out.tmp.$$"; die "cannot write '$out'"; }
-mv -f "$out.tmp.$$" "$out" || die "cannot write '$out'"
+} | "${compress[@]}" >"$tmpout" || die "cannot write '$out'"
+mv -f "$tmpout" "$out" || die "cannot write '$out'"
 printf '%s: %s bytes, agent %s bytes, %d modules for %s\n' "$out" "$(stat -c %s "$out")" \
 	"$(stat -c %s "$agent")" "$nmod" "$kver"
