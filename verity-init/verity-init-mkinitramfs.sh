@@ -4,11 +4,14 @@
 # agent (PID 1 mode) — no shell, no udev, only the agent, the kernel modules it loads and the
 # image builder's policy and keys. See verity-init-mkinitramfs(8).
 set -u -o pipefail
+umask 022   # the archive records modes: the same bytes whatever the caller's umask
 
 prog=verity-init-mkinitramfs
-# dm-verity (dm-mod comes as its dependency), FEC's Reed-Solomon decoder, AF_ALG hashing for the
-# pre-flight check and the hash algorithms a tree may use: the set the dracut module installs.
-BASE_MODULES="dm-verity reed_solomon algif_hash crypto-sha256 crypto-sha512 crypto-sha1"
+# dm-verity (dm-mod comes as its dependency), then, where the kernel has them: FEC's Reed-Solomon
+# decoder, AF_ALG hashing for the pre-flight check and the hash algorithms a tree may use (the
+# set the dracut module installs).
+BASE_MODULES="dm-verity"
+BASE_OPTIONAL="reed_solomon algif_hash crypto-sha256 crypto-sha512 crypto-sha1"
 DEFAULT_FS="ext4 squashfs erofs"
 
 usage() {
@@ -17,14 +20,16 @@ Usage: $prog [OPTION...] OUTPUT
 Build a standalone initramfs with the static verity-init agent as /init.
 
   -k, --kver VERSION      kernel whose modules to include (default: uname -r)
-  -b, --basedir DIR       modules under DIR/lib/modules/VERSION (default: /)
+  -b, --basedir DIR       a target system's tree: modules under DIR/lib/modules/VERSION
+                          (or DIR/usr/lib/...), modprobe.d and boot/config from DIR
   -m, --modules NAMES     more modules, dependencies resolved: the disk's driver
                           (e.g. "virtio_pci virtio_blk", "nvme", "ahci sd_mod")
   -f, --fs TYPES          root filesystem types (default: "$DEFAULT_FS")
       --no-base-modules   leave out dm-verity, reed_solomon, algif_hash and the
-                          sha1/sha256/sha512 modules (a kernel with them built in)
+                          sha1/sha256/sha512 modules (a kernel with them built in;
+                          otherwise those after dm-verity are added where they exist)
   -a, --agent PATH        the static agent (default: the verity-init next to this
-                          program, else /usr/sbin/verity-init)
+                          program, else /usr/sbin/verity-init, /sbin/verity-init)
   -c, --conf FILE         initramfs policy, installed as /etc/verity-init.conf
   -K, --keys DIR          minisign public keys (DIR/*.pub) for /etc/verity-init/keys
   -i, --include SRC DEST  add a file at DEST (absolute path in the image; repeatable)
@@ -83,7 +88,8 @@ out=$1
 
 case $comp in
 gzip) compress=(gzip -n -9) ;;
-xz) compress=(xz -9 --check=crc32 -T1) ;;    # the kernel's xz decoder knows CRC32 only
+# the kernel's xz decoder knows CRC32 only and allocates the dictionary at boot: 1 MiB, as dracut
+xz) compress=(xz --check=crc32 --lzma2=dict=1MiB -T1) ;;
 zstd) compress=(zstd -q -19 -T1) ;;
 lz4) compress=(lz4 -q -l -9) ;;                # the kernel reads lz4's legacy frames
 none) compress=(cat) ;;
@@ -93,12 +99,21 @@ command -v "${compress[0]}" >/dev/null || die "'${compress[0]}' not found (neede
 for t in modprobe cpio find sort; do
 	command -v "$t" >/dev/null || die "'$t' not found"
 done
-[[ $epoch =~ ^[0-9]+$ ]] || die "--epoch: not a number of seconds: '$epoch'"
+# newc stores 32-bit times in 8 hex digits; base 10 even with leading zeros
+{ [[ $epoch =~ ^[0-9]{1,10}$ ]] && [ $((10#$epoch)) -le 4294967295 ]; } ||
+	die "--epoch: not a number of seconds from 0 to 4294967295: '$epoch'"
+epoch=$((10#$epoch))
 [[ $kver =~ ^[A-Za-z0-9._+~-]+$ ]] || die "--kver: not a kernel version: '$kver'"
+# absolute, so the paths modprobe prints can have it taken off; "" for the running system
+basedir=$(realpath -m -- "$basedir") || die "--basedir: cannot resolve '$basedir'"
 basedir=${basedir%/}
-moddir=$basedir/lib/modules/$kver
-[ -d "$moddir" ] || moddir=$basedir/usr/lib/modules/$kver
-[ -d "$moddir" ] || die "no modules for kernel $kver under ${basedir:-/} (lib/modules/$kver)"
+if [ -d "$basedir/lib/modules/$kver" ]; then
+	modbase=$basedir
+elif [ -d "$basedir/usr/lib/modules/$kver" ]; then
+	modbase=$basedir/usr
+else
+	die "no modules for kernel $kver under ${basedir:-/} (lib/modules/$kver or usr/lib/modules/$kver)"
+fi
 
 # Pre-flight against the kernel's configuration, when it is installed: an image that kernel
 # cannot unpack, or an agent it cannot run, would only show at boot.
@@ -126,70 +141,138 @@ if [ -z "$agent" ]; then
 	[ -n "$agent" ] || die "no verity-init agent found (give --agent PATH)"
 fi
 { [ -f "$agent" ] && [ -x "$agent" ]; } || die "agent '$agent' is not an executable file"
+# elf_u FILE OFFSET SIZE : an unsigned little-endian field of SIZE bytes
+elf_u() { od -An -v -j "$2" -N "$3" -t "u$3" "$1" | tr -d ' \n'; }
 [ "$(head -c 4 "$agent" | od -An -c | tr -d ' ')" = '177ELF' ] || die "agent '$agent' is not an ELF program"
-# /init runs before any library is there: a dynamically linked agent would not even start
-if command -v ldd >/dev/null && ldd "$agent" 2>/dev/null | grep -q '=>'; then
-	die "agent '$agent' is dynamically linked: build the static one (make static)"
-fi
+# /init runs before any library is there: an agent with a program interpreter (PT_INTERP, the
+# dynamic loader) would not even start. Read from the program headers, never by running it.
+has_interp() {
+	local f=$1 class data phoff phentsize phnum k
+	class=$(elf_u "$f" 4 1) data=$(elf_u "$f" 5 1)
+	[ "$data" = 1 ] || return 2                    # big-endian: od reads host order
+	case $class in
+	2) phoff=$(elf_u "$f" 32 8) phentsize=$(elf_u "$f" 54 2) phnum=$(elf_u "$f" 56 2) ;;
+	1) phoff=$(elf_u "$f" 28 4) phentsize=$(elf_u "$f" 42 2) phnum=$(elf_u "$f" 44 2) ;;
+	*) return 2 ;;
+	esac
+	[ -n "$phoff" ] && [ -n "$phentsize" ] && [ -n "$phnum" ] || return 2
+	for ((k = 0; k < phnum; k++)); do
+		[ "$(elf_u "$f" $((phoff + k * phentsize)) 4)" = 3 ] && return 0
+	done
+	return 1
+}
+has_interp "$agent"
+case $? in
+0) die "agent '$agent' is dynamically linked: build the static one (make static)" ;;
+2) say "agent '$agent': not a little-endian ELF this tool can read; static linking not checked" ;;
+esac
 [ -z "$conf" ] || [ -r "$conf" ] || die "cannot read policy file '$conf'"
 if [ -n "$keys" ]; then
 	[ -d "$keys" ] || die "keys directory '$keys' not found"
 	compgen -G "$keys/*.pub" >/dev/null || die "no *.pub key in '$keys'"
 fi
+# An added file goes to a new path of its own: never over /init, the module list, the policy
+# (-c), the keys (-K), /dev/console or a directory. Destinations are normalised here and
+# checked against what is already staged when they are copied.
 for ((i = 0; i < ${#includes[@]}; i += 2)); do
-	[ -r "${includes[i]}" ] || die "cannot read '${includes[i]}'"
-	case ${includes[i + 1]} in
+	{ [ -f "${includes[i]}" ] && [ -r "${includes[i]}" ]; } || die "cannot read file '${includes[i]}'"
+	d=$(printf '%s' "${includes[i + 1]}" | tr -s /)
+	case $d in
 	/*) ;;
 	*) die "--include destination must be an absolute path: '${includes[i + 1]}'" ;;
 	esac
-	case /${includes[i + 1]}/ in
-	*/../* | */./* | //init/ | */etc/verity-init/modules/) die "--include destination not allowed: '${includes[i + 1]}'" ;;
+	case $d/ in
+	*/../* | */./* | // | */etc/verity-init.conf/ | */etc/verity-init/keys/* | /dev/console/)
+		die "--include destination not allowed: '${includes[i + 1]}' (the policy and keys come from -c and -K)" ;;
 	esac
+	case $d in
+	*/) die "--include destination must name a file: '${includes[i + 1]}'" ;;
+	esac
+	includes[i + 1]=$d
 done
+[ -d "$out" ] && die "output '$out' is a directory"
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/$prog.XXXXXX") || die "cannot make a staging directory"
-tmpout=$out.tmp.$$
-trap 'rm -rf "$stage" "$tmpout"' EXIT
+tmpout=""
+trap 'rm -rf "$stage" ${tmpout:+"$tmpout"}' EXIT
 root=$stage/root
 mkdir -p "$root"/{dev,proc,sys,run,sysroot,etc/verity-init} || die "cannot populate $root"
 { cp "$agent" "$root/init" && chmod 0755 "$root/init"; } || die "cannot copy the agent"
 
 # The modules in load order, dependencies first, each once; built-in ones need no file.
-names=$extra
-[ "$base" = 1 ] && names="$BASE_MODULES $names"
-names="$names $fs"
+# modprobe reads the target's modprobe.d (softdeps, aliases), not the build host's, when a
+# base directory is given.
+mpargs=(-S "$kver" --ignore-install --show-depends)
+# --ignore-install: a modprobe.d "install" command would replace the module's insmod line
+if [ -n "$basedir" ]; then
+	mpargs+=(-d "$modbase")
+	mkdir -p "$stage/modprobe.d" || die "cannot populate $stage"
+	if [ -d "$basedir/etc/modprobe.d" ]; then
+		mpargs+=(-C "$basedir/etc/modprobe.d")
+	else
+		mpargs+=(-C "$stage/modprobe.d")
+	fi
+fi
 list=$root/etc/verity-init/modules
 : >"$list"
 declare -A seen=()
 nmod=0
-for m in $names; do
-	[[ $m =~ ^[A-Za-z0-9_.-]+$ ]] || die "not a module name: '$m'"
-	# --ignore-install: a modprobe.d "install" command would replace the module's insmod line
-	deps=$(modprobe ${basedir:+-d "$basedir"} -S "$kver" --ignore-install --show-depends "$m" 2>&1) ||
-		die "module '$m' not found for kernel $kver: ${deps##*$'\n'}"
-	while read -r what path _; do
-		[ "$what" = insmod ] || continue
-		src=$path
-		rel=${path#"$basedir"}
-		while [[ $rel == //* ]]; do rel=${rel#/}; done
-		ko=$rel
-		case $rel in
-		*.ko.xz) ko=${rel%.xz}; dec=(xz -dc) ;;
-		*.ko.zst) ko=${rel%.zst}; dec=(zstd -dcq) ;;
-		*.ko.gz) ko=${rel%.gz}; dec=(gzip -dc) ;;
-		*.ko) dec=(cat) ;;
-		*) die "module file of unknown kind: $path" ;;
-		esac
-		[ -n "${seen[$ko]:-}" ] && continue
-		seen[$ko]=1
-		mkdir -p "$root$(dirname "$ko")" || die "cannot populate $root"
-		# decompressed here: finit_module then works on kernels without in-kernel decompression
-		"${dec[@]}" <"$src" >"$root$ko" || die "cannot read module $src"
-		printf '%s\n' "$ko" >>"$list"
-		nmod=$((nmod + 1))
-		say "module $ko"
-	done <<<"$deps"
-done
+# add_modules OPTIONAL NAME... : OPTIONAL=1 turns a module the kernel does not have into a warning
+add_modules() {
+	local optional=$1 m deps line path opts
+	shift
+	for m in "$@"; do
+		[[ $m =~ ^[A-Za-z0-9_.:*?,+-]+$ && $m != -* ]] || die "not a module name or alias: '$m'"
+		if ! deps=$(modprobe "${mpargs[@]}" -- "$m" 2>&1); then
+			if [ "$optional" = 1 ]; then
+				printf '%s: warning: module %s not found for kernel %s: left out\n' "$prog" "$m" "$kver" >&2
+				continue
+			fi
+			die "module '$m' not found for kernel $kver: ${deps##*$'\n'}"
+		fi
+		while IFS= read -r line; do
+			[[ $line =~ ^insmod\ (.*\.ko(\.xz|\.zst|\.gz)?)(\ (.*))?$ ]] || continue
+			path=${BASH_REMATCH[1]} opts=${BASH_REMATCH[4]// /}
+			add_module_file "$path" "$opts"
+		done <<<"$deps"
+	done
+}
+# add_module_file PATH OPTIONS : one module file into the image and the list
+add_module_file() {
+	local path=$1 opts=$2 src rel ko dec
+	src=$path
+	rel=${path#"$modbase"}
+	while [[ $rel == //* ]]; do rel=${rel#/}; done
+	ko=$rel
+	case $rel in
+	*.ko.xz) ko=${rel%.xz}; dec=(xz -dc) ;;
+	*.ko.zst) ko=${rel%.zst}; dec=(zstd -dcq) ;;
+	*.ko.gz) ko=${rel%.gz}; dec=(gzip -dc) ;;
+	*.ko) dec=(cat) ;;
+	*) die "module file of unknown kind: $path" ;;
+	esac
+	[ -n "${seen[$ko]:-}" ] && return 0
+	seen[$ko]=1
+	# the agent loads modules without parameters (as the kernel's own dm-init would)
+	[ -z "$opts" ] || printf '%s: warning: options "%s" of %s from modprobe.d are not passed on: give them on the kernel command line only for built-in modules, or build them in\n' \
+		"$prog" "$opts" "$(basename "$ko")" >&2
+	mkdir -p "$root$(dirname "$ko")" || die "cannot populate $root"
+	# decompressed here: finit_module then works on kernels without in-kernel decompression
+	"${dec[@]}" <"$src" >"$root$ko" || die "cannot read module $src"
+	printf '%s\n' "$ko" >>"$list"
+	nmod=$((nmod + 1))
+	say "module $ko"
+}
+set -f   # module names and aliases are words, never file patterns
+# shellcheck disable=SC2086  # word lists
+{
+	if [ "$base" = 1 ]; then
+		add_modules 0 $BASE_MODULES
+		add_modules 1 $BASE_OPTIONAL
+	fi
+	add_modules 0 $extra $fs
+}
+set +f
 
 if [ -n "$conf" ]; then
 	{ cp "$conf" "$root/etc/verity-init.conf" && chmod 0644 "$root/etc/verity-init.conf"; } ||
@@ -205,9 +288,14 @@ if [ -n "$keys" ]; then
 fi
 for ((i = 0; i < ${#includes[@]}; i += 2)); do
 	d=$root${includes[i + 1]}
-	{ mkdir -p "$(dirname "$d")" && cp -L "${includes[i]}" "$d"; } || die "cannot add '${includes[i]}'"
+	{ [ -e "$d" ] || [ -L "$d" ]; } && die "--include destination already in the image: '${includes[i + 1]}'"
+	{ mkdir -p "$(dirname "$d")" && cp -L -T -- "${includes[i]}" "$d"; } || die "cannot add '${includes[i]}'"
 	say "file ${includes[i + 1]}"
 done
+# modes by kind, not by the sources' modes: directories 0755, files 0644 or 0755 if executable
+{ find "$root" -type d -exec chmod 0755 {} + &&
+	find "$root" -type f -perm -u+x -exec chmod 0755 {} + &&
+	find "$root" -type f ! -perm -u+x -exec chmod 0644 {} +; } || die "cannot set modes"
 
 # newc_entry NAME MODE RDEVMAJOR RDEVMINOR INO : one header-only cpio newc entry (a device node
 # or the trailer), padded to 4 bytes.
@@ -221,6 +309,7 @@ newc_entry() {
 	[ "$pad" -eq 0 ] || head -c "$pad" /dev/zero
 }
 
+tmpout=$(mktemp "$out.XXXXXX") || die "cannot write '$out'"
 # Reproducible: sorted names, one time stamp, owner root. /dev/console, which the kernel opens
 # for /init's standard streams before anything is mounted, comes as a second archive after the
 # first (which made /dev): making the node needs no root privilege that way.
@@ -231,6 +320,7 @@ find "$root" -exec touch -h -d "@$epoch" {} + || die "cannot set time stamps"
 		newc_entry dev/console $((8#020600)) 5 1 1 &&
 		newc_entry 'TRAILER!!!' 0 0 0 0
 } | "${compress[@]}" >"$tmpout" || die "cannot write '$out'"
-mv -f "$tmpout" "$out" || die "cannot write '$out'"
+{ chmod 0644 "$tmpout" && mv -f -T -- "$tmpout" "$out"; } || die "cannot write '$out'"
+tmpout=""
 printf '%s: %s bytes, agent %s bytes, %d modules for %s\n' "$out" "$(stat -c %s "$out")" \
 	"$(stat -c %s "$agent")" "$nmod" "$kver"

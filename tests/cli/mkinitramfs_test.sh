@@ -60,14 +60,15 @@ test_console_node_in_second_archive() {
 	mk --no-base-modules -f "" -z none "$T/rd" || { fail "$(cat "$T/out")"; return; }
 	local l
 	l=$(tail -c 248 "$T/rd" | cpio -tv --quiet 2>&1)
-	assertContains "character device 5,1" "$l" "crw-------"
+	assertContains "character device, mode 0600" "$l" "crw-------"
 	assertContains "name" "$l" "dev/console"
-	assertContains "major, minor" "$l" "5,"
+	assertTrue "major 5, minor 1: $l" "grep -Eq ' 5, +1 ' <<<'$l'"
 	assertEquals "nothing else there" "$(printf '%s\n' "$l" | wc -l)" "1"
 	assertEquals "no modules" "" "$(cpio -i --quiet --to-stdout etc/verity-init/modules <"$T/rd")"
 }
 
 test_reproducible() {
+	local rc
 	mk -m virtio_blk "$T/a" || { fail "$(cat "$T/out")"; return; }
 	sleep 1
 	mk -m virtio_blk "$T/b" || { fail "$(cat "$T/out")"; return; }
@@ -75,6 +76,18 @@ test_reproducible() {
 	SOURCE_DATE_EPOCH=1700000000 mk -m virtio_blk "$T/c" || { fail "$(cat "$T/out")"; return; }
 	assertFalse "SOURCE_DATE_EPOCH used" "cmp -s '$T/a' '$T/c'"
 	assertContains "gzip by default" "$(file -b "$T/a")" "gzip"
+	# the caller's umask and the sources' modes do not reach the archive
+	(umask 077 && mk -m virtio_blk "$T/u") || { fail "$(cat "$T/out")"; return; }
+	assertTrue "same bytes under umask 077" "cmp -s '$T/a' '$T/u'"
+	# base 10 even with a leading zero; newc has 32 bits for the time
+	{ mk --epoch 010 -z none --no-base-modules -f "" "$T/e1" &&
+		mk --epoch 10 -z none --no-base-modules -f "" "$T/e2"; } || { fail "$(cat "$T/out")"; return; }
+	assertTrue "--epoch 010 is 10" "cmp -s '$T/e1' '$T/e2'"
+	mk --epoch 08 -z none --no-base-modules -f "" "$T/e3"
+	rc=$?
+	assertEquals "--epoch 08 is 8: $(cat "$T/out")" 0 "$rc"
+	mk --epoch 4294967296 "$T/e4"
+	assertEquals "epoch beyond 32 bits refused" 1 $?
 }
 
 test_policy_keys_and_files() {
@@ -111,6 +124,45 @@ test_compressed_module_from_basedir() {
 	assertTrue "decompressed" "cmp -s '$T/ko' '$src'"
 }
 
+# fake_tree DIR MODULE... : DIR/lib/modules/KVER with copies of the host's MODULE files (and
+# their dependencies), depmod run over it.
+fake_tree() {
+	local b=$1 p rel; shift
+	for p in $(for m in "$@"; do modprobe -S "$KVER" --show-depends "$m"; done | awk '$1 == "insmod" { print $2 }'); do
+		rel=${p#/lib/modules/"$KVER"/}
+		rel=${rel#/usr/lib/modules/"$KVER"/}
+		mkdir -p "$b/lib/modules/$KVER/$(dirname "$rel")" && cp "$p" "$b/lib/modules/$KVER/$rel" || return 1
+	done
+	depmod -b "$b" "$KVER" 2>/dev/null
+}
+
+# A target tree: its own modprobe.d (options, install commands), a relative or blank-containing
+# base directory, modules under usr/lib/modules, optional base modules missing.
+test_target_tree() {
+	local b="$T/tree with space"
+	fake_tree "$b" crc16 dm-verity || { fail "fake tree"; return; }
+	mkdir -p "$b/etc/modprobe.d"
+	printf 'options crc16 foo=1\ninstall crc16 /bin/true\n' >"$b/etc/modprobe.d/t.conf"
+	(cd "$T" && mk -b "tree with space" -f "" -m crc16 -z none "$T/rd") || { fail "$(cat "$T/out")"; return; }
+	local mods
+	mods=$(cpio -i --quiet --to-stdout etc/verity-init/modules <"$T/rd")
+	assertContains "install command ignored" "$mods" "/lib/modules/$KVER/kernel/lib/crc16.ko"
+	assertNotContains "base directory taken off" "$mods" "tree with space"
+	assertContains "dm-verity" "$mods" "/dm-verity.ko"
+	assertContains "options not passed on: said" "$(cat "$T/out")" 'options "foo=1" of crc16.ko'
+	assertContains "optional base module missing: warned" "$(cat "$T/out")" "warning: module algif_hash not found"
+	# the same tree under usr/lib/modules (merged /usr)
+	local u=$T/usrtree
+	mkdir -p "$u/usr/lib"
+	cp -a "$b/lib/modules" "$u/usr/lib/"
+	mk -b "$u" -f "" -m crc16 -z none "$T/rd2" || { fail "$(cat "$T/out")"; return; }
+	assertEquals "usr/lib/modules tree: same list" "$mods" \
+		"$(cpio -i --quiet --to-stdout etc/verity-init/modules <"$T/rd2")"
+	# dm-verity itself is not optional
+	mk -b "$T/base" -f "" -z none "$T/rd3"   # test_compressed_module_from_basedir's tree: crc16 only
+	assertEquals "no dm-verity: refused" 1 $?
+}
+
 test_compressions_the_kernel_reads() {
 	mk --no-base-modules -f "" -z xz "$T/x" || { fail "$(cat "$T/out")"; return; }
 	assertContains "xz with CRC32 (the kernel's decoder has no CRC64)" \
@@ -124,7 +176,7 @@ test_compressions_the_kernel_reads() {
 }
 
 test_refusals() {
-	local dyn=$BUILD/verity-init out=$T/refused.img
+	local dyn=$BUILD/verity-init out=$T/refused.img rc
 	if [ -x "$dyn" ]; then
 		"$MKRD" -k "$KVER" -a "$dyn" "$out" >"$T/out" 2>&1
 		assertEquals "dynamic agent refused" 1 $?
@@ -141,6 +193,18 @@ test_refusals() {
 	assertEquals "replacing /init" 1 $?
 	mk -i "$T/agent.c" /etc/../init "$out"
 	assertEquals "dot-dot" 1 $?
+	local dest
+	mkdir -p "$T/incl"
+	cp "$T/agent.c" "$T/incl/init"
+	cp "$T/agent.c" "$T/incl/modules"
+	for dest in //init / /etc//verity-init/modules /etc/verity-init /etc/verity-init/ \
+		/etc/verity-init.conf /etc/verity-init/keys/x.pub /dev/console /lib/modules/x/ /sysroot; do
+		mk -i "$T/incl/init" "$dest" "$out"
+		rc=$?
+		assertEquals "--include to $dest refused: $(cat "$T/out")" 1 "$rc"
+	done
+	mk -i "$T/incl" /x "$out"
+	assertEquals "a directory as source" 1 $?
 	mk -z bzip9 "$out"
 	assertEquals "unknown compression" 1 $?
 	mk -K "$T/nonexistent" "$out"
@@ -150,7 +214,17 @@ test_refusals() {
 	assertContains "$(cat "$T/out")" "no modules for kernel 0.0-nonexistent"
 	mk "$out" extra-arg
 	assertEquals "two outputs" 1 $?
+	# a failure after the temporary output exists: the compressor fails
+	mkdir -p "$T/fakebin"
+	printf '#!/bin/sh\nexit 1\n' >"$T/fakebin/gzip"
+	chmod +x "$T/fakebin/gzip"
+	PATH="$T/fakebin:$PATH" mk --no-base-modules -f "" "$out"
+	assertEquals "compressor failing" 1 $?
 	assertFalse "no output left behind" "ls '$out'* 2>/dev/null | grep -q ."
+	mkdir -p "$T/outdir"
+	mk --no-base-modules -f "" "$T/outdir"
+	assertEquals "output is a directory" 1 $?
+	assertEquals "nothing put into it" "" "$(ls "$T/outdir")"
 	"$MKRD" --help >"$T/out" 2>&1
 	assertEquals "--help" 0 $?
 	assertContains "$(cat "$T/out")" "Usage: verity-init-mkinitramfs"
@@ -159,7 +233,7 @@ test_refusals() {
 # With the kernel's config installed (BASEDIR/boot/config-VERSION), an image the kernel could not
 # unpack, or a kernel without devtmpfs, is refused before anything is written.
 test_kernel_config_preflight() {
-	local b=$T/kc out=$T/kc.img
+	local b=$T/kc out=$T/kc.img rc
 	mkdir -p "$b/lib/modules/$KVER" "$b/boot"
 	printf 'CONFIG_BLK_DEV_INITRD=y\nCONFIG_DEVTMPFS=y\nCONFIG_RD_GZIP=y\n# CONFIG_RD_ZSTD is not set\n' \
 		>"$b/boot/config-$KVER"
@@ -168,7 +242,8 @@ test_kernel_config_preflight() {
 	assertContains "$(cat "$T/out")" "cannot unpack a zstd-compressed initramfs (CONFIG_RD_ZSTD is not set"
 	assertFalse "nothing written" "[ -e '$out' ]"
 	"$MKRD" -b "$b" -k "$KVER" -a "$T/agent" --no-base-modules -f "" -z gzip "$out" >"$T/out" 2>&1
-	assertEquals "gzip accepted: $(cat "$T/out")" 0 $?
+	rc=$?
+	assertEquals "gzip accepted: $(cat "$T/out")" 0 "$rc"
 	"$MKRD" -b "$b" -k "$KVER" -a "$T/agent" --no-base-modules -f "" -z none "$out" >"$T/out" 2>&1
 	assertEquals "none needs no decompressor" 0 $?
 	sed -i 's/^CONFIG_DEVTMPFS=y$/# CONFIG_DEVTMPFS is not set/' "$b/boot/config-$KVER"
