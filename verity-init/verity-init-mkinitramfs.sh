@@ -202,21 +202,20 @@ mkdir -p "$root"/{dev,proc,sys,run,sysroot,etc/verity-init} || die "cannot popul
 # The modules in load order, dependencies first, each once; built-in ones need no file.
 # modprobe reads the target's modprobe.d (softdeps, aliases), not the build host's, when a
 # base directory is given.
-mpargs=(-S "$kver" --ignore-install --show-depends)
 # --ignore-install: a modprobe.d "install" command would replace the module's insmod line
+mpargs=(-S "$kver" --ignore-install --show-depends)
 if [ -n "$basedir" ]; then
 	mpargs+=(-d "$modbase")
-	mkdir -p "$stage/modprobe.d" || die "cannot populate $stage"
 	if [ -d "$basedir/etc/modprobe.d" ]; then
 		mpargs+=(-C "$basedir/etc/modprobe.d")
 	else
+		mkdir -p "$stage/modprobe.d" || die "cannot populate $stage"
 		mpargs+=(-C "$stage/modprobe.d")
 	fi
 fi
 list=$root/etc/verity-init/modules
 : >"$list"
-declare -A seen=()
-nmod=0
+declare -A seen=()   # image paths of the modules put in
 # add_modules OPTIONAL NAME... : OPTIONAL=1 turns a module the kernel does not have into a warning
 add_modules() {
 	local optional=$1 m deps line path opts
@@ -260,7 +259,6 @@ add_module_file() {
 	# decompressed here: finit_module then works on kernels without in-kernel decompression
 	"${dec[@]}" <"$src" >"$root$ko" || die "cannot read module $src"
 	printf '%s\n' "$ko" >>"$list"
-	nmod=$((nmod + 1))
 	say "module $ko"
 }
 set -f   # module names and aliases are words, never file patterns
@@ -275,8 +273,7 @@ set -f   # module names and aliases are words, never file patterns
 set +f
 
 if [ -n "$conf" ]; then
-	{ cp "$conf" "$root/etc/verity-init.conf" && chmod 0644 "$root/etc/verity-init.conf"; } ||
-		die "cannot copy '$conf'"
+	cp "$conf" "$root/etc/verity-init.conf" || die "cannot copy '$conf'"
 	say "policy $conf"
 fi
 if [ -n "$keys" ]; then
@@ -323,4 +320,4 @@ find "$root" -exec touch -h -d "@$epoch" {} + || die "cannot set time stamps"
 { chmod 0644 "$tmpout" && mv -f -T -- "$tmpout" "$out"; } || die "cannot write '$out'"
 tmpout=""
 printf '%s: %s bytes, agent %s bytes, %d modules for %s\n' "$out" "$(stat -c %s "$out")" \
-	"$(stat -c %s "$agent")" "$nmod" "$kver"
+	"$(stat -c %s "$agent")" "${#seen[@]}" "$kver"
