@@ -13,6 +13,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../vm/lib.sh" || exit 1
 # shellcheck source=tests/vm/agent_lib.sh
 . "$here/../vm/agent_lib.sh" || exit 1
+# shellcheck source=tests/bench/lib.sh
+. "$here/lib.sh" || exit 1
 
 # shellcheck disable=SC2119 # agent_initramfs without options
 if [ -n "${BENCH_MODULES:-}" ]; then
@@ -36,16 +38,10 @@ for i in $(seq 1 "$n"); do
 	rows="$rows$row $up
 "
 done
-printf '%s' "$rows" | awk '
-	{ for (c = 1; c <= 5; c++) v[c, NR] = $c }
-	END {
-		printf "median"
-		for (c = 1; c <= 5; c++) {
-			for (i = 1; i <= NR; i++) a[i] = v[c, i]
-			for (i = 1; i <= NR; i++) for (j = i + 1; j <= NR; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-			m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
-			printf " %s", m
-		}
-		printf "\n"
-	}'
+printf 'median'
+for c in 1 2 3 4 5; do
+	# shellcheck disable=SC2046  # one column's values as words
+	printf ' %s' "$(median $(printf '%s' "$rows" | awk -v c="$c" '{ print $c }'))"
+done
+printf '\n'
 echo "static agent: $(stat -c %s "$VM_AGENT") bytes stripped ($VM_AGENT); load average: $(cut -d' ' -f1-3 /proc/loadavg)"

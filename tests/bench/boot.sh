@@ -143,7 +143,8 @@ for (( i = 1; i <= RUNS; i++ )); do
 	done
 done
 
-median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
+# shellcheck source=tests/bench/lib.sh
+. "$(dirname "$0")/lib.sh" || exit 1
 size_raw() { zcat "$1" 2>/dev/null | wc -c; }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.3f", a / b; else print "-" }'; }

@@ -59,8 +59,8 @@ run_timed() {
 	printf -v "${pfx}_cpu" '%s' "$(awk -F': ' '/User time|System time/ { t += $2 } END { print t }' "$W/time")"
 }
 
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-maxof() { printf '%s\n' "$@" | sort -g | tail -n 1; }
+# shellcheck source=tests/bench/lib.sh
+. "$(dirname "$0")/lib.sh" || exit 1
 
 # SHA-256 limits in bytes/s, measured now (openssl prints 1000s of bytes per second).
 sha_rate() {

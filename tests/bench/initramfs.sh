@@ -16,6 +16,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../vm/lib.sh" || exit 1
 # shellcheck source=tests/vm/agent_lib.sh
 . "$here/../vm/agent_lib.sh" || exit 1
+# shellcheck source=tests/bench/lib.sh
+. "$here/lib.sh" || exit 1
 mkrd=$here/../../verity-init/verity-init-mkinitramfs.sh
 
 d=$(vm_workdir bench-initramfs)
@@ -47,15 +49,11 @@ done
 
 printf '\nmethod size_bytes median_unpack_s median_run_init_s median_modules_ms median_own_ms median_marker_s\n'
 for m in $methods; do
-	printf '%s %s ' "$m" "$(stat -c %s "$d/rd-$m.img")"
-	awk -v m="$m" '
-		$2 == m { k++; for (c = 3; c <= 7; c++) v[c, k] = $c }
-		END {
-			for (c = 3; c <= 7; c++) {
-				for (i = 1; i <= k; i++) a[i] = v[c, i]
-				for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-				printf "%s%s", (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2, (c < 7) ? " " : "\n"
-			}
-		}' "$rows"
+	printf '%s %s' "$m" "$(stat -c %s "$d/rd-$m.img")"
+	for c in 3 4 5 6 7; do
+		# shellcheck disable=SC2046  # one column's values as words
+		printf ' %s' "$(median $(awk -v m="$m" -v c="$c" '$2 == m { print $c }' "$rows"))"
+	done
+	printf '\n'
 done
 echo "static agent: $(stat -c %s "$VM_AGENT") bytes; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
