@@ -564,7 +564,7 @@ static int run_pid1(struct agent *a)
 	kmsg_log(&a->log, KMSG_NOTICE, "verity-init " VERITY_INIT_VERSION " start (t=%llu ms)",
 		 (unsigned long long)a->t_start_ms);
 	t0 = now_ms();
-	r = vi_modules_load(VI_MODULES_LIST, &loaded, &skipped, &err);
+	r = vi_modules_load(VI_MODULES_LIST, NULL, &loaded, &skipped, &err);
 	a->modules_ms = now_ms() - t0;
 	if (r < 0)
 		kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
