@@ -21,6 +21,14 @@ case $? in
         ;;
 esac
 
+# dracut's own parser must work on this line: where it fails, getargbool answers with its
+# defaults, and rd.shell=0 (written below) would not be read by dracut's emergency shell.
+if ! vi_getarg_ok; then
+    # shellcheck disable=SC2034 # read by vi_recovery
+    VI_NO_RECOVERY="dracut cannot parse the command line"
+    vi_fail "dracut's command-line parser (dracut-getarg) fails on this command line${VI_PARSE_ERROR:+: $VI_PARSE_ERROR}"
+fi
+
 # A shell the image's policy does not allow, as dracut itself reads rd.break / rd.shell (the
 # agent refuses them too; this also covers any word it would read differently): apply the policy
 # now, before dracut's next breakpoint or emergency shell opens it (rd.break=cmdline came before
@@ -39,7 +47,7 @@ fi
 # device would also name the unverified device.
 case "${root#block:}" in
     '' | "/dev/mapper/$VERITY_NAME") ;;
-    *) vi_log "root=$root ignored: the verified root is /dev/mapper/$VERITY_NAME" 4 ;;
+    *) vi_log "root= ignored: the verified root is /dev/mapper/$VERITY_NAME" 4 ;;
 esac
 root="block:/dev/mapper/$VERITY_NAME"
 # shellcheck disable=SC2034 # read by dracut after the cmdline hooks
@@ -59,11 +67,10 @@ echo "rd.skipfsck" > "$VI_CMDLINE_D/90verity-init.conf"
 # kernel command line cannot turn it back on (the agent refuses rd.shell and rd.break then)
 [ "${VERITY_SHELL_ALLOWED:-0}" = 1 ] || echo "rd.shell=0" >> "$VI_CMDLINE_D/90verity-init.conf"
 
-for _vi_dev in $(vi_devices); do
-    wait_for_dev "$_vi_dev"
-done
-unset _vi_dev
-wait_for_dev "/dev/mapper/$VERITY_NAME"
+# No device string of the command line goes to wait_for_dev: dracut writes it into an
+# initqueue/finished script that it sources. The agent waits for the devices itself (bounded by
+# verity.timeout=); dracut's rootfs-block waits for root=, the mapping, whose name the agent
+# allows only from [A-Za-z0-9._-].
 
 # Shell init runs the job from the initqueue once udev has settled; under systemd the
 # verity-init-setup.service (enabled by verity-init-generator) does it.

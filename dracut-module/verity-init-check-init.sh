@@ -37,3 +37,5 @@ case $_vi_rc in
         VI_NEWROOT=$_vi_newroot vi_fail "command line refused: $VI_PARSE_ERROR"
         ;;
 esac
+# switching now: the root's init gets a fixed environment, not the kernel's
+vi_init_env

@@ -54,6 +54,10 @@ VI_KMSG=/dev/kmsg
 VI_CMDLINE_D=/etc/cmdline.d
 VI_MOUNTINFO=/proc/self/mountinfo
 VI_SYSBLOCK=/sys/block
+# dracut's command-line parser, which getarg and getargbool run
+VI_DRACUT_GETARG=dracut-getarg
+# where dracut's init.sh keeps the kernel's environment for the root's init
+VI_EXPORT_ORIG=/tmp/export.orig
 
 # vi_hang: the end of a failed boot when even the kernel's panic did not come: never return, never
 # exit (an exit of dracut's /init, or of a hook's shell, ends in its emergency shell).
@@ -115,35 +119,60 @@ vi_load() {
     return 0
 }
 
-# vi_devpath SPEC: the /dev path udev gives a device reference (UUID=, PARTUUID=, LABEL=,
-# PARTLABEL=, MAJ:MIN or a path), printed on stdout; nothing for an empty SPEC.
-vi_devpath() {
-    case "$1" in
-        '') ;;
-        # udev's by-uuid and by-partuuid links are lower case; the agent compares either
-        UUID=* | PARTUUID=*) label_uuid_to_dev "$(printf '%s' "$1" | sed 's/=.*//')=$(printf '%s' "${1#*=}" | tr 'A-F' 'a-f')" ;;
-        LABEL=* | PARTLABEL=*) label_uuid_to_dev "$1" ;;
-        [0-9]*:[0-9]*) printf '/dev/block/%s\n' "$1" ;;
-        *) printf '%s\n' "$1" ;;
-    esac
-}
-
-# vi_devices: the data, hash and FEC devices of the configured root, one /dev path per line,
-# without duplicates (the hash area may live on the data device).
-vi_devices() {
-    local _d _h _f
-    _d=$(vi_devpath "$VERITY_DATA")
-    _h=$(vi_devpath "$VERITY_HASH")
-    _f=$(vi_devpath "$VERITY_FEC")
-    [ -n "$_d" ] && printf '%s\n' "$_d"
-    [ -n "$_h" ] && [ "$_h" != "$_d" ] && printf '%s\n' "$_h"
-    [ -n "$_f" ] && [ "$_f" != "$_d" ] && [ "$_f" != "$_h" ] && printf '%s\n' "$_f"
-    return 0
-}
-
 vi_log() {
-    # one record per line in the kernel log, as the agent does
-    echo "<${2:-5}>verity-init-dracut: $1" >> "$VI_KMSG" 2> /dev/null || echo "verity-init-dracut: $1" >&2
+    local _msg
+    # one record per line in the kernel log, as the agent does: a control byte in a string that
+    # came from the command line or a disk would start a record of its own (with its own
+    # priority) or drive the console, so each becomes '?'
+    _msg=$(printf '%s' "$1" | tr '\001-\037\177' '?')
+    echo "<${2:-5}>verity-init-dracut: $_msg" >> "$VI_KMSG" 2> /dev/null || echo "verity-init-dracut: $_msg" >&2
+}
+
+# vi_getarg_ok: does dracut's own command-line parser work on this line? dracut-getarg (dracut
+# 059) crashes on some lines (a trailing lone '"'), and getarg/getargbool then fall back to their
+# defaults: rd.shell=0 would be read as the default, a shell. The agent refuses such lines; this
+# is the second wall, for whatever the agent did not foresee.
+vi_getarg_ok() {
+    local _rc
+    CMDLINE=$(getcmdline) "$VI_DRACUT_GETARG" rd.shell > /dev/null 2>&1
+    _rc=$?
+    [ $_rc -le 1 ]
+}
+
+# vi_shquote VALUE: VALUE quoted for sh, in single quotes.
+vi_shquote() {
+    printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
+
+# vi_init_env: under dracut's shell init, what the root's init gets as its environment. dracut's
+# init.sh saves the kernel's environment (every NAME=value word of the command line) in
+# /tmp/export.orig and restores it before switch_root, and puts the kernel's PATH back: replace
+# both with what the kernel gives init by default (HOME=/, TERM=linux), the command line's TERM
+# and the names the initramfs policy lists (VERITY_INIT_ENV, from the agent). Under systemd the
+# initramfs's PID 1 hands its own environment on; the agent refuses every name that is not
+# allowed there (docs/security.md).
+vi_init_env() {
+    local _n _v _term=linux
+    [ -z "${DRACUT_SYSTEMD:-}" ] || return 0
+    case "${TERM:-}" in
+        '' | *[!A-Za-z0-9._+-]*) ;;
+        *) _term=$TERM ;;
+    esac
+    {
+        echo "export HOME=/"
+        echo "export TERM=$_term"
+        for _n in ${VERITY_INIT_ENV:-}; do
+            case "$_n" in
+                '' | *[!A-Z0-9_]*) continue ;;
+            esac
+            eval "[ -n \"\${$_n+x}\" ]" || continue
+            eval "_v=\$$_n"
+            echo "export $_n=$(vi_shquote "$_v")"
+        done
+    } > "$VI_EXPORT_ORIG"
+    # read by dracut's init.sh right before switch_root
+    # shellcheck disable=SC2034
+    OLDPATH=/usr/sbin:/usr/bin:/sbin:/bin
 }
 
 # vi_udev_announce NAME: make sure udev has processed the new dm device like any other, so the
@@ -174,6 +203,7 @@ vi_udev_announce() {
 # vi_shell_allowed: `shell` is in VERITY_FAIL only when the image's policy allows it (the agent
 # drops it otherwise, allow_shell= in /etc/verity-init.conf); rd.shell=0 still refuses it.
 vi_shell_allowed() {
+    vi_getarg_ok || return 1
     getargbool 1 rd.shell -d -y rdshell
 }
 
@@ -363,7 +393,7 @@ vi_check_init() {
 
 # vi_setup: create the mapping with the agent, announce it to udev; on failure apply the policy.
 vi_setup() {
-    local _rc _err _dev _missing
+    local _rc _err
     vi_load
     _rc=$?
     case $_rc in
@@ -375,12 +405,8 @@ vi_setup() {
             return 0
             ;;
     esac
-    _missing=
-    for _dev in $(vi_devices); do
-        [ -e "$_dev" ] || _missing="$_missing $_dev"
-    done
-    # the agent waits (bounded by verity.timeout=) and re-checks as devices appear
-    [ -z "$_missing" ] || vi_log "waiting up to ${VERITY_TIMEOUT:-30}s for:$_missing"
+    # the agent waits for the devices it resolved (bounded by verity.timeout=): no device
+    # string of the command line reaches dracut's initqueue, which sources what it is given
     _err=$("$VI_AGENT" setup --cmdline "$(vi_cmdline)" 2>&1 > /dev/null)
     _rc=$?
     if [ $_rc -ne 0 ]; then

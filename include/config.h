@@ -21,6 +21,8 @@
 #define VI_MAX_OPTIONS   4096u   /* one verity.options= / systemd.verity_root_options= value */
 #define VI_MAX_SIG_LOC   2048u   /* a signature's location, or systemd's inline base64:DER */
 #define VI_MAX_TIMEOUT_S 3600u
+#define VI_MAX_ENV       32u     /* the kernel's MAX_INIT_ENVS: more panics the kernel */
+#define VI_MAX_ENV_NAME  64u
 #define VI_DEFAULT_NAME  "root"
 #define VI_DEFAULT_RECOVERY_NAME "recovery"
 #define VI_DEFAULT_TIMEOUT_S 30u
@@ -140,6 +142,17 @@ struct vi_config {
 	bool shell_allowed;                       /* the policy's allow_shell */
 	bool recovery_dropped;                    /* vi_policy_apply removed a policy "recovery"
 	                                           * default: no recovery root configured */
+	/* Environment names the command line sets for the booted system: upper-case NAME=value
+	 * words before "--" (the kernel hands them to init as its environment) and the names of
+	 * systemd.setenv= (systemd hands them to every service). vi_policy_check allows only
+	 * TERM, BOOT_IMAGE and the policy's init_env= names. */
+	char env_names[VI_MAX_ENV][VI_MAX_ENV_NAME];
+	unsigned env_count;
+	/* A switch that hands control to a shell or to unverified code in the initramfs or in the
+	 * booted system (systemd.debug_shell, systemd.unit=rescue.target, resume=, ...): refused
+	 * unless the policy has allow_shell=yes. The first one, for the refusal. */
+	bool handover_requested;
+	char handover_key[48];
 };
 
 /* Defaults: name "root"/"recovery", fail=panic, timeout 30 s, init /sbin/init, superblock on. */
@@ -163,8 +176,13 @@ int vi_cmdline_parse_buf(const char *buf, size_t len, unsigned flags, struct vi_
  * Returns the kind, or -EINVAL with err set. */
 int vi_devspec_check(const char *spec, size_t len, bool allow_majmin, struct verity_err *err);
 
-/* A device as systemd writes it, in the form the agent looks it up by: TAG="value" or
- * TAG='value' loses the quotes (systemd's fstab_node_to_udev_node), and udev's
+/* The characters a device spec written on the command line (or in a table) may use: letters,
+ * digits, "/._-:+@=", non-ASCII bytes and udev's \xHH escapes; quotes, whitespace and every
+ * other byte a shell or a unit file interprets are refused (-EINVAL, err names the byte). */
+int vi_devspec_chars_check(const char *what, const char *s, size_t len,
+			   struct verity_err *err);
+
+/* A device as systemd writes it, in the form the agent looks it up by: udev's
  * /dev/disk/by-{uuid,partuuid,label,partlabel}/NAME (\xNN escapes decoded) becomes UUID=,
  * PARTUUID=, LABEL=, PARTLABEL= -- those links need udev, which PID 1 does not have; libblkid
  * finds the same device. Anything else is copied. out is NUL-terminated; -ENAMETOOLONG when it

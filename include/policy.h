@@ -14,6 +14,12 @@
  *   init=/sbin/init                the only init= the command line may give (none: the
  *                                  default /sbin/init); unset: any path vi_init_path_check
  *                                  accepts
+ *   init_env=LANG,TZ               environment names the command line may set for init
+ *                                  (and with systemd.setenv=) besides TERM and BOOT_IMAGE;
+ *                                  names that load code or reconfigure PID 1 (LD_*, PATH,
+ *                                  SYSTEMD_*, ...: vi_env_name_forbidden) are refused here
+ *   require_manifest=no            yes: the root needs a signed manifest (which carries a
+ *                                  version); min_version above 0 implies it
  * Unknown keys, a key repeated with another value, lines without "=" are errors. No file at
  * all means the strictest defaults (nothing weakening, no shell). */
 #ifndef VERITY_POLICY_H
@@ -48,7 +54,20 @@ struct vi_policy {
 	bool require_signature;
 	uint64_t min_version;
 	char init[VI_MAX_PATH];     /* "" or the only init= allowed */
+	char init_env[VI_MAX_ENV][VI_MAX_ENV_NAME];   /* init_env= names */
+	unsigned init_env_count;
+	bool require_manifest;
 };
+
+/* Names the environment of init and of systemd's services must never take from the command
+ * line, whatever the policy says: the dynamic loader's and glibc's (LD_*, GCONV_PATH, LOCPATH,
+ * MALLOC_*, GLIBC_TUNABLES, ...), the shells' (PATH, IFS, ENV, BASH_ENV, ...), systemd's
+ * (SYSTEMD_*, NOTIFY_SOCKET, LISTEN_*) and dracut's (RD_*, DRACUT_*). */
+bool vi_env_name_forbidden(const char *name, size_t len);
+
+/* May the command line set environment NAME for the booted system under policy p? TERM and
+ * BOOT_IMAGE always, the policy's init_env= names, never a forbidden one. */
+bool vi_policy_env_allowed(const struct vi_policy *p, const char *name, size_t len);
 
 /* Strictest defaults: nothing allowed, nothing required beyond the command line. */
 void vi_policy_init(struct vi_policy *p);

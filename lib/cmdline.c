@@ -98,8 +98,55 @@ static int checkf(struct verity_err *err, const char *what, const char *s, size_
 	return vi_err(err, "%s '%s': %s", what, v, why);
 }
 
-/* Absolute path: "/" followed by components that are not empty, "." or "..", no whitespace,
- * control bytes or commas (commas separate option words). */
+/* The bytes device names, udev's /dev/disk/by-* links and tag values really use: letters,
+ * digits, "/._-:+@=", non-ASCII (UTF-8 labels) and udev's \xHH escapes. Everything a shell,
+ * a systemd unit file or an option list gives a meaning to (quotes, "$", backtick, ";|&<>(){}",
+ * globs, "~!#%", whitespace, a lone backslash, ",") is refused: these strings travel into
+ * dracut's hooks, generated units and tables, and no real device name needs them. Returns the
+ * offset of the first refused byte, or len. */
+static size_t token_bad_char(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("/._-:+@=", c))
+			continue;
+		/* NEL and NBSP are whitespace to the kernel's or to Unicode-aware splitters */
+		if (c >= 0x80 && c != 0x85 && c != 0xa0)
+			continue;
+		if (c == '\\' && i + 3 < len && s[i + 1] == 'x' && hex_nibble(s[i + 2]) >= 0 &&
+		    hex_nibble(s[i + 3]) >= 0) {
+			i += 3;
+			continue;
+		}
+		return i;
+	}
+	return len;
+}
+
+static int token_chars_check(const char *what, const char *s, size_t len,
+			     struct verity_err *err)
+{
+	size_t bad = token_bad_char(s, len);
+	char v[80], ch[8];
+
+	if (bad == len)
+		return 0;
+	vi_sanitize(s, len, v, sizeof(v));
+	vi_sanitize(s + bad, 1, ch, sizeof(ch));
+	return vi_err(err, "%s '%s': character '%s' is not allowed (letters, digits, "
+		      "'/._-:+@=' and \\xHH escapes only)", what, v, ch);
+}
+
+int vi_devspec_chars_check(const char *what, const char *s, size_t len,
+			   struct verity_err *err)
+{
+	return token_chars_check(what, s, len, err);
+}
+
+/* Absolute path: "/" followed by components that are not empty, "." or "..", in the character
+ * set of token_bad_char (no whitespace, control bytes, commas or shell syntax). */
 int vi_abspath_check(const char *s, size_t len, struct verity_err *err)
 {
 	size_t comp = 1;
@@ -110,6 +157,10 @@ int vi_abspath_check(const char *s, size_t len, struct verity_err *err)
 		return checkf(err, "path", s, len, "too long");
 	if (!vi_str_printable(s, len))
 		return checkf(err, "path", s, len, "contains control characters");
+	if (memchr(s, ' ', len) || memchr(s, ',', len))
+		return checkf(err, "path", s, len, "contains a space or comma");
+	if (token_bad_char(s, len) != len)
+		return token_chars_check("path", s, len, err);
 	for (size_t i = 1; i <= len; i++) {
 		size_t n;
 
@@ -282,24 +333,6 @@ int vi_devspec_normalize(const char *s, size_t len, char *out, size_t out_size, 
 		*ret_len = o;
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
-		size_t tn = strlen(links[i].tag);
-
-		if (has_prefix(s, len, links[i].tag) && len >= tn + 2 &&
-		    (s[tn] == '"' || s[tn] == '\'') && s[len - 1] == s[tn]) {
-			/* TAG="value": the quotes are systemd's syntax, not part of the value; one
-			 * more inside would not survive being written back */
-			if (memchr(s + tn + 1, '"', len - tn - 2) || memchr(s + tn + 1, '\'', len - tn - 2))
-				return -EINVAL;
-			if (len - 2 >= out_size)
-				return -ENAMETOOLONG;
-			memcpy(out, s, tn);
-			memcpy(out + tn, s + tn + 1, len - tn - 2);
-			out[len - 2] = '\0';
-			*ret_len = len - 2;
-			return 0;
-		}
-	}
 	if (len >= out_size)
 		return -ENAMETOOLONG;
 	memcpy(out, s, len);
@@ -325,6 +358,9 @@ int vi_location_check(const char *s, size_t len, struct verity_err *err)
 
 	if (len > 0 && s[0] == '/' && !has_prefix(s, len, "/dev/"))
 		return vi_abspath_check(s, len, err);
+	r = vi_devspec_chars_check("device", s, len, err);
+	if (r < 0)
+		return r;
 	r = vi_devspec_check(s, len, false, err);
 	return r < 0 ? r : 0;
 }
@@ -529,6 +565,15 @@ struct slotval {
 	bool b;              /* K_BOOL slots */
 };
 
+struct cmdline_state {
+	struct slotval slots[S__MAX];
+	bool past_dashdash;                      /* words after "--": init's arguments */
+	char env[VI_MAX_ENV][VI_MAX_ENV_NAME];
+	unsigned env_count;
+	bool handover;
+	char handover_key[48];
+};
+
 static const struct key *find_key(const char *k, size_t n)
 {
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -570,15 +615,133 @@ static bool same_value(const struct slotval *a, const char *v, size_t n, bool ca
 	return true;
 }
 
-static int collect(const struct vi_cmdline_tok *t, struct slotval slots[S__MAX],
+/* ---- what the command line hands to the booted system ----------------------------------- */
+
+/* An environment name as glibc, systemd and shells read them: [A-Z_][A-Z0-9_]*. Lower-case
+ * names are read by none of them for code loading or configuration of PID 1. */
+static bool env_name(const char *s, size_t n)
+{
+	if (n == 0 || n >= VI_MAX_ENV_NAME || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	return true;
+}
+
+static int env_add(struct cmdline_state *st, const char *name, size_t n, struct verity_err *err)
+{
+	for (unsigned i = 0; i < st->env_count; i++)
+		if (vi_str_eq(name, n, st->env[i]))
+			return 0;
+	if (st->env_count == VI_MAX_ENV)
+		return vi_err(err, "more than %u environment words on the command line", VI_MAX_ENV);
+	memcpy(st->env[st->env_count], name, n);
+	st->env[st->env_count][n] = '\0';
+	st->env_count++;
+	return 0;
+}
+
+static void handover(struct cmdline_state *st, const struct vi_cmdline_tok *t)
+{
+	if (st->handover)
+		return;
+	st->handover = true;
+	vi_sanitize(t->key, t->key_len, st->handover_key, sizeof(st->handover_key));
+}
+
+static bool val_is(const struct vi_cmdline_tok *t, const char *v)
+{
+	return t->val && vi_str_eq(t->val, t->val_len, v);
+}
+
+/* systemd's parse_boolean() false words; anything else (a typo included) counts as on. */
+static bool systemd_false(const struct vi_cmdline_tok *t)
+{
+	static const char *const no[] = { "0", "no", "n", "false", "f", "off" };
+
+	if (!t->val)
+		return false;
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (vi_key_eq(t->val, t->val_len, no[i]))
+			return true;
+	return false;
+}
+
+static bool ends_with_n(const char *s, size_t n, const char *suffix)
+{
+	size_t m = strlen(suffix);
+
+	return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+/*
+ * Switches of systemd (in the initramfs with an "rd." prefix, in the booted system without),
+ * the kernel and dracut that hand control to a shell or to code no signature covers. The root
+ * hash covers the root's blocks, not what these start: refused unless the initramfs policy
+ * allows a shell (docs/security.md lists each, and those out of the agent's hands).
+ */
+static int collect_handover(const struct vi_cmdline_tok *t, struct cmdline_state *st,
+			    struct verity_err *err)
+{
+	static const char *const runlevel_shells[] = {
+		"emergency", "-b", "rescue", "single", "s", "S", "-s", "1",
+	};
+	const char *k = t->key;
+	size_t n = t->key_len;
+
+	if (!t->val) {
+		for (size_t i = 0; i < sizeof(runlevel_shells) / sizeof(runlevel_shells[0]); i++)
+			if (vi_str_eq(k, n, runlevel_shells[i]))
+				handover(st, t);
+	}
+	if (n > 3 && memcmp(k, "rd.", 3) == 0) {
+		k += 3;
+		n -= 3;
+	}
+	if (vi_key_eq(k, n, "systemd.debug_shell") || vi_key_eq(k, n, "systemd.crash_shell")) {
+		if (!systemd_false(t))
+			handover(st, t);
+	} else if (vi_key_eq(k, n, "systemd.wants") || vi_key_eq(k, n, "systemd.mask") ||
+		   vi_key_eq(k, n, "systemd.run") || vi_key_eq(k, n, "resume")) {
+		handover(st, t);
+	} else if (vi_key_eq(k, n, "systemd.unit")) {
+		/* a target to boot into, never a service, and not the ones that are shells */
+		if (!t->val || !ends_with_n(t->val, t->val_len, ".target") ||
+		    val_is(t, "emergency.target") || val_is(t, "rescue.target") ||
+		    val_is(t, "runlevel1.target"))
+			handover(st, t);
+	} else if (vi_key_eq(k, n, "systemd.setenv") && t->val) {
+		const char *eq = memchr(t->val, '=', t->val_len);
+		size_t vn = eq ? (size_t)(eq - t->val) : t->val_len;
+
+		/* every service of the booted system gets it: the same names as init's */
+		if (env_name(t->val, vn))
+			return env_add(st, t->val, vn, err);
+	}
+	return 0;
+}
+
+static int collect(const struct vi_cmdline_tok *t, struct cmdline_state *st,
 		   struct verity_err *err)
 {
 	const struct key *k = find_key(t->key, t->key_len);
+	struct slotval *slots = st->slots;
 	struct slotval *s;
 	char kn[64];
 	bool b = false;
+	int r;
 
 	vi_sanitize(t->key, t->key_len, kn, sizeof(kn));
+	/* NAME=value without a dot before "--": the kernel makes it init's environment */
+	if (t->val && !st->past_dashdash && env_name(t->key, t->key_len)) {
+		r = env_add(st, t->key, t->key_len, err);
+		if (r < 0)
+			return r;
+	}
+	r = collect_handover(t, st, err);
+	if (r < 0)
+		return r;
 	if (!k) {
 		if (our_namespace(t->key, t->key_len))
 			return vi_err(err, "unknown key '%s'", kn);
@@ -714,8 +877,11 @@ static int devspec(struct vi_devspec *d, const struct slotval *s, struct verity_
 {
 	char spec[sizeof(d->spec)];
 	size_t n = 0;
-	int r = vi_devspec_normalize(s->val, s->val_len, spec, sizeof(spec), &n);
+	int r = vi_devspec_chars_check("device", s->val, s->val_len, err);
 
+	if (r < 0)
+		return slot_wrap(s, err, r);
+	r = vi_devspec_normalize(s->val, s->val_len, spec, sizeof(spec), &n);
 	if (r < 0)
 		return slot_wrap(s, err, checkf(err, "device", s->val, s->val_len,
 						r == -ENAMETOOLONG ? "too long"
@@ -1019,7 +1185,12 @@ static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_
 		unsigned long flags;
 		char data[VI_MAX_PATH];
 
-		r = copy_value(c->rootflags, sizeof(c->rootflags), &sl[S_ROOTFLAGS], err);
+		p = &sl[S_ROOTFLAGS];
+		/* the dracut module writes them into a unit file, where a backslash continues or
+		 * escapes; no mount option of a block filesystem needs one */
+		if (memchr(p->val, '\\', p->val_len))
+			return slot_fail(p, err, "a backslash is not allowed in mount options");
+		r = copy_value(c->rootflags, sizeof(c->rootflags), p, err);
 		if (r < 0)
 			return r;
 		/* refused early (rw, a second device) so dracut's own mount never sees them */
@@ -1048,7 +1219,8 @@ static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_
 int vi_cmdline_parse_buf(const char *buf, size_t len, unsigned flags, struct vi_config *cfg,
 			 struct verity_err *err)
 {
-	struct slotval slots[S__MAX];
+	static struct cmdline_state zero_state;
+	struct cmdline_state st = zero_state;
 	struct vi_cmdline_tok tok;
 	struct vi_config c;
 	size_t pos = 0;
@@ -1060,21 +1232,25 @@ int vi_cmdline_parse_buf(const char *buf, size_t len, unsigned flags, struct vi_
 	}
 	if (len && memchr(buf, '\0', len))
 		return vi_err(err, "command line contains a NUL byte");
-	memset(slots, 0, sizeof(slots));
 	while ((r = vi_cmdline_next(buf, len, &pos, &tok)) > 0) {
 		if (r == 2) {
 			if (!(flags & VI_CMDLINE_PAST_DASHDASH))
 				break;
+			st.past_dashdash = true;
 			continue;
 		}
-		r = collect(&tok, slots, err);
+		r = collect(&tok, &st, err);
 		if (r < 0)
 			return r;
 	}
 	vi_config_init(&c);
-	r = resolve(slots, &c, err);
+	r = resolve(st.slots, &c, err);
 	if (r < 0)
 		return r;
+	memcpy(c.env_names, st.env, sizeof(c.env_names));
+	c.env_count = st.env_count;
+	c.handover_requested = st.handover;
+	memcpy(c.handover_key, st.handover_key, sizeof(c.handover_key));
 	*cfg = c;
 	return 0;
 }

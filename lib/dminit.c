@@ -105,7 +105,10 @@ static int num32(struct span w, const char *what, uint32_t *ret, struct verity_e
 static int dev(struct span w, const char *what, struct vi_devspec *d, struct verity_err *err)
 {
 	struct verity_err e;
-	int r = vi_devspec_check(w.s, w.n, true, &e);
+	int r = vi_devspec_chars_check(what, w.s, w.n, &e);
+
+	if (r >= 0)
+		r = vi_devspec_check(w.s, w.n, true, &e);
 
 	if (r < 0)
 		return vi_err(err, "dm-mod.create: %s: %s", what, e.msg);

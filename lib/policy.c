@@ -46,14 +46,88 @@ void vi_policy_init(struct vi_policy *p)
 }
 
 enum pkey {
-	P_FAIL, P_TIMEOUT, P_ALLOW_SHELL, P_ALLOW_WEAK, P_REQSIG, P_MIN_VERSION, P_INIT, P__MAX
+	P_FAIL, P_TIMEOUT, P_ALLOW_SHELL, P_ALLOW_WEAK, P_REQSIG, P_MIN_VERSION, P_INIT,
+	P_INIT_ENV, P_REQ_MANIFEST, P__MAX
 };
 
 static const char *const pkeys[P__MAX] = {
 	[P_FAIL] = "fail", [P_TIMEOUT] = "timeout", [P_ALLOW_SHELL] = "allow_shell",
 	[P_ALLOW_WEAK] = "allow_weak", [P_REQSIG] = "require_signature",
-	[P_MIN_VERSION] = "min_version", [P_INIT] = "init",
+	[P_MIN_VERSION] = "min_version", [P_INIT] = "init", [P_INIT_ENV] = "init_env",
+	[P_REQ_MANIFEST] = "require_manifest",
 };
+
+bool vi_env_name_forbidden(const char *name, size_t len)
+{
+	static const char *const prefixes[] = {
+		"LD_", "MALLOC_", "GLIBC_", "SYSTEMD_", "LISTEN_", "RD_", "DRACUT_", "BASH_",
+		"DM_", "BLKID_", "LIBMOUNT_", "UDEV_", "PYTHON", "PERL", "RUBY", "NODE_", "LUA_",
+	};
+	static const char *const names[] = {
+		"GCONV_PATH", "GETCONF_DIR", "HOSTALIASES", "LOCALDOMAIN", "LOCPATH", "NIS_PATH",
+		"NLSPATH", "RESOLV_HOST_CONF", "RES_OPTIONS", "TMPDIR", "TZDIR", "TZ", "PATH",
+		"IFS", "ENV", "SHELLOPTS", "BASHOPTS", "CDPATH", "PS4", "HOME", "SHELL",
+		"NOTIFY_SOCKET", "CREDENTIALS_DIRECTORY", "INVOCATION_ID", "MANAGERPID",
+		"WATCHDOG_PID", "WATCHDOG_USEC", "TERMINFO", "TERMINFO_DIRS", "TERMCAP",
+	};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t n = strlen(prefixes[i]);
+
+		if (len >= n && memcmp(name, prefixes[i], n) == 0)
+			return true;
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (vi_str_eq(name, len, names[i]))
+			return true;
+	return false;
+}
+
+bool vi_policy_env_allowed(const struct vi_policy *p, const char *name, size_t len)
+{
+	if (vi_env_name_forbidden(name, len))
+		return false;
+	if (vi_str_eq(name, len, "TERM") || vi_str_eq(name, len, "BOOT_IMAGE"))
+		return true;
+	for (unsigned i = 0; i < p->init_env_count; i++)
+		if (vi_str_eq(name, len, p->init_env[i]))
+			return true;
+	return false;
+}
+
+static int env_list(struct vi_policy *p, const char *s, size_t len, struct verity_err *err)
+{
+	size_t start = 0;
+
+	p->init_env_count = 0;
+	if (len == 0 || (len == 4 && memcmp(s, "none", 4) == 0))
+		return 0;
+	for (size_t i = 0; i <= len; i++) {
+		size_t n = i - start;
+		char w[64];
+		bool ok = n > 0 && n < VI_MAX_ENV_NAME && !(s[start] >= '0' && s[start] <= '9');
+
+		if (i < len && s[i] != ',')
+			continue;
+		for (size_t k = start; ok && k < i; k++)
+			ok = (s[k] >= 'A' && s[k] <= 'Z') || (s[k] >= '0' && s[k] <= '9') ||
+			     s[k] == '_';
+		vi_sanitize(s + start, n, w, sizeof(w));
+		if (!ok)
+			return vi_err(err, "init_env: '%s' is not an environment name "
+				      "([A-Z_][A-Z0-9_]*)", w);
+		if (vi_env_name_forbidden(s + start, n))
+			return vi_err(err, "init_env: '%s' loads code or reconfigures the system "
+				      "and is never taken from the command line", w);
+		if (p->init_env_count == VI_MAX_ENV)
+			return vi_err(err, "init_env: more than %u names", VI_MAX_ENV);
+		memcpy(p->init_env[p->init_env_count], s + start, n);
+		p->init_env[p->init_env_count][n] = '\0';
+		p->init_env_count++;
+		start = i + 1;
+	}
+	return 0;
+}
 
 static bool is_blank(char c)
 {
@@ -130,6 +204,12 @@ static int set_value(struct vi_policy *p, enum pkey k, const char *v, size_t n,
 		p->init[n] = '\0';
 		return 0;
 	}
+	case P_INIT_ENV:
+		return env_list(p, v, n, err);
+	case P_REQ_MANIFEST:
+		if (vi_parse_bool(v, n, &p->require_manifest) < 0)
+			return vi_err(err, "require_manifest: not yes or no");
+		return 0;
 	case P__MAX:
 		break;
 	}
@@ -301,6 +381,39 @@ int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 		vi_sanitize(cfg->init, strlen(cfg->init), v, sizeof(v));
 		vi_err(err, "init=%s: the initramfs policy allows only init=%s (or none: %s)", v,
 		       p->init, VI_DEFAULT_INIT);
+		return -EPERM;
+	}
+	if (cfg->handover_requested && !p->allow_shell) {
+		vi_err(err, "'%s' hands control to a shell or to code no signature covers: the "
+		       "initramfs policy does not allow it (allow_shell=yes would)",
+		       cfg->handover_key);
+		return -EPERM;
+	}
+	for (unsigned i = 0; i < cfg->env_count; i++) {
+		const char *name = cfg->env_names[i];
+
+		if (vi_policy_env_allowed(p, name, strlen(name)))
+			continue;
+		vi_err(err, "'%s=' sets the environment of the booted system: %s", name,
+		       vi_env_name_forbidden(name, strlen(name))
+			       ? "never allowed from the command line"
+			       : "not in the initramfs policy's init_env=");
+		return -EPERM;
+	}
+	/* A version floor means nothing for a root whose signature carries no version (a PKCS#7
+	 * root hash signature signs the hash alone): the root must come with its manifest. */
+	if ((p->require_manifest || p->min_version > 0) && cfg->root.enabled && !cfg->manifest[0]) {
+		vi_err(err, "the initramfs policy %s: the root needs a signed manifest "
+		       "(verity.manifest=); a root hash signature carries no version",
+		       p->min_version > 0 ? "has a version floor (min_version=)"
+					  : "requires a manifest (require_manifest=yes)");
+		return -EPERM;
+	}
+	if ((p->require_manifest || p->min_version > 0) && cfg->recovery.enabled) {
+		vi_err(err, "the initramfs policy %s, and a recovery root cannot carry a manifest: "
+		       "no recovery root under this policy",
+		       p->min_version > 0 ? "has a version floor (min_version=)"
+					  : "requires a manifest (require_manifest=yes)");
 		return -EPERM;
 	}
 	if (cfg->shell_requested && !p->allow_shell) {

@@ -230,8 +230,11 @@ static int w_fec_device(struct vi_target *t, const char *v, size_t n, uint32_t *
 {
 	char spec[sizeof(t->fec.spec)];
 	size_t len = 0;
-	int r = vi_devspec_normalize(v, n, spec, sizeof(spec), &len);
+	int r = vi_devspec_chars_check("fec-device", v, n, err);
 
+	if (r < 0)
+		return r;
+	r = vi_devspec_normalize(v, n, spec, sizeof(spec), &len);
 	if (r < 0)
 		return bad_value(err, "fec-device", v, n,
 				 r == -ENAMETOOLONG ? "too long" : VI_DEVSPEC_LINK_ERR);

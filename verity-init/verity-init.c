@@ -346,6 +346,34 @@ fail:
 	return r;
 }
 
+/* The environment of init and of the fallback shell: what the kernel gives init by default
+ * (HOME=/, TERM=linux), the command line's TERM, and the names the initramfs policy lists
+ * (init_env=). Every other NAME=value word of the command line is in the kernel's environment
+ * too, and would reach the verified system's PID 1 (LD_PRELOAD=/dev/sdb maps a preload straight
+ * from a block device): those stay behind. */
+static void init_environment(const struct agent *a, char **env, size_t size)
+{
+	static char home[] = "HOME=/", term[] = "TERM=linux";
+	size_t n = 0;
+
+	env[n++] = home;
+	env[n++] = term;
+	for (char **e = a->init_envp; e && *e && n + 1 < size; e++) {
+		const char *eq = strchr(*e, '=');
+		size_t len = eq ? (size_t)(eq - *e) : 0;
+
+		if (!eq || !vi_policy_env_allowed(&a->policy, *e, len) ||
+		    !vi_str_printable(eq + 1, strlen(eq + 1)) || strlen(eq + 1) >= VI_MAX_PATH)
+			continue;
+		if (len == 4 && !memcmp(*e, "TERM", 4)) {
+			env[1] = *e;
+			continue;
+		}
+		env[n++] = *e;
+	}
+	env[n] = NULL;
+}
+
 /* The next program (init, the fallback shell) gets fds 0-2 only: libdevmapper's control fd
  * has no O_CLOEXEC. Ours (/dev/kmsg) are O_CLOEXEC and stay usable until the exec. */
 static void hand_over_fds(struct agent *a)
@@ -365,6 +393,7 @@ static int switch_and_exec(struct agent *a, const struct vi_file_id *init_id,
 	struct verity_err err = { "" };
 	struct vi_switch_result sw;
 	char *argv[VI_MAX_INIT_ARGS + 2] = { a->cfg.init };
+	char *envp[VI_MAX_ENV + 3];
 	uint64_t t0 = now_ms(), total;
 	int r, n = 1;
 
@@ -403,8 +432,9 @@ static int switch_and_exec(struct agent *a, const struct vi_file_id *init_id,
 		 (unsigned long long)a->mark_ms[0], (unsigned long long)a->mark_ms[1],
 		 (unsigned long long)a->mark_ms[2], (unsigned long long)a->mark_ms[3]);
 	devkmsg_restore(a);
+	init_environment(a, envp, sizeof(envp) / sizeof(envp[0]));
 	hand_over_fds(a);
-	execve(a->cfg.init, argv, a->init_envp);
+	execve(a->cfg.init, argv, envp);
 	r = -errno;
 	a->stage = VI_STAGE_SWITCH;
 	snprintf(a->reason.msg, sizeof(a->reason.msg), "exec %.100s failed: %s", a->cfg.init,
@@ -489,7 +519,9 @@ static void fallback(struct agent *a, bool switched)
 			reboot(act == VI_FAIL_REBOOT ? RB_AUTOBOOT : RB_POWER_OFF);
 			kmsg_log(&a->log, KMSG_ERR, "%s failed: %s", name, strerror(errno));
 			continue;
-		case VI_FAIL_SHELL:
+		case VI_FAIL_SHELL: {
+			char *envp[VI_MAX_ENV + 3];
+
 			if (!a->policy.allow_shell) {
 				kmsg_log(&a->log, KMSG_WARNING,
 					 "fallback shell: not allowed by the initramfs policy");
@@ -497,10 +529,12 @@ static void fallback(struct agent *a, bool switched)
 			}
 			write_status(a, "failed", name, NULL);
 			kmsg_log(&a->log, KMSG_NOTICE, "fallback: shell");
+			init_environment(a, envp, sizeof(envp) / sizeof(envp[0]));
 			hand_over_fds(a);
-			execle("/bin/sh", "sh", (char *)NULL, a->init_envp);
+			execle("/bin/sh", "sh", (char *)NULL, envp);
 			kmsg_log(&a->log, KMSG_ERR, "exec /bin/sh failed: %s", strerror(errno));
 			continue;
+		}
 		case VI_FAIL_PANIC:
 		case VI_FAIL_NONE:
 			break;
@@ -627,9 +661,21 @@ static int run_setup(struct agent *a, const char *cmdline)
 	return EXIT_SUCCESS;
 }
 
+/* For the dracut hooks: the environment names the policy lets the command line give init. */
+static void print_init_env(const struct vi_policy *p)
+{
+	printf("VERITY_INIT_ENV='");
+	for (unsigned i = 0; i < p->init_env_count; i++)
+		printf("%s%s", i ? " " : "", p->init_env[i]);   /* [A-Z0-9_] only: policy.c */
+	printf("'\n");
+}
+
 static int run_parse(struct agent *a, const char *cmdline, bool shell)
 {
 	int r = load_config(a, cmdline, true);
+
+	if (shell)
+		print_init_env(&a->policy);
 
 	if (r < 0) {
 		/* the one line for this refusal (load_config was quiet) */

@@ -275,6 +275,10 @@ esac
 EOF
 	chmod 0755 "$SHUNIT_TMPDIR/fake-agent"
 	printf '%s\n' "$PARSE_OUT" >"$SHUNIT_TMPDIR/parse.out"
+	# the real dracut-getarg (dracut-util under that name), which the hooks ask whether dracut can
+	# parse the line at all
+	mkdir -p "$SHUNIT_TMPDIR/bin"
+	ln -sf /usr/lib/dracut/dracut-util "$SHUNIT_TMPDIR/bin/dracut-getarg"
 	# the library's fixed settings, pointed into the scratch directory (after it is sourced: it
 	# takes nothing from the environment); the end of a failed boot exits instead of hanging
 	cat >"$SHUNIT_TMPDIR/test-settings.sh" <<EOF
@@ -285,6 +289,8 @@ VI_ACTION_WAIT=0
 VI_RUNDIR=$SHUNIT_TMPDIR/run
 VI_CMDLINE_D=$SHUNIT_TMPDIR/cmdline.d
 VI_MOUNTINFO=\${TEST_MOUNTINFO:-/proc/self/mountinfo}
+VI_DRACUT_GETARG=\${TEST_DRACUT_GETARG:-$SHUNIT_TMPDIR/bin/dracut-getarg}
+VI_EXPORT_ORIG=$SHUNIT_TMPDIR/export.orig
 vi_hang() { exit 1; }
 EOF
 	cat >"$SHUNIT_TMPDIR/dracut-lib.sh" <<EOF
@@ -337,7 +343,7 @@ EOF
 	)
 }
 
-test_cmdline_hook_points_root_at_mapping_and_waits_for_devices() {
+test_cmdline_hook_points_root_at_mapping_and_waits_for_no_device_string() {
 	local out
 	PARSE_OUT="VERITY_ENABLED=1
 VERITY_NAME='vroot'
@@ -352,14 +358,91 @@ VERITY_FEC=''"
 		fn
 		echo \"root=\$root rootok=\$rootok rflags=\$rflags\"")
 	assertContains "$out" "root=block:/dev/mapper/vroot rootok=1 rflags=ro"
-	assertContains "udev's lower-case link" "$out" "wait_for_dev /dev/disk/by-partuuid/1111abcd"
-	assertContains "$out" "wait_for_dev /dev/vdb"
-	assertContains "$out" "wait_for_dev /dev/mapper/vroot"
+	# dracut writes what wait_for_dev gets into an initqueue/finished script that it sources:
+	# the agent waits for the devices itself, and dracut's rootfs-block waits for the mapping
+	assertNotContains "no device of the command line goes to dracut" "$out" "wait_for_dev"
 	assertEquals "fsck skipped for the read-only root; no dracut shell (the policy's default)" \
 		"rd.skipfsck
 rd.shell=0" "$(cat "$SHUNIT_TMPDIR/cmdline.d/90verity-init.conf")"
 	assertContains "a root= naming another device is overridden, and said so" \
-		"$(cat "$SHUNIT_TMPDIR/kmsg")" "root=UUID=data-fs-uuid ignored"
+		"$(cat "$SHUNIT_TMPDIR/kmsg")" "root= ignored: the verified root is /dev/mapper/vroot"
+	assertNotContains "the command line's root= is not copied into the log" \
+		"$(cat "$SHUNIT_TMPDIR/kmsg")" "data-fs-uuid"
+}
+
+# Even a device string the agent let through never reaches a place where dracut or the shell
+# evaluates it: the second wall behind the agent's device grammar.
+test_cmdline_hook_device_strings_never_evaluated() {
+	local out flavour
+	PARSE_OUT="VERITY_ENABLED=1
+VERITY_DATA='/dev/\$(touch $SHUNIT_TMPDIR/pwned)'
+VERITY_HASH='LABEL=\`touch $SHUNIT_TMPDIR/pwned2\`'
+VERITY_FEC='/dev/x;touch $SHUNIT_TMPDIR/pwned3'"
+	for flavour in "" 1; do
+		out=$(run_glue "
+			initqueue() { echo \"initqueue \$*\"; }
+			wait_for_dev() { echo \"wait_for_dev \$1\"; eval \"[ -e \\\"\$1\\\" ]\"; }
+			root='' rflags=''
+			DRACUT_SYSTEMD=$flavour
+			fn() { . '$MOD/parse-verity-init.sh'; }
+			fn
+			vi_setup")
+		assertNotContains "flavour '$flavour': $out" "$out" "wait_for_dev"
+		assertFalse "flavour '$flavour': command substitution ran" "[ -e '$SHUNIT_TMPDIR/pwned' ]"
+		assertFalse "flavour '$flavour': backtick ran" "[ -e '$SHUNIT_TMPDIR/pwned2' ]"
+		assertFalse "flavour '$flavour': ; ran" "[ -e '$SHUNIT_TMPDIR/pwned3' ]"
+	done
+}
+
+# dracut 059's dracut-getarg crashes on a line ending in a lone '"'; getargbool then answers its
+# default and the rd.shell=0 the hook writes is never read. The hook fails closed at once, with
+# the real dracut-getarg, even when the agent (here a fake one) accepted the line.
+test_cmdline_hook_fails_closed_when_dracut_cannot_parse_the_line() {
+	local out
+	PARSE_OUT="VERITY_ENABLED=1
+VERITY_FAIL=poweroff"
+	out=$(TEST_CMDLINE='roothash=ab rootflags=bogus "' run_cmdline_hook)
+	assertNotContains "the hook never returned: $out" "$out" fstype=
+	assertEquals "the policy's action at once" o "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
+	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "dracut-getarg) fails on this command line"
+	rm -f "$SHUNIT_TMPDIR/sysrq"
+	# and a shell the policy allows is still not opened when dracut cannot read rd.shell=0
+	out=$(TEST_CMDLINE='rd.shell=0 x "' run_glue "vi_shell_allowed && echo allowed || echo refused")
+	assertEquals refused "$out"
+	out=$(TEST_CMDLINE='x=1' run_glue "vi_shell_allowed && echo allowed || echo refused")
+	assertEquals "control: dracut's default when it can parse the line" allowed "$out"
+	out=$(TEST_CMDLINE='rd.shell=0' run_glue "vi_shell_allowed && echo allowed || echo refused")
+	assertEquals "control: rd.shell=0 read" refused "$out"
+}
+
+# Every string the module logs goes through the same sanitizing: a control byte from the command
+# line or a disk cannot start a kernel log record of its own.
+test_log_records_are_one_line() {
+	PARSE_OUT=""
+	run_glue "vi_log \"\$(printf 'a\\n<0>forged\\033[2J')\" 3" >/dev/null
+	assertEquals "<3>verity-init-dracut: a?<0>forged?[2J" "$(cat "$SHUNIT_TMPDIR/kmsg")"
+}
+
+# dracut's init.sh gives the root's init the kernel's environment back (/tmp/export.orig, and
+# the kernel's PATH): the module replaces both with a fixed environment plus the policy's names.
+test_prepivot_root_init_gets_a_fixed_environment() {
+	local out
+	PARSE_OUT="VERITY_ENABLED=1
+VERITY_INIT_ENV='LANG TZNAME'"
+	out=$(LD_PRELOAD=/nonexistent/x.so TERM=vt100 LANG="C.UTF-8 'x'" OLDPATH=/dev/shm run_glue "
+		export -p >'$SHUNIT_TMPDIR/export.orig'
+		NEWROOT=/sysroot DRACUT_SYSTEMD=
+		fn() { . '$MOD/verity-init-check-init.sh'; }
+		fn
+		echo \"OLDPATH=\$OLDPATH\"" 2>/dev/null)
+	assertContains "$out" "OLDPATH=/usr/sbin:/usr/bin:/sbin:/bin"
+	assertEquals "export HOME=/
+export TERM=vt100
+export LANG='C.UTF-8 '\\''x'\\'''" "$(cat "$SHUNIT_TMPDIR/export.orig")"
+	# what dracut's init.sh then does with it
+	out=$(env -i /bin/sh -c ". '$SHUNIT_TMPDIR/export.orig'
+		printf '%s|%s|%s' \"\$LANG\" \"\${LD_PRELOAD-unset}\" \"\$HOME\"")
+	assertEquals "C.UTF-8 'x'|unset|/" "$out"
 }
 
 # run_cmdline_hook : the cmdline hook (systemd flavour: nothing queued); prints fstype and rflags
@@ -814,6 +897,27 @@ VERITY_ROOTFLAGS=logdev=/dev/vdb"
 	assertContains "$m" "Type=auto"
 	assertContains "$m" "Options=ro"
 	assertNotContains "$m" "logdev"
+}
+
+# A '%' in rootflags= is a specifier in a unit file: unescaped, systemd (here systemd-analyze,
+# which parses the unit as PID 1 would) drops the whole Options= line, "ro" included.
+test_generator_escapes_specifiers_in_the_unit() {
+	local m out
+	PARSE_OUT="VERITY_ENABLED=1
+VERITY_ROOTFSTYPE=ext4
+VERITY_ROOTFLAGS='context=x%Qy,data=ordered'"
+	run_generator "roothash=ab systemd.verity_root_data=/dev/vda rootflags=context=x%Qy,data=ordered"
+	m=$(cat "$SHUNIT_TMPDIR/gen-early/sysroot.mount" 2>/dev/null)
+	assertContains "$m" "Options=context=x%%Qy,data=ordered,ro"
+	if ! command -v systemd-analyze >/dev/null 2>&1; then
+		startSkipping; fail "needs systemd-analyze"; return
+	fi
+	out=$(systemd-analyze verify --man=no "$SHUNIT_TMPDIR/gen-early/sysroot.mount" 2>&1)
+	assertEquals "systemd reads the unit without a complaint" "" "$out"
+	out=$(SYSTEMD_LOG_LEVEL=debug systemd-analyze verify --man=no \
+		"$SHUNIT_TMPDIR/gen-early/sysroot.mount" 2>&1 | grep 'Options:')
+	assertContains "the options systemd mounts with are the agent's" "$out" \
+		"Options: context=x%Qy,data=ordered,ro"
 }
 
 test_generator_without_verity_fails_closed_unless_the_policy_allows_it() {

@@ -305,6 +305,79 @@ static void test_signature(void **state)
 	assert_false(cfg.require_signature);
 }
 
+/* The kernel hands every upper-case NAME=value word to init as its environment, and
+ * systemd.setenv= gives one to every service: only TERM, BOOT_IMAGE and the policy's init_env=
+ * names, never one that loads code. */
+static void test_environment(void **state)
+{
+	(void)state;
+	apply("", ROOT "BOOT_IMAGE=/vmlinuz TERM=vt100 quiet lowercase=1", 0, NULL);
+	assert_int_equal(cfg.env_count, 2);
+	apply("", ROOT "LD_PRELOAD=/dev/sdb", -EPERM, "'LD_PRELOAD=' sets the environment of the "
+	      "booted system: never allowed");
+	apply("", ROOT "GCONV_PATH=/dev/sdb", -EPERM, "'GCONV_PATH='");
+	apply("", ROOT "LOCPATH=/dev/sdb", -EPERM, "'LOCPATH='");
+	apply("", ROOT "MALLOC_CHECK_=3", -EPERM, "'MALLOC_CHECK_='");
+	apply("", ROOT "GLIBC_TUNABLES=x", -EPERM, "'GLIBC_TUNABLES='");
+	apply("", ROOT "\"SYSTEMD_PROC_CMDLINE=init=/bin/sh\"", -EPERM, "'SYSTEMD_PROC_CMDLINE='");
+	apply("", ROOT "PATH=/dev/shm", -EPERM, "'PATH='");
+	apply("", ROOT "BASH_ENV=/dev/sdb", -EPERM, "'BASH_ENV='");
+	apply("", ROOT "FOO=bar", -EPERM, "'FOO=' sets the environment of the booted system: not in "
+	      "the initramfs policy's init_env=");
+	apply("init_env=FOO,LANG", ROOT "FOO=bar LANG=C.UTF-8", 0, NULL);
+	apply("init_env=FOO", ROOT "systemd.setenv=FOO=1", 0, NULL);
+	apply("init_env=FOO", ROOT "systemd.setenv=LD_PRELOAD=/dev/sdb", -EPERM, "'LD_PRELOAD='");
+	apply("init_env=FOO", ROOT "rd.systemd.setenv=BAR=1", -EPERM, "'BAR='");
+	/* init's arguments after "--" are not its environment */
+	apply("", ROOT "-- FOO=bar", 0, NULL);
+	pbad("init_env=LD_PRELOAD", "init_env: 'LD_PRELOAD' loads code");
+	pbad("init_env=LANG,SYSTEMD_LOG_LEVEL", "'SYSTEMD_LOG_LEVEL'");
+	pbad("init_env=lang", "not an environment name");
+	pbad("init_env=A,,B", "not an environment name");
+}
+
+/* Switches that hand control to a shell or to unverified code: only with allow_shell=yes. */
+static void test_handover(void **state)
+{
+	static const char *const lines[] = {
+		"systemd.debug_shell", "rd.systemd.debug_shell=1", "systemd.debug_shell=tty3",
+		"systemd.crash_shell", "rd.systemd.crash_shell=yes",
+		"systemd.unit=emergency.target", "rd.systemd.unit=rescue.target",
+		"systemd.unit=runlevel1.target", "systemd.unit=debug-shell.service",
+		"systemd.wants=debug-shell.service", "rd.systemd.wants=x.service",
+		"systemd.mask=verity-init-setup.service", "rd.systemd.run=/bin/sh",
+		"systemd.run=/bin/sh", "resume=/dev/vdc", "rd.resume=UUID=1",
+		"emergency", "rescue", "single", "s", "S", "-s", "-b", "1",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		char line[256];
+
+		snprintf(line, sizeof(line), ROOT "%s", lines[i]);
+		apply("", line, -EPERM, "hands control to a shell");
+		apply("allow_shell=yes", line, 0, NULL);
+	}
+	apply("", ROOT "systemd.debug_shell=0 systemd.crash_shell=no systemd.unit=multi-user.target "
+	      "rd.systemd.unit=initrd.target 2 3 5 single-user", 0, NULL);
+}
+
+/* A version floor needs a version: the root must come with its manifest, and a recovery root
+ * (which cannot carry one) is refused. */
+static void test_version_floor_needs_manifest(void **state)
+{
+	(void)state;
+	apply("min_version=3", ROOT "verity.sig=/etc/roothash.p7s", -EPERM,
+	      "has a version floor (min_version=): the root needs a signed manifest");
+	apply("require_manifest=yes", ROOT, -EPERM, "requires a manifest (require_manifest=yes)");
+	apply("min_version=3", "verity.manifest=PARTLABEL=m", 0, NULL);
+	apply("min_version=3", "verity.manifest=PARTLABEL=m verity.recovery.roothash=" H2 " "
+	      "verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd", -EPERM,
+	      "a recovery root cannot carry a manifest");
+	apply("min_version=0", ROOT, 0, NULL);
+	pbad("require_manifest=maybe", "require_manifest: not yes or no");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +388,9 @@ int main(void)
 		cmocka_unit_test(test_fail_and_defaults),
 		cmocka_unit_test(test_signature),
 		cmocka_unit_test(test_init),
+		cmocka_unit_test(test_environment),
+		cmocka_unit_test(test_handover),
+		cmocka_unit_test(test_version_floor_needs_manifest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
