@@ -36,6 +36,8 @@
 
 #include "base64.h"
 #include "digest.h"
+#include "fec.h"
+#include "fileio.h"
 #include "geometry.h"
 #include "hex.h"
 #include "manifest.h"
@@ -243,34 +245,38 @@ static int parse_args(int argc, char **argv, struct sign_opts *o)
 	return 0;
 }
 
-static int read_small(const char *path, char *buf, size_t size, size_t *ret_len)
+/* The reason for a negative errno from reading an input or writing an output. */
+static const char *io_reason(int r)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t len = 0;
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, buf + len, size - len)) > 0) {
-		len += (size_t)n;
-		if (len == size) {
-			close(fd);
-			return -EFBIG;
-		}
+	switch (r) {
+	case -ENOTBLK:
+		return "not a regular file or block device";
+	case -ELOOP:
+		return "is a symbolic link (outputs are written as new files, never through a link)";
+	case -EEXIST:
+		return "exists and is not a regular file";
+	default:
+		return strerror(-r);
 	}
-	close(fd);
-	if (n < 0)
-		return -EIO;
-	*ret_len = len;
-	return 0;
 }
 
-/* Write buf to path (created 0644, replaced atomically through a temporary file). */
+/* Write buf to path (created 0644, replaced atomically through a temporary file). An existing
+ * path must be a regular file: a symlink would be replaced by the file, not written through, and
+ * a device node or FIFO replaced by a file is never what was meant. */
 static int write_file(const char *path, const void *buf, size_t len)
 {
+	struct stat st;
 	char tmp[4096];
 	int fd, r = 0;
 
+	if (lstat(path, &st) == 0) {
+		if (S_ISLNK(st.st_mode))
+			return -ELOOP;
+		if (!S_ISREG(st.st_mode))
+			return -EEXIST;
+	} else if (errno != ENOENT) {
+		return -errno;
+	}
 	if (snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	fd = mkstemp(tmp);
@@ -339,21 +345,80 @@ static int load_image(const struct sign_opts *o, int fd, struct verity_params *p
 	return 0;
 }
 
+/* Whether [a, a + alen) and [b, b + blen) share a byte. */
+static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+/* The bundle region [off, off + VI_BUNDLE_MAX) on the hash device, laid out as the manifest m
+ * says: it must leave alone the data (when the hash area shares the data device), the tree,
+ * the FEC parity area and every byte the parity covers. dm-verity's FEC covers the hash device
+ * from the tree's start up to the parity area when both share a device, else up to the hash
+ * device's end (lib/fec.c, verity_fec_hash_blocks): either way the region right after the
+ * tree is covered or is the parity itself, so an embedded bundle and FEC exclude each other. A
+ * device is told apart by its spec, as the agent finds it. */
+static int check_embed_layout(const struct vi_manifest *m, const struct verity_geometry *g,
+			      uint64_t off)
+{
+	const struct verity_params *p = &m->params;
+	const char *hash_spec = m->hash.spec[0] ? m->hash.spec : m->data.spec;
+	uint64_t tree_off = p->hash_offset, bs = p->hash_block_size, hash_blocks = 0;
+	struct verity_fec_geometry fg;
+	struct verity_err err = { "" };
+
+	if (off > UINT64_MAX - VI_BUNDLE_MAX)
+		return die(EXIT_INVALID, "bundle offset %" PRIu64 " out of range", off);
+	if (overlaps(off, VI_BUNDLE_MAX, tree_off, g->hash_device_size - tree_off))
+		return die(EXIT_INVALID, "the bundle at byte %" PRIu64 " would overlap the hash "
+			   "tree (bytes %" PRIu64 " to %" PRIu64 ")", off, tree_off,
+			   g->hash_device_size);
+	if (strcmp(hash_spec, m->data.spec) == 0 && overlaps(off, VI_BUNDLE_MAX, 0, g->data_size))
+		return die(EXIT_INVALID, "the bundle at byte %" PRIu64 " would overlap the data "
+			   "(%" PRIu64 " bytes) on the same device", off, g->data_size);
+	if (!m->fec.spec[0])
+		return 0;
+	if (strcmp(m->fec.spec, hash_spec) != 0)
+		return die(EXIT_INVALID, "the FEC parity on %s covers the hash device %s from the "
+			   "tree to its end, the bundle region at byte %" PRIu64 " included: embedding "
+			   "would make the parity wrong (write the bundle to a partition of its own "
+			   "with --bundle)", m->fec.spec, hash_spec, off);
+	if (verity_fec_hash_blocks(m->fec_offset, true, p->hash_block_size, g->tree_start,
+				   g->hash_blocks, &hash_blocks, &err) < 0 ||
+	    verity_fec_geometry_compute(p->data_blocks, p->data_block_size, g->tree_start,
+					hash_blocks, m->fec_roots, &fg, &err) < 0)
+		return die(EXIT_INVALID, "FEC parameters: %s", err.msg);
+	if (overlaps(off, VI_BUNDLE_MAX, m->fec_offset, fg.size))
+		return die(EXIT_INVALID, "the bundle at byte %" PRIu64 " would overwrite the FEC "
+			   "parity (bytes %" PRIu64 " to %" PRIu64 " of %s)", off, m->fec_offset,
+			   m->fec_offset + fg.size, hash_spec);
+	if (overlaps(off, VI_BUNDLE_MAX, g->tree_start * bs, hash_blocks * bs))
+		return die(EXIT_INVALID, "the bundle at byte %" PRIu64 " would lie in what the FEC "
+			   "parity covers (bytes %" PRIu64 " to %" PRIu64 " of %s): embedding would make "
+			   "the parity wrong (write the bundle to a partition of its own with --bundle)",
+			   off, g->tree_start * bs, (g->tree_start + hash_blocks) * bs, hash_spec);
+	return 0;
+}
+
 static int sign_manifest(const struct sign_opts *o, int fd, const struct verity_params *p,
 			 const struct verity_geometry *g, const uint8_t *root)
 {
 	struct verity_err err = { "" };
 	struct minisign_seckey sk;
 	struct vi_manifest m;
-	char keybuf[MINISIGN_MAX_FILE + 1], man[VI_MANIFEST_MAX], sig[MINISIGN_MAX_FILE];
+	char keybuf[MINISIGN_MAX_FILE], man[VI_MANIFEST_MAX], sig[MINISIGN_MAX_FILE];
 	char tc[MINISIGN_COMMENT_MAX + 1], path[4096];
 	char bundle[VI_BUNDLE_MAX];
 	size_t klen = 0, mlen = 0, slen = 0;
+	uint64_t bundle_off = 0;
 	int r;
 
-	r = read_small(o->mkey, keybuf, sizeof(keybuf), &klen);
+	r = fileio_read_all(o->mkey, keybuf, sizeof(keybuf), &klen);
 	if (r < 0)
-		return die(EXIT_IO, "%s: %s", o->mkey, strerror(-r));
+		sodium_memzero(keybuf, sizeof(keybuf));
+	if (r < 0)
+		return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", o->mkey,
+			   r == -EFBIG ? "too large for a minisign key" : io_reason(r));
 	r = minisign_seckey_parse(keybuf, klen, &sk, &err);
 	sodium_memzero(keybuf, sizeof(keybuf));
 	if (r < 0)
@@ -385,6 +450,16 @@ static int sign_manifest(const struct sign_opts *o, int fd, const struct verity_
 		r = die(EXIT_INVALID, "%s", err.msg);
 	if (r > 0)
 		goto out;
+	/* before anything is written */
+	if (o->embed) {
+		if (vi_bundle_offset(p, &bundle_off, &err) < 0) {
+			r = die(EXIT_INVALID, "%s", err.msg);
+			goto out;
+		}
+		r = check_embed_layout(&m, g, bundle_off);
+		if (r)
+			goto out;
+	}
 
 	if (o->tc)
 		snprintf(tc, sizeof(tc), "%s", o->tc);
@@ -397,20 +472,23 @@ static int sign_manifest(const struct sign_opts *o, int fd, const struct verity_
 		goto out;
 	}
 	if (o->manifest) {
-		r = write_file(o->manifest, man, mlen);
-		if (r == 0 && snprintf(path, sizeof(path), "%s.minisig", o->manifest) >=
-				      (int)sizeof(path))
+		const char *what = o->manifest;
+
+		r = 0;
+		if (snprintf(path, sizeof(path), "%s.minisig", o->manifest) >= (int)sizeof(path))
 			r = -ENAMETOOLONG;
 		if (r == 0)
+			r = write_file(o->manifest, man, mlen);
+		if (r == 0) {
+			what = path;
 			r = write_file(path, sig, slen);
+		}
 		if (r < 0) {
-			r = die(EXIT_IO, "writing %s: %s", o->manifest, strerror(-r));
+			r = die(EXIT_IO, "writing %s: %s", what, io_reason(r));
 			goto out;
 		}
 	}
 	if (o->bundle || o->embed) {
-		uint64_t off = 0;
-
 		if (mlen + slen > sizeof(bundle)) {
 			r = die(EXIT_INTERNAL, "bundle larger than %u bytes", VI_BUNDLE_MAX);
 			goto out;
@@ -422,22 +500,18 @@ static int sign_manifest(const struct sign_opts *o, int fd, const struct verity_
 		if (o->bundle) {
 			r = write_file(o->bundle, bundle, sizeof(bundle));
 			if (r < 0) {
-				r = die(EXIT_IO, "writing %s: %s", o->bundle, strerror(-r));
+				r = die(EXIT_IO, "writing %s: %s", o->bundle, io_reason(r));
 				goto out;
 			}
 		}
 		if (o->embed) {
-			if (vi_bundle_offset(p, &off, &err) < 0) {
-				r = die(EXIT_INVALID, "%s", err.msg);
-				goto out;
-			}
-			if (pwrite(fd, bundle, sizeof(bundle), (off_t)off) != (ssize_t)sizeof(bundle) ||
-			    fsync(fd) < 0) {
+			if (pwrite(fd, bundle, sizeof(bundle), (off_t)bundle_off) !=
+				    (ssize_t)sizeof(bundle) || fsync(fd) < 0) {
 				r = die(EXIT_IO, "%s: writing the bundle at %" PRIu64 " failed: %s",
-					o->hash_path, off, strerror(errno));
+					o->hash_path, bundle_off, strerror(errno));
 				goto out;
 			}
-			printf("bundle_offset=%" PRIu64 "\n", off);
+			printf("bundle_offset=%" PRIu64 "\n", bundle_off);
 		}
 	}
 	printf("manifest_version=%" PRIu64 "\n", m.version);
@@ -462,6 +536,23 @@ static int openssl_die(int code, const char *what)
 	return die(code, "%s: %s", what, e ? buf : "failed");
 }
 
+/* A PEM input as a stdio stream, opened as every input is (fileio_open_input). */
+static int open_pem(const char *path, FILE **ret)
+{
+	int fd, r;
+
+	r = fileio_open_input(path, O_RDONLY, 0, &fd);
+	if (r < 0)
+		return r;
+	*ret = fdopen(fd, "r");
+	if (!*ret) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	return 0;
+}
+
 static int sign_pkcs7(const struct sign_opts *o, const char *root_hex)
 {
 	EVP_PKEY *key = NULL;
@@ -472,16 +563,16 @@ static int sign_pkcs7(const struct sign_opts *o, const char *root_hex)
 	unsigned char *der = NULL, *cder = NULL;
 	int der_len = 0, cder_len, r;
 
-	f = fopen(o->pkey, "re");
-	if (!f)
-		return die(EXIT_IO, "%s: %s", o->pkey, strerror(errno));
+	r = open_pem(o->pkey, &f);
+	if (r < 0)
+		return die(EXIT_IO, "%s: %s", o->pkey, io_reason(r));
 	key = PEM_read_PrivateKey(f, NULL, NULL, NULL);
 	fclose(f);
 	if (!key)
 		return openssl_die(EXIT_INVALID, o->pkey);
-	f = fopen(o->pcert, "re");
-	if (!f) {
-		r = die(EXIT_IO, "%s: %s", o->pcert, strerror(errno));
+	r = open_pem(o->pcert, &f);
+	if (r < 0) {
+		r = die(EXIT_IO, "%s: %s", o->pcert, io_reason(r));
 		goto out;
 	}
 	cert = PEM_read_X509(f, NULL, NULL, NULL);
@@ -514,7 +605,7 @@ static int sign_pkcs7(const struct sign_opts *o, const char *root_hex)
 	if (o->p7s) {
 		r = write_file(o->p7s, der, (size_t)der_len);
 		if (r < 0) {
-			r = die(EXIT_IO, "writing %s: %s", o->p7s, strerror(-r));
+			r = die(EXIT_IO, "writing %s: %s", o->p7s, io_reason(r));
 			goto out;
 		}
 	}
@@ -547,7 +638,7 @@ static int sign_pkcs7(const struct sign_opts *o, const char *root_hex)
 		free(b64);
 		free(json);
 		if (r < 0) {
-			r = die(EXIT_IO, "writing %s: %s", o->dps, strerror(-r));
+			r = die(EXIT_IO, "writing %s: %s", o->dps, io_reason(r));
 			goto out;
 		}
 	}
@@ -586,7 +677,7 @@ static int check_manifest_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct vi_keyset keys;
-	static char buf[VI_BUNDLE_MAX], sigbuf[MINISIGN_MAX_FILE + 1];
+	static char buf[VI_BUNDLE_MAX], sigbuf[MINISIGN_MAX_FILE];
 	struct verity_err err = { "" };
 	struct vi_manifest m;
 	const char *sigpath = NULL, *src;
@@ -604,14 +695,15 @@ static int check_manifest_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":", copts, NULL)) != -1) {
 		switch (c) {
 		case 'k': {
-			char kb[MINISIGN_MAX_FILE + 1];
+			char kb[MINISIGN_MAX_FILE];
 			size_t kl = 0;
 
 			if (keys.n == VI_KEYS_MAX)
 				return die(EXIT_USAGE, "at most %u public keys", VI_KEYS_MAX);
-			r = read_small(optarg, kb, sizeof(kb), &kl);
+			r = fileio_read_all(optarg, kb, sizeof(kb), &kl);
 			if (r < 0)
-				return die(EXIT_IO, "%s: %s", optarg, strerror(-r));
+				return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", optarg,
+					   r == -EFBIG ? "too large for a minisign key" : io_reason(r));
 			if (minisign_pubkey_parse(kb, kl, &keys.key[keys.n], &err) < 0)
 				return die(EXIT_INVALID, "%s: %s", optarg, err.msg);
 			snprintf(keys.file[keys.n], sizeof(keys.file[0]), "%s", optarg);
@@ -644,11 +736,12 @@ static int check_manifest_main(int argc, char **argv)
 		struct verity_params p;
 		uint8_t sb[VERITY_SB_SIZE];
 		uint64_t off = 0;
-		int fd = open(src, O_RDONLY | O_CLOEXEC);
+		int fd = -1;
 		ssize_t n;
 
-		if (fd < 0)
-			return die(EXIT_IO, "%s: %s", src, strerror(errno));
+		r = fileio_open_input(src, O_RDONLY, 0, &fd);
+		if (r < 0)
+			return die(EXIT_IO, "%s: %s", src, io_reason(r));
 		memset(&p, 0, sizeof(p));
 		p.hash_offset = hash_offset;
 		if (pread(fd, sb, sizeof(sb), (off_t)hash_offset) != (ssize_t)sizeof(sb) ||
@@ -662,22 +755,15 @@ static int check_manifest_main(int argc, char **argv)
 			return die(EXIT_IO, "%s: %s", src, strerror(errno));
 		len = (size_t)n;
 	} else {
-		r = read_small(src, buf, bundle ? sizeof(buf) + 1 : VI_MANIFEST_MAX + 1, &len);
-		if (r == -EFBIG && bundle) {
-			/* a bundle partition image: only its first VI_BUNDLE_MAX bytes matter */
-			int fd = open(src, O_RDONLY | O_CLOEXEC);
-			ssize_t n = fd < 0 ? -1 : pread(fd, buf, sizeof(buf), 0);
-
-			if (fd >= 0)
-				close(fd);
-			if (n < 0)
-				return die(EXIT_IO, "%s: %s", src, strerror(errno));
-			len = (size_t)n;
-			r = 0;
-		}
+		/* a bundle partition image: only its first VI_BUNDLE_MAX bytes matter, as for the
+		 * agent; a manifest must fit whole */
+		if (bundle)
+			r = fileio_read_head(src, buf, sizeof(buf), &len, NULL);
+		else
+			r = fileio_read_all(src, buf, VI_MANIFEST_MAX, &len);
 		if (r < 0)
 			return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", src,
-				   r == -EFBIG ? "too large for a manifest" : strerror(-r));
+				   r == -EFBIG ? "too large for a manifest" : io_reason(r));
 	}
 	if (bundle || embedded) {
 		r = vi_bundle_split(buf, len, &man_len, &sig_off, &sig_len, &err);
@@ -690,9 +776,10 @@ static int check_manifest_main(int argc, char **argv)
 			snprintf(path, sizeof(path), "%s.minisig", src);
 			sigpath = path;
 		}
-		r = read_small(sigpath, sigbuf, sizeof(sigbuf), &sig_len);
+		r = fileio_read_all(sigpath, sigbuf, sizeof(sigbuf), &sig_len);
 		if (r < 0)
-			return die(EXIT_IO, "%s: %s", sigpath, strerror(-r));
+			return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", sigpath,
+				   r == -EFBIG ? "too large for a minisign signature" : io_reason(r));
 		man = buf;
 		man_len = len;
 		sig = sigbuf;
@@ -730,9 +817,9 @@ int image_sign_main(int argc, char **argv)
 		return die(EXIT_USAGE, "no hash device");
 	if (sodium_init() < 0)
 		return die(EXIT_INTERNAL, "libsodium initialisation failed");
-	fd = open(o.hash_path, (o.embed ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-	if (fd < 0)
-		return die(EXIT_IO, "%s: %s", o.hash_path, strerror(errno));
+	r = fileio_open_input(o.hash_path, o.embed ? O_RDWR : O_RDONLY, 0, &fd);
+	if (r < 0)
+		return die(EXIT_IO, "%s: %s", o.hash_path, io_reason(r));
 	r = load_image(&o, fd, &p, &g, root);
 	if (r)
 		goto out;

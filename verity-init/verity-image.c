@@ -21,6 +21,7 @@
 
 #include "digest.h"
 #include "fec.h"
+#include "fileio.h"
 #include "geometry.h"
 #include "hex.h"
 #include "strutil.h"
@@ -476,13 +477,25 @@ static void print_json(const struct verity_params *p, const struct verity_geomet
 
 /* ---- shared steps ------------------------------------------------------------------------- */
 
+/* The reason for a negative errno from opening a path. */
+static const char *open_reason(int r)
+{
+	if (r == -ENOTBLK)
+		return "not a regular file or block device";
+	if (r == -ELOOP)
+		return "is a symbolic link (refused for a file this tool creates)";
+	return strerror(-r);
+}
+
+/* Every path argument, input or output: a FIFO would block the open (or the first read) for
+ * ever and a character device or directory is no image, so only regular files and block
+ * devices are opened. Symlinks are followed: /dev/disk/by-partlabel/... name block devices. */
 static int open_file(const char *path, int flags, int *ret_fd)
 {
-	int fd = open(path, flags | O_CLOEXEC, 0600);
+	int r = fileio_open_input(path, flags, 0600, ret_fd);
 
-	if (fd < 0)
-		return die(EXIT_IO, "cannot open %s: %s", path, strerror(errno));
-	*ret_fd = fd;
+	if (r < 0)
+		return die(EXIT_IO, "cannot open %s: %s", path, open_reason(r));
 	return 0;
 }
 
@@ -527,13 +540,11 @@ static int read_root_hash(const struct opts *o, const char *arg, uint8_t *root, 
 	const char *hex = arg;
 
 	if (o->root_hash_file) {
-		FILE *f = fopen(o->root_hash_file, "re");
-		size_t n;
+		size_t n = 0;
+		int r = fileio_read_head(o->root_hash_file, text, sizeof(text) - 1, &n, NULL);
 
-		if (!f)
-			return die(EXIT_IO, "cannot open %s: %s", o->root_hash_file, strerror(errno));
-		n = fread(text, 1, sizeof(text) - 1, f);
-		fclose(f);
+		if (r < 0)
+			return die(EXIT_IO, "cannot open %s: %s", o->root_hash_file, open_reason(r));
 		text[n] = '\0';
 		/* trailing white space (a newline, CRLF) is not part of the hash */
 		while (n > 0 && strchr(" \t\r\n", text[n - 1]))
@@ -669,11 +680,25 @@ static int cmd_format(struct opts *o)
 	hex_encode(root, g.digest_size, root_hex, sizeof(root_hex));
 
 	if (o->root_hash_file) {
-		FILE *f = fopen(o->root_hash_file, "we");
+		size_t len = strlen(root_hex);
+		int fd = -1;
 
+		/* A file this tool creates: never written through a symlink (O_NOFOLLOW), unlike
+		 * veritysetup; the hash and FEC devices may be links, this file has no reason to. */
+		r = fileio_open_input(o->root_hash_file, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW,
+				      0666, &fd);
+		if (r < 0) {
+			r = die(EXIT_IO, "cannot write %s: %s", o->root_hash_file, open_reason(r));
+			goto out;
+		}
 		/* Same form as veritysetup: hex digits, no newline. */
-		if (!f || fputs(root_hex, f) < 0 || fclose(f) != 0) {
-			r = die(EXIT_IO, "cannot write %s", o->root_hash_file);
+		if (write(fd, root_hex, len) != (ssize_t)len) {
+			r = die(EXIT_IO, "cannot write %s: %s", o->root_hash_file, strerror(errno));
+			close(fd);
+			goto out;
+		}
+		if (close(fd) < 0) {
+			r = die(EXIT_IO, "cannot write %s: %s", o->root_hash_file, strerror(errno));
 			goto out;
 		}
 	}

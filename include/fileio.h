@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Reading the host tools' input files, which come from elsewhere (CI artefacts, partition
+ * images): opened without blocking on a FIFO and refused unless a regular file or a block
+ * device, and read into a fixed buffer without ever writing past it.
+ *
+ * Functions return 0 or a negative errno. */
+#ifndef VERITY_FILEIO_H
+#define VERITY_FILEIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* open(path, flags | O_CLOEXEC, mode) with O_NONBLOCK while the file type is checked, so a FIFO
+ * (or a terminal, a socket) cannot stall the caller; O_NONBLOCK is cleared again before
+ * returning. -ENOTBLK when path is neither a regular file nor a block device (the descriptor
+ * is closed), else open's or fcntl's errno. */
+int fileio_open_input(const char *path, int flags, unsigned mode, int *ret_fd);
+
+/* Read the bytes of fd from its current position into buf[0..size), until size bytes or the end
+ * of the file. *ret_len is the count read; *ret_more (may be NULL) whether the file goes on past
+ * size bytes, found out by reading one byte into a byte of this function's own, never into buf.
+ * -EIO (or read's errno) on a read error. */
+int fileio_read_fd(int fd, void *buf, size_t size, size_t *ret_len, bool *ret_more);
+
+/* fileio_open_input(path, O_RDONLY) and fileio_read_fd: the first size bytes of a file. */
+int fileio_read_head(const char *path, void *buf, size_t size, size_t *ret_len,
+		     bool *ret_more);
+
+/* fileio_read_head for a file that must fit: -EFBIG when it is longer than size bytes. */
+int fileio_read_all(const char *path, void *buf, size_t size, size_t *ret_len);
+
+#endif
