@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The command line as the kernel, dracut's getarg and systemd split it, and the check that they
+ * agree on every word that matters. include/cmdsplit.h describes each reader. */
+#include "cmdsplit.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "strutil.h"
+
+/* ---- storage ------------------------------------------------------------------------------ */
+
+static void split_reset(struct vi_split *out)
+{
+	out->n_words = 0;
+	out->flags = 0;
+	out->open_quote = 0;
+}
+
+/* A word whose key and value lie in out->text; val_off SIZE_MAX for "no value". */
+static int add_word(struct vi_split *out, size_t key_off, size_t key_len, size_t val_off,
+		    size_t val_len, unsigned flags)
+{
+	struct vi_split_word *w;
+
+	if (out->n_words >= out->max_words)
+		return -ENOBUFS;
+	w = &out->words[out->n_words++];
+	w->key = out->text + key_off;
+	w->key_len = key_len;
+	w->val = val_off == SIZE_MAX ? NULL : out->text + val_off;
+	w->val_len = val_off == SIZE_MAX ? 0 : val_len;
+	w->flags = flags;
+	return 0;
+}
+
+/* ---- kernel and dracut: next_arg() ------------------------------------------------------- */
+
+/* The kernel's ctype table marks \t..\r, space and 0xa0 as spaces; dracut copied the table. */
+static bool k_space(char ch)
+{
+	unsigned char c = (unsigned char)ch;
+
+	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0;
+}
+
+static size_t k_strlen(const char *t, size_t from)
+{
+	size_t e = from;
+
+	while (t[e])
+		e++;
+	return e - from;
+}
+
+/*
+ * One next_arg() call on the NUL-terminated text t from *pos, writing its NULs into t as the C
+ * code does (t is our copy), so the key and the value end where the C strings would. Returns 1
+ * with the word, or 0 when next_arg() would index t with (unsigned)0 - 1: a word that is a lone
+ * '"' at the very end. *next is where the following call starts (blanks skipped).
+ */
+struct karg {
+	size_t key, key_len, val, val_len;   /* val SIZE_MAX: none */
+};
+
+static int next_arg_model(char *t, size_t *pos, struct karg *a)
+{
+	size_t args = *pos, i, equals = 0, next;
+	bool in_quote = false, quoted = false;
+
+	if (t[args] == '"') {
+		args++;
+		in_quote = quoted = true;
+	}
+	for (i = 0; t[args + i]; i++) {
+		if (k_space(t[args + i]) && !in_quote)
+			break;
+		/* an '=' as the first byte leaves equals at 0, i.e. not found */
+		if (equals == 0 && t[args + i] == '=')
+			equals = i;
+		if (t[args + i] == '"')
+			in_quote = !in_quote;
+	}
+	a->key = args;
+	a->val = SIZE_MAX;
+	if (equals) {
+		t[args + equals] = '\0';
+		a->val = args + equals + 1;
+		if (t[a->val] == '"') {
+			a->val++;
+			/* i > equals >= 1 here */
+			if (t[args + i - 1] == '"')
+				t[args + i - 1] = '\0';
+		}
+	}
+	if (quoted && i == 0)
+		return 0;
+	if (quoted && t[args + i - 1] == '"')
+		t[args + i - 1] = '\0';
+	if (t[args + i]) {
+		t[args + i] = '\0';
+		next = args + i + 1;
+	} else {
+		next = args + i;
+	}
+	while (k_space(t[next]))
+		next++;
+	*pos = next;
+	a->key_len = k_strlen(t, a->key);
+	a->val_len = a->val == SIZE_MAX ? 0 : k_strlen(t, a->val);
+	return 1;
+}
+
+static int copy_text(struct vi_split *out, const char *buf, size_t len, size_t *n)
+{
+	const char *nul = memchr(buf, '\0', len);
+
+	*n = nul ? (size_t)(nul - buf) : len;
+	if (*n + 1 > out->text_size)
+		return -ENOBUFS;
+	memcpy(out->text, buf, *n);
+	out->text[*n] = '\0';
+	return 0;
+}
+
+static bool is_dashdash(const struct karg *a, const char *t)
+{
+	return a->val == SIZE_MAX && a->key_len == 2 && t[a->key] == '-' && t[a->key + 1] == '-';
+}
+
+/* The kernel's in_quote at the end of the line: every '"' of a word toggles it, and words only
+ * end outside quotes, so it is the parity of all quotes. */
+static bool odd_quotes(const char *t, size_t n)
+{
+	size_t q = 0;
+
+	for (size_t i = 0; i < n; i++)
+		q += t[i] == '"';
+	return q & 1;
+}
+
+int vi_split_kernel(const char *buf, size_t len, struct vi_split *out)
+{
+	size_t n, pos = 0;
+	unsigned after = 0;
+	int r;
+
+	split_reset(out);
+	r = copy_text(out, buf, len, &n);
+	if (r < 0)
+		return r;
+	if (odd_quotes(out->text, n)) {
+		out->flags |= VI_SPLIT_OPEN_QUOTE;
+		out->open_quote = '"';
+	}
+	/* parse_args(): leading blanks, then next_arg() until the end */
+	while (k_space(out->text[pos]))
+		pos++;
+	while (out->text[pos]) {
+		struct karg a;
+		unsigned f = after;
+
+		if (next_arg_model(out->text, &pos, &a) == 0) {
+			/* the kernel reads t[args + 4 GiB - 1]; what it writes there is not a word */
+			out->flags |= VI_SPLIT_FAILS;
+			return add_word(out, pos + 1, 0, SIZE_MAX, 0, f);
+		}
+		if (is_dashdash(&a, out->text)) {
+			f |= VI_SPLIT_W_DASHDASH;
+			after = VI_SPLIT_W_INITARG;
+		}
+		r = add_word(out, a.key, a.key_len, a.val, a.val_len, f);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* getcmdline(): "  " then, per line of /proc/cmdline (the line plus the kernel's "\n"), a space
+ * and the line without blanks and tabs at its ends (`read -r` with the default IFS). */
+static int dracut_cmdline(struct vi_split *out, const char *buf, size_t n, size_t *tn)
+{
+	size_t o = 0, start = 0;
+
+	if (out->text_size < 3)
+		return -ENOBUFS;
+	out->text[o++] = ' ';
+	out->text[o++] = ' ';
+	while (start < n) {
+		const char *nl = memchr(buf + start, '\n', n - start);
+		size_t end = nl ? (size_t)(nl - buf) : n, a = start, b = end;
+
+		while (a < b && (buf[a] == ' ' || buf[a] == '\t'))
+			a++;
+		while (b > a && (buf[b - 1] == ' ' || buf[b - 1] == '\t'))
+			b--;
+		if (o + 1 + (b - a) + 1 > out->text_size)
+			return -ENOBUFS;
+		out->text[o++] = ' ';
+		memcpy(out->text + o, buf + a, b - a);
+		o += b - a;
+		start = end + 1;
+	}
+	out->text[o] = '\0';
+	*tn = o;
+	return 0;
+}
+
+int vi_split_dracut(const char *buf, size_t len, struct vi_split *out)
+{
+	const char *nul = memchr(buf, '\0', len);
+	size_t n = nul ? (size_t)(nul - buf) : len, tn, pos = 0;
+	int r;
+
+	split_reset(out);
+	r = dracut_cmdline(out, buf, n, &tn);
+	if (r < 0)
+		return r;
+	if (odd_quotes(out->text, tn)) {
+		out->flags |= VI_SPLIT_OPEN_QUOTE;
+		out->open_quote = '"';
+	}
+	/* getarg(): do { next_arg() } while (*cmdline), from the very first byte */
+	do {
+		struct karg a;
+
+		if (next_arg_model(out->text, &pos, &a) == 0) {
+			out->flags |= VI_SPLIT_FAILS;
+			return 0;
+		}
+		r = add_word(out, a.key, a.key_len, a.val, a.val_len, 0);
+		if (r < 0)
+			return r;
+	} while (out->text[pos]);
+	return 0;
+}
+
+/* ---- systemd: extract_first_word(EXTRACT_UNQUOTE|EXTRACT_RELAX|EXTRACT_RETAIN_ESCAPE) ---- */
+
+static bool sd_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+int vi_split_systemd(const char *buf, size_t len, struct vi_split *out)
+{
+	size_t n = 0, p = 0, o = 0;
+	int r;
+
+	split_reset(out);
+	/* read_one_line_file(): a line ends at \n, \r or NUL */
+	while (n < len && buf[n] != '\n' && buf[n] != '\r' && buf[n] != '\0')
+		n++;
+	if (n < len && buf[n] != '\0')
+		out->flags |= VI_SPLIT_CUT;
+	for (;;) {
+		size_t start = o, eq = SIZE_MAX;
+		char quote = 0;
+
+		while (p < n && sd_space(buf[p]))
+			p++;
+		if (p >= n)
+			break;
+		for (; p < n; p++) {
+			char c = buf[p];
+
+			if (quote) {
+				if (c == quote) {
+					quote = 0;
+					continue;
+				}
+			} else if (c == '\'' || c == '"') {
+				quote = c;
+				continue;
+			} else if (sd_space(c)) {
+				break;
+			}
+			if (o >= out->text_size)
+				return -ENOBUFS;
+			if (c == '=' && eq == SIZE_MAX)
+				eq = o;
+			out->text[o++] = c;
+		}
+		if (quote) {
+			out->flags |= VI_SPLIT_OPEN_QUOTE;
+			out->open_quote = quote;
+		}
+		/* proc_cmdline_parse(): key up to the first '=' of the unquoted word */
+		r = add_word(out, start, (eq == SIZE_MAX ? o : eq) - start,
+			     eq == SIZE_MAX ? SIZE_MAX : eq + 1, eq == SIZE_MAX ? 0 : o - eq - 1,
+			     o - start >= 3 && memcmp(out->text + start, "rd.", 3) == 0 ?
+			     VI_SPLIT_W_RD : 0);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int vi_split_line(enum vi_split_reader reader, const char *buf, size_t len, struct vi_split *out)
+{
+	switch (reader) {
+	case VI_SPLIT_KERNEL:
+		return vi_split_kernel(buf, len, out);
+	case VI_SPLIT_DRACUT:
+		return vi_split_dracut(buf, len, out);
+	case VI_SPLIT_SYSTEMD:
+		return vi_split_systemd(buf, len, out);
+	default:
+		return -EINVAL;
+	}
+}
+
+const char *vi_split_reader_name(enum vi_split_reader reader)
+{
+	static const char *const names[] = {
+		[VI_SPLIT_KERNEL] = "kernel", [VI_SPLIT_DRACUT] = "dracut",
+		[VI_SPLIT_SYSTEMD] = "systemd",
+	};
+
+	return (unsigned)reader < VI_SPLIT__READERS ? names[reader] : NULL;
+}
+
+/* ---- which keys matter --------------------------------------------------------------------- */
+
+/*
+ * One table. A word matters when its key is a name below, or starts with a namespace below
+ * (MT_PREFIX). '-' and '_' compare equal, as in the kernel's parameq() and systemd's
+ * proc_cmdline_key_streq(), so "dm_mod." is "dm-mod.".
+ */
+enum { MT_EXACT, MT_PREFIX };
+
+static const struct {
+	const char *name;
+	int how;
+} matters[] = {
+	/* read by the agent (lib/cmdline.c keys[]), where not covered by a namespace below */
+	{ "roothash",            MT_EXACT },
+	{ "usrhash",             MT_EXACT },
+	{ "mount.usr",           MT_PREFIX },   /* mount.usr, mount.usrfstype, mount.usrflags */
+	{ "rootfallback",        MT_EXACT },
+	{ "root.journaldev",     MT_EXACT },
+	{ "real_init",           MT_EXACT },
+	{ "rdbreak",             MT_EXACT },
+	{ "rdshell",             MT_EXACT },
+	{ "root",                MT_EXACT },
+	{ "rootfstype",          MT_EXACT },
+	{ "rootflags",           MT_EXACT },
+	{ "init",                MT_EXACT },
+	{ "ro",                  MT_EXACT },
+	/* what else decides the root, its init and the kernel's security setup */
+	{ "rw",                  MT_EXACT },
+	{ "rdinit",              MT_EXACT },
+	{ "resume",              MT_EXACT },
+	{ "lsm",                 MT_EXACT },
+	{ "security",            MT_EXACT },
+	{ "lockdown",            MT_EXACT },
+	{ "module.sig_enforce",  MT_EXACT },
+	/* namespaces: systemd's (systemd.verity*, systemd.mount-extra, systemd.unit, ...), the
+	 * initrd's (rd.break, rd.shell, rd.distroinit, rd.* of every key above), ours, the
+	 * kernel's dm-verity and dm-init modules, IPE */
+	{ "systemd.",            MT_PREFIX },
+	{ "rd.",                 MT_PREFIX },
+	{ "verity.",             MT_PREFIX },
+	{ "dm-verity.",          MT_PREFIX },
+	{ "dm-mod.",             MT_PREFIX },
+	{ "ipe.",                MT_PREFIX },
+	/* runlevel words systemd (rlmap[]) and SysV init read */
+	{ "emergency",           MT_EXACT },
+	{ "rescue",              MT_EXACT },
+	{ "single",              MT_EXACT },
+	{ "s",                   MT_EXACT },
+	{ "S",                   MT_EXACT },
+	{ "-s",                  MT_EXACT },
+	{ "-b",                  MT_EXACT },
+	{ "b",                   MT_EXACT },
+	{ "1",                   MT_EXACT },
+	{ "2",                   MT_EXACT },
+	{ "3",                   MT_EXACT },
+	{ "4",                   MT_EXACT },
+	{ "5",                   MT_EXACT },
+	/* the end of the kernel's parameters */
+	{ "--",                  MT_EXACT },
+};
+
+static bool key_char_eq(char a, char b)
+{
+	return a == b || ((a == '-' || a == '_') && (b == '-' || b == '_'));
+}
+
+static bool key_prefix(const char *k, size_t n, const char *name)
+{
+	size_t m = strlen(name);
+
+	if (n < m)
+		return false;
+	for (size_t i = 0; i < m; i++)
+		if (!key_char_eq(k[i], name[i]))
+			return false;
+	return true;
+}
+
+/* [A-Z_][A-Z0-9_]*: the kernel hands NAME=value words to init as its environment */
+static bool env_name(const char *k, size_t n)
+{
+	if (n == 0 || !((k[0] >= 'A' && k[0] <= 'Z') || k[0] == '_'))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!((k[i] >= 'A' && k[i] <= 'Z') || (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
+			return false;
+	return true;
+}
+
+bool vi_split_key_matters(const char *key, size_t len)
+{
+	if (env_name(key, len))
+		return true;
+	for (size_t i = 0; i < sizeof(matters) / sizeof(matters[0]); i++)
+		if (key_prefix(key, len, matters[i].name) &&
+		    (matters[i].how == MT_PREFIX || strlen(matters[i].name) == len))
+			return true;
+	return false;
+}
+
+/* ---- the check ----------------------------------------------------------------------------- */
+
+static bool word_eq(const struct vi_split_word *a, const struct vi_split_word *b)
+{
+	if (a->key_len != b->key_len || memcmp(a->key, b->key, a->key_len) != 0)
+		return false;
+	if (!a->val || !b->val)
+		return !a->val && !b->val;
+	return a->val_len == b->val_len && memcmp(a->val, b->val, a->val_len) == 0;
+}
+
+static bool key_is(const struct vi_split_word *w, const char *k, size_t n)
+{
+	return w->key_len == n && memcmp(w->key, k, n) == 0;
+}
+
+/* Index of the next word from i on that matters, or s->n_words. */
+static size_t next_matter(const struct vi_split *s, size_t i)
+{
+	while (i < s->n_words && !vi_split_key_matters(s->words[i].key, s->words[i].key_len))
+		i++;
+	return i;
+}
+
+/* Do a and b read the words with key k alike (same values, same count)? */
+static bool same_for_key(const struct vi_split *a, const struct vi_split *b, const char *k,
+			 size_t n)
+{
+	size_t i = 0, j = 0;
+
+	for (;;) {
+		while (i < a->n_words && !key_is(&a->words[i], k, n))
+			i++;
+		while (j < b->n_words && !key_is(&b->words[j], k, n))
+			j++;
+		if (i >= a->n_words || j >= b->n_words)
+			return i >= a->n_words && j >= b->n_words;
+		if (!word_eq(&a->words[i], &b->words[j]))
+			return false;
+		i++;
+		j++;
+	}
+}
+
+/*
+ * Compare the words that matter of the kernel's split k and another reader's o, in order. On a
+ * difference, *key points at the key to name: of the two words where the sequences part, the one
+ * whose own occurrences differ between the readers (else the kernel's, as the order differs).
+ */
+static bool agree(const struct vi_split *k, const struct vi_split *o, const struct vi_split_word **key)
+{
+	size_t i = next_matter(k, 0), j = next_matter(o, 0);
+
+	for (;;) {
+		const struct vi_split_word *a = i < k->n_words ? &k->words[i] : NULL;
+		const struct vi_split_word *b = j < o->n_words ? &o->words[j] : NULL;
+
+		if (!a && !b)
+			return true;
+		if (!a || !b || !word_eq(a, b)) {
+			if (a && !same_for_key(k, o, a->key, a->key_len))
+				*key = a;
+			else if (b && !same_for_key(k, o, b->key, b->key_len))
+				*key = b;
+			else
+				*key = a ? a : b;
+			return false;
+		}
+		i = next_matter(k, i + 1);
+		j = next_matter(o, j + 1);
+	}
+}
+
+static bool has_byte(const char *buf, size_t len, const char *set)
+{
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] && strchr(set, buf[i]))
+			return true;
+	return false;
+}
+
+/* Why systemd reads the line differently from the kernel, from what the line contains. */
+static const char *systemd_why(const char *buf, size_t len, const struct vi_split *sd)
+{
+	if (sd->flags & VI_SPLIT_CUT)
+		return "line break: systemd reads /proc/cmdline only up to its first \\n or \\r";
+	if (has_byte(buf, len, "'"))
+		return "quotes: ' is a quote to systemd, not to the kernel";
+	if (has_byte(buf, len, "\v\f\xa0"))
+		return "blanks: the kernel also splits at \\v, \\f and 0xa0, systemd does not";
+	if (has_byte(buf, len, "\""))
+		return "quotes: systemd removes every \", the kernel only those opening and closing a "
+		       "word or value";
+	return "the words are split differently";
+}
+
+static const char *dracut_why(const char *buf, size_t len)
+{
+	if (has_byte(buf, len, "\n"))
+		return "line break: dracut's getcmdline joins the lines of /proc/cmdline, dropping "
+		       "the blanks at their ends";
+	return "the words are split differently";
+}
+
+static int refuse_key(struct verity_err *err, const struct vi_split_word *w, const char *who,
+		      const char *why)
+{
+	char kn[64];
+
+	vi_sanitize(w->key, w->key_len, kn, sizeof(kn));
+	return vi_err(err, "command line: '%s' is read differently by %s (%s)", kn, who, why);
+}
+
+static int check_splits(const char *buf, size_t len, struct vi_split s[VI_SPLIT__READERS],
+			struct verity_err *err)
+{
+	const struct vi_split *k = &s[VI_SPLIT_KERNEL], *d = &s[VI_SPLIT_DRACUT],
+			      *sd = &s[VI_SPLIT_SYSTEMD];
+	const struct vi_split_word *w = NULL;
+
+	if (d->flags & VI_SPLIT_FAILS)
+		return vi_err(err, "command line: unbalanced double quote (dracut's getarg would "
+			      "crash and its rd.shell=0 be lost)");
+	if (k->flags & VI_SPLIT_OPEN_QUOTE)
+		return vi_err(err, "command line: unbalanced double quote (the kernel reads the rest "
+			      "of the line as one word)");
+	if ((sd->flags & VI_SPLIT_OPEN_QUOTE) && (sd->flags & VI_SPLIT_CUT))
+		return vi_err(err, "command line: unbalanced %s quote for systemd, which reads "
+			      "/proc/cmdline only up to its first \\n or \\r",
+			      sd->open_quote == '\'' ? "single" : "double");
+	if (sd->flags & VI_SPLIT_OPEN_QUOTE)
+		return vi_err(err, "command line: unbalanced %s quote (systemd reads the rest of the "
+			      "line as one word)", sd->open_quote == '\'' ? "single" : "double");
+	for (size_t i = 0; i < k->n_words; i++) {
+		const struct vi_split_word *x = &k->words[i];
+		char kn[64];
+
+		if (!(x->flags & VI_SPLIT_W_INITARG) || (x->flags & VI_SPLIT_W_DASHDASH) ||
+		    !vi_split_key_matters(x->key, x->key_len))
+			continue;
+		vi_sanitize(x->key, x->key_len, kn, sizeof(kn));
+		return vi_err(err, "command line: '%s' after '--' is an argument for init to the "
+			      "kernel but a setting to systemd and dracut", kn);
+	}
+	if (!agree(k, sd, &w))
+		return refuse_key(err, w, "systemd", systemd_why(buf, len, sd));
+	if (!agree(k, d, &w))
+		return refuse_key(err, w, "dracut", dracut_why(buf, len));
+	return 0;
+}
+
+int vi_cmdline_split_check(const char *buf, size_t len, struct verity_err *err)
+{
+	struct vi_split s[VI_SPLIT__READERS];
+	size_t nw = VI_SPLIT_MAX_WORDS(len), nt = VI_SPLIT_TEXT_SIZE(len);
+	int r = 0;
+
+	if (len > VI_MAX_CMDLINE) {
+		vi_err(err, "command line longer than %u bytes", VI_MAX_CMDLINE);
+		return -E2BIG;
+	}
+	if (len && memchr(buf, '\0', len))
+		return vi_err(err, "command line contains a NUL byte");
+	memset(s, 0, sizeof(s));
+	for (int i = 0; i < VI_SPLIT__READERS; i++) {
+		s[i].words = calloc(nw, sizeof(*s[i].words));
+		s[i].text = malloc(nt);
+		s[i].max_words = nw;
+		s[i].text_size = nt;
+		if (!s[i].words || !s[i].text)
+			r = -ENOMEM;
+	}
+	for (int i = 0; i < VI_SPLIT__READERS && r == 0; i++)
+		r = vi_split_line((enum vi_split_reader)i, buf, len, &s[i]);
+	if (r == -ENOMEM)
+		vi_err(err, "command line: out of memory");
+	else if (r < 0)
+		vi_err(err, "command line: cannot split it (%d)", r);
+	else
+		r = check_splits(buf, len, s, err);
+	for (int i = 0; i < VI_SPLIT__READERS; i++) {
+		free(s[i].words);
+		free(s[i].text);
+	}
+	return r;
+}
