@@ -521,6 +521,7 @@ static int load_one(int fd, const char *path, const struct vi_modload_params *mp
 	}
 	if (*param_r) {
 		char outcome[64];
+		size_t l;
 
 		if (r == 0)
 			snprintf(outcome, sizeof(outcome), "%s",
@@ -528,7 +529,11 @@ static int load_one(int fd, const char *path, const struct vi_modload_params *mp
 					   : "loaded with the forced parameters only");
 		else
 			snprintf(outcome, sizeof(outcome), "not loaded (%s)", strerror(-r));
-		snprintf(perr->msg, sizeof(perr->msg), "module %s %s: %s", name, outcome, why.msg);
+		snprintf(perr->msg, sizeof(perr->msg), "module %s %s: ", name, outcome);
+		l = strlen(perr->msg);
+		/* the reason as far as it fits: the outcome matters more */
+		vi_strlcpy_exact(perr->msg + l, sizeof(perr->msg) - l, why.msg,
+				 strnlen(why.msg, sizeof(perr->msg) - l - 1));
 	}
 	return r;
 }

@@ -598,7 +598,18 @@ static int run_pid1(struct agent *a)
 	kmsg_log(&a->log, KMSG_NOTICE, "verity-init " VERITY_INIT_VERSION " start (t=%llu ms)",
 		 (unsigned long long)a->t_start_ms);
 	t0 = now_ms();
-	r = vi_modules_load(VI_MODULES_LIST, NULL, &loaded, &skipped, &err);
+	{
+		/* the kernel applies MODULE.PARAM words to built-in code only: for the modules
+		 * loaded here they come from the command line (and modprobe.d), as modprobe does */
+		static char mod_cmdline[VI_MAX_CMDLINE + 2];
+		struct vi_modload_params mp = { .modprobe_dir = VI_MODPROBE_DIR };
+
+		if (read_file("/proc/cmdline", mod_cmdline, sizeof(mod_cmdline)) == 0) {
+			mp.cmdline = mod_cmdline;
+			mp.cmdline_len = strlen(mod_cmdline);
+		}
+		r = vi_modules_load(VI_MODULES_LIST, &mp, &loaded, &skipped, &err);
+	}
 	a->modules_ms = now_ms() - t0;
 	if (r < 0)
 		kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
