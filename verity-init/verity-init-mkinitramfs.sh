@@ -118,7 +118,8 @@ fi
 # Pre-flight against the kernel's configuration, when it is installed: an image that kernel
 # cannot unpack, or an agent it cannot run, would only show at boot.
 kconfig=$basedir/boot/config-$kver
-if [ -r "$kconfig" ]; then
+# a regular file only: grep on a FIFO planted in the tree would wait for ever
+if [ -f "$kconfig" ] && [ -r "$kconfig" ]; then
 	kconf_set() { grep -Eq "^$1=[ym]\$" "$kconfig"; }
 	kconf_set CONFIG_BLK_DEV_INITRD || die "kernel $kver has no initramfs support (CONFIG_BLK_DEV_INITRD in $kconfig)"
 	kconf_set CONFIG_DEVTMPFS || die "kernel $kver has no devtmpfs, which the agent mounts on /dev (CONFIG_DEVTMPFS in $kconfig)"
@@ -199,26 +200,67 @@ root=$stage/root
 mkdir -p "$root"/{dev,proc,sys,run,sysroot,etc/verity-init} || die "cannot populate $root"
 { cp "$agent" "$root/init" && chmod 0755 "$root/init"; } || die "cannot copy the agent"
 
+# Everything read from a target tree is resolved inside it: the tree is not the build host's,
+# and a module or modprobe.d file there that is a symlink to /etc/shadow (absolute, or relative
+# with "..") must not bring the host's file into the image.
+# in_base PATH : PATH with every symlink and ".." resolved, printed when it stays inside the
+# base directory (anywhere for the running system); status 1 when it leaves it, 2 when it
+# does not resolve (missing, a dangling link or a loop)
+in_base() {
+	local real
+	real=$(realpath -e -- "$1" 2>/dev/null) || return 2
+	case $real in
+	"$basedir"/*) printf '%s\n' "$real" ;;
+	*) return 1 ;;
+	esac
+}
+# base_file WHAT PATH : in_base PATH, which must be a regular file; dies otherwise
+base_file() {
+	local real rc
+	real=$(in_base "$2")
+	rc=$?
+	[ "$rc" = 1 ] && die "$1 '$2' leads out of ${basedir:-/} (a symlink out of the tree, or '..'): refused"
+	[ "$rc" = 0 ] || die "$1 '$2' cannot be resolved (missing, or a dangling symlink)"
+	[ -f "$real" ] || die "$1 '$2' is not a regular file: refused"
+	printf '%s\n' "$real"
+}
+
+# The target's modprobe.d: its *.conf files (the only ones kmod reads), each resolved inside
+# the tree and staged, so that modprobe and the options below read copies of files that
+# belong to the tree. A link to /dev/null masks a file in kmod: nothing to read there. For the
+# running system, its own /etc/modprobe.d (modprobe reads the host's configuration anyway).
+confdir=$stage/modprobe.d
+mkdir -p "$confdir" || die "cannot populate $stage"
+tconf=$basedir/etc/modprobe.d
+if [ -e "$tconf" ] || [ -L "$tconf" ]; then
+	rconf=$(in_base "$tconf")
+	case $? in
+	1) die "modprobe.d '$tconf' leads out of ${basedir:-/} (a symlink out of the tree, or '..'): refused" ;;
+	2) die "modprobe.d '$tconf' cannot be resolved (a dangling symlink)" ;;
+	esac
+	[ -d "$rconf" ] || die "modprobe.d '$tconf' is not a directory"
+	for f in "$rconf"/*.conf; do
+		{ [ -e "$f" ] || [ -L "$f" ]; } || continue
+		[ "$(readlink -- "$f")" = /dev/null ] && continue
+		r=$(base_file "modprobe.d file" "$f") || exit 1
+		cp -- "$r" "$confdir/${f##*/}" || die "cannot copy '$f'"
+	done
+fi
+
 # The modules in load order, dependencies first, each once; built-in ones need no file.
 # modprobe reads the target's modprobe.d (softdeps, aliases), not the build host's, when a
 # base directory is given.
 # --ignore-install: a modprobe.d "install" command would replace the module's insmod line
 mpargs=(-S "$kver" --ignore-install --show-depends)
 if [ -n "$basedir" ]; then
-	mpargs+=(-d "$modbase")
-	if [ -d "$basedir/etc/modprobe.d" ]; then
-		mpargs+=(-C "$basedir/etc/modprobe.d")
-	else
-		mkdir -p "$stage/modprobe.d" || die "cannot populate $stage"
-		mpargs+=(-C "$stage/modprobe.d")
-	fi
+	mpargs+=(-d "$modbase" -C "$confdir")
 fi
 list=$root/etc/verity-init/modules
 : >"$list"
 declare -A seen=()   # image paths of the modules put in
 # add_modules OPTIONAL NAME... : OPTIONAL=1 turns a module the kernel does not have into a warning
 add_modules() {
-	local optional=$1 m deps line path opts
+	local optional=$1 m deps line
 	shift
 	for m in "$@"; do
 		[[ $m =~ ^[A-Za-z0-9_.:*?,+-]+$ && $m != -* ]] || die "not a module name or alias: '$m'"
@@ -229,19 +271,38 @@ add_modules() {
 			fi
 			die "module '$m' not found for kernel $kver: ${deps##*$'\n'}"
 		fi
+		# the options modprobe appends come from the staged modprobe.d (written below as
+		# /etc/modprobe.d/verity-init.conf) and from this host's /proc/cmdline: not taken
 		while IFS= read -r line; do
 			[[ $line =~ ^insmod\ (.*\.ko(\.xz|\.zst|\.gz)?)(\ (.*))?$ ]] || continue
-			path=${BASH_REMATCH[1]} opts=${BASH_REMATCH[4]// /}
-			add_module_file "$path" "$opts"
+			add_module_file "${BASH_REMATCH[1]}"
 		done <<<"$deps"
 	done
 }
-# add_module_file PATH OPTIONS : one module file into the image and the list
+# is_module FILE : an ELF relocatable object (e_type ET_REL, either byte order), as every
+# kernel module is
+is_module() {
+	[ "$(head -c 4 -- "$1" | od -An -c | tr -d ' ')" = '177ELF' ] || return 1
+	case $(od -An -v -j 16 -N 2 -t u1 -- "$1" | tr -s ' ') in
+	' 1 0' | ' 0 1') return 0 ;;
+	*) return 1 ;;
+	esac
+}
+# add_module_file PATH : one module file into the image and the list
 add_module_file() {
-	local path=$1 opts=$2 src rel ko dec
-	src=$path
+	local path=$1 src rel ko dec
+	# modprobe prints the path from modules.dep, which may name any file: the module must be
+	# under the modules directory, and what it resolves to inside the tree
+	case $path in
+	"$modbase"/*) ;;
+	*) die "module '$path' is outside ${modbase:-/} (modules.dep names it): refused" ;;
+	esac
+	src=$(base_file module "$path") || exit 1
 	rel=${path#"$modbase"}
 	while [[ $rel == //* ]]; do rel=${rel#/}; done
+	case /$rel/ in
+	*/../* | */./*) die "module '$path' has '.' or '..' in its path: refused" ;;
+	esac
 	ko=$rel
 	case $rel in
 	*.ko.xz) ko=${rel%.xz}; dec=(xz -dc) ;;
@@ -252,12 +313,10 @@ add_module_file() {
 	esac
 	[ -n "${seen[$ko]:-}" ] && return 0
 	seen[$ko]=1
-	# the agent loads modules without parameters (as the kernel's own dm-init would)
-	[ -z "$opts" ] || printf '%s: warning: options "%s" of %s from modprobe.d are not passed on: give them on the kernel command line only for built-in modules, or build them in\n' \
-		"$prog" "$opts" "$(basename "$ko")" >&2
 	mkdir -p "$root$(dirname "$ko")" || die "cannot populate $root"
 	# decompressed here: finit_module then works on kernels without in-kernel decompression
-	"${dec[@]}" <"$src" >"$root$ko" || die "cannot read module $src"
+	"${dec[@]}" <"$src" >"$root$ko" || die "cannot read module $path"
+	is_module "$root$ko" || die "module '$path' is not an ELF kernel module (after decompression): refused"
 	printf '%s\n' "$ko" >>"$list"
 	say "module $ko"
 }
@@ -271,6 +330,46 @@ set -f   # module names and aliases are words, never file patterns
 	add_modules 0 $extra $fs
 }
 set +f
+
+# The modprobe.d options of the modules put in, for the agent to pass when it loads them: one
+# "options NAME PARAMS" line per module (modprobe.d(5); NAME with '-' as '_', the lines of all
+# files in kmod's order, by file name), as /etc/modprobe.d/verity-init.conf. Printable ASCII
+# only (a tab counts as a blank): the agent reads the file in early boot.
+declare -A incl=() params=()
+for ko in "${!seen[@]}"; do
+	n=${ko##*/}
+	n=${n%.ko}
+	incl[${n//-/_}]=1
+done
+order=()
+options_line() {
+	local file=$1 line=$2 LC_ALL=C name words
+	[[ $line =~ ^[[:blank:]]*options[[:blank:]]+([^[:blank:]]+)([[:blank:]]+(.*))?$ ]] || return 0
+	name=${BASH_REMATCH[1]//-/_} words=${BASH_REMATCH[3]:-}
+	# a module's name (an alias or anything else concerns no module put in)
+	[[ $name =~ ^[A-Za-z0-9_]+$ ]] && [ -n "${incl[$name]:-}" ] || return 0
+	[[ $line == *[![:print:][:blank:]]* ]] &&
+		die "$file: options line for $name has characters outside printable ASCII: refused"
+	[[ $line == *\\ ]] && die "$file: options line for $name is continued with '\\': not supported"
+	words=${words//$'\t'/ }
+	while [[ $words == *' ' ]]; do words=${words% }; done
+	[ -n "$words" ] || return 0
+	[ -n "${params[$name]:-}" ] || order+=("$name")
+	params[$name]=${params[$name]:+${params[$name]} }$words
+}
+while IFS= read -r f; do
+	[ -n "$f" ] || continue
+	while IFS= read -r line || [ -n "$line" ]; do
+		options_line "$tconf/${f##*/}" "$line"
+	done <"$f"
+done < <(find "$confdir" -maxdepth 1 -type f -name '*.conf' | LC_ALL=C sort)
+if [ ${#order[@]} -gt 0 ]; then
+	mkdir -p "$root/etc/modprobe.d" || die "cannot populate $root"
+	for n in "${order[@]}"; do
+		printf 'options %s %s\n' "$n" "${params[$n]}"
+		say "options $n ${params[$n]}"
+	done >"$root/etc/modprobe.d/verity-init.conf" || die "cannot write the module options"
+fi
 
 if [ -n "$conf" ]; then
 	cp "$conf" "$root/etc/verity-init.conf" || die "cannot copy '$conf'"

@@ -12,7 +12,7 @@
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 VI=$BUILD/verity-image
-MKRD=$ROOT/verity-init/verity-init-mkinitramfs.sh
+MKRD=${MKRD:-$ROOT/verity-init/verity-init-mkinitramfs.sh}
 BUNDLE_MAX=8192
 # a run that hangs is killed after this many seconds; exit status 124 then
 LIMIT=10
@@ -34,6 +34,15 @@ oneTimeSetUp() {
 		--minisign-key "$W/k.key" --version 3 --bundle "$W/bundle" \
 		--manifest "$W/m" >/dev/null || exit 1
 	mkfifo "$W/fifo"
+	# verity-init-mkinitramfs: this machine's kernel modules and a static stand-in agent
+	KVER=""
+	for d in /lib/modules/*/modules.dep; do
+		[ -e "$d" ] && KVER=$(basename "$(dirname "$d")")
+	done
+	[ -n "$KVER" ] || { echo "no kernel modules installed (tests/deps.sh installs linux-image-amd64)" >&2; exit 1; }
+	printf 'int main(void) { return 0; }\n' >"$W/agent.c"
+	cc -static -o "$W/agent" "$W/agent.c" || { echo "cannot build a static program" >&2; exit 1; }
+	echo "root:\$y\$secret-hash:19000:0:99999:7:::" >"$W/secret"
 }
 
 # run CMD... : bounded by LIMIT seconds; status in RC, stderr+stdout in $W/out
@@ -227,6 +236,150 @@ testEmbedOnSharedDeviceStillWorks() {
 	assertEquals "embed after the tree on the data device: $(cat "$W/out")" 0 "$RC"
 	run "$VI" check-manifest "$W/shared.img" --embedded --hash-offset $hoff --public-key "$W/k.pub"
 	assertEquals "found again: $(cat "$W/out")" 0 "$RC"
+}
+
+# --- verity-init-mkinitramfs on a target tree it did not write -----------------------------------
+
+# mk ARGS... : the builder with the stand-in agent and this kernel, bounded; RC, $W/out
+mk() {
+	run "$MKRD" -k "$KVER" -a "$W/agent" "$@"
+}
+
+# tree DIR MODULE... : DIR/lib/modules/KVER with copies of this machine's MODULE files (and
+# their dependencies), depmod run over it
+tree() {
+	local b=$1 p rel
+	shift
+	rm -rf "$b"
+	for p in $(for m in "$@"; do modprobe -S "$KVER" --show-depends "$m"; done | awk '$1 == "insmod" { print $2 }'); do
+		rel=${p#/lib/modules/"$KVER"/}
+		rel=${rel#/usr/lib/modules/"$KVER"/}
+		mkdir -p "$b/lib/modules/$KVER/$(dirname "$rel")" && cp "$p" "$b/lib/modules/$KVER/$rel" || return 1
+	done
+	depmod -b "$b" "$KVER" 2>/dev/null
+}
+
+# refused_tree WHAT WORDS ARGS... : the build from the tree ends within LIMIT with exit 1, the
+# message holds WORDS, no output image, and the secret is nowhere
+refused_tree() {
+	local what=$1 words=$2
+	shift 2
+	rm -f "$W/rd"
+	mk "$@" "$W/rd"
+	assertNotEquals "$what: does not hang" 124 "$RC"
+	assertEquals "$what: refused: $(cat "$W/out")" 1 "$RC"
+	assertContains "$what: says why" "$(cat "$W/out")" "$words"
+	assertFalse "$what: no image" "[ -e '$W/rd' ]"
+}
+
+testModuleSymlinksOutOfTheTreeRefused() {
+	local b=$W/t1 ko
+	tree "$b" crc16 || { fail "fake tree"; return; }
+	ko=$b/lib/modules/$KVER/kernel/lib/crc16.ko
+	ln -sf "$W/secret" "$ko"
+	refused_tree "absolute symlink to a host file" "leads out of" \
+		-b "$b" --no-base-modules -f "" -m crc16 -z none
+	ln -sf ../../../../../../secret "$ko"
+	assertTrue "the relative link does reach the secret" "cmp -s '$ko' '$W/secret'"
+	refused_tree "relative symlink with .. out of the tree" "leads out of" \
+		-b "$b" --no-base-modules -f "" -m crc16 -z none
+	# a directory on the way that links out of the tree
+	tree "$b" crc16 || { fail "fake tree"; return; }
+	mkdir -p "$W/hostlib"
+	cp "$W/secret" "$W/hostlib/crc16.ko"
+	rm -rf "$b/lib/modules/$KVER/kernel/lib"
+	ln -s "$W/hostlib" "$b/lib/modules/$KVER/kernel/lib"
+	refused_tree "directory symlink out of the tree" "leads out of" \
+		-b "$b" --no-base-modules -f "" -m crc16 -z none
+}
+
+testModuleSymlinkInsideTheTreeFollowed() {
+	local b=$W/t2 ko src
+	tree "$b" crc16 || { fail "fake tree"; return; }
+	ko=$b/lib/modules/$KVER/kernel/lib/crc16.ko
+	mkdir -p "$b/store"
+	mv "$ko" "$b/store/crc16.ko"
+	ln -s ../../../../../store/crc16.ko "$ko"
+	mk -b "$b" --no-base-modules -f "" -m crc16 -z none "$W/rd"
+	assertEquals "a link that stays in the tree: built: $(cat "$W/out")" 0 "$RC"
+	src=$(modprobe -S "$KVER" --show-depends crc16 | awk '$1 == "insmod" { print $2 }')
+	cpio -i --quiet --to-stdout "lib/modules/$KVER/kernel/lib/crc16.ko" <"$W/rd" >"$W/ko"
+	assertTrue "the module the link names" "cmp -s '$W/ko' '$src'"
+}
+
+testNonModulesRefused() {
+	local b=$W/t3 ko
+	tree "$b" crc16 || { fail "fake tree"; return; }
+	ko=$b/lib/modules/$KVER/kernel/lib/crc16.ko
+	cp "$W/secret" "$ko"
+	refused_tree "a text file as a module" "not an ELF kernel module" \
+		-b "$b" --no-base-modules -f "" -m crc16 -z none
+	# an ELF file that is no module: a program
+	cp "$W/agent" "$ko"
+	refused_tree "an ELF program as a module" "not an ELF kernel module" \
+		-b "$b" --no-base-modules -f "" -m crc16 -z none
+	# compressed: checked after decompression
+	tree "$b" crc16 || { fail "fake tree"; return; }
+	cp "$W/secret" "$ko" && xz -f "$ko" && depmod -b "$b" "$KVER" 2>/dev/null
+	refused_tree "an .ko.xz holding a text file" "not an ELF kernel module" \
+		-b "$b" --no-base-modules -f "" -m crc16 -z none
+	tree "$b" crc16 || { fail "fake tree"; return; }
+	rm -f "$ko" && mkfifo "$ko"
+	refused_tree "a FIFO as a module" "not a regular file" \
+		-b "$b" --no-base-modules -f "" -m crc16 -z none
+}
+
+testModprobeDirOutOfTheTreeRefused() {
+	local b=$W/t4
+	tree "$b" crc16 || { fail "fake tree"; return; }
+	mkdir -p "$b/etc/modprobe.d" "$W/hostconf"
+	printf 'options crc16 leaked=1\n' >"$W/hostconf/host.conf"
+	ln -s "$W/hostconf/host.conf" "$b/etc/modprobe.d/evil.conf"
+	refused_tree "modprobe.d file linking out of the tree" "leads out of" \
+		-b "$b" --no-base-modules -f "" -m crc16 -z none
+	rm -rf "$b/etc/modprobe.d"
+	ln -s "$W/hostconf" "$b/etc/modprobe.d"
+	refused_tree "modprobe.d linking out of the tree" "leads out of" \
+		-b "$b" --no-base-modules -f "" -m crc16 -z none
+	rm -f "$b/etc/modprobe.d"
+	mkdir -p "$b/etc/modprobe.d"
+	mkfifo "$b/etc/modprobe.d/fifo.conf"
+	refused_tree "a FIFO in modprobe.d" "not a regular file" \
+		-b "$b" --no-base-modules -f "" -m crc16 -z none
+	# masked (a link to /dev/null, as kmod has it): nothing read, fine
+	rm -f "$b/etc/modprobe.d/fifo.conf"
+	ln -s /dev/null "$b/etc/modprobe.d/masked.conf"
+	mk -b "$b" --no-base-modules -f "" -m crc16 -z none "$W/rd"
+	assertEquals "a masked file: built: $(cat "$W/out")" 0 "$RC"
+}
+
+testModuleOptionsWritten() {
+	local b=$W/t5 conf
+	tree "$b" crc16 dm-verity || { fail "fake tree"; return; }
+	mkdir -p "$b/etc/modprobe.d"
+	printf '# comment\noptions crc16 foo=1\ninstall crc16 /bin/true\noptions\tdm-verity  use_tasklets=0 \n' >"$b/etc/modprobe.d/a.conf"
+	printf 'options crc16 bar="x y"\noptions ext4 not=included\nblacklist pcspkr\n' >"$b/etc/modprobe.d/b.conf"
+	printf 'options crc16 ignored=1\n' >"$b/etc/modprobe.d/c.txt"
+	mk -b "$b" -f "" -m crc16 -z none "$W/rd"
+	assertEquals "built: $(cat "$W/out")" 0 "$RC"
+	conf=$(cpio -i --quiet --to-stdout etc/modprobe.d/verity-init.conf <"$W/rd")
+	assertEquals "one options line per module put in, '-' as '_'" \
+		"options crc16 foo=1 bar=\"x y\"
+options dm_verity use_tasklets=0" "$conf"
+	# none: no file
+	rm -f "$b"/etc/modprobe.d/*
+	mk -b "$b" -f "" -m crc16 -z none "$W/rd"
+	assertEquals "built: $(cat "$W/out")" 0 "$RC"
+	assertNotContains "no options: no file" "$(cpio -t --quiet <"$W/rd")" "verity-init.conf"
+	# characters outside printable ASCII
+	printf 'options crc16 a=\001\n' >"$b/etc/modprobe.d/ctl.conf"
+	refused_tree "a control character" "outside printable ASCII" -b "$b" -f "" -m crc16 -z none
+	printf 'options crc16 name=\303\251\n' >"$b/etc/modprobe.d/ctl.conf"
+	refused_tree "UTF-8" "outside printable ASCII" -b "$b" -f "" -m crc16 -z none
+	# ... of a module not put in: not looked at
+	printf 'options ext4 name=\303\251\n' >"$b/etc/modprobe.d/ctl.conf"
+	mk -b "$b" -f "" -m crc16 -z none "$W/rd"
+	assertEquals "another module's line: not looked at: $(cat "$W/out")" 0 "$RC"
 }
 
 . /usr/share/shunit2/shunit2

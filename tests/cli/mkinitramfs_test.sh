@@ -138,8 +138,9 @@ fake_tree() {
 	depmod -b "$b" "$KVER" 2>/dev/null
 }
 
-# A target tree: its own modprobe.d (options, install commands), a relative or blank-containing
-# base directory, modules under usr/lib/modules, optional base modules missing.
+# A target tree: its own modprobe.d (options written into the image, install commands), a
+# relative or blank-containing base directory, modules under usr/lib/modules, optional base
+# modules missing.
 test_target_tree() {
 	local b="$T/tree with space"
 	fake_tree "$b" crc16 dm-verity || { fail "fake tree"; return; }
@@ -151,7 +152,8 @@ test_target_tree() {
 	assertContains "install command ignored" "$mods" "/lib/modules/$KVER/kernel/lib/crc16.ko"
 	assertNotContains "base directory taken off" "$mods" "tree with space"
 	assertContains "dm-verity" "$mods" "/dm-verity.ko"
-	assertContains "options not passed on: said" "$(cat "$T/out")" 'options "foo=1" of crc16.ko'
+	assertEquals "options written for the agent" "options crc16 foo=1" \
+		"$(cpio -i --quiet --to-stdout etc/modprobe.d/verity-init.conf <"$T/rd")"
 	assertContains "optional base module missing: warned" "$(cat "$T/out")" "warning: module algif_hash not found"
 	# the same tree under usr/lib/modules (merged /usr)
 	local u=$T/usrtree
