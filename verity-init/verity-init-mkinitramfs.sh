@@ -167,7 +167,8 @@ case $? in
 0) die "agent '$agent' is dynamically linked: build the static one (make static)" ;;
 2) say "agent '$agent': not a little-endian ELF this tool can read; static linking not checked" ;;
 esac
-[ -z "$conf" ] || [ -r "$conf" ] || die "cannot read policy file '$conf'"
+# regular files only, here as for the tree: cp would wait for ever on a FIFO
+[ -z "$conf" ] || { [ -f "$conf" ] && [ -r "$conf" ]; } || die "cannot read policy file '$conf' (a readable regular file)"
 if [ -n "$keys" ]; then
 	[ -d "$keys" ] || die "keys directory '$keys' not found"
 	compgen -G "$keys/*.pub" >/dev/null || die "no *.pub key in '$keys'"
@@ -378,6 +379,7 @@ fi
 if [ -n "$keys" ]; then
 	mkdir -p "$root/etc/verity-init/keys" || die "cannot populate $root"
 	for k in "$keys"/*.pub; do
+		[ -f "$k" ] || die "key '$k' is not a regular file"
 		cp "$k" "$root/etc/verity-init/keys/" || die "cannot copy '$k'"
 		say "key $k"
 	done

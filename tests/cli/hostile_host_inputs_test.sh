@@ -382,4 +382,20 @@ options dm_verity use_tasklets=0" "$conf"
 	assertEquals "another module's line: not looked at: $(cat "$W/out")" 0 "$RC"
 }
 
+# The caller's own files: a FIFO among them must not stall the build either.
+testFifoPolicyAndKeyRefused() {
+	mkdir -p "$W/keys"
+	rm -f "$W/keys/"*
+	mkfifo "$W/keys/a.pub"
+	refused_tree "a FIFO key" "not a regular file" --no-base-modules -f "" -K "$W/keys" -z none
+	refused_tree "a FIFO policy" "regular file" --no-base-modules -f "" -c "$W/fifo" -z none
+	# the target's kernel configuration is read for checks: a FIFO there is not waited on
+	local b=$W/t6
+	tree "$b" crc16 || { fail "fake tree"; return; }
+	mkdir -p "$b/boot"
+	mkfifo "$b/boot/config-$KVER"
+	mk -b "$b" --no-base-modules -f "" -m crc16 -z none "$W/rd"
+	assertEquals "FIFO kernel config: not read, built: $(cat "$W/out")" 0 "$RC"
+}
+
 . /usr/share/shunit2/shunit2
