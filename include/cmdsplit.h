@@ -27,6 +27,10 @@
  *    (RETAIN_ESCAPE); a quote left open runs to the end of the line (RELAX). Words starting
  *    "rd." are read in the initrd only, and lose the prefix only for callers that pass
  *    PROC_CMDLINE_STRIP_RD_PREFIX: they are kept with it here (VI_SPLIT_W_RD).
+ *  - systemd's ConditionKernelCommandLine= (condition.c in 252): the same line read, but
+ *    extract_first_word() without EXTRACT_RETAIN_ESCAPE: a backslash takes the next byte
+ *    literally (a blank or a quote, inside quotes too) and is removed; one at the very end is
+ *    dropped. dracut's systemd units use it: ConditionKernelCommandLine=|rd.break=pre-mount.
  * Every reader stops at a NUL byte. The key is the word up to its first '=' (for the kernel and
  * dracut: the first '=' that is not the word's first byte). */
 #ifndef VERITY_CMDSPLIT_H
@@ -41,6 +45,7 @@ enum vi_split_reader {
 	VI_SPLIT_KERNEL,
 	VI_SPLIT_DRACUT,
 	VI_SPLIT_SYSTEMD,
+	VI_SPLIT_SYSTEMD_CONDITION,
 	VI_SPLIT__READERS
 };
 
@@ -87,9 +92,10 @@ struct vi_split {
 int vi_split_kernel(const char *buf, size_t len, struct vi_split *out);
 int vi_split_dracut(const char *buf, size_t len, struct vi_split *out);
 int vi_split_systemd(const char *buf, size_t len, struct vi_split *out);
+int vi_split_systemd_condition(const char *buf, size_t len, struct vi_split *out);
 int vi_split_line(enum vi_split_reader reader, const char *buf, size_t len, struct vi_split *out);
 
-/* "kernel", "dracut", "systemd" */
+/* "kernel", "dracut", "systemd", "systemd's ConditionKernelCommandLine=" */
 const char *vi_split_reader_name(enum vi_split_reader reader);
 
 /* Does a word with this key matter to anyone: a key the agent reads, one that decides the root,
@@ -99,7 +105,7 @@ const char *vi_split_reader_name(enum vi_split_reader reader);
  * systemd compare them. */
 bool vi_split_key_matters(const char *key, size_t len);
 
-/* 0 when the three readers read every word that matters the same, in the same order. -EINVAL
+/* 0 when the four readers read every word that matters the same, in the same order. -EINVAL
  * with err naming the key (sanitized) and why otherwise, and for unbalanced quoting (an odd
  * number of '"', a quote systemd leaves open, the line on which dracut's getarg crashes), a NUL
  * byte, or a word that matters after "--" (an argument for init to the kernel, a setting to

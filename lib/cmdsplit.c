@@ -245,7 +245,12 @@ static bool sd_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-int vi_split_systemd(const char *buf, size_t len, struct vi_split *out)
+/*
+ * extract_first_word() over the first line, with EXTRACT_UNQUOTE|EXTRACT_RELAX, and with
+ * EXTRACT_RETAIN_ESCAPE unless escapes: then a backslash takes the next byte literally (a blank,
+ * a quote, inside quotes too) and vanishes, and a backslash at the end ends the word.
+ */
+static int sd_split(const char *buf, size_t len, struct vi_split *out, bool escapes)
 {
 	size_t n = 0, p = 0, o = 0;
 	int r;
@@ -267,7 +272,11 @@ int vi_split_systemd(const char *buf, size_t len, struct vi_split *out)
 		for (; p < n; p++) {
 			char c = buf[p];
 
-			if (quote) {
+			if (escapes && c == '\\') {
+				if (++p >= n)
+					break;
+				c = buf[p];
+			} else if (quote) {
 				if (c == quote) {
 					quote = 0;
 					continue;
@@ -299,6 +308,16 @@ int vi_split_systemd(const char *buf, size_t len, struct vi_split *out)
 	return 0;
 }
 
+int vi_split_systemd(const char *buf, size_t len, struct vi_split *out)
+{
+	return sd_split(buf, len, out, false);
+}
+
+int vi_split_systemd_condition(const char *buf, size_t len, struct vi_split *out)
+{
+	return sd_split(buf, len, out, true);
+}
+
 int vi_split_line(enum vi_split_reader reader, const char *buf, size_t len, struct vi_split *out)
 {
 	switch (reader) {
@@ -308,6 +327,8 @@ int vi_split_line(enum vi_split_reader reader, const char *buf, size_t len, stru
 		return vi_split_dracut(buf, len, out);
 	case VI_SPLIT_SYSTEMD:
 		return vi_split_systemd(buf, len, out);
+	case VI_SPLIT_SYSTEMD_CONDITION:
+		return vi_split_systemd_condition(buf, len, out);
 	default:
 		return -EINVAL;
 	}
@@ -318,6 +339,7 @@ const char *vi_split_reader_name(enum vi_split_reader reader)
 	static const char *const names[] = {
 		[VI_SPLIT_KERNEL] = "kernel", [VI_SPLIT_DRACUT] = "dracut",
 		[VI_SPLIT_SYSTEMD] = "systemd",
+		[VI_SPLIT_SYSTEMD_CONDITION] = "systemd's ConditionKernelCommandLine=",
 	};
 
 	return (unsigned)reader < VI_SPLIT__READERS ? names[reader] : NULL;
@@ -541,7 +563,7 @@ static int check_splits(const char *buf, size_t len, struct vi_split s[VI_SPLIT_
 			struct verity_err *err)
 {
 	const struct vi_split *k = &s[VI_SPLIT_KERNEL], *d = &s[VI_SPLIT_DRACUT],
-			      *sd = &s[VI_SPLIT_SYSTEMD];
+			      *sd = &s[VI_SPLIT_SYSTEMD], *sc = &s[VI_SPLIT_SYSTEMD_CONDITION];
 	const struct vi_split_word *w = NULL;
 
 	if (d->flags & VI_SPLIT_FAILS)
@@ -557,6 +579,10 @@ static int check_splits(const char *buf, size_t len, struct vi_split s[VI_SPLIT_
 	if (sd->flags & VI_SPLIT_OPEN_QUOTE)
 		return vi_err(err, "command line: unbalanced %s quote (systemd reads the rest of the "
 			      "line as one word)", sd->open_quote == '\'' ? "single" : "double");
+	if (sc->flags & VI_SPLIT_OPEN_QUOTE)
+		return vi_err(err, "command line: unbalanced %s quote once systemd's "
+			      "ConditionKernelCommandLine= unescapes \\ (it reads the rest of the "
+			      "line as one word)", sc->open_quote == '\'' ? "single" : "double");
 	for (size_t i = 0; i < k->n_words; i++) {
 		const struct vi_split_word *x = &k->words[i];
 		char kn[64];
@@ -570,6 +596,11 @@ static int check_splits(const char *buf, size_t len, struct vi_split s[VI_SPLIT_
 	}
 	if (!agree(k, sd, &w))
 		return refuse_key(err, w, "systemd", systemd_why(buf, len, sd));
+	if (!agree(k, sc, &w))
+		return refuse_key(err, w, "systemd's ConditionKernelCommandLine=",
+				  has_byte(buf, len, "\\") ?
+				  "backslash: it unescapes \\, the kernel and systemd's parser do not" :
+				  systemd_why(buf, len, sc));
 	if (!agree(k, d, &w))
 		return refuse_key(err, w, "dracut", dracut_why(buf, len));
 	return 0;

@@ -2,15 +2,17 @@
 /* Test driver for tests/cli/cmdsplit_oracle_test.sh: prints what lib/cmdsplit.c says each reader
  * of a command line sees, in forms the script can hold against the real programs.
  *
- *   cmdsplit_dump words READER LINE   one word per line: FLAGS KEYHEX VALHEX ("-": no value,
+ *   cmdsplit_dump words READER LINE   (kernel, dracut, systemd or condition) one word per line: FLAGS KEYHEX VALHEX ("-": no value,
  *                                     "" hex is "=" for an empty value), then "flags N"
  *   cmdsplit_dump dracut LINE         "fails" if dracut-getarg dies on LINE, else per key (once,
  *                                     printable, no blank or '='): "KEY RC OUTHEX" = what
  *                                     `dracut-getarg KEY` exits with and prints (hex, "-": nothing)
- *   cmdsplit_dump systemd LINE        "W\tWORD": a word systemd must see (ConditionKernelCommandLine),
+ *   cmdsplit_dump systemd LINE        "W\tWORD": a word ConditionKernelCommandLine= must see,
  *                                     "N\tWORD": a word of the kernel's it must not see,
- *                                     "ROOT\tV" / "USR\tV": the last root= / mount.usr= ("-": none)
+ *                                     "ROOT\tV" / "USR\tV": the last root= / mount.usr= of
+ *                                     systemd's parser (the fstab generator's), "-": none
  *   cmdsplit_dump check LINE          "ok" or the refusal, exit 0 / 1
+ *   cmdsplit_dump raw LINE            the bytes of LINE (escapes undone), nothing else
  * LINE may use \n, \r, \t, \v, \f, \\ and \xHH escapes (so a test can spell any byte). */
 #include <errno.h>
 #include <stdio.h>
@@ -148,6 +150,14 @@ static bool has_word(const struct vi_split *s, const char *t, size_t n)
 	return false;
 }
 
+static bool has_key(const struct vi_split *s, const char *k, size_t n)
+{
+	for (size_t i = 0; i < s->n_words; i++)
+		if (s->words[i].key_len == n && memcmp(s->words[i].key, k, n) == 0)
+			return true;
+	return false;
+}
+
 static void print_word(const char *tag, const struct vi_split_word *w)
 {
 	printf("%s\t%.*s", tag, (int)w->key_len, w->key);
@@ -179,15 +189,16 @@ static void last_value(const struct vi_split *s, const char *tag, const char *ke
 			last = &s->words[i];
 	if (!last)
 		printf("%s\t-\n", tag);
-	else if (plain(last->val, last->val_len, "\\"))
+	else if (plain(last->val, last->val_len, "%"))
 		printf("%s\t%.*s\n", tag, (int)last->val_len, last->val);
 }
 
-static void systemd(const struct vi_split *sd, const struct vi_split *k)
+static void systemd(const struct vi_split *sd, const struct vi_split *cond,
+		    const struct vi_split *k)
 {
-	for (size_t i = 0; i < sd->n_words; i++)
-		if (condition_word(&sd->words[i]))
-			print_word("W", &sd->words[i]);
+	for (size_t i = 0; i < cond->n_words; i++)
+		if (condition_word(&cond->words[i]))
+			print_word("W", &cond->words[i]);
 	for (size_t i = 0; i < k->n_words; i++) {
 		const struct vi_split_word *w = &k->words[i];
 		char t[VI_MAX_CMDLINE + 2];
@@ -201,7 +212,8 @@ static void systemd(const struct vi_split *sd, const struct vi_split *k)
 			memcpy(t + n, w->val, w->val_len);
 			n += w->val_len;
 		}
-		if (!has_word(sd, t, n))
+		/* a bare word as the parameter also matches KEY=anything */
+		if (!has_word(cond, t, n) && (w->val || !has_key(cond, w->key, w->key_len)))
 			print_word("N", w);
 	}
 	last_value(sd, "ROOT", "root");
@@ -218,11 +230,13 @@ int main(int argc, char **argv)
 
 	if (!line || strlen(line) >= sizeof(buf) ||
 	    (strcmp(mode, "words") == 0 && argc != 4) || (strcmp(mode, "words") != 0 && argc != 3)) {
-		fprintf(stderr, "usage: %s words kernel|dracut|systemd LINE | dracut LINE | "
-			"systemd LINE | check LINE\n", argv[0]);
+		fprintf(stderr, "usage: %s words kernel|dracut|systemd|condition LINE | dracut LINE | "
+			"systemd LINE | check LINE | raw LINE\n", argv[0]);
 		return 2;
 	}
 	len = unescape(line, buf);
+	if (strcmp(mode, "raw") == 0)
+		return fwrite(buf, 1, len, stdout) == len ? 0 : 1;
 	if (strcmp(mode, "check") == 0) {
 		struct verity_err err = { { 0 } };
 		int r = vi_cmdline_split_check(buf, len, &err);
@@ -236,8 +250,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	if (strcmp(mode, "words") == 0) {
+		static const char *const names[] = {
+			[VI_SPLIT_KERNEL] = "kernel", [VI_SPLIT_DRACUT] = "dracut",
+			[VI_SPLIT_SYSTEMD] = "systemd", [VI_SPLIT_SYSTEMD_CONDITION] = "condition",
+		};
+
 		for (int i = 0; i < VI_SPLIT__READERS; i++)
-			if (strcmp(argv[2], vi_split_reader_name((enum vi_split_reader)i)) == 0) {
+			if (strcmp(argv[2], names[i]) == 0) {
 				words(&s[i]);
 				return 0;
 			}
@@ -246,7 +265,7 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "dracut") == 0)
 		dracut(&s[VI_SPLIT_DRACUT]);
 	else if (strcmp(mode, "systemd") == 0)
-		systemd(&s[VI_SPLIT_SYSTEMD], &s[VI_SPLIT_KERNEL]);
+		systemd(&s[VI_SPLIT_SYSTEMD], &s[VI_SPLIT_SYSTEMD_CONDITION], &s[VI_SPLIT_KERNEL]);
 	else
 		return 2;
 	for (int i = 0; i < VI_SPLIT__READERS; i++) {

@@ -8,7 +8,7 @@
  *  - every word of every splitter lies inside its text, and the documented storage bounds
  *    (VI_SPLIT_MAX_WORDS, VI_SPLIT_TEXT_SIZE) always suffice;
  *  - when vi_cmdline_split_check() accepts, the words that matter are the same, in the same
- *    order, for all three readers, none of them fails, and no quote is left open;
+ *    order, for all four readers (systemd's parser and its ConditionKernelCommandLine=), none of them fails, and no quote is left open;
  *  - a refusal has a NUL-terminated reason; the check is deterministic. */
 #include <errno.h>
 #include <stdint.h>
@@ -122,6 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int i = 0; i < VI_SPLIT__READERS; i++)
 			CHECK(!(s[i].flags & (VI_SPLIT_FAILS | VI_SPLIT_OPEN_QUOTE)));
 		same_matters(&s[VI_SPLIT_KERNEL], &s[VI_SPLIT_SYSTEMD]);
+		same_matters(&s[VI_SPLIT_KERNEL], &s[VI_SPLIT_SYSTEMD_CONDITION]);
 		same_matters(&s[VI_SPLIT_KERNEL], &s[VI_SPLIT_DRACUT]);
 	}
 	for (int i = 0; i < VI_SPLIT__READERS; i++) {

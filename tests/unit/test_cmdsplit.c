@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The command line as the kernel, dracut's getarg and systemd split it (lib/cmdsplit.c), and
- * vi_cmdline_split_check: attack lines that hide a key from one reader are refused, ordinary
+ * vi_cmdline_split_check (and systemd's ConditionKernelCommandLine=): attack lines that hide a key from one reader are refused, ordinary
  * lines on which every reader agrees are accepted. The expected words of the real programs are
  * checked by tests/cli/cmdsplit_oracle_test.sh. */
 #include <errno.h>
@@ -166,6 +166,11 @@ static void test_systemd_split(void **state)
 	assert_int_equal(s.open_quote, '\'');
 	WORDS(VI_SPLIT_SYSTEMD, "a='b c", "a=b c");
 
+	/* ConditionKernelCommandLine=: a backslash takes the next byte, in quotes too */
+	WORDS(VI_SPLIT_SYSTEMD_CONDITION, "root=/dev/a\\ b c=\\\"d e\" f='\\'' g\\",
+	      "root=/dev/a b", "c=\"d", "e f=''' g");
+	WORDS(VI_SPLIT_SYSTEMD_CONDITION, "x='\"' init=/bin/sh '\"'", "x=\"", "init=/bin/sh", "\"");
+
 	/* rd. words are marked, not stripped */
 	s = split_as(VI_SPLIT_SYSTEMD, "rd.shell=0 shell", 16);
 	assert_int_equal(s.n_words, 2);
@@ -189,6 +194,8 @@ static void test_storage(void **state)
 	assert_int_equal(vi_split_line((enum vi_split_reader)7, "a", 1, &s), -EINVAL);
 	assert_null(vi_split_reader_name((enum vi_split_reader)7));
 	assert_string_equal(vi_split_reader_name(VI_SPLIT_SYSTEMD), "systemd");
+	assert_string_equal(vi_split_reader_name(VI_SPLIT_SYSTEMD_CONDITION),
+			    "systemd's ConditionKernelCommandLine=");
 }
 
 /* ---- which keys matter ---- */
@@ -253,6 +260,14 @@ static void test_attacks(void **state)
 	bad("quiet\rinit=/bin/sh", "'init' is read differently by systemd (line break");
 	bad("quiet\ninit=/bin/sh", "'init' is read differently by systemd (line break");
 	bad("x=\"a\n b\" init=/x", "unbalanced double quote for systemd");
+	/* backslashes: ConditionKernelCommandLine= (dracut's rd.break= units) unescapes them */
+	bad("init=/bin/a\\ b", "'init' is read differently by systemd's ConditionKernelCommandLine= "
+	    "(backslash");
+	bad("root=/dev/mapper/root\\", "'root' is read differently by systemd's Condition");
+	bad("x=\\' rd.break=pre-mount x=\\'", "'rd.break' is read differently by systemd (quotes");
+	bad("x=a\\ rd.break=pre-mount", "'rd.break' is read differently by systemd's Condition");
+	bad("x=\\\"", "unbalanced double quote");
+	bad("x=\\\"\"", "unbalanced double quote once systemd's ConditionKernelCommandLine=");
 	/* settings after "--" are arguments for init to the kernel */
 	bad("quiet -- init=/bin/sh", "'init' after '--' is an argument for init");
 	bad("quiet -- rd.break", "'rd.break' after '--'");
@@ -300,9 +315,9 @@ static void test_agreeing(void **state)
 	ok("quiet foo=\"a\tb\" root=/dev/mapper/root\n");
 	ok("console=ttyS0\xa0quiet");
 	ok("root=/dev/mapper/root quiet\rsplash");
-	/* backslashes: literal bytes to all three */
-	ok("init=/bin/a\\ b");
-	ok("root=/dev/mapper/root\\");
+	/* backslashes: literal to every reader but ConditionKernelCommandLine=, fine where that
+	 * reads the same */
+	ok("quiet foo=a\\ c dyndbg=\\x");
 	/* "--" itself, read alike, with words for init that matter to nobody */
 	ok("root=/dev/mapper/root -- --verbose foo=bar");
 	/* the same word repeated is fine: every reader sees it twice */
