@@ -83,6 +83,20 @@ test_modprobe_d_options_then_cmdline() {
 	mp_assert_param "$VM_LOG" dm_mod.swap_bios 100
 }
 
+# A value the module cannot parse: the kernel refuses the module with it (modprobe would stop
+# there; 6.1 quotes it as `lots'); the agent says so and loads it without the command line's
+# words, so the boot goes on.
+test_unparsable_value_warned_module_still_loaded() {
+	mp_boot modparams-bad-value "$RD" "dm_verity.prefetch_cluster=lots" || { fail "boot"; return; }
+	vm_assert_booted || return
+	vm_assert_log_contains "$VM_LOG" "dm_verity: .lots' invalid for parameter .prefetch_cluster'" \
+		"the kernel did not refuse the value" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: module dm_verity loaded without the command line's parameters: the kernel refused 'prefetch_cluster=lots'" \
+		"no warning from the agent" || return
+	vm_assert_marker "$VM_LOG" main || return
+	mp_assert_param "$VM_LOG" dm_verity.prefetch_cluster 262144
+}
+
 # Signatures required on the command line, none given: the kernel itself refuses the table and
 # the agent takes its fallback; nothing is mounted.
 test_require_signatures_refuses_unsigned_root() {
