@@ -1234,12 +1234,15 @@ int vi_cmdline_parse_buf(const char *buf, size_t len, unsigned flags, struct vi_
 		return vi_err(err, "command line contains a NUL byte");
 	while ((r = vi_cmdline_next(buf, len, &pos, &tok)) > 0) {
 		if (r == 2) {
-			if (!(flags & VI_CMDLINE_PAST_DASHDASH))
-				break;
 			st.past_dashdash = true;
 			continue;
 		}
-		r = collect(&tok, &st, err);
+		/* After "--" the words are init's arguments, not the kernel's parameters; but
+		 * systemd reads its runlevel words (and dracut every key) there too */
+		if (st.past_dashdash && !(flags & VI_CMDLINE_PAST_DASHDASH))
+			r = collect_handover(&tok, &st, err);
+		else
+			r = collect(&tok, &st, err);
 		if (r < 0)
 			return r;
 	}

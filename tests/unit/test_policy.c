@@ -358,6 +358,8 @@ static void test_handover(void **state)
 		apply("", line, -EPERM, "hands control to a shell");
 		apply("allow_shell=yes", line, 0, NULL);
 	}
+	/* systemd reads its runlevel words past "--" too */
+	apply("", ROOT "-- single", -EPERM, "'single' hands control to a shell");
 	apply("", ROOT "systemd.debug_shell=0 systemd.crash_shell=no systemd.unit=multi-user.target "
 	      "rd.systemd.unit=initrd.target 2 3 5 single-user", 0, NULL);
 }

@@ -16,6 +16,7 @@ oneTimeSetUp() {
 	RD=$(agent_initramfs) || exit 1
 	# superblock=false and dm-mod.create= tables weaken the check (issue 7): policy-gated.
 	RD_WEAK=$(agent_initramfs --policy "allow_weak=no-superblock") || exit 1
+	RD_ENV=$(agent_initramfs --policy "init_env=VERITY_TEST_ENV") || exit 1
 }
 
 # good NAME FSTYPE [MAPPING] : the common assertions of a good boot.
@@ -35,14 +36,32 @@ test_squashfs_systemd_keys_type_probed() {
 	local d rh
 	d=$(vm_workdir agent-squashfs)
 	rh=$(vm_verity_setup squashfs "$d") || { fail "setup"; return; }
-	vm_boot --disk "$d/data.img" --disk "$d/hash.img" agent-squashfs "$RD" \
-		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root rd.break rd.shell VERITY_TEST_ENV=kept BLKID_CONF=/proc/cmdline -- single verity.data=/dev/vdz"
+	vm_boot --disk "$d/data.img" --disk "$d/hash.img" agent-squashfs "$RD_ENV" \
+		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root rd.break rd.shell VERITY_TEST_ENV=kept TERM=vt100 unlisted_word=1 -- 2 verity.data=/dev/vdz"
 	good agent-squashfs squashfs || return
 	# what follows "--" belongs to init (not parsed as ours), and the agent passes it on
-	vm_assert_log_contains "$VM_LOG" '^VERITY-TEST-ARGS single verity.data=/dev/vdz' \
+	vm_assert_log_contains "$VM_LOG" '^VERITY-TEST-ARGS 2 verity.data=/dev/vdz' \
 		"init did not get the kernel's arguments after --"
-	# and the kernel's environment (words without a dot), which the agent itself ran without
-	vm_assert_log_contains "$VM_LOG" '^VERITY-TEST-ENV kept' "init did not get the kernel's environment"
+	# init's environment: the kernel's defaults, the command line's TERM and what the policy
+	# lists (init_env=VERITY_TEST_ENV); no other word of the command line
+	vm_assert_log_contains "$VM_LOG" '^VERITY-TEST-ENVIRON HOME=/ TERM=vt100 VERITY_TEST_ENV=kept[[:space:]]*$' \
+		"init's environment is not the fixed one plus the policy's names"
+}
+
+# LD_PRELOAD from the command line would reach the verified root's PID 1 through the kernel's
+# environment (glibc maps a preload straight from a block device): refused, never handed on.
+test_ld_preload_on_the_command_line_refused() {
+	local d rh
+	d=$(vm_workdir agent-ld-preload)
+	rh=$(vm_verity_setup ext4 "$d") || { fail "setup"; return; }
+	vm_boot --disk "$d/data.img" --disk "$d/hash.img" agent-ld-preload "$RD_ENV" \
+		"verity.roothash=$rh verity.data=/dev/vda verity.hash=/dev/vdb LD_PRELOAD=/dev/vdb verity.fail=poweroff"
+	vm_assert_booted || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\\[1\\]: policy: 'LD_PRELOAD=' sets the environment of the booted system: never allowed" \
+		"the agent did not refuse LD_PRELOAD" || return
+	# a refused line is not used at all: the built-in panic, not its verity.fail=
+	agent_assert_fallback "$VM_LOG" panic
 }
 
 # Our keys; root= names the raw data device, which must never be mounted: the verified mapping

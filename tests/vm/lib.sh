@@ -205,6 +205,8 @@ fi
 echo "VERITY-TEST-CMDLINE \$(cat /proc/cmdline)"
 echo "VERITY-TEST-ARGS \$*"
 echo "VERITY-TEST-ENV \${VERITY_TEST_ENV:-unset}"
+# the whole environment PID 1 was started with, sorted, on one line
+echo "VERITY-TEST-ENVIRON \$(tr '\\0' '\\n' </proc/1/environ | sort | tr '\\n' ' ')"
 for d in /sys/block/dm-*; do
 	[ -r "\$d/dm/name" ] && echo "VERITY-TEST-DM \${d##*/} \$(cat "\$d/dm/name") uuid=\$(cat "\$d/dm/uuid")"
 done
@@ -221,7 +223,7 @@ vm_rootfs_tree() {
 	local d=$1 id=${2:-main} a
 	mkdir -p "$d"/{bin,sbin,etc,proc,sys,dev,run,tmp,mnt,usr/lib}
 	cp /usr/bin/busybox "$d/bin/busybox"
-	for a in sh mount umount cat echo awk poweroff reboot sleep ls dmesg sync; do
+	for a in sh mount umount cat echo awk poweroff reboot sleep ls dmesg sync tr sort; do
 		ln -sf busybox "$d/bin/$a"
 	done
 	vm_root_init_script "$id" >"$d/sbin/init"
@@ -278,6 +280,7 @@ vm_base_image() {
 	local fs=$1 id=${2:-main} out key
 	out=$VM_CACHE/root-$id.$fs
 	key=$(vm_cache_key "root" "$fs" "$id" "$(sha256sum /usr/bin/busybox)" \
+		"$(declare -f vm_rootfs_tree vm_root_init_script | sha256sum)" \
 		"$(mkfs.ext4 -V 2>&1 | head -n1)" "$(mksquashfs -version 2>&1 | head -n1)" \
 		"$(mkfs.erofs -V 2>&1 | head -n1)")
 	vm_cached "$key" "$out" _vm_build_base "$fs" "$id" "$out.tmp" || return 1
