@@ -69,8 +69,10 @@ static void words_are(enum vi_split_reader rd, const char *line, size_t len,
 			continue;
 		snprintf(got, sizeof(got), "%.*s%s%.*s", (int)w->key_len, w->key, w->val ? "=" : "",
 			 (int)w->val_len, w->val ? w->val : "");
-		if (!want[n])
+		if (!want[n]) {
 			fail_msg("%s: '%s': extra word '%s'", vi_split_reader_name(rd), line, got);
+			return;
+		}
 		if (strcmp(got, want[n]) != 0)
 			fail_msg("%s: '%s': word %zu is '%s', want '%s'", vi_split_reader_name(rd),
 				 line, n, got, want[n]);
