@@ -69,7 +69,7 @@ int fileio_read_fd(int fd, void *buf, size_t size, size_t *ret_len, bool *ret_mo
 
 int fileio_read_head(const char *path, void *buf, size_t size, size_t *ret_len, bool *ret_more)
 {
-	int fd, r;
+	int fd = -1, r;
 
 	r = fileio_open_input(path, O_RDONLY, 0, &fd);
 	if (r < 0)

@@ -414,11 +414,11 @@ static int sign_manifest(const struct sign_opts *o, int fd, const struct verity_
 	int r;
 
 	r = fileio_read_all(o->mkey, keybuf, sizeof(keybuf), &klen);
-	if (r < 0)
+	if (r < 0) {
 		sodium_memzero(keybuf, sizeof(keybuf));
-	if (r < 0)
 		return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", o->mkey,
 			   r == -EFBIG ? "too large for a minisign key" : io_reason(r));
+	}
 	r = minisign_seckey_parse(keybuf, klen, &sk, &err);
 	sodium_memzero(keybuf, sizeof(keybuf));
 	if (r < 0)
