@@ -220,6 +220,37 @@ static void systemd(const struct vi_split *sd, const struct vi_split *cond,
 	last_value(sd, "USR", "mount.usr");
 }
 
+/* The modes that split: 0, 1 when splitting fails, 2 for an unknown mode or reader. */
+static int run(const char *mode, const char *reader, const char *buf, size_t len,
+	       struct vi_split s[VI_SPLIT__READERS])
+{
+	static const char *const names[] = {
+		[VI_SPLIT_KERNEL] = "kernel", [VI_SPLIT_DRACUT] = "dracut",
+		[VI_SPLIT_SYSTEMD] = "systemd", [VI_SPLIT_SYSTEMD_CONDITION] = "condition",
+	};
+
+	for (int i = 0; i < VI_SPLIT__READERS; i++)
+		if (split((enum vi_split_reader)i, buf, len, &s[i]) < 0) {
+			fprintf(stderr, "split failed\n");
+			return 1;
+		}
+	if (strcmp(mode, "words") == 0) {
+		for (int i = 0; i < VI_SPLIT__READERS; i++)
+			if (strcmp(reader, names[i]) == 0) {
+				words(&s[i]);
+				return 0;
+			}
+		return 2;
+	}
+	if (strcmp(mode, "dracut") == 0)
+		dracut(&s[VI_SPLIT_DRACUT]);
+	else if (strcmp(mode, "systemd") == 0)
+		systemd(&s[VI_SPLIT_SYSTEMD], &s[VI_SPLIT_SYSTEMD_CONDITION], &s[VI_SPLIT_KERNEL]);
+	else
+		return 2;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char buf[VI_MAX_CMDLINE * 4 + 1];
@@ -227,6 +258,7 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "";
 	const char *line = argc > 2 ? argv[argc - 1] : NULL;
 	size_t len;
+	int rc;
 
 	if (!line || strlen(line) >= sizeof(buf) ||
 	    (strcmp(mode, "words") == 0 && argc != 4) || (strcmp(mode, "words") != 0 && argc != 3)) {
@@ -244,33 +276,10 @@ int main(int argc, char **argv)
 		puts(r == 0 ? "ok" : err.msg);
 		return r == 0 ? 0 : 1;
 	}
-	for (int i = 0; i < VI_SPLIT__READERS; i++)
-		if (split((enum vi_split_reader)i, buf, len, &s[i]) < 0) {
-			fprintf(stderr, "split failed\n");
-			return 1;
-		}
-	if (strcmp(mode, "words") == 0) {
-		static const char *const names[] = {
-			[VI_SPLIT_KERNEL] = "kernel", [VI_SPLIT_DRACUT] = "dracut",
-			[VI_SPLIT_SYSTEMD] = "systemd", [VI_SPLIT_SYSTEMD_CONDITION] = "condition",
-		};
-
-		for (int i = 0; i < VI_SPLIT__READERS; i++)
-			if (strcmp(argv[2], names[i]) == 0) {
-				words(&s[i]);
-				return 0;
-			}
-		return 2;
-	}
-	if (strcmp(mode, "dracut") == 0)
-		dracut(&s[VI_SPLIT_DRACUT]);
-	else if (strcmp(mode, "systemd") == 0)
-		systemd(&s[VI_SPLIT_SYSTEMD], &s[VI_SPLIT_SYSTEMD_CONDITION], &s[VI_SPLIT_KERNEL]);
-	else
-		return 2;
+	rc = run(mode, argc == 4 ? argv[2] : "", buf, len, s);
 	for (int i = 0; i < VI_SPLIT__READERS; i++) {
 		free(s[i].words);
 		free(s[i].text);
 	}
-	return 0;
+	return rc;
 }

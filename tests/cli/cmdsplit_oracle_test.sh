@@ -62,14 +62,17 @@ END_OF_CORPUS
 
 oneTimeSetUp() {
 	san=""
+	cc=${CC:-cc}
 	[ -f "$BUILD/libverity.a" ] || { echo "libverity.a not built in $BUILD" >&2; exit 1; }
 	mkdir -p "$BUILD/tests" || exit 1
-	# an ASan/UBSan tree (make check-sanitize) links only with the same instrumentation
+	# an ASan/UBSan tree (make check-sanitize: clang) links only with the same instrumentation
+	# and runtime
 	if nm "$BUILD/libverity.a" 2>/dev/null | grep -q __asan; then
 		san="-fsanitize=address,undefined"
+		[ -z "${CC:-}" ] && command -v clang >/dev/null 2>&1 && cc=clang
 	fi
 	# shellcheck disable=SC2086
-	${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $san -I"$ROOT/include" \
+	$cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $san -I"$ROOT/include" \
 		-o "$DUMP" "$ROOT/tests/cli/cmdsplit_dump.c" "$BUILD/libverity.a" || exit 1
 	corpus >"$SHUNIT_TMPDIR/corpus"
 	BIN=$SHUNIT_TMPDIR/bin
