@@ -351,7 +351,8 @@ options_line() {
 	[[ $name =~ ^[A-Za-z0-9_]+$ ]] && [ -n "${incl[$name]:-}" ] || return 0
 	[[ $line == *[![:print:][:blank:]]* ]] &&
 		die "$file: options line for $name has characters outside printable ASCII: refused"
-	[[ $line == *\\ ]] && die "$file: options line for $name is continued with '\\': not supported"
+	# the agent refuses a backslash in an options line (modprobe would drop or join on it)
+	[[ $line == *\\* ]] && die "$file: options line for $name has a backslash: refused"
 	words=${words//$'\t'/ }
 	while [[ $words == *' ' ]]; do words=${words% }; done
 	[ -n "$words" ] || return 0
@@ -364,12 +365,16 @@ while IFS= read -r f; do
 		options_line "$tconf/${f##*/}" "$line"
 	done <"$f"
 done < <(find "$confdir" -maxdepth 1 -type f -name '*.conf' | LC_ALL=C sort)
+# the agent's bounds: 4096 bytes of parameters for one module, 64 KiB of modprobe.d in all
 if [ ${#order[@]} -gt 0 ]; then
 	mkdir -p "$root/etc/modprobe.d" || die "cannot populate $root"
 	for n in "${order[@]}"; do
+		[ ${#params[$n]} -lt 4096 ] || die "modprobe.d options for $n: longer than 4095 bytes"
 		printf 'options %s %s\n' "$n" "${params[$n]}"
 		say "options $n ${params[$n]}"
 	done >"$root/etc/modprobe.d/verity-init.conf" || die "cannot write the module options"
+	[ "$(stat -c %s "$root/etc/modprobe.d/verity-init.conf")" -le 65536 ] ||
+		die "modprobe.d options: more than 64 KiB in all"
 fi
 
 if [ -n "$conf" ]; then

@@ -376,6 +376,8 @@ options dm_verity use_tasklets=0" "$conf"
 	refused_tree "a control character" "outside printable ASCII" -b "$b" -f "" -m crc16 -z none
 	printf 'options crc16 name=\303\251\n' >"$b/etc/modprobe.d/ctl.conf"
 	refused_tree "UTF-8" "outside printable ASCII" -b "$b" -f "" -m crc16 -z none
+	printf 'options crc16 a=1 \\\n b=2\n' >"$b/etc/modprobe.d/ctl.conf"
+	refused_tree "a backslash" "backslash" -b "$b" -f "" -m crc16 -z none
 	# ... of a module not put in: not looked at
 	printf 'options ext4 name=\303\251\n' >"$b/etc/modprobe.d/ctl.conf"
 	mk -b "$b" -f "" -m crc16 -z none "$W/rd"
