@@ -599,7 +599,7 @@ static int check_splits(const char *buf, size_t len, struct vi_split s[VI_SPLIT_
 	if (!agree(k, sc, &w))
 		return refuse_key(err, w, "systemd's ConditionKernelCommandLine=",
 				  has_byte(buf, len, "\\") ?
-				  "backslash: it unescapes \\, the kernel and systemd's parser do not" :
+				  "backslash: it unescapes \\, the kernel does not" :
 				  systemd_why(buf, len, sc));
 	if (!agree(k, d, &w))
 		return refuse_key(err, w, "dracut", dracut_why(buf, len));
