@@ -104,6 +104,12 @@ install() {
             dfatal "verity-init: cannot install $_conf"
             exit 1
         }
+        # require_signature=kernel: the kernel's own guard too, for every table; udev's
+        # modprobe reads it when it loads dm_verity (the standalone agent forces it itself)
+        if grep -Eq '^[[:space:]]*require_signature[[:space:]]*=[[:space:]]*kernel[[:space:]]*$' "$_conf"; then
+            mkdir -p "$initdir"/etc/modprobe.d
+            echo "options dm_verity require_signatures=1" > "$initdir"/etc/modprobe.d/verity-init-policy.conf
+        fi
     fi
 
     # signed manifests (docs/signing.md): the minisign public keys the agent trusts, from

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "devices.h"
 #include "digest.h"
 #include "dm.h"
 #include "superblock.h"
@@ -47,6 +48,7 @@ struct vi_activate_opts {
 	unsigned timeout_ms;                 /* bound of the device wait */
 	const struct digest_ops *ops;        /* pre-flight hashing (AF_ALG in the agent) */
 	bool allow_fewer_data_blocks;        /* policy: data-blocks= below the superblock's */
+	struct vi_devs_wait_note wait_note;  /* told when the devices are not all there yet */
 };
 
 /* Set up t. Returns 0 with *ret filled, or a negative errno with ret->stage and err set. On

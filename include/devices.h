@@ -41,6 +41,17 @@ int vi_devs_scan(struct vi_dev *devs, unsigned n, struct verity_err *err);
  * socket is unavailable). -ETIMEDOUT with err naming the missing device. */
 int vi_devs_wait(struct vi_dev *devs, unsigned n, unsigned timeout_ms, struct verity_err *err);
 
+/* What a caller learns when a wait starts: the first device still missing (as in err) and the
+ * bound. Called at most once per wait, only when the first scan did not find everything. */
+struct vi_devs_wait_note {
+	void (*waiting)(void *ctx, const char *missing, unsigned timeout_ms);
+	void *ctx;
+};
+
+/* vi_devs_wait that tells note (may be NULL) when it has to wait. */
+int vi_devs_wait_noted(struct vi_dev *devs, unsigned n, unsigned timeout_ms,
+		       const struct vi_devs_wait_note *note, struct verity_err *err);
+
 void vi_devs_close(struct vi_dev *devs, unsigned n);
 
 #endif

@@ -9,7 +9,10 @@
  *                                  empty or "none": none): ignore-corruption,
  *                                  check-at-most-once, ignore-zero-blocks, no-superblock,
  *                                  data-blocks-below-superblock, verity-off
- *   require_signature=no           yes: a root hash must come with a signature or manifest
+ *   require_signature=no           yes: a root hash must come with a signature or manifest;
+ *                                  kernel: with a signature the kernel itself checks
+ *                                  (verity.sig=, root-hash-signature=, a keyring key), and
+ *                                  dm_verity.require_signatures=1 is forced on
  *   min_version=0                  anti-rollback floor for signed manifests
  *   init=/sbin/init                the only init= the command line may give (none: the
  *                                  default /sbin/init); unset: any path vi_init_path_check
@@ -52,12 +55,17 @@ struct vi_policy {
 	bool allow_shell;
 	uint32_t allow_weak;        /* VI_WEAK_* */
 	bool require_signature;
+	bool require_kernel_signature;   /* require_signature=kernel */
 	uint64_t min_version;
 	char init[VI_MAX_PATH];     /* "" or the only init= allowed */
 	char init_env[VI_MAX_ENV][VI_MAX_ENV_NAME];   /* init_env= names */
 	unsigned init_env_count;
 	bool require_manifest;
 };
+
+/* The module parameters the policy forces ("module.param=value" words, or NULL): the kernel's
+ * own signature requirement when the policy wants kernel-checked signatures. */
+const char *vi_policy_forced_modparams(const struct vi_policy *p);
 
 /* Names the environment of init and of systemd's services must never take from the command
  * line, whatever the policy says: the dynamic loader's and glibc's (LD_*, GCONV_PATH, LOCPATH,

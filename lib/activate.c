@@ -292,7 +292,7 @@ int vi_activate(const struct vi_target *t, const struct vi_activate_opts *o,
 
 	a->stage = VI_STAGE_DEVICES;
 	a->wait_ms = now_ms();
-	r = vi_devs_wait(devs, ndev, o->timeout_ms, err);
+	r = vi_devs_wait_noted(devs, ndev, o->timeout_ms, &o->wait_note, err);
 	a->wait_ms = now_ms() - a->wait_ms;
 	if (r == -ETIMEDOUT && first_missing_derived(t, devs)) {
 		/* a partition named after the root hash that is not there: say where it came from */

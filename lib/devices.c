@@ -476,16 +476,29 @@ static void uevent_wait(int fd, int ms)
 
 int vi_devs_wait(struct vi_dev *devs, unsigned n, unsigned timeout_ms, struct verity_err *err)
 {
+	return vi_devs_wait_noted(devs, n, timeout_ms, NULL, err);
+}
+
+int vi_devs_wait_noted(struct vi_dev *devs, unsigned n, unsigned timeout_ms,
+		       const struct vi_devs_wait_note *note, struct verity_err *err)
+{
 	uint64_t deadline = now_ms() + timeout_ms;
 	int ufd = uevent_open();
+	bool noted = false;
 	int r;
 
 	for (;;) {
+		struct verity_err e = { "" };
 		uint64_t t;
 
-		r = vi_devs_scan(devs, n, err);
+		r = vi_devs_scan(devs, n, &e);
+		if (err)
+			*err = e;
 		if (r != -ENOENT)
 			break;
+		if (!noted && note && note->waiting)
+			note->waiting(note->ctx, e.msg, timeout_ms);
+		noted = true;
 		t = now_ms();
 		if (t >= deadline) {
 			char msg[sizeof(err->msg)];

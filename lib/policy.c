@@ -57,6 +57,18 @@ static const char *const pkeys[P__MAX] = {
 	[P_REQ_MANIFEST] = "require_manifest",
 };
 
+const char *vi_policy_forced_modparams(const struct vi_policy *p)
+{
+	return p->require_kernel_signature ? "dm_verity.require_signatures=1" : NULL;
+}
+
+/* A signature the kernel checks when the table is loaded: not a manifest, which the agent
+ * checks in userspace. */
+static bool kernel_signature(const struct vi_target *t)
+{
+	return !t->enabled || t->sig_path[0] || t->sig_key_desc[0];
+}
+
 bool vi_env_name_forbidden(const char *name, size_t len)
 {
 	static const char *const prefixes[] = {
@@ -188,8 +200,12 @@ static int set_value(struct vi_policy *p, enum pkey k, const char *v, size_t n,
 	case P_ALLOW_WEAK:
 		return weak_list(v, n, &p->allow_weak, err);
 	case P_REQSIG:
+		if (vi_str_eq(v, n, "kernel")) {
+			p->require_signature = p->require_kernel_signature = true;
+			return 0;
+		}
 		if (vi_parse_bool(v, n, &p->require_signature) < 0)
-			return vi_err(err, "require_signature: not yes or no");
+			return vi_err(err, "require_signature: not yes, no or kernel");
 		return 0;
 	case P_MIN_VERSION:
 		if (vi_parse_u64(v, n, &p->min_version) < 0)
@@ -420,6 +436,19 @@ int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 		vi_err(err, "'%s' opens a root shell in the initramfs: the initramfs policy does not "
 		       "allow it (allow_shell=yes would)", cfg->shell_key);
 		return -EPERM;
+	}
+	if (p->require_kernel_signature) {
+		if (!kernel_signature(&cfg->root)) {
+			vi_err(err, "the initramfs policy requires a signature the kernel checks "
+			       "(require_signature=kernel): verity.sig= or root-hash-signature=; a "
+			       "manifest alone is checked by the agent");
+			return -EPERM;
+		}
+		if (!kernel_signature(&cfg->recovery)) {
+			vi_err(err, "the initramfs policy requires a signature the kernel checks "
+			       "(require_signature=kernel), and the recovery root has none");
+			return -EPERM;
+		}
 	}
 	if (cfg->require_signature || p->require_signature) {
 		if (!vi_target_has_signature(cfg, &cfg->root)) {

@@ -53,6 +53,7 @@ struct agent {
 	char **init_argv;
 	char **init_envp;          /* PID 1: the kernel's environment, for init (not for us) */
 	bool devkmsg_restore;      /* we lifted /dev/kmsg rate limiting: put it back */
+	bool kernel_guard_missing; /* the policy forces dm_verity.require_signatures; it is off */
 	/* the failure being handled */
 	enum vi_stage stage;
 	struct verity_err reason;
@@ -249,6 +250,21 @@ static int trust_step(struct agent *a, struct vi_trust_result *res)
 	return 0;
 }
 
+struct wait_note_ctx {
+	struct agent *a;
+	const struct vi_target *t;
+};
+
+/* One line when the devices are not all there at the first look: a late device is the usual
+ * reason for a slow boot, and the record says which one the agent waits for. */
+static void log_waiting(void *ctx, const char *missing, unsigned timeout_ms)
+{
+	const struct wait_note_ctx *c = ctx;
+
+	kmsg_log(&c->a->log, KMSG_NOTICE, "%s: waiting up to %u s: %s", c->t->name,
+		 timeout_ms / 1000u, missing);
+}
+
 /* Steps 1-6 for one target, with its log lines. */
 static int activate(struct agent *a, const struct vi_target *t, struct vi_activation *act)
 {
@@ -256,12 +272,14 @@ static int activate(struct agent *a, const struct vi_target *t, struct vi_activa
 	static bool trusted;
 	static int trust_r;
 	struct verity_err err = { "" };
+	struct wait_note_ctx note = { a, t };
 	int r;
 	const struct vi_activate_opts o = {
 		.timeout_ms = a->cfg.timeout_s * 1000u,
 		.ops = &digest_afalg_ops,
 		.allow_fewer_data_blocks =
 			vi_policy_allows(&a->policy, VI_WEAK_DATA_BLOCKS_BELOW_SB),
+		.wait_note = { log_waiting, &note },
 	};
 
 	/* Once: a refused manifest must not also stop the (separately checked) recovery root. */
@@ -582,12 +600,50 @@ static void mount_api(struct agent *a)
 	}
 }
 
-static int run_pid1(struct agent *a)
+#define REQUIRE_SIGNATURES_PARAM "/sys/module/dm_verity/parameters/require_signatures"
+
+/* Load the initramfs's modules with their parameters: the kernel applies MODULE.PARAM words of
+ * the command line to built-in code only, so for these they come from the command line (and
+ * modprobe.d) as modprobe would pass them, then the policy's forced ones. */
+static void load_modules(struct agent *a)
 {
+	static char cmdline[VI_MAX_CMDLINE + 2];
+	struct vi_modload_params mp = { .modprobe_dir = VI_MODPROBE_DIR };
 	struct verity_err err = { "" };
 	unsigned loaded = 0, skipped = 0;
+	struct vi_policy early;
+	uint64_t t0 = now_ms();
+	char val[8] = "";
+	int r;
+
+	/* load_config reads the policy again, with the command line */
+	if (vi_policy_load(VI_POLICY_FILE, &early, &err) == 0)
+		mp.forced = vi_policy_forced_modparams(&early);
+	if (read_file("/proc/cmdline", cmdline, sizeof(cmdline)) == 0) {
+		mp.cmdline = cmdline;
+		mp.cmdline_len = strlen(cmdline);
+	}
+	r = vi_modules_load(VI_MODULES_LIST, &mp, &loaded, &skipped, &err);
+	a->modules_ms = now_ms() - t0;
+	if (r < 0)
+		kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
+	kmsg_log(&a->log, KMSG_INFO, "%u modules loaded, %u without hardware, in %llu ms", loaded,
+		 skipped, (unsigned long long)a->modules_ms);
+	if (!mp.forced)
+		return;
+	/* a dm_verity built in, or loaded before us, did not get the forced word: the policy's
+	 * kernel-side guard would be missing, so the boot does not go on without it */
+	if (read_file(REQUIRE_SIGNATURES_PARAM, val, sizeof(val)) < 0 || strcmp(val, "Y")) {
+		a->kernel_guard_missing = true;
+		return;
+	}
+	kmsg_log(&a->log, KMSG_INFO, "dm_verity.require_signatures=Y, as the initramfs policy "
+		 "requires (require_signature=kernel)");
+}
+
+static int run_pid1(struct agent *a)
+{
 	bool switched = false;
-	uint64_t t0;
 	int r;
 
 	a->t_start_ms = now_ms();
@@ -597,30 +653,20 @@ static int run_pid1(struct agent *a)
 	a->mark_ms[0] = now_ms() - a->t_start_ms;
 	kmsg_log(&a->log, KMSG_NOTICE, "verity-init " VERITY_INIT_VERSION " start (t=%llu ms)",
 		 (unsigned long long)a->t_start_ms);
-	t0 = now_ms();
-	{
-		/* the kernel applies MODULE.PARAM words to built-in code only: for the modules
-		 * loaded here they come from the command line (and modprobe.d), as modprobe does */
-		static char mod_cmdline[VI_MAX_CMDLINE + 2];
-		struct vi_modload_params mp = { .modprobe_dir = VI_MODPROBE_DIR };
-
-		if (read_file("/proc/cmdline", mod_cmdline, sizeof(mod_cmdline)) == 0) {
-			mp.cmdline = mod_cmdline;
-			mp.cmdline_len = strlen(mod_cmdline);
-		}
-		r = vi_modules_load(VI_MODULES_LIST, &mp, &loaded, &skipped, &err);
-	}
-	a->modules_ms = now_ms() - t0;
-	if (r < 0)
-		kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
-	kmsg_log(&a->log, KMSG_INFO, "%u modules loaded, %u without hardware, in %llu ms", loaded,
-		 skipped, (unsigned long long)a->modules_ms);
+	load_modules(a);
 	vi_dm_init(VI_DM_NODES_SELF);
 
 	a->stage = VI_STAGE_CONFIG;
 	r = load_config(a, NULL, false);
 	if (r < 0)
 		goto fail;
+	if (a->kernel_guard_missing) {
+		snprintf(a->reason.msg, sizeof(a->reason.msg), "policy require_signature=kernel, "
+			 "but dm_verity.require_signatures is not Y (built in or loaded before "
+			 "the agent: dm_verity.require_signatures=1 on the command line)");
+		kmsg_log(&a->log, KMSG_ERR, "%s", a->reason.msg);
+		goto fail;
+	}
 	if (a->cfg.verity_disabled || !a->cfg.root.enabled) {
 		snprintf(a->reason.msg, sizeof(a->reason.msg), "%s",
 			 a->cfg.verity_disabled

@@ -220,6 +220,19 @@ test_install_signing_keys_from_dracut_conf_or_host() {
 		"inst_simple $dracutsysrootdir/etc/verity-init/keys/host.pub /etc/verity-init/keys/host.pub"
 }
 
+# require_signature=kernel: dracut's modprobe (udev) loads dm_verity with the kernel's own guard
+test_install_policy_requiring_kernel_signatures_forces_the_module_parameter() {
+	verity_init_conf=$SHUNIT_TMPDIR/policy.conf
+	echo "require_signature=kernel" >"$verity_init_conf"
+	install
+	assertEquals "options dm_verity require_signatures=1" \
+		"$(cat "$initdir/etc/modprobe.d/verity-init-policy.conf" 2>/dev/null)"
+	echo "require_signature=yes" >"$verity_init_conf"
+	rm -rf "$initdir" && mkdir -p "$initdir"
+	install
+	assertFalse "only for kernel-checked signatures" "[ -e '$initdir/etc/modprobe.d/verity-init-policy.conf' ]"
+}
+
 test_install_missing_named_config_fails() {
 	verity_init_conf=$SHUNIT_TMPDIR/absent.conf
 	(install; echo "install returned" >>"$CALLS")

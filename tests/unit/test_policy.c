@@ -380,6 +380,22 @@ static void test_version_floor_needs_manifest(void **state)
 	pbad("require_manifest=maybe", "require_manifest: not yes or no");
 }
 
+/* require_signature=kernel: only signatures the kernel checks; the module parameter is forced. */
+static void test_kernel_signature(void **state)
+{
+	(void)state;
+	apply("require_signature=kernel", ROOT "verity.sig=/etc/roothash.p7s", 0, NULL);
+	assert_string_equal(vi_policy_forced_modparams(&pol), "dm_verity.require_signatures=1");
+	apply("require_signature=kernel", "verity.manifest=PARTLABEL=m", -EPERM,
+	      "requires a signature the kernel checks (require_signature=kernel)");
+	apply("require_signature=kernel", ROOT "verity.sig=/etc/roothash.p7s verity.recovery.roothash="
+	      H2 " verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd", -EPERM,
+	      "the recovery root has none");
+	apply("require_signature=yes", "verity.manifest=PARTLABEL=m", 0, NULL);
+	assert_null(vi_policy_forced_modparams(&pol));
+	pbad("require_signature=kernels", "not yes, no or kernel");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_environment),
 		cmocka_unit_test(test_handover),
 		cmocka_unit_test(test_version_floor_needs_manifest),
+		cmocka_unit_test(test_kernel_signature),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -208,11 +208,11 @@ test_dracut_shell_init_on_unverified_usr_refused() {
 test_dracut_shell_late_device() {
 	setup_root dracut-shell-late ext4 || { fail "verity setup"; return; }
 	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" \
-		--hotadd 'log:verity-init-dracut: waiting up to .*/dev/vdb' "$HASH" \
+		--hotadd 'log:verity-init\[[0-9]+\]: root: waiting up to .*/dev/vdb' "$HASH" \
 		dracut-shell-late "$RD" \
 		"verity.roothash=$ROOTHASH verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4 verity.timeout=$DR_TIMEOUT"
 	vm_assert_booted || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: waiting up to [0-9]+s for: /dev/vdb' \
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: root: waiting up to [0-9]+ s: device /dev/vdb not found' \
 		"the hash device was not late" || return
 	vm_assert_marker "$VM_LOG" main || return
 	vm_assert_root_mapper "$VM_LOG" root ext4

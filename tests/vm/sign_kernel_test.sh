@@ -45,6 +45,20 @@ kernel_refused() {
 	agent_assert_fallback "$log" poweroff
 }
 
+# require_signature=kernel in the policy forces dm_verity.require_signatures=1 on the module the
+# agent loads, whatever the command line says; the kernel then checks the signature as before.
+test_policy_requiring_kernel_signatures_forces_the_module_parameter() {
+	local rd
+	rd=$(sign_initramfs "require_signature=kernel" "/etc/verity-init/roothash.p7s=$D/roothash.p7s") ||
+		{ fail "initramfs"; return; }
+	vm_boot --disk "$D/data.img" --disk "$D/hash.img" sign-kernel-policy "$rd" \
+		"roothash=$RH $KEYS verity.sig=/etc/verity-init/roothash.p7s dm_verity.require_signatures=0"
+	vm_assert_booted || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: dm_verity.require_signatures=Y, as the initramfs policy requires' \
+		"the policy's module parameter was not in force" || return
+	kernel_refused "$VM_LOG"
+}
+
 test_p7s_in_initramfs_untrusted_key_refused_by_kernel() {
 	vm_boot --disk "$D/data.img" --disk "$D/hash.img" sign-kernel-p7s "$RD_P7S" \
 		"roothash=$RH $KEYS verity.sig=/etc/verity-init/roothash.p7s"
