@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base64.h"
+#include "cmdsplit.h"
 #include "dminit.h"
 #include "hex.h"
 #include "keyring.h"
@@ -1232,6 +1233,11 @@ int vi_cmdline_parse_buf(const char *buf, size_t len, unsigned flags, struct vi_
 	}
 	if (len && memchr(buf, '\0', len))
 		return vi_err(err, "command line contains a NUL byte");
+	/* the kernel, dracut and systemd each split the line their own way: a line on which they
+	 * disagree about a key that matters is refused, so what is checked here is what runs */
+	r = vi_cmdline_split_check(buf, len, err);
+	if (r < 0)
+		return r;
 	while ((r = vi_cmdline_next(buf, len, &pos, &tok)) > 0) {
 		if (r == 2) {
 			st.past_dashdash = true;

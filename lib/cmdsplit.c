@@ -448,13 +448,14 @@ bool vi_split_key_matters(const char *key, size_t len)
 
 /* ---- the check ----------------------------------------------------------------------------- */
 
-static bool word_eq(const struct vi_split_word *a, const struct vi_split_word *b)
+/* values: compare the values too, not only the keys and whether there is one */
+static bool word_eq(const struct vi_split_word *a, const struct vi_split_word *b, bool values)
 {
 	if (a->key_len != b->key_len || memcmp(a->key, b->key, a->key_len) != 0)
 		return false;
 	if (!a->val || !b->val)
 		return !a->val && !b->val;
-	return a->val_len == b->val_len && memcmp(a->val, b->val, a->val_len) == 0;
+	return !values || (a->val_len == b->val_len && memcmp(a->val, b->val, a->val_len) == 0);
 }
 
 static bool key_is(const struct vi_split_word *w, const char *k, size_t n)
@@ -472,7 +473,7 @@ static size_t next_matter(const struct vi_split *s, size_t i)
 
 /* Do a and b read the words with key k alike (same values, same count)? */
 static bool same_for_key(const struct vi_split *a, const struct vi_split *b, const char *k,
-			 size_t n)
+			 size_t n, bool values)
 {
 	size_t i = 0, j = 0;
 
@@ -483,7 +484,7 @@ static bool same_for_key(const struct vi_split *a, const struct vi_split *b, con
 			j++;
 		if (i >= a->n_words || j >= b->n_words)
 			return i >= a->n_words && j >= b->n_words;
-		if (!word_eq(&a->words[i], &b->words[j]))
+		if (!word_eq(&a->words[i], &b->words[j], values))
 			return false;
 		i++;
 		j++;
@@ -495,7 +496,8 @@ static bool same_for_key(const struct vi_split *a, const struct vi_split *b, con
  * difference, *key points at the key to name: of the two words where the sequences part, the one
  * whose own occurrences differ between the readers (else the kernel's, as the order differs).
  */
-static bool agree(const struct vi_split *k, const struct vi_split *o, const struct vi_split_word **key)
+static bool agree(const struct vi_split *k, const struct vi_split *o, bool values,
+		  const struct vi_split_word **key)
 {
 	size_t i = next_matter(k, 0), j = next_matter(o, 0);
 
@@ -505,10 +507,10 @@ static bool agree(const struct vi_split *k, const struct vi_split *o, const stru
 
 		if (!a && !b)
 			return true;
-		if (!a || !b || !word_eq(a, b)) {
-			if (a && !same_for_key(k, o, a->key, a->key_len))
+		if (!a || !b || !word_eq(a, b, values)) {
+			if (a && !same_for_key(k, o, a->key, a->key_len, values))
 				*key = a;
-			else if (b && !same_for_key(k, o, b->key, b->key_len))
+			else if (b && !same_for_key(k, o, b->key, b->key_len, values))
 				*key = b;
 			else
 				*key = a ? a : b;
@@ -594,14 +596,17 @@ static int check_splits(const char *buf, size_t len, struct vi_split s[VI_SPLIT_
 		return vi_err(err, "command line: '%s' after '--' is an argument for init to the "
 			      "kernel but a setting to systemd and dracut", kn);
 	}
-	if (!agree(k, sd, &w))
+	if (!agree(k, sd, true, &w))
 		return refuse_key(err, w, "systemd", systemd_why(buf, len, sd));
-	if (!agree(k, sc, &w))
+	/* The conditions of dracut's units ask whether a key is there (rd.break, rd.shell...),
+	 * and those keys are the policy's to allow; their values may differ (udev's \xHH escapes
+	 * in a device name lose the backslash there), the words and keys may not. */
+	if (!agree(k, sc, false, &w))
 		return refuse_key(err, w, "systemd's ConditionKernelCommandLine=",
 				  has_byte(buf, len, "\\") ?
 				  "backslash: it unescapes \\, the kernel does not" :
 				  systemd_why(buf, len, sc));
-	if (!agree(k, d, &w))
+	if (!agree(k, d, true, &w))
 		return refuse_key(err, w, "dracut", dracut_why(buf, len));
 	return 0;
 }

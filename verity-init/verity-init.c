@@ -261,6 +261,9 @@ static void log_waiting(void *ctx, const char *missing, unsigned timeout_ms)
 {
 	const struct wait_note_ctx *c = ctx;
 
+	/* a notice, not a reason: not on stderr, whose last line is the failure's (dracut) */
+	if (c->a->log.fd < 0)
+		return;
 	kmsg_log(&c->a->log, KMSG_NOTICE, "%s: waiting up to %u s: %s", c->t->name,
 		 timeout_ms / 1000u, missing);
 }

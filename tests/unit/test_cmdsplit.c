@@ -263,9 +263,12 @@ static void test_attacks(void **state)
 	bad("quiet\ninit=/bin/sh", "'init' is read differently by systemd (line break");
 	bad("x=\"a\n b\" init=/x", "unbalanced double quote for systemd");
 	/* backslashes: ConditionKernelCommandLine= (dracut's rd.break= units) unescapes them */
-	bad("init=/bin/a\\ b", "'init' is read differently by systemd's ConditionKernelCommandLine= "
+	bad("init=/bin/a\\ b", "is read differently by systemd's ConditionKernelCommandLine= "
 	    "(backslash");
-	bad("root=/dev/mapper/root\\", "'root' is read differently by systemd's Condition");
+	/* the conditions ask for keys: a value that loses a backslash there (udev's \xHH escapes
+	 * in device names) is no disagreement */
+	ok("root=/dev/mapper/root\\");
+	ok("verity.data=/dev/disk/by-partlabel/a\\x20b");
 	bad("x=\\' rd.break=pre-mount x=\\'", "'rd.break' is read differently by systemd (quotes");
 	bad("x=a\\ rd.break=pre-mount", "'rd.break' is read differently by systemd's Condition");
 	bad("x=\\\"", "unbalanced double quote");

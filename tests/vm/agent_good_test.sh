@@ -37,10 +37,10 @@ test_squashfs_systemd_keys_type_probed() {
 	d=$(vm_workdir agent-squashfs)
 	rh=$(vm_verity_setup squashfs "$d") || { fail "setup"; return; }
 	vm_boot --disk "$d/data.img" --disk "$d/hash.img" agent-squashfs "$RD_ENV" \
-		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root rd.break rd.shell VERITY_TEST_ENV=kept TERM=vt100 unlisted_word=1 -- 2 verity.data=/dev/vdz"
+		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root rd.break rd.shell VERITY_TEST_ENV=kept TERM=vt100 unlisted_word=1 -- arg1 other=x"
 	good agent-squashfs squashfs || return
 	# what follows "--" belongs to init (not parsed as ours), and the agent passes it on
-	vm_assert_log_contains "$VM_LOG" '^VERITY-TEST-ARGS 2 verity.data=/dev/vdz' \
+	vm_assert_log_contains "$VM_LOG" '^VERITY-TEST-ARGS arg1 other=x' \
 		"init did not get the kernel's arguments after --"
 	# init's environment: the kernel's defaults, the command line's TERM and what the policy
 	# lists (init_env=VERITY_TEST_ENV); no other word of the command line
