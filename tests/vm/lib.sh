@@ -205,8 +205,8 @@ fi
 echo "VERITY-TEST-CMDLINE \$(cat /proc/cmdline)"
 echo "VERITY-TEST-ARGS \$*"
 echo "VERITY-TEST-ENV \${VERITY_TEST_ENV:-unset}"
-# the whole environment PID 1 was started with, sorted, on one line
-echo "VERITY-TEST-ENVIRON \$(tr '\\0' '\\n' </proc/1/environ | sort | tr '\\n' ' ')"
+# the whole environment PID 1 was started with, sorted, on one line, each variable after a '|'
+echo "VERITY-TEST-ENVIRON \$(tr '\\0' '\\n' </proc/1/environ | sort | awk '{ printf "|%s", \$0 }')"
 for d in /sys/block/dm-*; do
 	[ -r "\$d/dm/name" ] && echo "VERITY-TEST-DM \${d##*/} \$(cat "\$d/dm/name") uuid=\$(cat "\$d/dm/uuid")"
 done
