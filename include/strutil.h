@@ -47,6 +47,10 @@ bool vi_str_eq(const char *s, size_t len, const char *name);
 /* True when s[0..len) has no control bytes (< 0x20, 0x7f). Bytes >= 0x80 (UTF-8) are allowed. */
 bool vi_str_printable(const char *s, size_t len);
 
+/* s[0..len) is an environment name as glibc, systemd and shells treat them: [A-Z_][A-Z0-9_]*,
+ * shorter than 64 bytes. */
+bool vi_env_name(const char *s, size_t len);
+
 /* Copy s[0..len) plus a NUL into out; -ENAMETOOLONG if it does not fit (never truncates). */
 int vi_strlcpy_exact(char *out, size_t out_size, const char *s, size_t len);
 

@@ -618,18 +618,6 @@ static bool same_value(const struct slotval *a, const char *v, size_t n, bool ca
 
 /* ---- what the command line hands to the booted system ----------------------------------- */
 
-/* An environment name as glibc, systemd and shells read them: [A-Z_][A-Z0-9_]*. Lower-case
- * names are read by none of them for code loading or configuration of PID 1. */
-static bool env_name(const char *s, size_t n)
-{
-	if (n == 0 || n >= VI_MAX_ENV_NAME || (s[0] >= '0' && s[0] <= '9'))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
-			return false;
-	return true;
-}
-
 static int env_add(struct cmdline_state *st, const char *name, size_t n, struct verity_err *err)
 {
 	for (unsigned i = 0; i < st->env_count; i++)
@@ -717,7 +705,7 @@ static int collect_handover(const struct vi_cmdline_tok *t, struct cmdline_state
 		size_t vn = eq ? (size_t)(eq - t->val) : t->val_len;
 
 		/* every service of the booted system gets it: the same names as init's */
-		if (env_name(t->val, vn))
+		if (vi_env_name(t->val, vn))
 			return env_add(st, t->val, vn, err);
 	}
 	return 0;
@@ -735,7 +723,7 @@ static int collect(const struct vi_cmdline_tok *t, struct cmdline_state *st,
 
 	vi_sanitize(t->key, t->key_len, kn, sizeof(kn));
 	/* NAME=value without a dot before "--": the kernel makes it init's environment */
-	if (t->val && !st->past_dashdash && env_name(t->key, t->key_len)) {
+	if (t->val && !st->past_dashdash && vi_env_name(t->key, t->key_len)) {
 		r = env_add(st, t->key, t->key_len, err);
 		if (r < 0)
 			return r;

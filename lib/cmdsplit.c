@@ -424,20 +424,10 @@ static bool key_prefix(const char *k, size_t n, const char *name)
 	return true;
 }
 
-/* [A-Z_][A-Z0-9_]*: the kernel hands NAME=value words to init as its environment */
-static bool env_name(const char *k, size_t n)
-{
-	if (n == 0 || !((k[0] >= 'A' && k[0] <= 'Z') || k[0] == '_'))
-		return false;
-	for (size_t i = 1; i < n; i++)
-		if (!((k[i] >= 'A' && k[i] <= 'Z') || (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
-			return false;
-	return true;
-}
-
 bool vi_split_key_matters(const char *key, size_t len)
 {
-	if (env_name(key, len))
+	/* the kernel hands NAME=value words to init as its environment */
+	if (vi_env_name(key, len))
 		return true;
 	for (size_t i = 0; i < sizeof(matters) / sizeof(matters[0]); i++)
 		if (key_prefix(key, len, matters[i].name) &&

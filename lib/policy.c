@@ -117,15 +117,11 @@ static int env_list(struct vi_policy *p, const char *s, size_t len, struct verit
 	for (size_t i = 0; i <= len; i++) {
 		size_t n = i - start;
 		char w[64];
-		bool ok = n > 0 && n < VI_MAX_ENV_NAME && !(s[start] >= '0' && s[start] <= '9');
 
 		if (i < len && s[i] != ',')
 			continue;
-		for (size_t k = start; ok && k < i; k++)
-			ok = (s[k] >= 'A' && s[k] <= 'Z') || (s[k] >= '0' && s[k] <= '9') ||
-			     s[k] == '_';
 		vi_sanitize(s + start, n, w, sizeof(w));
-		if (!ok)
+		if (!vi_env_name(s + start, n))
 			return vi_err(err, "init_env: '%s' is not an environment name "
 				      "([A-Z_][A-Z0-9_]*)", w);
 		if (vi_env_name_forbidden(s + start, n))

@@ -268,3 +268,13 @@ int vi_shell_quote(FILE *f, const char *s)
 		return -EIO;
 	return 0;
 }
+
+bool vi_env_name(const char *s, size_t len)
+{
+	if (len == 0 || len >= 64 || !((s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
+		return false;
+	for (size_t i = 1; i < len; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	return true;
+}
