@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dm-verity forward error correction: the layout the kernel's dm-verity-fec.c decodes and
- * `veritysetup format --fec-device` writes, and a systematic Reed-Solomon RS(255, 255 - roots)
- * encoder over GF(2^8) (field polynomial 0x11d, generator roots alpha^0 .. alpha^(roots-1)).
+ * `veritysetup format --fec-device` writes, and the streaming of the devices through the
+ * Reed-Solomon codec of include/rs.h.
  *
  * Layout: the FEC input is the data device's data_blocks blocks followed by hash_blocks blocks of
  * the hash device from hash_start (the tree start); anything past that counts as zeros. Cut the
@@ -19,11 +19,9 @@
 #include <stdint.h>
 
 #include "geometry.h"
+#include "rs.h"
 #include "superblock.h"
 
-#define VERITY_FEC_RSM           255u   /* symbols per RS codeword (kernel DM_VERITY_FEC_RSM) */
-#define VERITY_FEC_MIN_ROOTS     2u     /* kernel: 255 - DM_VERITY_FEC_MAX_RSN */
-#define VERITY_FEC_MAX_ROOTS     24u    /* kernel: 255 - DM_VERITY_FEC_MIN_RSN */
 #define VERITY_FEC_DEFAULT_ROOTS 2u     /* veritysetup's --fec-roots default */
 
 struct verity_fec_geometry {
@@ -68,34 +66,6 @@ int verity_fec_hash_blocks(uint64_t hash_end, bool fec_on_hash, uint32_t block_s
 int verity_fec_layout(int data_fd, int hash_fd, int fec_fd, const struct verity_params *p,
 		      const struct verity_geometry *g, uint64_t fec_offset, unsigned roots,
 		      struct verity_fec_geometry *ret, bool *ret_on_hash, struct verity_err *err);
-
-/* One RS(255, 255 - roots) encoder. The LFSR table maps a feedback symbol f to f × g'(x),
- * where g' is the generator polynomial without its leading term, packed as up to 24 parity
- * bytes in three 64-bit words (byte j of the state = parity byte j, j = 0 written first). */
-struct verity_rs {
-	unsigned roots;
-	unsigned words;             /* 64-bit words the state uses: ceil(roots / 8) */
-	uint64_t lfsr[256][3];
-	uint8_t exp[2 * 255];       /* GF(2^8): alpha^i, twice over */
-	uint8_t log[256];
-};
-
-/* -EINVAL (no err: callers check the range first) for roots outside 2..24. */
-int verity_rs_init(struct verity_rs *rs, unsigned roots);
-
-/* Parity (rs->roots bytes) of one message of 255 - roots bytes, as stored on disk. */
-void verity_rs_encode(const struct verity_rs *rs, const uint8_t *msg, uint8_t *parity);
-
-/* Correct one stored RS block in place: cw is its 255 - roots message bytes followed by its
- * roots parity bytes, as on disk. Returns the number of symbols corrected, or -EBADMSG when
- * the errors cannot be corrected (cw unchanged). Decides as the kernel's decode_rs8 does
- * (Linux >= 5.3, no erasures: the Berlekamp-Massey locator of length L, accepted when it has
- * L distinct roots): up to roots / 2 errors are always corrected, sometimes one more with odd
- * roots, and more damage than that may also "decode" to a wrong codeword (dm-verity
- * re-checks the hash of every block it repairs; a result that is not a codeword is never
- * returned). cryptsetup's decode_rs_char, an older copy of the same decoder, also accepts a
- * few blocks whose locator is shorter than L, so veritysetup may count more as repairable. */
-int verity_rs_decode(const struct verity_rs *rs, uint8_t *cw);
 
 struct verity_fec_opts {
 	unsigned threads;           /* 0: all online CPUs */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fec.h"
+#include "rs.h"
 
 #define CHECK(x) do { if (!(x)) abort(); } while (0)
 

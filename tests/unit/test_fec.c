@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* FEC: geometry against hand-computed cases (the "FEC blocks" figures were cross-checked with
  * veritysetup 2.6.1's report), the RS encoder against the algebra (every codeword vanishes at
- * the generator's roots, checked with a GF(2^8) written here independently of lib/fec.c), the
+ * the generator's roots, checked with a GF(2^8) written here independently of lib/rs.c), the
  * streaming encoder against a one-block-at-a-time reference using the kernel's interleave
  * formula, known FEC areas written by veritysetup 2.6.1, verification, and refusals. */
 #include <errno.h>
@@ -20,6 +20,7 @@
 #include "fec.h"
 #include "geometry.h"
 #include "hex.h"
+#include "rs.h"
 #include "tree.h"
 
 static char dir[] = "/tmp/test_fec.XXXXXX";
@@ -261,6 +262,33 @@ static void test_rs_codewords(void **state)
 			cw[rep * 11 % 255] ^= 0x5a;
 			assert_int_not_equal(eval(cw, 255, 1), 0);
 			assert_int_not_equal(eval(cw, 255, 2), 0);
+		}
+	}
+}
+
+/* Side by side (the streaming layout: message byte i of block b at rows[i × stride + b]) gives
+ * each block the parity it gets alone. */
+static void test_rs_encode_cols(void **state)
+{
+	static const unsigned roots_list[] = { 2, 8, 9, 17, 24 };
+	enum { N = 5, STRIDE = 7 };
+	uint8_t rows[255 * STRIDE], msg[255], par[N * 24], one[24];
+	uint64_t st[N * 3];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows); i++)
+		rows[i] = (uint8_t)(i * 37 + 11);
+	for (size_t t = 0; t < sizeof(roots_list) / sizeof(roots_list[0]); t++) {
+		unsigned roots = roots_list[t], rsn = 255 - roots;
+		struct verity_rs rs;
+
+		assert_int_equal(verity_rs_init(&rs, roots), 0);
+		verity_rs_encode_cols(&rs, rows, STRIDE, N, st, par);
+		for (unsigned b = 0; b < N; b++) {
+			for (unsigned i = 0; i < rsn; i++)
+				msg[i] = rows[i * STRIDE + b];
+			verity_rs_encode(&rs, msg, one);
+			assert_memory_equal(one, par + b * roots, roots);
 		}
 	}
 }
@@ -713,6 +741,7 @@ int main(void)
 		cmocka_unit_test(test_hash_blocks),
 		cmocka_unit_test(test_rs_known),
 		cmocka_unit_test(test_rs_codewords),
+		cmocka_unit_test(test_rs_encode_cols),
 		cmocka_unit_test(test_rs_decode),
 		cmocka_unit_test(test_rs_decode_as_veritysetup),
 		cmocka_unit_test(test_stream_matches_reference),
