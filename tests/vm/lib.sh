@@ -73,12 +73,16 @@ vm_require_tools() {
 }
 
 # --- kernel -----------------------------------------------------------------------------------
-# Newest installed kernel unless VM_KERNEL says otherwise; VM_KVER from its file name.
+# The kernel series the suite boots: VM_KERNEL_SERIES=6.1 (default: bookworm's linux-image-amd64)
+# or 6.12 (linux-image-6.12.*+deb12-amd64; dm-verity 1.10, the .platform keyring); the newest
+# installed /boot/vmlinuz-SERIES.* is used. Installing another kernel never switches the suite.
+# VM_KERNEL (a file) overrides the series; VM_KVER comes from its file name.
+: "${VM_KERNEL_SERIES:=6.1}"
 vm_pick_kernel() {
 	if [ -z "${VM_KERNEL:-}" ]; then
 		# shellcheck disable=SC2012
-		VM_KERNEL=$(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)
-		[ -n "$VM_KERNEL" ] || { vm_die "no /boot/vmlinuz-* (apt-get install linux-image-amd64)"; return 1; }
+		VM_KERNEL=$(ls -1 /boot/vmlinuz-"$VM_KERNEL_SERIES".* 2>/dev/null | sort -V | tail -n 1)
+		[ -n "$VM_KERNEL" ] || { vm_die "no /boot/vmlinuz-$VM_KERNEL_SERIES.* for VM_KERNEL_SERIES=$VM_KERNEL_SERIES (tests/deps.sh installs 6.1 and 6.12)"; return 1; }
 	fi
 	[ -r "$VM_KERNEL" ] || { vm_die "VM_KERNEL=$VM_KERNEL is not readable"; return 1; }
 	if [ -z "${VM_KVER:-}" ]; then
@@ -86,7 +90,7 @@ vm_pick_kernel() {
 		VM_KVER=${VM_KVER#vmlinuz-}
 	fi
 	[ -d "/lib/modules/$VM_KVER" ] || { vm_die "no /lib/modules/$VM_KVER for $VM_KERNEL (set VM_KVER)"; return 1; }
-	export VM_KERNEL VM_KVER
+	export VM_KERNEL VM_KVER VM_KERNEL_SERIES
 }
 vm_pick_kernel || return 1
 
