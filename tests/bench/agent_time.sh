@@ -1,5 +1,5 @@
 #!/bin/bash
-# The agent's own time as PID 1 (issue 4 benchmark): boots the standalone agent initramfs N times
+# The agent's own time as PID 1: boots the standalone agent initramfs N times
 # (ext4 root, systemd keys, QEMU/TCG) and reads the agent's "exec /sbin/init (agent time T ms:
 # M ms module loading, W ms device wait, O ms own)" record, plus the guest uptime at the root's
 # marker. Prints every run and the medians. Usage: BUILD=... tests/bench/agent_time.sh [N] [EXTRA]

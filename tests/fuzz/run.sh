@@ -1,6 +1,6 @@
 #!/bin/sh
 # Run libFuzzer targets: replay each target's checked-in corpus (tests/fuzz/corpus/<target>/,
-# seeds plus former crashers), then fuzz it for TIME seconds. New inputs go to
+# seeds plus crash reproducers), then fuzz it for TIME seconds. New inputs go to
 # $BUILD/fuzz/corpus/<target>/ (never into the source tree); a crash leaves its input in
 # $BUILD/fuzz/artifacts/ and fails the run.
 # Usage: tests/fuzz/run.sh TIME BINARY...

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The agent as PID 1 (issue 4): good boots of verified roots, and refused boots where the marker
+# The agent as PID 1: good boots of verified roots, and refused boots where the marker
 # never appears, the failure's stage and reason are logged and the fallback is taken.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Good boots of the agent as PID 1 (issue 4 "Good boots"): every way of describing a verity root
+# Good boots of the agent as PID 1: every way of describing a verity root
 # ends with the root's marker printed from /dev/mapper/NAME mounted read-only, of the expected
 # type, and the kernel's status V. Each scenario has a refused twin in agent_refuse_test.sh or
 # below (tampered data where FEC cannot help).
@@ -14,7 +14,7 @@ oneTimeSetUp() {
 	vm_require_tools qemu-system-x86_64 veritysetup mkfs.ext4 debugfs mksquashfs mkfs.erofs \
 		sgdisk cpio modprobe || exit 1
 	RD=$(agent_initramfs) || exit 1
-	# superblock=false and dm-mod.create= tables weaken the check (issue 7): policy-gated.
+	# superblock=false and dm-mod.create= tables weaken the check: policy-gated.
 	RD_WEAK=$(agent_initramfs --policy "allow_weak=no-superblock") || exit 1
 	RD_ENV=$(agent_initramfs --policy "init_env=VERITY_TEST_ENV") || exit 1
 }
@@ -232,7 +232,7 @@ test_late_device_hotplugged() {
 test_fec_repairs_corrupted_init_block() {
 	local d rh
 	d=$(vm_workdir agent-fec)
-	# veritysetup itself makes the FEC data (the issue asks for its --fec-device output)
+	# veritysetup itself makes the FEC data: the agent must repair with its --fec-device output
 	rh=$(VM_VERITY_TOOL=veritysetup vm_verity_setup ext4 "$d" --fec-device="$d/fec.img" \
 		--fec-roots=2) || { fail "setup"; return; }
 	vm_corrupt_file "$d/data.img" ext4 /sbin/init >/dev/null || { fail "corrupt"; return; }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Refused boots of the agent (issue 4 "Refused boots", issue 7 fail-closed rules): the root's
+# Refused boots of the agent, including the fail-closed rules of docs/security.md: the root's
 # marker never appears, the agent names the failing stage and reason, and the verity.fail=
 # action really happens (kernel power-off / restart / panic, or the recovery root boots and
 # reads /run/verity-init/status).

@@ -1,7 +1,7 @@
 #!/bin/bash
 # `verity-init setup` and `verity-init status` outside PID 1 (the dracut hook's way): the mapping
 # is created, an identical existing mapping is reused, a different one under the same name is
-# refused (issue 7), and status shows the table, the kernel's verdict and the status file.
+# refused (fail closed), and status shows the table, the kernel's verdict and the status file.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 # agent_initramfs takes optional arguments (SC2119)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# First VM scenario (issue 2, item 7): a standalone initramfs whose /init is init-dmsetup.sh
+# The harness's own scenario: a standalone initramfs whose /init is init-dmsetup.sh
 # creates the verity mapping with dmsetup and switches root. Also checks the harness's own image
 # builders and corruption helpers on the host (veritysetup verify needs no device-mapper).
 # shellcheck source=tests/vm/lib.sh

@@ -1,7 +1,7 @@
 #!/bin/bash
 # shellcheck disable=SC2153 # DATA, HASH, ROOTHASH come from a vars file (vm_verity_setup)
 # dracut with systemd in the initramfs + the verity-init module + systemd-veritysetup, booted in
-# QEMU (issue 5): the module's generator and unit set up the root, systemd's own verity generator
+# QEMU: the module's generator and unit set up the root, systemd's own verity generator
 # stays out (masked by the module), and udev announces the mapping so systemd's device unit and
 # sysroot.mount proceed.
 # shellcheck source=tests/vm/lib.sh

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Fail-closed checks of issue 7 that need a real kernel.
+# Fail-closed checks of `verity-init setup` that need a real kernel (docs/security.md).
 # Exit codes never lie: a mapping whose kernel status is not V after setup is a failure.
 # A data block is corrupted; the first setup succeeds (the pre-flight check reads only the top of
 # the tree), reading the whole mapping hits the bad block (EIO, status C), and a second setup,

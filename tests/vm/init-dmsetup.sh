@@ -1,6 +1,6 @@
 #!/bin/busybox sh
 # shellcheck shell=dash
-# Temporary /init of the standalone test initramfs (until the verity-init agent replaces it):
+# The script /init of the harness's own test initramfs (dmsetup_boot_test.sh, DEMO_INIT=script):
 # load the listed modules, read the root hash and devices from the kernel command line, read the
 # veritysetup superblock, create the dm-verity mapping with dmsetup, mount it read-only and
 # switch_root into it. Any failure prints "init-dmsetup: FAIL: <reason>" and powers off.

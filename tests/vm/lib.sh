@@ -558,8 +558,8 @@ vm_script_initramfs() {
 	echo "$out"
 }
 
-# Hook for dracut images (the dracut helper implements it in tests/vm/lib-dracut.sh, sourced
-# below when present): vm_dracut_initramfs OUT [dracut options...] must build OUT.
+# Hook for dracut images (implemented in tests/vm/lib-dracut.sh, sourced below when present):
+# vm_dracut_initramfs OUT [dracut options...] must build OUT.
 if ! declare -F vm_dracut_initramfs >/dev/null; then
 	vm_dracut_initramfs() { vm_die "vm_dracut_initramfs: not implemented (tests/vm/lib-dracut.sh)"; }
 fi

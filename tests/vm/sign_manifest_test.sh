@@ -1,8 +1,9 @@
 #!/bin/bash
-# Issue 6, path 2: the initramfs-anchored signed manifest, booted for real. Positive: a manifest
-# signed by `verity-image sign` and stored after the hash tree; one signed by the `minisign`
-# tool and stored as a bundle on its own disk, with nothing but verity.manifest= on the command
-# line; a bundle in a GPT partition named by PARTLABEL=. Refused (the root never runs, the fallback recovery root boots and prints the failed
+# Signed manifests (docs/signing.md, path 2): the initramfs-anchored manifest, booted for real.
+# Positive: a manifest signed by `verity-image sign` and stored after the hash tree; one signed
+# by the `minisign` tool and stored as a bundle on its own disk, with nothing but
+# verity.manifest= on the command line; a bundle in a GPT partition named by PARTLABEL=.
+# Refused (the root never runs, the fallback recovery root boots and prints the failed
 # root's /run/verity-init/status): tampered manifest, signature by another key, valid manifest
 # for another image (root hash differs), a contradicting command-line option, rollback below the
 # initramfs' min_version; and a required signature that is missing (policy refusal, power-off).
