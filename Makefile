@@ -84,8 +84,9 @@ $(AGENT): $(BUILD)/prog/verity-init.o $(LIBVERITY)
 STATIC_CFLAGS := $(BASE_CFLAGS) -Os -g -ffunction-sections -fdata-sections -DVERITY_STATIC \
                  -I$(STATIC_DEPS)/include $(PKG_CFLAGS)
 STATIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/static/%.o) $(BUILD)/static/prog/verity-init.o
-STATIC_LIBS := $(STATIC_DEPS)/lib/libdevmapper.a /usr/lib/$(shell $(CC) -dumpmachine)/libblkid.a \
-               /usr/lib/$(shell $(CC) -dumpmachine)/libsodium.a
+# libblkid.a and libsodium.a where the toolchain finds them (deferred: asked only when linking).
+STATIC_LIBS = $(STATIC_DEPS)/lib/libdevmapper.a $(shell $(CC) -print-file-name=libblkid.a) \
+              $(shell $(CC) -print-file-name=libsodium.a)
 
 $(BUILD)/static/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -156,9 +157,22 @@ install: all
 	install -m 0644 docs/verity-init.8 docs/verity-image.8 docs/verity-init-mkinitramfs.8 \
 		$(DESTDIR)$(MANDIR)/man8/
 
+# Removes exactly what install installs (same variables, same globs), then the module's directory
+# unless it holds files of others; directories shared with the system (sbin, bin, man8) stay.
+# tests/cli/install_test.sh checks that install + uninstall leave no file behind.
+.PHONY: uninstall
+UNINSTALL_FILES = $(SBINDIR)/verity-init $(BINDIR)/verity-image \
+	$(SBINDIR)/verity-init-mkinitramfs \
+	$(patsubst dracut-module/%,$(DRACUTDIR)/90verity-init/%,$(wildcard dracut-module/*.sh dracut-module/*.service)) \
+	$(addprefix $(MANDIR)/man8/,verity-init.8 verity-image.8 verity-init-mkinitramfs.8)
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(UNINSTALL_FILES))
+	if [ -d $(DESTDIR)$(DRACUTDIR)/90verity-init ]; then \
+		rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DRACUTDIR)/90verity-init; fi
+
 # --- hardening ----------------------------------------------------------------------------------
-# Issue 7 (docs/security.md): static analysis, libFuzzer targets, ASan/UBSan runs of the unit and
-# cli layers. Owned by the hardening helper.
+# Static analysis (lint), libFuzzer targets and ASan/UBSan runs of the unit and cli layers
+# (docs/security.md, docs/testing.md).
 FUZZ_CC   ?= clang
 FUZZ_TIME ?= 60
 FUZZ_SMOKE_TIME ?= 10
@@ -228,13 +242,16 @@ help:
 	@echo "  check-vm        boot scenarios in QEMU (Debian kernel, real dm-verity)"
 	@echo "  demo            boot a verified root in QEMU, then a tampered one that is refused"
 	@echo "  bench           benchmarks under tests/bench/ (ratios against veritysetup)"
-	@echo "  lint            cppcheck + clang-tidy over lib/, verity-init/, tests/ (.clang-tidy)"
+	@echo "  lint            cppcheck + clang-tidy over the C sources (.clang-tidy), shellcheck over"
+	@echo "                  every *.sh (build-aux/lint.sh)"
 	@echo "  fuzz            libFuzzer targets tests/fuzz/fuzz_*.c, FUZZ_TIME=$(FUZZ_TIME) s each"
 	@echo "  check-fuzz      replay the fuzz corpora, then fuzz each target $(FUZZ_SMOKE_TIME) s"
 	@echo "  check-sanitize  unit + cli tests against an ASan+UBSan build ($(SAN_BUILD))"
 	@echo "  install         install the programs (verity-init, verity-image,"
 	@echo "                  verity-init-mkinitramfs), the man pages and the dracut module"
-	@echo "                  (DESTDIR, PREFIX=$(PREFIX), SBINDIR, BINDIR, DRACUTDIR=$(DRACUTDIR))"
+	@echo "                  (DESTDIR, PREFIX=$(PREFIX), SBINDIR, BINDIR, MANDIR,"
+	@echo "                  DRACUTDIR=$(DRACUTDIR))"
+	@echo "  uninstall       remove exactly what install installs (same variables)"
 	@echo "  clean           remove $(BUILD)/"
 	@echo "Variables: SANITIZE=1 builds with ASan+UBSan into $(BUILD)/sanitize; BUILD=dir"
 
