@@ -516,11 +516,22 @@ vm_initramfs() {
 	root=$(mktemp -d "$VM_DIR/initramfs.XXXXXX") || return 1
 	mkdir -p "$root"/{bin,sbin,etc/verity-init,proc,sys,dev,run,newroot,tmp}
 	cp "$init" "$root/init" && chmod 0755 "$root/init"
+	# Compressed modules (.ko.xz on 6.12) are stored decompressed under their .ko name: the
+	# agent's finit_module and busybox insmod take plain ELF (the signature survives).
 	# shellcheck disable=SC2086  # a list of names
-	vm_module_paths $mods >"$root/etc/verity-init/modules" || { rm -rf "$root"; return 1; }
+	vm_module_paths $mods >"$root/etc/verity-init/modules.src" || { rm -rf "$root"; return 1; }
 	while read -r ko; do
-		{ mkdir -p "$root$(dirname "$ko")" && cp "$ko" "$root$ko"; } || { rm -rf "$root"; return 1; }
-	done <"$root/etc/verity-init/modules"
+		local dst=$ko dec=(cat)
+		case $ko in
+		*.ko.xz) dst=${ko%.xz}; dec=(xz -dc) ;;
+		*.ko.zst) dst=${ko%.zst}; dec=(zstd -dcq) ;;
+		*.ko.gz) dst=${ko%.gz}; dec=(gzip -dc) ;;
+		esac
+		{ mkdir -p "$root$(dirname "$dst")" && "${dec[@]}" <"$ko" >"$root$dst" &&
+			echo "$dst" >>"$root/etc/verity-init/modules"; } || { rm -rf "$root"; return 1; }
+	done <"$root/etc/verity-init/modules.src"
+	rm -f "$root/etc/verity-init/modules.src"
+	touch "$root/etc/verity-init/modules"
 	# The kernel opens /dev/console for /init's stdio before anything is mounted (most kernels
 	# also carry one in their built-in initramfs; root can make it, others rely on that).
 	mknod -m 600 "$root/dev/console" c 5 1 2>/dev/null || true

@@ -1,0 +1,131 @@
+#!/bin/bash
+# verity-init-mkuki: assemble a Unified Kernel Image (UKI) from systemd-stub, a kernel, an
+# initramfs and a command line, and sign it for UEFI Secure Boot when given a key and certificate.
+#
+# The chain it builds: the firmware checks the PE signature of the whole file against its db;
+# the stub (which verifies nothing itself) starts the embedded kernel with the embedded initramfs
+# and the embedded .cmdline (under Secure Boot it ignores a command line passed by a loader), and
+# that command line carries the root hash the initramfs hands to dm-verity. See docs/signing.md.
+#
+# Works with systemd 252 (bookworm: no ukify): sections .osrel .cmdline .linux .initrd are added
+# with objcopy, each at the next 4 KiB boundary after the previous one, starting after the stub's
+# last section. Hex arithmetic in the shell (mawk has no strtonum).
+set -euo pipefail
+
+prog=verity-init-mkuki
+STUB_DEFAULT=/usr/lib/systemd/boot/efi/linuxx64.efi.stub
+
+usage() {
+	cat <<EOF
+Usage: $prog --kernel VMLINUZ --initrd INITRD (--cmdline TEXT | --cmdline-file FILE)
+             [--os-release FILE] [--stub FILE] [--key KEY.pem --cert CERT.pem] [-v] OUT.efi
+
+  --kernel FILE        the kernel image (bzImage with an EFI stub, e.g. /boot/vmlinuz-VER)
+  --initrd FILE        the initramfs (e.g. from verity-init-mkinitramfs)
+  --cmdline TEXT       the kernel command line embedded as .cmdline (it carries the root hash:
+                       verity-image cmdline prints one)
+  --cmdline-file FILE  the same, read from FILE (a trailing newline is dropped)
+  --os-release FILE    embedded as .osrel (default /etc/os-release, or /usr/lib/os-release)
+  --stub FILE          the systemd-stub (default $STUB_DEFAULT)
+  --key FILE           sign with this private key (PEM; sbsign): Secure Boot db key
+  --cert FILE          the certificate of --key (PEM); both or neither
+  -v, --verbose        print the section layout
+  -h, --help           this text
+
+Without --key/--cert the UKI is left unsigned (a Secure Boot firmware refuses it).
+Exit status: 0 success, 1 error, 2 usage error.
+EOF
+}
+
+die() { printf '%s: error: %s\n' "$prog" "$*" >&2; exit 1; }
+usage_die() { printf '%s: %s (try --help)\n' "$prog" "$*" >&2; exit 2; }
+say() { [ "$verbose" = 1 ] && printf '%s: %s\n' "$prog" "$*" >&2; return 0; }
+
+kernel="" initrd="" cmdline="" have_cmdline=0 osrel="" stub=$STUB_DEFAULT key="" cert="" out="" verbose=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) [ $# -ge 2 ] || usage_die "$1 needs a value"; kernel=$2; shift 2 ;;
+	--initrd) [ $# -ge 2 ] || usage_die "$1 needs a value"; initrd=$2; shift 2 ;;
+	--cmdline) [ $# -ge 2 ] || usage_die "$1 needs a value"; cmdline=$2; have_cmdline=1; shift 2 ;;
+	--cmdline-file)
+		[ $# -ge 2 ] || usage_die "$1 needs a value"
+		[ -r "$2" ] || die "cannot read the command line file '$2'"
+		cmdline=$(cat "$2"); have_cmdline=1; shift 2 ;;
+	--os-release) [ $# -ge 2 ] || usage_die "$1 needs a value"; osrel=$2; shift 2 ;;
+	--stub) [ $# -ge 2 ] || usage_die "$1 needs a value"; stub=$2; shift 2 ;;
+	--key) [ $# -ge 2 ] || usage_die "$1 needs a value"; key=$2; shift 2 ;;
+	--cert) [ $# -ge 2 ] || usage_die "$1 needs a value"; cert=$2; shift 2 ;;
+	-v|--verbose) verbose=1; shift ;;
+	-h|--help) usage; exit 0 ;;
+	--) shift; break ;;
+	-*) usage_die "unknown option '$1'" ;;
+	*) [ -z "$out" ] || usage_die "more than one output file"; out=$1; shift ;;
+	esac
+done
+if [ $# -gt 0 ]; then [ -z "$out" ] && [ $# -eq 1 ] || usage_die "more than one output file"; out=$1; fi
+[ -n "$out" ] || usage_die "no output file"
+[ -n "$kernel" ] || usage_die "--kernel is required"
+[ -n "$initrd" ] || usage_die "--initrd is required"
+[ "$have_cmdline" = 1 ] || usage_die "--cmdline or --cmdline-file is required (the root hash belongs in it)"
+[ -n "$cmdline" ] || usage_die "the command line is empty"
+case $cmdline in *$'\n'*) usage_die "the command line has a newline in it" ;; esac
+if [ -n "$key" ] || [ -n "$cert" ]; then
+	[ -n "$key" ] && [ -n "$cert" ] || usage_die "--key and --cert go together"
+fi
+if [ -z "$osrel" ]; then
+	if [ -r /etc/os-release ]; then osrel=/etc/os-release; else osrel=/usr/lib/os-release; fi
+fi
+for f in "$kernel" "$initrd" "$osrel" "$stub" ${key:+"$key"} ${cert:+"$cert"}; do
+	[ -r "$f" ] && [ -f "$f" ] || die "cannot read '$f'"
+done
+command -v objcopy >/dev/null || die "objcopy not found (binutils)"
+command -v objdump >/dev/null || die "objdump not found (binutils)"
+if [ -n "$key" ]; then command -v sbsign >/dev/null || die "sbsign not found (sbsigntool)"; fi
+# the kernel must be an EFI application (PE with the MZ header): the stub starts it as one
+[ "$(head -c 2 "$kernel")" = MZ ] || die "'$kernel' is not a PE/EFI kernel image (no MZ header)"
+[ "$(head -c 2 "$stub")" = MZ ] || die "'$stub' is not a PE/EFI stub"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/$prog.XXXXXX") || die "mktemp failed"
+trap 'rm -rf "$tmp"' EXIT
+
+# The stub's sections end where the last one (highest VMA) ends; the new ones start at the next
+# 4 KiB boundary. objdump -h prints "Idx Name Size VMA ..." in hex; the shell does the sums.
+end=0
+while read -r _ name size vma _; do
+	[[ $size =~ ^[0-9a-fA-F]+$ && $vma =~ ^[0-9a-fA-F]+$ ]] || continue
+	e=$(( 0x$vma + 0x$size ))
+	[ "$e" -gt "$end" ] && end=$e
+	say "stub section $name vma 0x$vma size 0x$size"
+done < <(objdump -h "$stub" | awk '$1 ~ /^[0-9]+$/ { print }')
+[ "$end" -gt 0 ] || die "no sections found in the stub '$stub'"
+align() { echo $(( ($1 + 4095) / 4096 * 4096 )); }
+
+printf '%s' "$cmdline" >"$tmp/cmdline"
+cp "$osrel" "$tmp/osrel"
+args=()
+addr=$(align "$end")
+for s in osrel cmdline linux initrd; do
+	case $s in
+	osrel) f=$tmp/osrel ;;
+	cmdline) f=$tmp/cmdline ;;
+	linux) f=$kernel ;;
+	initrd) f=$initrd ;;
+	esac
+	size=$(stat -L -c %s "$f")
+	[ "$size" -gt 0 ] || die "$s is empty ($f)"
+	args+=(--add-section ".$s=$f" --change-section-vma ".$s=$(printf '0x%x' "$addr")")
+	say ".$s at $(printf '0x%x' "$addr"), $size bytes"
+	addr=$(align $(( addr + size )))
+done
+
+unsigned=$tmp/uki.efi
+objcopy "${args[@]}" "$stub" "$unsigned" || die "objcopy failed"
+if [ -n "$key" ]; then
+	# sbsign warns about the gaps between sections (objcopy's layout); the firmware accepts it
+	sbsign --key "$key" --cert "$cert" --output "$tmp/signed.efi" "$unsigned" >"$tmp/sbsign.log" 2>&1 ||
+		die "sbsign failed: $(cat "$tmp/sbsign.log")"
+	unsigned=$tmp/signed.efi
+	say "signed with $cert"
+fi
+cp "$unsigned" "$out.tmp.$$" && mv -f "$out.tmp.$$" "$out" || { rm -f "$out.tmp.$$"; die "cannot write '$out'"; }
+say "wrote $out ($(stat -c %s "$out") bytes)"
