@@ -51,6 +51,10 @@ int verity_sb_encode(const struct verity_params *p, uint8_t buf[VERITY_SB_SIZE],
  * data_blocks non-zero and data_blocks * data_block_size without 64-bit overflow. */
 int verity_params_validate(const struct verity_params *p, struct verity_err *err);
 
+/* A block size the kernel target and veritysetup take: a power of two from VERITY_MIN_BLOCK
+ * to VERITY_MAX_BLOCK. */
+bool verity_block_size_ok(uint64_t bs);
+
 /* Digest size of a hash name the kernel's dm-verity accepts, 0 when unknown. */
 unsigned verity_digest_size(const char *hash_name);
 

@@ -21,13 +21,13 @@
  * Refused: a second table (","), a second device (";"), any other target type, trailing words,
  * numbers with anything but decimal digits, repeated options with different values. */
 #include "dminit.h"
-#include "fec.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "hex.h"
+#include "params.h"
 #include "strutil.h"
 #include "vopts.h"
 
@@ -116,119 +116,101 @@ static int dev(struct span w, const char *what, struct vi_devspec *d, struct ver
 	       wfail(err, what, w, "too long") : 0;
 }
 
-static int set_corruption(struct vi_target *t, bool *seen, enum vi_corruption c,
-			  struct verity_err *err)
+/* One optional parameter named in the table's spelling (w) with its argument a (has_arg)
+ * into t, under the repeat rule; its own words for each refusal. */
+static int opt_param(enum vi_param p, struct span w, struct span a, struct vi_target *t,
+		     struct verity_err *err)
 {
-	if (*seen && t->corruption != c)
-		return vi_err(err, "dm-mod.create: more than one *_corruption option");
-	t->corruption = c;
-	*seen = true;
-	return 0;
-}
+	const char *name = vi_param_name(p, VI_SPELL_TABLE);
+	struct vi_devspec d;
+	uint64_t v = 1;
+	int r = 0;
 
-static int set_ioerror(struct vi_target *t, bool *seen, enum vi_ioerror e,
-		       struct verity_err *err)
-{
-	if (*seen && t->ioerror != e)
-		return vi_err(err, "dm-mod.create: both restart_on_error and panic_on_error");
-	t->ioerror = e;
-	*seen = true;
-	return 0;
+	switch (p) {
+	case VI_PARAM_FEC_DEVICE:
+		r = dev(a, name, &d, err);
+		if (r < 0)
+			return r;
+		r = vi_target_set_str(t, p, d.spec, strlen(d.spec));
+		return r == -EEXIST ? wfail(err, name, a, "given twice") : r;
+	case VI_PARAM_FEC_ROOTS:
+	case VI_PARAM_FEC_BLOCKS:
+	case VI_PARAM_FEC_OFFSET:
+		r = num64(a, name, &v, err);
+		if (r < 0)
+			return r;
+		if (p == VI_PARAM_FEC_ROOTS && v > UINT32_MAX)
+			return wfail(err, name, a, "too large");
+		if (p == VI_PARAM_FEC_OFFSET) {
+			/* In data blocks; the target keeps bytes like veritytab's fec-offset=. */
+			if (v > UINT64_MAX / t->params.data_block_size)
+				return wfail(err, name, a, "too large");
+			v *= t->params.data_block_size;
+		}
+		r = vi_target_set_num(t, p, v);
+		if (p == VI_PARAM_FEC_BLOCKS && r < 0)
+			return wfail(err, name, a, "zero or given twice");
+		if (r == -ERANGE)
+			return wfail(err, name, a, vi_param_range(p));
+		return r == -EEXIST ? wfail(err, name, a, "given twice") : r;
+	default:
+		/* the flags */
+		(void)w;
+		return vi_target_set_num(t, p, 1);
+	}
 }
 
 /* Optional parameters; w[0..n) are exactly the #opt_params words. */
 static int opt_params(const struct span *w, size_t n, struct vi_target *t,
 		      struct verity_err *err)
 {
-	bool seen_corr = false, seen_ioerr = false, seen_blocks = false, seen_start = false;
-	uint64_t v = 0;
+	uint32_t fec = VI_PARAM_BIT(VI_PARAM_FEC_BLOCKS) | VI_PARAM_BIT(VI_PARAM_FEC_OFFSET) |
+		       VI_PARAM_BIT(VI_PARAM_FEC_ROOTS);
 	int r;
 
 	for (size_t i = 0; i < n; i++) {
 		struct span a = { NULL, 0 };
-		bool arg = word_is(w[i], "use_fec_from_device") || word_is(w[i], "fec_roots") ||
-			   word_is(w[i], "fec_blocks") || word_is(w[i], "fec_start") ||
-			   word_is(w[i], "root_hash_sig_key_desc");
+		enum vi_corruption c;
+		enum vi_ioerror e;
+		int p = vi_param_lookup(w[i].s, w[i].n, VI_SPELL_TABLE);
+		bool key_desc = word_is(w[i], "root_hash_sig_key_desc");
 
-		if (arg) {
+		if ((p >= 0 && vi_param_has_value((enum vi_param)p)) || key_desc) {
 			if (i + 1 >= n)
 				return wfail(err, "option", w[i], "needs an argument");
-			a = w[++i];
+			a = w[i + 1];
 		}
-		if (word_is(w[i], "ignore_corruption"))
-			r = set_corruption(t, &seen_corr, VI_CORRUPT_IGNORE, err);
-		else if (word_is(w[i], "restart_on_corruption"))
-			r = set_corruption(t, &seen_corr, VI_CORRUPT_RESTART, err);
-		else if (word_is(w[i], "panic_on_corruption"))
-			r = set_corruption(t, &seen_corr, VI_CORRUPT_PANIC, err);
-		else if (word_is(w[i], "restart_on_error"))
-			r = set_ioerror(t, &seen_ioerr, VI_IOERR_RESTART, err);
-		else if (word_is(w[i], "panic_on_error"))
-			r = set_ioerror(t, &seen_ioerr, VI_IOERR_PANIC, err);
-		else if (word_is(w[i], "ignore_zero_blocks"))
-			r = (t->ignore_zero_blocks = true, 0);
-		else if (word_is(w[i], "check_at_most_once"))
-			r = (t->check_at_most_once = true, 0);
-		else if (word_is(w[i], "try_verify_in_tasklet"))
-			r = (t->try_verify_in_tasklet = true, 0);
-		else if (arg && word_is(w[i - 1], "use_fec_from_device")) {
-			struct vi_devspec d;
-
-			r = dev(a, "use_fec_from_device", &d, err);
-			if (r == 0 && t->fec.spec[0] && strcmp(t->fec.spec, d.spec) != 0)
-				r = wfail(err, "use_fec_from_device", a, "given twice");
-			if (r == 0)
-				t->fec = d;
-		} else if (arg && word_is(w[i - 1], "fec_roots")) {
-			uint32_t roots = 0;
-
-			r = num32(a, "fec_roots", &roots, err);
-			if (r == 0 && (roots < VERITY_FEC_MIN_ROOTS || roots > VERITY_FEC_MAX_ROOTS))
-				r = wfail(err, "fec_roots", a, "must be between 2 and 24");
-			if (r == 0 && (t->given & VI_GIVEN_FEC_ROOTS) && t->fec_roots != roots)
-				r = wfail(err, "fec_roots", a, "given twice");
-			if (r == 0) {
-				t->fec_roots = roots;
-				t->given |= VI_GIVEN_FEC_ROOTS;
-			}
-		} else if (arg && word_is(w[i - 1], "fec_blocks")) {
-			r = num64(a, "fec_blocks", &v, err);
-			if (r == 0 && (v == 0 || (seen_blocks && t->fec_blocks != v)))
-				r = wfail(err, "fec_blocks", a, "zero or given twice");
-			if (r == 0)
-				t->fec_blocks = v;
-			seen_blocks = true;
-		} else if (arg && word_is(w[i - 1], "fec_start")) {
-			r = num64(a, "fec_start", &v, err);
-			/* In data blocks; the config keeps bytes like veritytab's fec-offset=. */
-			if (r == 0 && v > UINT64_MAX / t->params.data_block_size)
-				r = wfail(err, "fec_start", a, "too large");
-			else if (r == 0 && seen_start &&
-				 t->fec_offset != v * t->params.data_block_size)
-				r = wfail(err, "fec_start", a, "given twice");
-			if (r == 0) {
-				t->fec_offset = v * t->params.data_block_size;
-				t->given |= VI_GIVEN_FEC_OFFSET;
-			}
-			seen_start = true;
-		} else if (arg && word_is(w[i - 1], "root_hash_sig_key_desc")) {
+		if (vi_corruption_lookup(w[i].s, w[i].n, VI_SPELL_TABLE, &c) == 0) {
+			r = vi_target_set_num(t, VI_PARAM_CORRUPTION, c);
+			if (r < 0)
+				return vi_err(err, "dm-mod.create: more than one *_corruption option");
+		} else if (vi_ioerror_lookup(w[i].s, w[i].n, VI_SPELL_TABLE, &e) == 0) {
+			r = vi_target_set_num(t, VI_PARAM_IOERROR, e);
+			if (r < 0)
+				return vi_err(err, "dm-mod.create: both restart_on_error and "
+					      "panic_on_error");
+		} else if (word_is(w[i], "try_verify_in_tasklet")) {
+			/* the kernel's alone: no other syntax has it */
+			t->try_verify_in_tasklet = true;
+		} else if (key_desc) {
 			if (!vi_str_printable(a.s, a.n) || memchr(a.s, ',', a.n))
-				r = wfail(err, "root_hash_sig_key_desc", a, "bad characters");
-			else if (t->sig_key_desc[0] && (strlen(t->sig_key_desc) != a.n ||
-							memcmp(t->sig_key_desc, a.s, a.n) != 0))
-				r = wfail(err, "root_hash_sig_key_desc", a, "given twice");
-			else if (vi_strlcpy_exact(t->sig_key_desc, sizeof(t->sig_key_desc),
-						  a.s, a.n) < 0)
-				r = wfail(err, "root_hash_sig_key_desc", a, "too long");
-			else
-				r = 0;
+				return wfail(err, "root_hash_sig_key_desc", a, "bad characters");
+			if (t->sig_key_desc[0] && (strlen(t->sig_key_desc) != a.n ||
+						   memcmp(t->sig_key_desc, a.s, a.n) != 0))
+				return wfail(err, "root_hash_sig_key_desc", a, "given twice");
+			if (vi_strlcpy_exact(t->sig_key_desc, sizeof(t->sig_key_desc), a.s, a.n) < 0)
+				return wfail(err, "root_hash_sig_key_desc", a, "too long");
+		} else if (p >= 0) {
+			r = opt_param((enum vi_param)p, w[i], a, t, err);
+			if (r < 0)
+				return r;
 		} else {
-			r = wfail(err, "option", w[i], "unknown verity table option");
+			return wfail(err, "option", w[i], "unknown verity table option");
 		}
-		if (r < 0)
-			return r;
+		if (a.s)
+			i++;
 	}
-	if ((seen_blocks || seen_start || (t->given & VI_GIVEN_FEC_ROOTS)) && !t->fec.spec[0])
+	if ((vi_target_given(t) & fec) && !t->fec.spec[0])
 		return vi_err(err, "dm-mod.create: fec_* options without use_fec_from_device");
 	return 0;
 }

@@ -36,8 +36,7 @@ int verity_fec_geometry_compute(uint64_t data_blocks, uint32_t block_size, uint6
 	if (roots < VERITY_FEC_MIN_ROOTS || roots > VERITY_FEC_MAX_ROOTS)
 		return vi_err(err, "FEC roots %u out of range (%u to %u parity bytes)", roots,
 			      VERITY_FEC_MIN_ROOTS, VERITY_FEC_MAX_ROOTS);
-	if (block_size < VERITY_MIN_BLOCK || block_size > VERITY_MAX_BLOCK ||
-	    (block_size & (block_size - 1)) != 0)
+	if (!verity_block_size_ok(block_size))
 		return vi_err(err, "FEC block size %u is not a power of two from %u to %u",
 			      block_size, VERITY_MIN_BLOCK, VERITY_MAX_BLOCK);
 	if (data_blocks == 0)

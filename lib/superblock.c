@@ -52,7 +52,7 @@ unsigned verity_digest_size(const char *hash_name)
 	return 0;
 }
 
-static bool block_size_ok(uint32_t bs)
+bool verity_block_size_ok(uint64_t bs)
 {
 	return bs >= VERITY_MIN_BLOCK && bs <= VERITY_MAX_BLOCK && (bs & (bs - 1)) == 0;
 }
@@ -83,10 +83,10 @@ int verity_params_validate(const struct verity_params *p, struct verity_err *err
 	}
 	if (p->hash_type > 1)
 		return vi_err(err, "unknown hash type %u (0 or 1)", p->hash_type);
-	if (!block_size_ok(p->data_block_size))
+	if (!verity_block_size_ok(p->data_block_size))
 		return vi_err(err, "data block size %u is not a power of two in [%u, %u]",
 			    p->data_block_size, VERITY_MIN_BLOCK, VERITY_MAX_BLOCK);
-	if (!block_size_ok(p->hash_block_size))
+	if (!verity_block_size_ok(p->hash_block_size))
 		return vi_err(err, "hash block size %u is not a power of two in [%u, %u]",
 			    p->hash_block_size, VERITY_MIN_BLOCK, VERITY_MAX_BLOCK);
 	/* The kernel needs at least two digests per hash block. */
