@@ -11,6 +11,7 @@
 #include "fec.h"
 #include "geometry.h"
 #include "hex.h"
+#include "params.h"
 #include "strutil.h"
 
 
@@ -40,41 +41,52 @@ enum key {
 
 #define FIRST_OPTIONAL K_UUID
 
-static const char *const key_names[K_COUNT] = {
-	[K_VERSION] = "version",
-	[K_ROOT_HASH] = "root-hash",
-	[K_HASH_ALG] = "hash-algorithm",
-	[K_FORMAT] = "format",
-	[K_DATA_BS] = "data-block-size",
-	[K_HASH_BS] = "hash-block-size",
-	[K_DATA_BLOCKS] = "data-blocks",
-	[K_HASH_OFFSET] = "hash-offset",
-	[K_SALT] = "salt",
-	[K_SUPERBLOCK] = "superblock",
-	[K_DATA_DEV] = "data-device",
-	[K_UUID] = "uuid",
-	[K_HASH_DEV] = "hash-device",
-	[K_FEC_DEV] = "fec-device",
-	[K_FEC_OFFSET] = "fec-offset",
-	[K_FEC_ROOTS] = "fec-roots",
-	[K_CORRUPTION] = "on-corruption",
-	[K_IOERROR] = "on-error",
-	[K_ZERO] = "ignore-zero-blocks",
-	[K_ONCE] = "check-at-most-once",
+/* A key is a parameter of the target (its manifest spelling is in lib/params.c) or one of the
+ * manifest's own. */
+static const struct {
+	const char *name;     /* the manifest's own keys */
+	int param;            /* enum vi_param, or -1 */
+} manifest_keys[K_COUNT] = {
+	[K_VERSION]     = { "version", -1 },
+	[K_ROOT_HASH]   = { "root-hash", -1 },
+	[K_HASH_ALG]    = { NULL, VI_PARAM_HASH },
+	[K_FORMAT]      = { NULL, VI_PARAM_FORMAT },
+	[K_DATA_BS]     = { NULL, VI_PARAM_DATA_BS },
+	[K_HASH_BS]     = { NULL, VI_PARAM_HASH_BS },
+	[K_DATA_BLOCKS] = { NULL, VI_PARAM_DATA_BLOCKS },
+	[K_HASH_OFFSET] = { NULL, VI_PARAM_HASH_OFFSET },
+	[K_SALT]        = { NULL, VI_PARAM_SALT },
+	[K_SUPERBLOCK]  = { NULL, VI_PARAM_SUPERBLOCK },
+	[K_DATA_DEV]    = { "data-device", -1 },
+	[K_UUID]        = { NULL, VI_PARAM_UUID },
+	[K_HASH_DEV]    = { "hash-device", -1 },
+	[K_FEC_DEV]     = { NULL, VI_PARAM_FEC_DEVICE },
+	[K_FEC_OFFSET]  = { NULL, VI_PARAM_FEC_OFFSET },
+	[K_FEC_ROOTS]   = { NULL, VI_PARAM_FEC_ROOTS },
+	[K_CORRUPTION]  = { NULL, VI_PARAM_CORRUPTION },
+	[K_IOERROR]     = { NULL, VI_PARAM_IOERROR },
+	[K_ZERO]        = { NULL, VI_PARAM_ZERO_BLOCKS },
+	[K_ONCE]        = { NULL, VI_PARAM_CHECK_ONCE },
 };
 
-static const char *const corruption_names[] = {
-	[VI_CORRUPT_EIO] = "eio",
-	[VI_CORRUPT_IGNORE] = "ignore",
-	[VI_CORRUPT_RESTART] = "restart",
-	[VI_CORRUPT_PANIC] = "panic",
-};
+static const char *key_name(unsigned k)
+{
+	if (k >= K_COUNT)
+		return "?";
+	return manifest_keys[k].name ? manifest_keys[k].name :
+	       vi_param_name((enum vi_param)manifest_keys[k].param, VI_SPELL_MANIFEST);
+}
 
-static const char *const ioerror_names[] = {
-	[VI_IOERR_EIO] = "eio",
-	[VI_IOERR_RESTART] = "restart",
-	[VI_IOERR_PANIC] = "panic",
-};
+static int key_lookup(const char *w, size_t n, unsigned *ret)
+{
+	for (unsigned k = 0; k < K_COUNT; k++) {
+		if (vi_str_eq(w, n, key_name(k))) {
+			*ret = k;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -97,18 +109,6 @@ static int parse_yesno(const char *v, size_t n, bool *ret)
 	return 0;
 }
 
-static int parse_word(const char *v, size_t n, const char *const *names, size_t count,
-		      unsigned *ret)
-{
-	for (size_t i = 0; i < count; i++) {
-		if (vi_str_eq(v, n, names[i])) {
-			*ret = (unsigned)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 static int parse_devspec(const char *v, size_t n, struct vi_devspec *ret)
 {
 	/* MAJ:MIN only makes sense inside a running system: never in a manifest */
@@ -117,18 +117,83 @@ static int parse_devspec(const char *v, size_t n, struct vi_devspec *ret)
 	return vi_strlcpy_exact(ret->spec, sizeof(ret->spec), v, n) < 0 ? -EINVAL : 0;
 }
 
-static bool block_size_ok(uint64_t bs)
+/* The value of parameter p in the manifest's syntax into *ret (buf: room for the salt or the
+ * UUID, spec for a device). -EINVAL with *why set. */
+static int read_param(enum vi_param p, const char *v, size_t n, struct vi_param_value *ret,
+		      uint8_t *buf, struct vi_devspec *spec, const char **why)
 {
-	return bs >= VERITY_MIN_BLOCK && bs <= VERITY_MAX_BLOCK && (bs & (bs - 1)) == 0;
+	bool b = false;
+	int r = 0;
+
+	switch (p) {
+	case VI_PARAM_HASH:
+		ret->s = v;
+		ret->len = n;
+		return 0;
+	case VI_PARAM_SALT:
+		ret->s = buf;
+		ret->len = 0;
+		if (n == 1 && v[0] == '-')
+			return 0;
+		if (hex_decode(v, n, buf, VERITY_MAX_SALT, &ret->len) < 0 || ret->len == 0)
+			return -EINVAL;
+		return 0;
+	case VI_PARAM_UUID: {
+		char s[VERITY_UUID_STR_LEN + 1];
+
+		if (n != VERITY_UUID_STR_LEN)
+			return -EINVAL;
+		memcpy(s, v, n);
+		s[n] = '\0';
+		ret->s = buf;
+		ret->len = 16;
+		return verity_uuid_parse(s, buf) < 0 ? -EINVAL : 0;
+	}
+	case VI_PARAM_FEC_DEVICE:
+		if (parse_devspec(v, n, spec) < 0)
+			return -EINVAL;
+		ret->s = spec->spec;
+		ret->len = strlen(spec->spec);
+		return 0;
+	case VI_PARAM_SUPERBLOCK:
+	case VI_PARAM_ZERO_BLOCKS:
+	case VI_PARAM_CHECK_ONCE:
+		r = parse_yesno(v, n, &b);
+		ret->num = b;
+		return r;
+	case VI_PARAM_CORRUPTION: {
+		enum vi_corruption c = VI_CORRUPT_EIO;
+
+		r = vi_corruption_lookup(v, n, VI_SPELL_MANIFEST, &c);
+		ret->num = c;
+		return r;
+	}
+	case VI_PARAM_IOERROR: {
+		enum vi_ioerror e = VI_IOERR_EIO;
+
+		r = vi_ioerror_lookup(v, n, VI_SPELL_MANIFEST, &e);
+		ret->num = e;
+		return r;
+	}
+	default:
+		/* the numbers: a malformed one is out of range too */
+		if (vi_param_range(p))
+			*why = vi_param_range(p);
+		return parse_num(v, n, &ret->num);
+	}
 }
 
-/* One "key value" pair into m. -EINVAL: a bad value (the caller names the line). */
-static int set_value(struct vi_manifest *m, enum key k, const char *v, size_t n,
-		     const char **why)
+/* One "key value" pair into m, or into t for a parameter of the target (copied into m once
+ * every line is in). -EINVAL: a bad value (the caller names the line). */
+static int set_value(struct vi_manifest *m, struct vi_target *t, enum key k, const char *v,
+		     size_t n, const char **why)
 {
+	uint8_t buf[VERITY_MAX_SALT];
+	struct vi_param_value val = { 0, NULL, 0 };
+	struct vi_devspec spec;
 	uint64_t u = 0;
 	size_t got = 0;
-	unsigned w = 0;
+	int r;
 
 	*why = "invalid value";
 	switch (k) {
@@ -143,107 +208,55 @@ static int set_value(struct vi_manifest *m, enum key k, const char *v, size_t n,
 			return -EINVAL;
 		m->root_hash_len = (unsigned)got;
 		return 0;
-	case K_HASH_ALG:
-		if (n >= sizeof(m->params.hash_name))
-			return -EINVAL;
-		memcpy(m->params.hash_name, v, n);
-		m->params.hash_name[n] = '\0';
-		if (verity_digest_size(m->params.hash_name) == 0) {
-			*why = "unknown hash algorithm";
-			return -EINVAL;
-		}
-		return 0;
-	case K_FORMAT:
-		if (parse_num(v, n, &u) < 0 || u > 1) {
-			*why = "must be 0 or 1";
-			return -EINVAL;
-		}
-		m->params.hash_type = (uint32_t)u;
-		return 0;
-	case K_DATA_BS:
-	case K_HASH_BS:
-		if (parse_num(v, n, &u) < 0 || !block_size_ok(u)) {
-			*why = "not a power of two between 512 and 524288";
-			return -EINVAL;
-		}
-		if (k == K_DATA_BS)
-			m->params.data_block_size = (uint32_t)u;
-		else
-			m->params.hash_block_size = (uint32_t)u;
-		return 0;
-	case K_DATA_BLOCKS:
-		if (parse_num(v, n, &u) < 0 || u == 0)
-			return -EINVAL;
-		m->params.data_blocks = u;
-		return 0;
-	case K_HASH_OFFSET:
-	case K_FEC_OFFSET:
-		if (parse_num(v, n, &u) < 0 || u % 512) {
-			*why = "not a multiple of 512 bytes";
-			return -EINVAL;
-		}
-		if (k == K_HASH_OFFSET)
-			m->params.hash_offset = u;
-		else
-			m->fec_offset = u;
-		return 0;
-	case K_SALT:
-		if (n == 1 && v[0] == '-') {
-			m->params.salt_size = 0;
-			return 0;
-		}
-		if (hex_decode(v, n, m->params.salt, sizeof(m->params.salt), &got) < 0 || got == 0)
-			return -EINVAL;
-		m->params.salt_size = (uint16_t)got;
-		return 0;
-	case K_SUPERBLOCK:
-		if (parse_yesno(v, n, &m->params.no_superblock) < 0)
-			return -EINVAL;
-		m->params.no_superblock = !m->params.no_superblock;
-		return 0;
-	case K_UUID: {
-		char s[VERITY_UUID_STR_LEN + 1];
-
-		if (n != VERITY_UUID_STR_LEN)
-			return -EINVAL;
-		memcpy(s, v, n);
-		s[n] = '\0';
-		if (verity_uuid_parse(s, m->params.uuid) < 0)
-			return -EINVAL;
-		m->has_uuid = true;
-		return 0;
-	}
 	case K_DATA_DEV:
 		return parse_devspec(v, n, &m->data);
 	case K_HASH_DEV:
 		return parse_devspec(v, n, &m->hash);
-	case K_FEC_DEV:
-		return parse_devspec(v, n, &m->fec);
-	case K_FEC_ROOTS:
-		if (parse_num(v, n, &u) < 0 || u < VERITY_FEC_MIN_ROOTS || u > VERITY_FEC_MAX_ROOTS) {
-			*why = "must be between 2 and 24";
-			return -EINVAL;
-		}
-		m->fec_roots = (uint32_t)u;
-		return 0;
-	case K_CORRUPTION:
-		if (parse_word(v, n, corruption_names, ARRAY_SIZE(corruption_names), &w) < 0)
-			return -EINVAL;
-		m->corruption = (enum vi_corruption)w;
-		return 0;
-	case K_IOERROR:
-		if (parse_word(v, n, ioerror_names, ARRAY_SIZE(ioerror_names), &w) < 0)
-			return -EINVAL;
-		m->ioerror = (enum vi_ioerror)w;
-		return 0;
-	case K_ZERO:
-		return parse_yesno(v, n, &m->ignore_zero_blocks);
-	case K_ONCE:
-		return parse_yesno(v, n, &m->check_at_most_once);
-	case K_COUNT:
+	default:
 		break;
 	}
-	return -EINVAL;
+	if (k >= K_COUNT || manifest_keys[k].param < 0)
+		return -EINVAL;
+	r = read_param((enum vi_param)manifest_keys[k].param, v, n, &val, buf, &spec, why);
+	if (r < 0)
+		return -EINVAL;
+	r = vi_target_set(t, (enum vi_param)manifest_keys[k].param, &val);
+	if (r == -ERANGE)
+		*why = manifest_keys[k].param == VI_PARAM_HASH ? "unknown hash algorithm" :
+		       vi_param_range((enum vi_param)manifest_keys[k].param);
+	return r < 0 ? -EINVAL : 0;
+}
+
+/* The target's parameters of m, for the formatter and the comparison with a command line:
+ * given what a manifest always binds (the required keys, and the FEC keys, whose absence
+ * binds 0), the UUID when it has one. */
+static void as_target(const struct vi_manifest *m, struct vi_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->params = m->params;
+	t->superblock = !m->params.no_superblock;
+	t->fec = m->fec;
+	t->fec_offset = m->fec_offset;
+	t->fec_roots = m->fec_roots;
+	t->corruption = m->corruption;
+	t->ioerror = m->ioerror;
+	t->ignore_zero_blocks = m->ignore_zero_blocks;
+	t->check_at_most_once = m->check_at_most_once;
+	t->given = VI_PARAM_GIVEN_BITS & ~(m->has_uuid ? 0u : VI_GIVEN_UUID);
+}
+
+/* The parameters the manifest parse collected in t, into m. */
+static void from_target(const struct vi_target *t, struct vi_manifest *m)
+{
+	m->params = t->params;
+	m->has_uuid = (t->given & VI_GIVEN_UUID) != 0;
+	m->fec = t->fec;
+	m->fec_offset = t->fec_offset;
+	m->fec_roots = t->fec_roots;
+	m->corruption = t->corruption;
+	m->ioerror = t->ioerror;
+	m->ignore_zero_blocks = t->ignore_zero_blocks;
+	m->check_at_most_once = t->check_at_most_once;
 }
 
 /* Whole-manifest rules once every line is in. */
@@ -254,7 +267,7 @@ static int check_manifest(const struct vi_manifest *m, uint32_t seen, struct ver
 
 	for (unsigned k = 0; k < FIRST_OPTIONAL; k++)
 		if (!(seen & (1u << k)))
-			return vi_err(err, "manifest: required key '%s' missing", key_names[k]);
+			return vi_err(err, "manifest: required key '%s' missing", key_name(k));
 	dsize = verity_digest_size(m->params.hash_name);
 	if (m->root_hash_len != dsize)
 		return vi_err(err, "manifest: root-hash has %u bytes, %s needs %u",
@@ -276,6 +289,7 @@ int vi_manifest_parse(const char *buf, size_t len, struct vi_manifest *ret,
 {
 	static const char magic[] = VI_MANIFEST_MAGIC "\n";
 	struct vi_manifest m;
+	struct vi_target t;
 	uint32_t seen = 0;
 	size_t pos, lineno = 1;
 
@@ -286,6 +300,7 @@ int vi_manifest_parse(const char *buf, size_t len, struct vi_manifest *ret,
 	if (len < sizeof(magic) - 1 || memcmp(buf, magic, sizeof(magic) - 1) != 0)
 		return vi_err(err, "manifest: first line is not \"%s\"", VI_MANIFEST_MAGIC);
 	memset(&m, 0, sizeof(m));
+	memset(&t, 0, sizeof(t));
 	pos = sizeof(magic) - 1;
 	while (pos < len) {
 		const char *line = buf + pos, *nl, *sp, *why = NULL;
@@ -306,19 +321,22 @@ int vi_manifest_parse(const char *buf, size_t len, struct vi_manifest *ret,
 		if (!sp || sp == line || sp == line + n - 1 || memchr(sp + 1, ' ', n - (size_t)(sp - line) - 1))
 			return vi_err(err, "manifest line %zu: not \"key value\"", lineno);
 		klen = (size_t)(sp - line);
-		if (parse_word(line, klen, key_names, K_COUNT, &k) < 0) {
+		if (key_lookup(line, klen, &k) < 0) {
 			char s[40];
 
 			vi_sanitize(line, klen, s, sizeof(s));
 			return vi_err(err, "manifest line %zu: unknown key '%s'", lineno, s);
 		}
+		/* stricter than the repeat rule of the option syntaxes: a signed text has one
+		 * canonical form */
 		if (seen & (1u << k))
-			return vi_err(err, "manifest line %zu: '%s' given twice", lineno, key_names[k]);
+			return vi_err(err, "manifest line %zu: '%s' given twice", lineno, key_name(k));
 		seen |= 1u << k;
-		if (set_value(&m, (enum key)k, sp + 1, n - klen - 1, &why) < 0)
-			return vi_err(err, "manifest line %zu: %s: %s", lineno,
-				      k < K_COUNT ? key_names[k] : "?", why ? why : "invalid value");
+		if (set_value(&m, &t, (enum key)k, sp + 1, n - klen - 1, &why) < 0)
+			return vi_err(err, "manifest line %zu: %s: %s", lineno, key_name(k),
+				      why ? why : "invalid value");
 	}
+	from_target(&t, &m);
 	if ((seen & (1u << K_FEC_DEV)) && !(seen & (1u << K_FEC_ROOTS)))
 		m.fec_roots = VERITY_FEC_DEFAULT_ROOTS;
 	if (check_manifest(&m, seen, err) < 0)
@@ -328,20 +346,12 @@ int vi_manifest_parse(const char *buf, size_t len, struct vi_manifest *ret,
 }
 
 /* snprintf-append; -ENOBUFS once out is full. */
-static int add(char *out, size_t out_size, size_t *pos, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static int add(char *out, size_t out_size, size_t *pos, const char *key, const char *fmt, ...)
+__attribute__((format(printf, 4, 5)))
+static int add(char *out, size_t out_size, size_t *pos, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
 
-	if (key) {
-		n = snprintf(out + *pos, out_size - *pos, "%s ", key);
-		if (n < 0 || (size_t)n >= out_size - *pos)
-			return -ENOBUFS;
-		*pos += (size_t)n;
-	}
 	va_start(ap, fmt);
 	n = vsnprintf(out + *pos, out_size - *pos, fmt, ap);
 	va_end(ap);
@@ -351,10 +361,45 @@ static int add(char *out, size_t out_size, size_t *pos, const char *key, const c
 	return 0;
 }
 
+/* One line of key k, or nothing when the key is left out (optional, default). */
+static int format_key(const struct vi_manifest *m, const struct vi_target *t, enum key k,
+		      char *out, size_t out_size, size_t *pos)
+{
+	char hex[2 * VERITY_MAX_DIGEST + 1];
+
+	switch (k) {
+	case K_VERSION:
+		return add(out, out_size, pos, "%s %llu\n", key_name(k),
+			   (unsigned long long)m->version);
+	case K_ROOT_HASH:
+		hex_encode(m->root_hash, m->root_hash_len, hex, sizeof(hex));
+		return add(out, out_size, pos, "%s %s\n", key_name(k), hex);
+	case K_DATA_DEV:
+		return add(out, out_size, pos, "%s %s\n", key_name(k), m->data.spec);
+	case K_HASH_DEV:
+		return m->hash.spec[0] ? add(out, out_size, pos, "%s %s\n", key_name(k),
+					     m->hash.spec) : 0;
+	case K_UUID:
+		if (!m->has_uuid)
+			return 0;
+		break;
+	case K_FEC_DEV:
+	case K_FEC_OFFSET:
+	case K_FEC_ROOTS:
+		if (!m->fec.spec[0])
+			return 0;
+		break;
+	default:
+		break;
+	}
+	return vi_param_format(t, (enum vi_param)manifest_keys[k].param, VI_SPELL_MANIFEST, out,
+			       out_size, pos);
+}
+
 int vi_manifest_format(const struct vi_manifest *m, char *out, size_t out_size,
 		       size_t *ret_len, struct verity_err *err)
 {
-	char hex[2 * VERITY_MAX_SALT + 1], uuid[VERITY_UUID_STR_LEN + 1];
+	struct vi_target t;
 	size_t pos = 0;
 	int r;
 
@@ -370,45 +415,17 @@ int vi_manifest_format(const struct vi_manifest *m, char *out, size_t out_size,
 	r = verity_params_validate(&m->params, err);
 	if (r < 0)
 		return r;
-#define ADD(...) do { r = add(out, out_size, &pos, __VA_ARGS__); if (r < 0) goto nobufs; } while (0)
-	ADD(NULL, "%s\n", VI_MANIFEST_MAGIC);
-	ADD(key_names[K_VERSION], "%llu\n", (unsigned long long)m->version);
-	hex_encode(m->root_hash, m->root_hash_len, hex, sizeof(hex));
-	ADD(key_names[K_ROOT_HASH], "%s\n", hex);
-	ADD(key_names[K_HASH_ALG], "%s\n", m->params.hash_name);
-	ADD(key_names[K_FORMAT], "%u\n", (unsigned)m->params.hash_type);
-	ADD(key_names[K_DATA_BS], "%u\n", (unsigned)m->params.data_block_size);
-	ADD(key_names[K_HASH_BS], "%u\n", (unsigned)m->params.hash_block_size);
-	ADD(key_names[K_DATA_BLOCKS], "%llu\n", (unsigned long long)m->params.data_blocks);
-	ADD(key_names[K_HASH_OFFSET], "%llu\n", (unsigned long long)m->params.hash_offset);
-	if (m->params.salt_size) {
-		hex_encode(m->params.salt, m->params.salt_size, hex, sizeof(hex));
-		ADD(key_names[K_SALT], "%s\n", hex);
-	} else {
-		ADD(key_names[K_SALT], "-\n");
+	as_target(m, &t);
+	if (!t.fec_roots)
+		t.fec_roots = VERITY_FEC_DEFAULT_ROOTS;
+	r = add(out, out_size, &pos, "%s\n", VI_MANIFEST_MAGIC);
+	for (unsigned k = 0; k < K_COUNT && r == 0; k++)
+		r = format_key(m, &t, (enum key)k, out, out_size, &pos);
+	if (r < 0) {
+		out[0] = '\0';
+		vi_err(err, "manifest does not fit in %zu bytes", out_size);
+		return -ENOBUFS;
 	}
-	ADD(key_names[K_SUPERBLOCK], "%s\n", m->params.no_superblock ? "no" : "yes");
-	ADD(key_names[K_DATA_DEV], "%s\n", m->data.spec);
-	if (m->has_uuid) {
-		verity_uuid_format(m->params.uuid, uuid);
-		ADD(key_names[K_UUID], "%s\n", uuid);
-	}
-	if (m->hash.spec[0])
-		ADD(key_names[K_HASH_DEV], "%s\n", m->hash.spec);
-	if (m->fec.spec[0]) {
-		ADD(key_names[K_FEC_DEV], "%s\n", m->fec.spec);
-		ADD(key_names[K_FEC_OFFSET], "%llu\n", (unsigned long long)m->fec_offset);
-		ADD(key_names[K_FEC_ROOTS], "%u\n", m->fec_roots ? m->fec_roots : VERITY_FEC_DEFAULT_ROOTS);
-	}
-	if (m->corruption != VI_CORRUPT_EIO)
-		ADD(key_names[K_CORRUPTION], "%s\n", corruption_names[m->corruption]);
-	if (m->ioerror != VI_IOERR_EIO)
-		ADD(key_names[K_IOERROR], "%s\n", ioerror_names[m->ioerror]);
-	if (m->ignore_zero_blocks)
-		ADD(key_names[K_ZERO], "yes\n");
-	if (m->check_at_most_once)
-		ADD(key_names[K_ONCE], "yes\n");
-#undef ADD
 	/* what we write must be what we accept */
 	{
 		struct vi_manifest back;
@@ -419,9 +436,6 @@ int vi_manifest_format(const struct vi_manifest *m, char *out, size_t out_size,
 	}
 	*ret_len = pos;
 	return 0;
-nobufs:
-	vi_err(err, "manifest does not fit in %zu bytes", out_size);
-	return -ENOBUFS;
 }
 
 static bool uuid_like(const char *spec, const char **value)
@@ -455,10 +469,17 @@ static int contradicts(struct verity_err *err, const char *what)
 	return -EPERM;
 }
 
+/* The parameters vi_manifest_apply compares with the table's rule (the devices are compared
+ * as device specs, the signature is no mapping parameter). */
+#define APPLY_COMPARED (((1u << VI_PARAM_COUNT) - 1u) & ~(VI_PARAM_BIT(VI_PARAM_FEC_DEVICE) | \
+			 VI_PARAM_BIT(VI_PARAM_FEC_BLOCKS) | VI_PARAM_BIT(VI_PARAM_SIGNATURE)))
+
 int vi_manifest_apply(const struct vi_manifest *m, struct vi_target *t, struct verity_err *err)
 {
-	const struct verity_params *mp = &m->params, *tp = &t->params;
-	struct vi_target n;
+	const struct verity_params *mp = &m->params;
+	struct vi_target n, mt;
+	char what[48];
+	int p;
 
 	if (t->from_dm_create)
 		return contradicts(err, "dm-mod.create= table");
@@ -474,39 +495,21 @@ int vi_manifest_apply(const struct vi_manifest *m, struct vi_target *t, struct v
 		return contradicts(err, "hash device");
 	if (t->fec.spec[0] && !vi_manifest_devspec_eq(t->fec.spec, m->fec.spec))
 		return contradicts(err, "fec-device=");
-	if ((t->given & VI_GIVEN_HASH_NAME) && strcmp(tp->hash_name, mp->hash_name) != 0)
-		return contradicts(err, "hash=");
-	if ((t->given & VI_GIVEN_FORMAT) && tp->hash_type != mp->hash_type)
-		return contradicts(err, "format=");
-	if ((t->given & VI_GIVEN_DATA_BS) && tp->data_block_size != mp->data_block_size)
-		return contradicts(err, "data-block-size=");
-	if ((t->given & VI_GIVEN_HASH_BS) && tp->hash_block_size != mp->hash_block_size)
-		return contradicts(err, "hash-block-size=");
-	if ((t->given & VI_GIVEN_DATA_BLOCKS) && tp->data_blocks != mp->data_blocks)
-		return contradicts(err, "data-blocks=");
-	if ((t->given & VI_GIVEN_HASH_OFFSET) && tp->hash_offset != mp->hash_offset)
-		return contradicts(err, "hash-offset=");
-	if ((t->given & VI_GIVEN_SALT) &&
-	    (tp->salt_size != mp->salt_size || memcmp(tp->salt, mp->salt, mp->salt_size) != 0))
-		return contradicts(err, "salt=");
-	if ((t->given & VI_GIVEN_UUID) &&
-	    (!m->has_uuid || memcmp(tp->uuid, mp->uuid, sizeof(mp->uuid)) != 0))
-		return contradicts(err, "uuid=");
-	if (((t->given & VI_GIVEN_SUPERBLOCK) || !t->superblock) && t->superblock == mp->no_superblock)
-		return contradicts(err, "superblock=");
-	if ((t->given & VI_GIVEN_FEC_OFFSET) && t->fec_offset != m->fec_offset)
-		return contradicts(err, "fec-offset=");
-	if ((t->given & VI_GIVEN_FEC_ROOTS) && t->fec_roots != m->fec_roots)
-		return contradicts(err, "fec-roots=");
-	/* These have no "given" bit: anything but the default was written on the command line. */
-	if (t->corruption != VI_CORRUPT_EIO && t->corruption != m->corruption)
+	/* superblock=false is a setting even where superblock= was not written */
+	n = *t;
+	if (!n.superblock)
+		n.given |= VI_GIVEN_SUPERBLOCK;
+	as_target(m, &mt);
+	p = vi_target_conflict(&n, &mt, APPLY_COMPARED);
+	if (p == VI_PARAM_CORRUPTION)
 		return contradicts(err, "corruption option");
-	if (t->ioerror != VI_IOERR_EIO && t->ioerror != m->ioerror)
+	if (p == VI_PARAM_IOERROR)
 		return contradicts(err, "error option");
-	if (t->ignore_zero_blocks && !m->ignore_zero_blocks)
-		return contradicts(err, "ignore-zero-blocks");
-	if (t->check_at_most_once && !m->check_at_most_once)
-		return contradicts(err, "check-at-most-once");
+	if (p >= 0) {
+		snprintf(what, sizeof(what), "%s%s", vi_param_name((enum vi_param)p, VI_SPELL_VOPTS),
+			 vi_param_has_value((enum vi_param)p) ? "=" : "");
+		return contradicts(err, what);
+	}
 
 	/* Everything that shapes the mapping now comes from the manifest alone. */
 	n = *t;
