@@ -21,6 +21,7 @@
 #include "dminit.h"
 #include "hex.h"
 #include "keyring.h"
+#include "params.h"
 #include "rootopts.h"
 #include "strutil.h"
 #include "vopts.h"
@@ -902,14 +903,7 @@ static int no_superblock(struct vi_target *t, const char *what, struct verity_er
 	 * veritysetup do), or up to hash-offset= when the tree is on the data device */
 	if (!(t->given & VI_GIVEN_SALT))
 		return vi_err(err, "%s: superblock=false needs salt= (hex, or '-' for none)", what);
-	if (!(t->given & VI_GIVEN_HASH_NAME))
-		snprintf(p->hash_name, sizeof(p->hash_name), "sha256");
-	if (!(t->given & VI_GIVEN_FORMAT))
-		p->hash_type = 1;
-	if (!(t->given & VI_GIVEN_DATA_BS))
-		p->data_block_size = 4096;
-	if (!(t->given & VI_GIVEN_HASH_BS))
-		p->hash_block_size = 4096;
+	vi_params_fill_defaults(p, t->given);
 	p->no_superblock = true;
 	if (t->given & VI_GIVEN_DATA_BLOCKS) {
 		if (verity_params_validate(p, &e) < 0)
