@@ -400,4 +400,5 @@ testFifoPolicyAndKeyRefused() {
 	assertEquals "FIFO kernel config: not read, built: $(cat "$W/out")" 0 "$RC"
 }
 
+# shellcheck source=/dev/null
 . /usr/share/shunit2/shunit2

@@ -42,6 +42,7 @@ test_dracut_systemd_root_uuid_of_data_partition_not_mounted() {
 	vm_verity_setup ext4 "$d" >/dev/null || { fail "verity setup"; return; }
 	# shellcheck source=/dev/null
 	. "$d/vars"
+	# shellcheck disable=SC2015  # fail when blkid fails or prints nothing
 	uuid=$(blkid -o value -s UUID "$DATA") && [ -n "$uuid" ] || { fail "no UUID on $DATA"; return; }
 	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" dracut-systemd-root-uuid "$RD" \
 		"roothash=$ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=UUID=$uuid rootfstype=ext4"
