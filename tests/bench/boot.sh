@@ -41,9 +41,9 @@ check() { return 255; }
 depends() { echo dm rootfs-block; }
 installkernel() { hostonly='' instmods dm-verity; }
 install() {
-    inst_hook cmdline 30 "$moddir/parse-bench.sh"
-    inst_script "$moddir/bench-setup.sh" /sbin/bench-setup
-    dracut_need_initqueue
+	inst_hook cmdline 30 "$moddir/parse-bench.sh"
+	inst_script "$moddir/bench-setup.sh" /sbin/bench-setup
+	dracut_need_initqueue
 }
 EOF
 	cat >"$d/parse-bench.sh" <<'EOF'
