@@ -13,7 +13,7 @@
 #
 # Shell style: indent with one tab per level (what most of the project's shell uses); a
 # continuation line gets one more tab. Here-documents keep the indentation of the text they
-# produce. dracut-module/ still indents with 4 spaces.
+# produce. dracut-module/ still indents with 4 spaces; build-aux/indent-tabs.py converts.
 set -eu
 
 cd "$(dirname "$0")/.."
