@@ -7,10 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "activate.h"
+#include "clock.h"
 #include "devices.h"
 #include "fec.h"
 #include "geometry.h"
@@ -249,14 +249,6 @@ static int check_node(const char *node, dev_t devno, struct verity_err *err)
 	return 0;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /* Whether the device a wait timeout names (the first one still missing, as vi_devs_scan
  * reports it) was derived from the root hash rather than given. */
 static bool first_missing_derived(const struct vi_target *t, const struct vi_dev *devs)
@@ -291,9 +283,9 @@ int vi_activate(const struct vi_target *t, const struct vi_activate_opts *o,
 	}
 
 	a->stage = VI_STAGE_DEVICES;
-	a->wait_ms = now_ms();
+	a->wait_ms = vi_now_ms();
 	r = vi_devs_wait_noted(devs, ndev, o->timeout_ms, &o->wait_note, err);
-	a->wait_ms = now_ms() - a->wait_ms;
+	a->wait_ms = vi_now_ms() - a->wait_ms;
 	if (r == -ETIMEDOUT && first_missing_derived(t, devs)) {
 		/* a partition named after the root hash that is not there: say where it came from */
 		size_t n = strlen(err->msg);

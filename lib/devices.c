@@ -21,7 +21,9 @@
 
 #include <blkid.h>
 
+#include "clock.h"
 #include "devices.h"
+#include "fileio.h"
 #include "strutil.h"
 
 enum tag_kind { TAG_PATH, TAG_MAJMIN, TAG_UUID, TAG_PARTUUID, TAG_LABEL, TAG_PARTLABEL, TAG_INVALID };
@@ -142,18 +144,13 @@ out_close:
 	return r;
 }
 
+/* The first line of a sysfs attribute. */
 static int read_small(int dirfd, const char *path, char *buf, size_t size)
 {
-	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	int r = fileio_read_text_at(dirfd, path, buf, size);
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -EIO;
-	buf[n] = '\0';
+	if (r < 0)
+		return r;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }
@@ -165,21 +162,8 @@ static int majmin_name(dev_t devno, char *out, size_t out_size)
 	char path[64], buf[512], *p;
 
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", major(devno), minor(devno));
-	if (read_small(AT_FDCWD, path, buf, sizeof(buf)) < 0)
+	if (fileio_read_text_at(AT_FDCWD, path, buf, sizeof(buf)) < 0 || !buf[0])
 		return -ENOENT;
-	/* read_small kept the first line only; re-read the whole file */
-	{
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t n;
-
-		if (fd < 0)
-			return -ENOENT;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			return -ENOENT;
-		buf[n] = '\0';
-	}
 	p = strstr(buf, "DEVNAME=");
 	if (!p)
 		return -ENOENT;
@@ -429,14 +413,6 @@ out:
 	return r;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /* Kernel uevents (group 1): no udev needed. -1 when unavailable; polling still works. */
 static int uevent_open(void)
 {
@@ -482,7 +458,7 @@ int vi_devs_wait(struct vi_dev *devs, unsigned n, unsigned timeout_ms, struct ve
 int vi_devs_wait_noted(struct vi_dev *devs, unsigned n, unsigned timeout_ms,
 		       const struct vi_devs_wait_note *note, struct verity_err *err)
 {
-	uint64_t deadline = now_ms() + timeout_ms;
+	uint64_t deadline = vi_now_ms() + timeout_ms;
 	int ufd = uevent_open();
 	bool noted = false;
 	int r;
@@ -499,7 +475,7 @@ int vi_devs_wait_noted(struct vi_dev *devs, unsigned n, unsigned timeout_ms,
 		if (!noted && note && note->waiting)
 			note->waiting(note->ctx, e.msg, timeout_ms);
 		noted = true;
-		t = now_ms();
+		t = vi_now_ms();
 		if (t >= deadline) {
 			char msg[sizeof(err->msg)];
 

@@ -7,13 +7,13 @@
 
 #include "fileio.h"
 
-int fileio_open_input(const char *path, int flags, unsigned mode, int *ret_fd)
+int fileio_open_input_at(int dirfd, const char *path, int flags, unsigned mode, int *ret_fd)
 {
 	struct stat st;
 	int fd, fl, r;
 
 	/* O_NONBLOCK first: opening a FIFO for reading would otherwise wait for a writer */
-	fd = open(path, flags | O_NONBLOCK | O_CLOEXEC, (mode_t)mode);
+	fd = openat(dirfd, path, flags | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, (mode_t)mode);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0) {
@@ -34,6 +34,11 @@ int fileio_open_input(const char *path, int flags, unsigned mode, int *ret_fd)
 fail:
 	close(fd);
 	return r;
+}
+
+int fileio_open_input(const char *path, int flags, unsigned mode, int *ret_fd)
+{
+	return fileio_open_input_at(AT_FDCWD, path, flags, mode, ret_fd);
 }
 
 int fileio_read_fd(int fd, void *buf, size_t size, size_t *ret_len, bool *ret_more)
@@ -91,5 +96,48 @@ int fileio_read_all(const char *path, void *buf, size_t size, size_t *ret_len)
 	if (more)
 		return -EFBIG;
 	*ret_len = len;
+	return 0;
+}
+
+int fileio_read_file_at(int dirfd, const char *path, unsigned flags, void *buf, size_t size,
+			size_t *ret_len)
+{
+	struct stat st;
+	bool more = false;
+	size_t len = 0;
+	int fd = -1, r;
+
+	r = fileio_open_input_at(dirfd, path, O_RDONLY, 0, &fd);
+	if (r < 0)
+		return r == -ENOTBLK && (flags & FILEIO_REGULAR) ? -EINVAL : r;
+	if ((flags & FILEIO_REGULAR) && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		r = -EINVAL;
+		goto out;
+	}
+	r = fileio_read_fd(fd, buf, size, &len, &more);
+	if (r == 0 && more)
+		r = -EFBIG;
+	if (r == 0)
+		*ret_len = len;
+out:
+	close(fd);
+	return r;
+}
+
+int fileio_read_text_at(int dirfd, const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	int fd = -1, r;
+
+	r = fileio_open_input_at(dirfd, path, O_RDONLY, 0, &fd);
+	if (r < 0)
+		return r;
+	r = fileio_read_fd(fd, buf, size - 1, &len, NULL);
+	close(fd);
+	if (r < 0)
+		return r;
+	buf[len] = '\0';
+	while (len && buf[len - 1] == '\n')
+		buf[--len] = '\0';
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "strutil.h"
 
 static const struct {
@@ -302,44 +303,29 @@ int vi_policy_parse(const char *buf, size_t len, struct vi_policy *ret, struct v
 
 int vi_policy_load(const char *path, struct vi_policy *ret, struct verity_err *err)
 {
-	/* One byte more than allowed, so an oversized file is refused rather than cut. */
-	const size_t size = VI_POLICY_MAX_SIZE + 1;
 	size_t len = 0;
 	char *buf;
-	ssize_t n;
-	int fd, r;
+	int r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		if (errno == ENOENT) {
-			vi_policy_init(ret);
-			return 0;
-		}
-		r = -errno;
-		vi_err(err, "cannot open %s: %s", path, strerror(-r));
-		return r;
-	}
-	buf = malloc(size);
+	buf = malloc(VI_POLICY_MAX_SIZE);
 	if (!buf) {
-		r = -ENOMEM;
 		vi_err(err, "out of memory reading %s", path);
-		goto out_close;
+		return -ENOMEM;
 	}
-	while (len < size && (n = read(fd, buf + len, size - len)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			vi_err(err, "cannot read %s: %s", path, strerror(-r));
-			goto out_free;
-		}
-		len += (size_t)n;
+	r = fileio_read_file_at(AT_FDCWD, path, FILEIO_REGULAR, buf, VI_POLICY_MAX_SIZE, &len);
+	if (r == -ENOENT) {
+		vi_policy_init(ret);
+		r = 0;
+	} else if (r == -EFBIG) {
+		/* refused rather than cut, as vi_policy_parse refuses it */
+		vi_err(err, "policy file larger than %u bytes", VI_POLICY_MAX_SIZE);
+		r = -E2BIG;
+	} else if (r < 0) {
+		vi_err(err, "cannot read %s: %s", path, strerror(-r));
+	} else {
+		r = vi_policy_parse(buf, len, ret, err);
 	}
-	r = vi_policy_parse(buf, len, ret, err);
-out_free:
 	free(buf);
-out_close:
-	close(fd);
 	return r;
 }
 

@@ -9,23 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "devices.h"
 #include "dps_sig.h"
+#include "fileio.h"
 #include "hex.h"
 #include "keyring.h"
 #include "strutil.h"
 #include "vopts.h"
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 /* Paths are absolute by contract; under rootfd they are opened relative to it. */
 static const char *rel(int rootfd, const char *path)
@@ -37,49 +30,12 @@ static const char *rel(int rootfd, const char *path)
 	return *path ? path : ".";
 }
 
-/* Read a whole regular file of at most cap bytes. -EFBIG above cap. */
-static int read_capped_at(int dirfd, const char *path, char *buf, size_t cap, size_t *ret_len)
-{
-	struct stat st;
-	size_t len = 0;
-	ssize_t n;
-	int fd, r = 0;
-
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = -EINVAL;
-		goto out;
-	}
-	if ((uint64_t)st.st_size > cap) {
-		r = -EFBIG;
-		goto out;
-	}
-	while (len < cap && (n = read(fd, buf + len, cap - len)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			goto out;
-		}
-		len += (size_t)n;
-	}
-	*ret_len = len;
-out:
-	close(fd);
-	return r;
-}
-
 static int read_file(int rootfd, const char *path, char *buf, size_t cap, size_t *ret_len,
 		     const char *what, struct verity_err *err)
 {
 	char s[96];
-	int r = read_capped_at(rootfd, rel(rootfd, path), buf, cap, ret_len);
+	int r = fileio_read_file_at(rootfd, rel(rootfd, path), FILEIO_REGULAR, buf, cap,
+				    ret_len);
 
 	if (r == 0)
 		return 0;
@@ -150,7 +106,8 @@ int vi_keys_load(int rootfd, const char *dir, struct vi_keyset *ret, struct veri
 		struct minisign_pubkey *k = &ret->key[ret->n];
 		size_t len = 0;
 
-		r = read_capped_at(dirfd(d), names[i], buf, sizeof(buf), &len);
+		r = fileio_read_file_at(dirfd(d), names[i], FILEIO_REGULAR, buf, sizeof(buf),
+					&len);
 		if (r < 0) {
 			vi_err(err, "public key %s/%s: %s", dir, names[i],
 			       r == -EFBIG ? "too large" : strerror(-r));
@@ -193,13 +150,13 @@ static int read_device(const char *spec, uint64_t off, char *buf, size_t cap, si
 		       unsigned timeout_ms, uint64_t *wait_ms, struct verity_err *err)
 {
 	struct vi_dev d = { .spec = spec, .fd = -1 };
-	uint64_t t0 = now_ms();
+	uint64_t t0 = vi_now_ms();
 	size_t len = 0;
 	ssize_t n;
 	int r;
 
 	r = vi_devs_wait(&d, 1, timeout_ms, err);
-	*wait_ms += now_ms() - t0;
+	*wait_ms += vi_now_ms() - t0;
 	if (r < 0)
 		return r;
 	if (off > d.size) {
@@ -264,12 +221,23 @@ static bool is_file_location(const char *loc)
 	return loc[0] == '/' && strncmp(loc, "/dev/", 5) != 0;
 }
 
+/* The step's buffers, on the heap for one vi_trust_setup call (lib keeps no state between
+ * calls, and 70 KB is too much for a stack frame). */
+struct trust_work {
+	char buf[VI_DPS_SIG_MAX];          /* a manifest bundle, a signature file or partition */
+	char sigbuf[MINISIGN_MAX_FILE];    /* a manifest's .minisig file */
+	struct vi_keyset keys;
+	struct vi_dps_sig dps;
+};
+_Static_assert(VI_BUNDLE_MAX <= VI_DPS_SIG_MAX && VI_MANIFEST_MAX <= VI_DPS_SIG_MAX &&
+	       VI_P7S_MAX <= VI_DPS_SIG_MAX, "trust_work.buf holds every read of the step");
+
 static int manifest_step(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
-			 struct vi_trust_result *res, struct verity_err *err)
+			 struct vi_trust_result *res, struct trust_work *w,
+			 struct verity_err *err)
 {
-	static char buf[VI_BUNDLE_MAX];
-	static char sigbuf[MINISIGN_MAX_FILE];
-	static struct vi_keyset keys;
+	char *buf = w->buf, *sigbuf = w->sigbuf;
+	struct vi_keyset *keys = &w->keys;
 	struct vi_target *t = &cfg->root;
 	const char *loc = cfg->manifest;
 	const char *man, *sig;
@@ -280,7 +248,7 @@ static int manifest_step(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 	int r;
 
 	vi_sanitize(loc, strlen(loc), sloc, sizeof(sloc));
-	r = vi_keys_load(ctx->rootfd, VI_KEYS_DIR, &keys, err);
+	r = vi_keys_load(ctx->rootfd, VI_KEYS_DIR, keys, err);
 	if (r < 0)
 		return r;
 	if (is_file_location(loc)) {
@@ -289,7 +257,7 @@ static int manifest_step(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 			return r;
 		if (snprintf(path, sizeof(path), "%s.minisig", loc) >= (int)sizeof(path))
 			return vi_err(err, "manifest path too long");
-		r = read_file(ctx->rootfd, path, sigbuf, sizeof(sigbuf), &sig_len,
+		r = read_file(ctx->rootfd, path, sigbuf, sizeof(w->sigbuf), &sig_len,
 			      "manifest signature", err);
 		if (r < 0)
 			return r;
@@ -306,7 +274,7 @@ static int manifest_step(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 			if (r < 0)
 				return r;
 		}
-		r = read_device(loc, off, buf, sizeof(buf), &len, ctx->timeout_ms, &res->wait_ms,
+		r = read_device(loc, off, buf, VI_BUNDLE_MAX, &len, ctx->timeout_ms, &res->wait_ms,
 				err);
 		if (r < 0)
 			return r;
@@ -318,7 +286,7 @@ static int manifest_step(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 		snprintf(res->source, sizeof(res->source), "%s (%s)", sloc,
 			 region ? "after the hash tree" : "bundle");
 	}
-	r = vi_manifest_verify(&keys, man, man_len, sig, sig_len, ctx->min_version, &m, &k, err);
+	r = vi_manifest_verify(keys, man, man_len, sig, sig_len, ctx->min_version, &m, &k, err);
 	if (r < 0)
 		return r;
 	r = vi_manifest_apply(&m, t, err);
@@ -326,16 +294,17 @@ static int manifest_step(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 		return r;
 	res->manifest = true;
 	res->version = m.version;
-	minisign_key_id_format(keys.key[k].key_id, res->key_id);
-	snprintf(res->key_file, sizeof(res->key_file), "%s", keys.file[k]);
+	minisign_key_id_format(keys->key[k].key_id, res->key_id);
+	snprintf(res->key_file, sizeof(res->key_file), "%s", keys->file[k]);
 	return 0;
 }
 
 static int signature_step(struct vi_target *t, const struct vi_trust_ctx *ctx,
-			  struct vi_trust_sig *res, uint64_t *wait_ms, struct verity_err *err)
+			  struct vi_trust_sig *res, uint64_t *wait_ms, struct trust_work *w,
+			  struct verity_err *err)
 {
-	static char buf[VI_DPS_SIG_MAX];
-	static struct vi_dps_sig dps;
+	char *buf = w->buf;
+	struct vi_dps_sig *dps = &w->dps;
 	const char *loc = t->sig_path;
 	const uint8_t *sig;
 	char desc[VI_MAX_PATH];
@@ -360,19 +329,19 @@ static int signature_step(struct vi_target *t, const struct vi_trust_ctx *ctx,
 			return r;
 		sig = (const uint8_t *)buf;
 	} else {
-		r = read_device(loc, 0, buf, sizeof(buf), &len, ctx->timeout_ms, wait_ms, err);
+		r = read_device(loc, 0, buf, sizeof(w->buf), &len, ctx->timeout_ms, wait_ms, err);
 		if (r < 0)
 			return r;
-		r = vi_dps_sig_parse(buf, len, &dps, err);
+		r = vi_dps_sig_parse(buf, len, dps, err);
 		if (r < 0)
 			return r;
-		if (dps.root_hash_len != t->root_hash_len ||
-		    memcmp(dps.root_hash, t->root_hash, t->root_hash_len) != 0) {
+		if (dps->root_hash_len != t->root_hash_len ||
+		    memcmp(dps->root_hash, t->root_hash, t->root_hash_len) != 0) {
 			vi_err(err, "the signature partition is for another root hash");
 			return -EPERM;
 		}
-		sig = dps.sig;
-		len = dps.sig_len;
+		sig = dps->sig;
+		len = dps->sig_len;
 	}
 	r = vi_keyring_desc(t->name, desc, sizeof(desc));
 	if (r < 0)
@@ -388,10 +357,10 @@ static int signature_step(struct vi_target *t, const struct vi_trust_ctx *ctx,
 
 static int target_signature(struct vi_target *t, const char *label,
 			    const struct vi_trust_ctx *ctx, struct vi_trust_sig *res,
-			    uint64_t *wait_ms, struct verity_err *err)
+			    uint64_t *wait_ms, struct trust_work *w, struct verity_err *err)
 {
 	char why[sizeof(err->msg)];
-	int r = signature_step(t, ctx, res, wait_ms, err);
+	int r = signature_step(t, ctx, res, wait_ms, w, err);
 
 	if (r < 0) {
 		snprintf(why, sizeof(why), "%s", err->msg);
@@ -405,7 +374,7 @@ static int target_signature(struct vi_target *t, const char *label,
  * load, or none while signatures are required, disables the recovery root; the root's outcome
  * is not changed by it. */
 static void recovery_trust(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
-			   struct vi_trust_result *res)
+			   struct vi_trust_result *res, struct trust_work *w)
 {
 	struct verity_err rerr = { "" };
 
@@ -413,7 +382,7 @@ static void recovery_trust(struct vi_config *cfg, const struct vi_trust_ctx *ctx
 		return;
 	if (cfg->recovery.sig_path[0]) {
 		if (target_signature(&cfg->recovery, "recovery root hash signature", ctx,
-				     &res->recovery_sig, &res->wait_ms, &rerr) == 0)
+				     &res->recovery_sig, &res->wait_ms, w, &rerr) == 0)
 			return;
 		snprintf(res->recovery_note, sizeof(res->recovery_note), "%s", rerr.msg);
 	} else if (cfg->require_signature) {
@@ -428,12 +397,12 @@ static void recovery_trust(struct vi_config *cfg, const struct vi_trust_ctx *ctx
 }
 
 static int root_trust(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
-		      struct vi_trust_result *res, struct verity_err *err)
+		      struct vi_trust_result *res, struct trust_work *w, struct verity_err *err)
 {
 	int r;
 
 	if (cfg->manifest[0]) {
-		r = manifest_step(cfg, ctx, res, err);
+		r = manifest_step(cfg, ctx, res, w, err);
 		if (r < 0) {
 			char why[sizeof(err->msg)];
 
@@ -444,7 +413,7 @@ static int root_trust(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 	}
 	if (cfg->root.enabled && cfg->root.sig_path[0]) {
 		r = target_signature(&cfg->root, "root hash signature", ctx, &res->root_sig,
-				     &res->wait_ms, err);
+				     &res->wait_ms, w, err);
 		if (r < 0)
 			return r;
 	}
@@ -459,10 +428,16 @@ static int root_trust(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 int vi_trust_setup(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 		   struct vi_trust_result *res, struct verity_err *err)
 {
+	struct trust_work *w;
 	int r;
 
 	memset(res, 0, sizeof(*res));
-	r = root_trust(cfg, ctx, res, err);
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		vi_err(err, "out of memory for the signature step");
+		return -ENOMEM;
+	}
+	r = root_trust(cfg, ctx, res, w, err);
 	if (r < 0) {
 		/* the root will not be activated: its key must not linger for anyone else */
 		if (res->root_sig.serial > 0)
@@ -470,7 +445,8 @@ int vi_trust_setup(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 		res->root_sig.serial = 0;
 		cfg->root.sig_key_desc[0] = '\0';
 	}
-	recovery_trust(cfg, ctx, res);
+	recovery_trust(cfg, ctx, res, w);
+	free(w);
 	return r;
 }
 

@@ -16,14 +16,15 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "activate.h"
+#include "clock.h"
 #include "config.h"
 #include "devices.h"
 #include "digest.h"
 #include "dm.h"
+#include "fileio.h"
 #include "hex.h"
 #include "kmsg.h"
 #include "modules.h"
@@ -60,36 +61,6 @@ struct agent {
 	const struct vi_target *failed;
 };
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static int read_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t len = 0;
-	ssize_t n = 0;
-
-	if (fd < 0)
-		return -errno;
-	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += (size_t)n;
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return (int)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	while (len && buf[len - 1] == '\n')
-		buf[--len] = '\0';
-	return 0;
-}
-
 #define DEVKMSG_SYSCTL "/proc/sys/kernel/printk_devkmsg"
 
 /* The kernel keeps 10 /dev/kmsg records per 5 s by default and drops the rest silently: the
@@ -101,7 +72,7 @@ static void devkmsg_unlimit(struct agent *a)
 	char cur[32];
 	int fd;
 
-	if (read_file(DEVKMSG_SYSCTL, cur, sizeof(cur)) < 0 || strcmp(cur, "ratelimit"))
+	if (fileio_read_text_at(AT_FDCWD, DEVKMSG_SYSCTL, cur, sizeof(cur)) < 0 || strcmp(cur, "ratelimit"))
 		return;
 	fd = open(DEVKMSG_SYSCTL, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -141,7 +112,7 @@ static int load_config(struct agent *a, const char *cmdline_arg, bool quiet)
 	if (cmdline_arg) {
 		r = vi_cmdline_parse(cmdline_arg, flags, &a->cfg, &err);
 	} else {
-		r = read_file("/proc/cmdline", buf, sizeof(buf));
+		r = fileio_read_text_at(AT_FDCWD, "/proc/cmdline", buf, sizeof(buf));
 		if (r < 0) {
 			snprintf(err.msg, sizeof(err.msg), "cannot read /proc/cmdline: %s",
 				 strerror(-r));
@@ -415,7 +386,7 @@ static int switch_and_exec(struct agent *a, const struct vi_file_id *init_id,
 	struct vi_switch_result sw;
 	char *argv[VI_MAX_INIT_ARGS + 2] = { a->cfg.init };
 	char *envp[VI_MAX_ENV + 3];
-	uint64_t t0 = now_ms(), total;
+	uint64_t t0 = vi_now_ms(), total;
 	int r, n = 1;
 
 	/* the kernel hands init its arguments through us: pass them on (runlevels, "single") */
@@ -424,7 +395,7 @@ static int switch_and_exec(struct agent *a, const struct vi_file_id *init_id,
 	argv[n] = NULL;
 
 	r = vi_switch_root(NEWROOT, &sw, &err);
-	a->mark_ms[3] = now_ms() - t0;
+	a->mark_ms[3] = vi_now_ms() - t0;
 	*ret_switched = sw.committed;
 	if (sw.warning.msg[0])
 		kmsg_log(&a->log, KMSG_WARNING, "switch root: %s", sw.warning.msg);
@@ -442,7 +413,7 @@ static int switch_and_exec(struct agent *a, const struct vi_file_id *init_id,
 		kmsg_log(&a->log, KMSG_ERR, "%s", err.msg);
 		return r;
 	}
-	total = now_ms() - a->t_start_ms;
+	total = vi_now_ms() - a->t_start_ms;
 	kmsg_log(&a->log, KMSG_NOTICE,
 		 "exec %s (agent time %llu ms: %llu ms module loading, %llu ms device wait, "
 		 "%llu ms own = %llu early mounts + %llu set-up + %llu mount and init read + "
@@ -472,17 +443,17 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 	struct vi_activation act;
 	struct vi_file_id init_id;
 	struct verity_err ignored;
-	uint64_t t0 = now_ms(), w0 = a->wait_ms;
+	uint64_t t0 = vi_now_ms(), w0 = a->wait_ms;
 	int r;
 
 	*ret_switched = false;
 	r = activate(a, t, &act);
 	if (r < 0)
 		return r;
-	a->mark_ms[1] = now_ms() - t0 - (a->wait_ms - w0);
-	t0 = now_ms();
+	a->mark_ms[1] = vi_now_ms() - t0 - (a->wait_ms - w0);
+	t0 = vi_now_ms();
 	r = mount_and_check(a, t, &act, &init_id);
-	a->mark_ms[2] = now_ms() - t0;
+	a->mark_ms[2] = vi_now_ms() - t0;
 	if (r < 0)
 		goto out_remove;
 	write_status(a, result, action, t);
@@ -615,19 +586,19 @@ static void load_modules(struct agent *a)
 	struct verity_err err = { "" };
 	unsigned loaded = 0, skipped = 0;
 	struct vi_policy early;
-	uint64_t t0 = now_ms();
+	uint64_t t0 = vi_now_ms();
 	char val[8] = "";
 	int r;
 
 	/* load_config reads the policy again, with the command line */
 	if (vi_policy_load(VI_POLICY_FILE, &early, &err) == 0)
 		mp.forced = vi_policy_forced_modparams(&early);
-	if (read_file("/proc/cmdline", cmdline, sizeof(cmdline)) == 0) {
+	if (fileio_read_text_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) == 0) {
 		mp.cmdline = cmdline;
 		mp.cmdline_len = strlen(cmdline);
 	}
 	r = vi_modules_load(VI_MODULES_LIST, &mp, &loaded, &skipped, &err);
-	a->modules_ms = now_ms() - t0;
+	a->modules_ms = vi_now_ms() - t0;
 	if (r < 0)
 		kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
 	kmsg_log(&a->log, KMSG_INFO, "%u modules loaded, %u without hardware, in %llu ms", loaded,
@@ -636,7 +607,7 @@ static void load_modules(struct agent *a)
 		return;
 	/* a dm_verity built in, or loaded before us, did not get the forced word: the policy's
 	 * kernel-side guard would be missing, so the boot does not go on without it */
-	if (read_file(REQUIRE_SIGNATURES_PARAM, val, sizeof(val)) < 0 || strcmp(val, "Y")) {
+	if (fileio_read_text_at(AT_FDCWD, REQUIRE_SIGNATURES_PARAM, val, sizeof(val)) < 0 || strcmp(val, "Y")) {
 		a->kernel_guard_missing = true;
 		return;
 	}
@@ -649,11 +620,11 @@ static int run_pid1(struct agent *a)
 	bool switched = false;
 	int r;
 
-	a->t_start_ms = now_ms();
+	a->t_start_ms = vi_now_ms();
 	mount_api(a);
 	devkmsg_unlimit(a);
 	kmsg_open(&a->log, 2);
-	a->mark_ms[0] = now_ms() - a->t_start_ms;
+	a->mark_ms[0] = vi_now_ms() - a->t_start_ms;
 	kmsg_log(&a->log, KMSG_NOTICE, "verity-init " VERITY_INIT_VERSION " start (t=%llu ms)",
 		 (unsigned long long)a->t_start_ms);
 	load_modules(a);
@@ -834,7 +805,7 @@ static int run_status(const char *name)
 		if (strcmp(type, "verity") || status[0] != 'V')
 			rc = EXIT_FAILURE;
 	}
-	if (read_file(VI_STATUS_DIR "/" VI_STATUS_FILE, file, sizeof(file)) == 0) {
+	if (fileio_read_text_at(AT_FDCWD, VI_STATUS_DIR "/" VI_STATUS_FILE, file, sizeof(file)) == 0) {
 		char line[sizeof(file)];
 
 		/* re-sanitized: the file may not have been written by us */
