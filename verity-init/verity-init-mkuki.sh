@@ -62,7 +62,10 @@ while [ $# -gt 0 ]; do
 	*) [ -z "$out" ] || usage_die "more than one output file"; out=$1; shift ;;
 	esac
 done
-if [ $# -gt 0 ]; then [ -z "$out" ] && [ $# -eq 1 ] || usage_die "more than one output file"; out=$1; fi
+if [ $# -gt 0 ]; then
+	if [ -n "$out" ] || [ $# -ne 1 ]; then usage_die "more than one output file"; fi
+	out=$1
+fi
 [ -n "$out" ] || usage_die "no output file"
 [ -n "$kernel" ] || usage_die "--kernel is required"
 [ -n "$initrd" ] || usage_die "--initrd is required"
@@ -70,13 +73,13 @@ if [ $# -gt 0 ]; then [ -z "$out" ] && [ $# -eq 1 ] || usage_die "more than one 
 [ -n "$cmdline" ] || usage_die "the command line is empty"
 case $cmdline in *$'\n'*) usage_die "the command line has a newline in it" ;; esac
 if [ -n "$key" ] || [ -n "$cert" ]; then
-	[ -n "$key" ] && [ -n "$cert" ] || usage_die "--key and --cert go together"
+	if [ -z "$key" ] || [ -z "$cert" ]; then usage_die "--key and --cert go together"; fi
 fi
 if [ -z "$osrel" ]; then
 	if [ -r /etc/os-release ]; then osrel=/etc/os-release; else osrel=/usr/lib/os-release; fi
 fi
 for f in "$kernel" "$initrd" "$osrel" "$stub" ${key:+"$key"} ${cert:+"$cert"}; do
-	[ -r "$f" ] && [ -f "$f" ] || die "cannot read '$f'"
+	if ! [ -r "$f" ] || ! [ -f "$f" ]; then die "cannot read '$f'"; fi
 done
 command -v objcopy >/dev/null || die "objcopy not found (binutils)"
 command -v objdump >/dev/null || die "objdump not found (binutils)"
@@ -127,5 +130,7 @@ if [ -n "$key" ]; then
 	unsigned=$tmp/signed.efi
 	say "signed with $cert"
 fi
-cp "$unsigned" "$out.tmp.$$" && mv -f "$out.tmp.$$" "$out" || { rm -f "$out.tmp.$$"; die "cannot write '$out'"; }
+if ! { cp "$unsigned" "$out.tmp.$$" && mv -f "$out.tmp.$$" "$out"; }; then
+	rm -f "$out.tmp.$$"; die "cannot write '$out'"
+fi
 say "wrote $out ($(stat -c %s "$out") bytes)"

@@ -119,6 +119,7 @@ uefi_boot() {
 	VM_ACCEL_USED=tcg   # KVM with SMM is not what this machine can do (lib.sh probes hang)
 	local varsc=$VM_DIR/vars.$name.$$ t0 t1
 	cp "$vars" "$varsc" || return 1
+	# shellcheck disable=SC2054  # q35,smm=on is one QEMU argument
 	local cmd=(qemu-system-x86_64 -accel tcg -machine q35,smm=on
 		-global driver=cfi.pflash01,property=secure,value=on
 		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$code"
@@ -137,6 +138,7 @@ uefi_boot() {
 	if [ -n "$until" ]; then
 		# the firmware waits for a key forever after refusing every boot option: stop it once
 		# the log says so (2 s later, so anything that would follow is in the log)
+		# shellcheck disable=SC2154  # _vm_take_slot (lib.sh) set it
 		( exec {_vm_slot_fd}>&-
 		  while kill -0 "$qpid" 2>/dev/null; do
 			if grep -aEq -- "$until" "$VM_LOG" 2>/dev/null; then
@@ -178,6 +180,7 @@ uefi_boot() {
 
 # UEFI_REFUSED_UNTIL: what the firmware prints once it has refused every boot option and waits
 # for a key forever (pass it to uefi_boot --until).
+# shellcheck disable=SC2034  # used by the test files
 UEFI_REFUSED_UNTIL='Press any key to enter the Boot Manager Menu'
 
 # uefi_assert_refused_by_firmware : the last uefi_boot never ended by itself (stopped by --until

@@ -76,9 +76,16 @@ vm_require_tools() {
 # The kernel series the suite boots: VM_KERNEL_SERIES=6.1 (default: bookworm's linux-image-amd64)
 # or 6.12 (linux-image-6.12.*+deb12-amd64; dm-verity 1.10, the .platform keyring); the newest
 # installed /boot/vmlinuz-SERIES.* is used. Installing another kernel never switches the suite.
-# VM_KERNEL (a file) overrides the series; VM_KVER comes from its file name.
-: "${VM_KERNEL_SERIES:=6.1}"
+# VM_KERNEL (a file) overrides the series; VM_KVER comes from its file name. Boots on the other
+# series keep their logs and work directories apart ($BUILD/vm/logs-SERIES, work-SERIES): the
+# same test run on both kernels at once (other_kernel_test.sh) must not share a scenario's files.
+VM_KERNEL_SERIES_DEFAULT=6.1
+: "${VM_KERNEL_SERIES:=$VM_KERNEL_SERIES_DEFAULT}"
 vm_pick_kernel() {
+	if [ "$VM_KERNEL_SERIES" != "$VM_KERNEL_SERIES_DEFAULT" ] && [ -z "${VM_KERNEL:-}" ]; then
+		VM_LOGDIR=$VM_DIR/logs-$VM_KERNEL_SERIES VM_WORKROOT=$VM_DIR/work-$VM_KERNEL_SERIES
+		mkdir -p "$VM_LOGDIR" "$VM_WORKROOT"
+	fi
 	if [ -z "${VM_KERNEL:-}" ]; then
 		# shellcheck disable=SC2012
 		VM_KERNEL=$(ls -1 /boot/vmlinuz-"$VM_KERNEL_SERIES".* 2>/dev/null | sort -V | tail -n 1)
