@@ -68,7 +68,7 @@ $(LIBVERITY): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(IMAGE): $(BUILD)/prog/verity-image.o $(BUILD)/prog/image-sign.o $(LIBVERITY)
+$(IMAGE): $(BUILD)/prog/verity-image.o $(BUILD)/prog/image-sign.o $(BUILD)/prog/prog.o $(LIBVERITY)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_IMAGE)
 
 # Programs' objects live apart from the binaries: build/verity-init is the agent itself.

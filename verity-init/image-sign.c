@@ -11,14 +11,13 @@
  *           optionally systemd's verity-signature partition JSON (--dps-sig FILE).
  *
  * The parameters come from the superblock on the hash device; the root hash is computed from
- * the top hash block (and must equal --root-hash when given). Exit codes as verity-image.
+ * the top hash block (and must equal --root-hash when given). Exit codes: verity-init/prog.h.
  *
  * `verity-image check-manifest` (same file) verifies a manifest as the agent would. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,33 +43,9 @@
 #include "minisign.h"
 #include "superblock.h"
 #include "tree.h"
-
-int image_sign_main(int argc, char **argv);
-
-enum {
-	EXIT_USAGE = 1,
-	EXIT_MISMATCH = 2,
-	EXIT_IO = 3,
-	EXIT_INVALID = 4,
-	EXIT_INTERNAL = 5,
-};
+#include "prog.h"
 
 #define DPS_SIG_PAD 4096u
-
-static const char *cmd = "sign";
-
-__attribute__((format(printf, 2, 3)))
-static int die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "verity-image: %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return code;
-}
 
 static const char usage_text[] =
 	"Usage: verity-image sign HASH-DEVICE --data-device SPEC [options]\n"
@@ -139,21 +114,6 @@ struct sign_opts {
 	const char *pkey, *pcert, *p7s, *dps;
 };
 
-static int parse_u64(const char *s, uint64_t *ret)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!*s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct sign_opts *o)
 {
 	uint64_t v;
@@ -185,7 +145,7 @@ static int parse_args(int argc, char **argv, struct sign_opts *o)
 		case O_FEC_OFF:
 		case O_VERSION:
 		case O_FEC_ROOTS:
-			if (parse_u64(a, &v) < 0)
+			if (prog_parse_u64(a, &v) < 0)
 				return die(EXIT_USAGE, "invalid number '%s'", a);
 			if (c == O_OFFSET)
 				o->hash_offset = v;
@@ -664,7 +624,7 @@ static const char check_usage[] =
 	"SOURCE.minisig unless --signature), a bundle file (--bundle), or a hash device holding the\n"
 	"bundle after its tree (--embedded). Exit 0 verified, 2 refused, 3 I/O, 4 malformed.\n";
 
-static int check_manifest_main(int argc, char **argv)
+int image_check_manifest_main(int argc, char **argv)
 {
 	static const struct option copts[] = {
 		{ "public-key", required_argument, NULL, 'k' },
@@ -715,7 +675,7 @@ static int check_manifest_main(int argc, char **argv)
 		case 'e': embedded = true; break;
 		case 'm':
 		case 'o':
-			if (parse_u64(optarg, c == 'm' ? &min_version : &hash_offset) < 0)
+			if (prog_parse_u64(optarg, c == 'm' ? &min_version : &hash_offset) < 0)
 				return die(EXIT_USAGE, "invalid number '%s'", optarg);
 			break;
 		case 'h':
@@ -795,7 +755,7 @@ static int check_manifest_main(int argc, char **argv)
 	return 0;
 }
 
-/* ---- dispatch ----------------------------------------------------------------------------- */
+/* ---- sign ----------------------------------------------------------------------------------- */
 
 int image_sign_main(int argc, char **argv)
 {
@@ -806,10 +766,6 @@ int image_sign_main(int argc, char **argv)
 	char root_hex[2 * VERITY_MAX_DIGEST + 1];
 	int fd, r;
 
-	if (strcmp(argv[0], "check-manifest") == 0) {
-		cmd = argv[0];
-		return check_manifest_main(argc, argv);
-	}
 	r = parse_args(argc, argv, &o);
 	if (r)
 		return r < 0 ? 0 : r;

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* verity-image: format, verify and dump dm-verity hash devices, byte-compatible with
- * veritysetup, on all cores. Orchestration only; the engine is lib/tree.c.
+ * veritysetup, on all cores; the command table of every subcommand (sign and check-manifest
+ * are in image-sign.c). Orchestration only; the engine is lib/tree.c.
  *
- * Exit codes (docs/verity-image.8): 0 ok, 1 usage, 2 verification failed, 3 I/O error,
- * 4 invalid superblock or parameters, 5 internal error (memory, algorithm unavailable). */
+ * Exit codes (docs/verity-image.8, verity-init/prog.h): 0 ok, 1 usage, 2 verification failed,
+ * 3 I/O error, 4 invalid superblock or parameters, 5 internal error (memory, algorithm
+ * unavailable). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,78 +25,12 @@
 #include "fileio.h"
 #include "geometry.h"
 #include "hex.h"
+#include "params.h"
+#include "prog.h"
 #include "strutil.h"
 #include "superblock.h"
 #include "tree.h"
 #include "workers.h"
-
-enum {
-	EXIT_USAGE = 1,
-	EXIT_MISMATCH = 2,
-	EXIT_IO = 3,
-	EXIT_INVALID = 4,
-	EXIT_INTERNAL = 5,
-};
-
-static const char *prog = "verity-image";
-static const char *cmd_name = "";
-
-/* veritysetup -v's last line, in its words and form ("code -N"), N being our exit status. */
-static void verbose_outcome(int status)
-{
-	static const char *const meaning[] = {
-		[EXIT_USAGE] = "wrong or missing parameters",
-		[EXIT_MISMATCH] = "verification failed",
-		[EXIT_IO] = "I/O error",
-		[EXIT_INVALID] = "invalid superblock or parameters",
-		[EXIT_INTERNAL] = "internal error",
-	};
-
-	if (status == 0)
-		printf("Command successful.\n");
-	else
-		printf("Command failed with code %d (%s).\n", -status,
-		       status > 0 && status <= EXIT_INTERNAL ? meaning[status] : "unknown error");
-}
-
-__attribute__((format(printf, 2, 3)))
-static int die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: %s%s", prog, cmd_name, *cmd_name ? ": " : "");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return code;
-}
-
-/* Map a lib error to an exit code. */
-static int code_of(int r)
-{
-	switch (r) {
-	case -EPERM:
-		return EXIT_MISMATCH;
-	case -EINVAL:
-		return EXIT_INVALID;
-	case -ENOMEM:
-	case -ENOENT:
-	case -ENOBUFS:
-		return EXIT_INTERNAL;
-	default:
-		return EXIT_IO;
-	}
-}
-
-#ifndef VERITY_INIT_VERSION
-#define VERITY_INIT_VERSION "0.1"
-#endif
-
-static void print_version(void)
-{
-	puts("verity-image " VERITY_INIT_VERSION);
-}
 
 /* ---- options ------------------------------------------------------------------------------ */
 
@@ -140,7 +75,7 @@ static const char short_opts[] = ":h:s:vV";
 
 struct opts {
 	struct verity_params p;   /* defaults applied */
-	uint32_t given;           /* VI_GIVEN-like bits: which of p came from the command line */
+	uint32_t given;           /* VI_GIVEN_* bits: which of p came from the command line */
 	const char *root_hash_file;
 	const char *fec_device;   /* --fec-device: a file for format/verify/dump, a spec for cmdline */
 	uint64_t fec_offset;
@@ -155,27 +90,6 @@ struct opts {
 	int nargs;
 };
 
-#define G_HASH   (1u << 0)
-#define G_FORMAT (1u << 1)
-#define G_DBS    (1u << 2)
-#define G_HBS    (1u << 3)
-#define G_BLOCKS (1u << 4)
-#define G_OFFSET (1u << 5)
-#define G_SALT   (1u << 6)
-#define G_UUID   (1u << 7)
-#define G_FEC_OFFSET (1u << 8)
-#define G_FEC_ROOTS  (1u << 9)
-
-/* Strict unsigned decimal (lib/strutil.c): digits only, no sign, no junk, no overflow. */
-static int parse_u64(const char *s, uint64_t *ret)
-{
-	return vi_parse_u64(s, strlen(s), ret);
-}
-
-static int parse_u32(const char *s, uint32_t *ret)
-{
-	return vi_parse_u32(s, strlen(s), ret);
-}
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
@@ -184,10 +98,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	strcpy(o->p.hash_name, "sha256");
-	o->p.hash_type = 1;
-	o->p.data_block_size = 4096;
-	o->p.hash_block_size = 4096;
+	vi_params_fill_defaults(&o->p, 0);
 	o->fec_roots = VERITY_FEC_DEFAULT_ROOTS;
 
 	optind = 1;
@@ -209,39 +120,38 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (!verity_digest_size(o->p.hash_name))
 				return die(EXIT_USAGE, "unsupported hash algorithm '%s'", a);
 			o->hash_text = a;
-			o->given |= G_HASH;
+			o->given |= VI_GIVEN_HASH_NAME;
 			break;
 		}
 		case OPT_DBS:
 		case OPT_HBS:
 			/* a power of two the kernel target takes; 0 would divide by zero later */
-			if (parse_u32(a, &u) < 0 || u < VERITY_MIN_BLOCK || u > VERITY_MAX_BLOCK ||
-			    (u & (u - 1)) != 0)
+			if (prog_parse_u32(a, &u) < 0 || !verity_block_size_ok(u))
 				return die(EXIT_USAGE, "unsupported block size '%s' (a power of two, "
 					   "%u to %u)", a, VERITY_MIN_BLOCK, VERITY_MAX_BLOCK);
 			if (c == OPT_DBS) {
 				o->p.data_block_size = u;
-				o->given |= G_DBS;
+				o->given |= VI_GIVEN_DATA_BS;
 			} else {
 				o->p.hash_block_size = u;
-				o->given |= G_HBS;
+				o->given |= VI_GIVEN_HASH_BS;
 			}
 			break;
 		case OPT_DATA_BLOCKS:
-			if (parse_u64(a, &v) < 0)
+			if (prog_parse_u64(a, &v) < 0)
 				return die(EXIT_USAGE, "invalid --data-blocks '%s'", a);
 			/* 0 is veritysetup's "the whole data device" */
 			o->p.data_blocks = v;
 			if (v)
-				o->given |= G_BLOCKS;
+				o->given |= VI_GIVEN_DATA_BLOCKS;
 			else
-				o->given &= ~G_BLOCKS;
+				o->given &= ~VI_GIVEN_DATA_BLOCKS;
 			break;
 		case OPT_HASH_OFFSET:
-			if (parse_u64(a, &v) < 0)
+			if (prog_parse_u64(a, &v) < 0)
 				return die(EXIT_USAGE, "invalid --hash-offset '%s'", a);
 			o->p.hash_offset = v;
-			o->given |= G_OFFSET;
+			o->given |= VI_GIVEN_HASH_OFFSET;
 			break;
 		case 's':
 		case OPT_SALT: {
@@ -252,20 +162,20 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return die(EXIT_USAGE, "--salt must be '-' or up to %u bytes of hex",
 					   VERITY_MAX_SALT);
 			o->p.salt_size = (uint16_t)n;
-			o->given |= G_SALT;
+			o->given |= VI_GIVEN_SALT;
 			break;
 		}
 		case OPT_UUID:
 			if (verity_uuid_parse(a, o->p.uuid) < 0)
 				return die(EXIT_USAGE, "invalid --uuid '%s'", a);
 			o->uuid_text = a;
-			o->given |= G_UUID;
+			o->given |= VI_GIVEN_UUID;
 			break;
 		case OPT_FORMAT:
-			if (parse_u32(a, &u) < 0 || u > 1)
+			if (prog_parse_u32(a, &u) < 0 || vi_param_range_check(VI_PARAM_FORMAT, u))
 				return die(EXIT_USAGE, "--format must be 0 or 1");
 			o->p.hash_type = u;
-			o->given |= G_FORMAT;
+			o->given |= VI_GIVEN_FORMAT;
 			break;
 		case OPT_NO_SB:
 			o->p.no_superblock = true;
@@ -277,21 +187,21 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->fec_device = a;
 			break;
 		case OPT_FEC_OFFSET:
-			if (parse_u64(a, &v) < 0)
+			if (prog_parse_u64(a, &v) < 0)
 				return die(EXIT_USAGE, "invalid --fec-offset '%s'", a);
 			o->fec_offset = v;
-			o->given |= G_FEC_OFFSET;
+			o->given |= VI_GIVEN_FEC_OFFSET;
 			break;
 		case OPT_FEC_ROOTS:
 			/* veritysetup: "Invalid number of parity bytes." */
-			if (parse_u32(a, &u) < 0 || u < VERITY_FEC_MIN_ROOTS || u > VERITY_FEC_MAX_ROOTS)
+			if (prog_parse_u32(a, &u) < 0 || vi_param_range_check(VI_PARAM_FEC_ROOTS, u))
 				return die(EXIT_USAGE, "--fec-roots must be %u..%u (parity bytes per RS "
 					   "block)", VERITY_FEC_MIN_ROOTS, VERITY_FEC_MAX_ROOTS);
 			o->fec_roots = u;
-			o->given |= G_FEC_ROOTS;
+			o->given |= VI_GIVEN_FEC_ROOTS;
 			break;
 		case OPT_THREADS:
-			if (parse_u32(a, &u) < 0 || u == 0 || u > VI_WORK_MAX_THREADS)
+			if (prog_parse_u32(a, &u) < 0 || u == 0 || u > VI_WORK_MAX_THREADS)
 				return die(EXIT_USAGE, "--threads must be 1..%u", VI_WORK_MAX_THREADS);
 			o->threads = u;
 			break;
@@ -308,7 +218,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			return -1;
 		case 'V':
 		case OPT_VERSION:
-			print_version();
+			prog_print_version();
 			return -2;
 		case 'v':
 		case OPT_VERBOSE:
@@ -328,7 +238,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		}
 	}
 	/* veritysetup ignores them without a device; a forgotten --fec-device is more likely */
-	if (!o->fec_device && (o->given & (G_FEC_OFFSET | G_FEC_ROOTS)))
+	if (!o->fec_device && (o->given & (VI_GIVEN_FEC_OFFSET | VI_GIVEN_FEC_ROOTS)))
 		return die(EXIT_USAGE, "--fec-offset and --fec-roots need --fec-device");
 	o->args = argv + optind;
 	o->nargs = argc - optind;
@@ -580,7 +490,7 @@ static int fec_open(const struct opts *o, int flags, int data_fd, int hash_fd,
 	r = verity_fec_layout(data_fd, hash_fd, *ret_fd, p, g, o->fec_offset, o->fec_roots,
 			      &fec->g, &fec->on_hash, &err);
 	if (r < 0)
-		return die(code_of(r), "%s", err.msg);
+		return die(prog_code_of(r), "%s", err.msg);
 	fec->on = true;
 	fec->offset = o->fec_offset;
 	return 0;
@@ -609,12 +519,12 @@ static int cmd_format(struct opts *o)
 			fprintf(stderr, "WARNING: Kernel cannot activate device if data block size "
 				"exceeds page size (%ld).\n", page);
 	}
-	if (!(o->given & G_SALT)) {
+	if (!(o->given & VI_GIVEN_SALT)) {
 		p->salt_size = 32;
 		if (getrandom(p->salt, 32, 0) != 32)
 			return die(EXIT_INTERNAL, "getrandom: %s", strerror(errno));
 	}
-	if (!(o->given & G_UUID) && !p->no_superblock) {
+	if (!(o->given & VI_GIVEN_UUID) && !p->no_superblock) {
 		if (getrandom(p->uuid, 16, 0) != 16)
 			return die(EXIT_INTERNAL, "getrandom: %s", strerror(errno));
 		p->uuid[6] = (uint8_t)((p->uuid[6] & 0x0f) | 0x40);   /* version 4 */
@@ -629,7 +539,7 @@ static int cmd_format(struct opts *o)
 	r = open_file(o->args[1], O_RDWR | O_CREAT, &hash_fd);
 	if (r)
 		goto out;
-	if (!(o->given & G_BLOCKS)) {
+	if (!(o->given & VI_GIVEN_DATA_BLOCKS)) {
 		r = default_blocks(data_fd, o->args[0], p);
 		if (r)
 			goto out;
@@ -653,7 +563,7 @@ static int cmd_format(struct opts *o)
 	r = verity_tree_build(data_fd, hash_fd, p, &to, root, sizeof(root), &err);
 	progress_end(&pr);
 	if (r < 0) {
-		r = die(code_of(r), "%s", err.msg);
+		r = die(prog_code_of(r), "%s", err.msg);
 		goto out;
 	}
 	if (fdatasync(hash_fd) < 0 && errno != EINVAL) {
@@ -669,7 +579,7 @@ static int cmd_format(struct opts *o)
 		r = verity_fec_encode(&fec.g, data_fd, hash_fd, fec_fd, fec.offset, &fo, &err);
 		progress_end(&fpr);
 		if (r < 0) {
-			r = die(code_of(r), "%s", err.msg);
+			r = die(prog_code_of(r), "%s", err.msg);
 			goto out;
 		}
 		if (fdatasync(fec_fd) < 0 && errno != EINVAL) {
@@ -728,22 +638,22 @@ out:
 static int check_conflicts(const struct opts *o, const struct verity_params *cli,
 			   const struct verity_params *sb)
 {
-	if ((o->given & G_HASH) && strcmp(cli->hash_name, sb->hash_name) != 0)
+	if ((o->given & VI_GIVEN_HASH_NAME) && strcmp(cli->hash_name, sb->hash_name) != 0)
 		return die(EXIT_INVALID, "--hash %s conflicts with the superblock (%s)",
 			   cli->hash_name, sb->hash_name);
-	if ((o->given & G_FORMAT) && cli->hash_type != sb->hash_type)
+	if ((o->given & VI_GIVEN_FORMAT) && cli->hash_type != sb->hash_type)
 		return die(EXIT_INVALID, "--format %u conflicts with the superblock (%u)",
 			   cli->hash_type, sb->hash_type);
-	if ((o->given & G_DBS) && cli->data_block_size != sb->data_block_size)
+	if ((o->given & VI_GIVEN_DATA_BS) && cli->data_block_size != sb->data_block_size)
 		return die(EXIT_INVALID, "--data-block-size conflicts with the superblock (%u)",
 			   sb->data_block_size);
-	if ((o->given & G_HBS) && cli->hash_block_size != sb->hash_block_size)
+	if ((o->given & VI_GIVEN_HASH_BS) && cli->hash_block_size != sb->hash_block_size)
 		return die(EXIT_INVALID, "--hash-block-size conflicts with the superblock (%u)",
 			   sb->hash_block_size);
-	if ((o->given & G_BLOCKS) && cli->data_blocks != sb->data_blocks)
+	if ((o->given & VI_GIVEN_DATA_BLOCKS) && cli->data_blocks != sb->data_blocks)
 		return die(EXIT_INVALID, "--data-blocks conflicts with the superblock (%" PRIu64 ")",
 			   sb->data_blocks);
-	if ((o->given & G_SALT) && (cli->salt_size != sb->salt_size ||
+	if ((o->given & VI_GIVEN_SALT) && (cli->salt_size != sb->salt_size ||
 				    memcmp(cli->salt, sb->salt, sb->salt_size) != 0))
 		return die(EXIT_INVALID, "--salt conflicts with the superblock");
 	return 0;
@@ -778,7 +688,7 @@ static int cmd_verify(struct opts *o)
 		r = check_conflicts(o, &o->p, &p);
 		if (r)
 			goto out;
-	} else if (!(o->given & G_BLOCKS)) {
+	} else if (!(o->given & VI_GIVEN_DATA_BLOCKS)) {
 		r = default_blocks(data_fd, o->args[0], &p);
 		if (r)
 			goto out;
@@ -862,7 +772,7 @@ static int cmd_verify(struct opts *o)
 		printf("}\n");
 	}
 	if (r < 0)
-		r = die(code_of(r), "%s", err.msg);
+		r = die(prog_code_of(r), "%s", err.msg);
 	else
 		r = 0;
 out:
@@ -949,7 +859,7 @@ static int cmd_cmdline(struct opts *o)
 		if (r)
 			return r;
 	}
-	if (p.no_superblock && !(o->given & G_BLOCKS))
+	if (p.no_superblock && !(o->given & VI_GIVEN_DATA_BLOCKS))
 		return die(EXIT_USAGE, "--no-superblock needs --data-blocks (and the --salt used)");
 	if (o->fec_device) {
 		/* One word of a comma-separated list; the agent's and the kernel's FEC rules. */
@@ -996,32 +906,36 @@ static int cmd_cmdline(struct opts *o)
 
 /* ---- dispatch ----------------------------------------------------------------------------- */
 
+/* Every subcommand. run: parsed with the options above; main: parses its own options
+ * (argv[0] is the command name). verbose: veritysetup's command, whose -v ends with the
+ * outcome line. */
 struct command {
 	const char *name;
 	int (*run)(struct opts *o);
+	int (*main)(int argc, char **argv);
+	bool verbose;
 	const char *synopsis;
 };
 
-/* verity-init/image-sign.c: `sign` parses its own options (run == NULL below). */
-int image_sign_main(int argc, char **argv);
-
 static const struct command commands[] = {
-	{ "sign", NULL, "sign HASH --data-device SPEC [--minisign-key K --version N --manifest F] "
-			"[--pkcs7-key K --pkcs7-cert C --p7s F] (sign --help)" },
-	{ "check-manifest", NULL, "check-manifest MANIFEST --public-key K.pub (--help)" },
-	{ "format", cmd_format, "format DATA HASH [options]" },
-	{ "verify", cmd_verify, "verify DATA HASH [ROOTHASH] [options]" },
-	{ "dump", cmd_dump, "dump HASH [--hash-offset N] [--fec-device F ...] [--json]" },
-	{ "cmdline", cmd_cmdline,
+	{ "sign", NULL, image_sign_main, false,
+	  "sign HASH --data-device SPEC [--minisign-key K --version N --manifest F] "
+	  "[--pkcs7-key K --pkcs7-cert C --p7s F] (sign --help)" },
+	{ "check-manifest", NULL, image_check_manifest_main, false,
+	  "check-manifest MANIFEST --public-key K.pub (--help)" },
+	{ "format", cmd_format, NULL, true, "format DATA HASH [options]" },
+	{ "verify", cmd_verify, NULL, true, "verify DATA HASH [ROOTHASH] [options]" },
+	{ "dump", cmd_dump, NULL, true, "dump HASH [--hash-offset N] [--fec-device F ...] [--json]" },
+	{ "cmdline", cmd_cmdline, NULL, false,
 	  "cmdline HASH DATA-SPEC HASH-SPEC [ROOTHASH] [--style systemd|verity] "
 	  "[--fec-device SPEC ...]" },
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: %s COMMAND ...\n", prog);
+	fprintf(f, "Usage: %s COMMAND ...\n", PROG_NAME);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %s %s\n", prog, commands[i].synopsis);
+		fprintf(f, "  %s %s\n", PROG_NAME, commands[i].synopsis);
 	fprintf(f, "Options (veritysetup's words and defaults): --hash sha256, --data-block-size "
 		"4096,\n  --hash-block-size 4096, --data-blocks N, --hash-offset BYTES, --salt HEX|-,\n"
 		"  --uuid UUID, --format 0|1 (1), --no-superblock, --root-hash-file FILE,\n"
@@ -1093,7 +1007,7 @@ static bool help_or_version(char **argv, int from, int to)
 {
 	for (int i = from; i < to; i++) {
 		if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {
-			print_version();
+			prog_print_version();
 			return true;
 		}
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-?") == 0 ||
@@ -1126,9 +1040,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[1], commands[i].name) != 0)
 			continue;
-		cmd_name = commands[i].name;
-		if (!commands[i].run)
-			return image_sign_main(argc - 1, argv + 1);
+		prog_cmd = commands[i].name;
+		if (commands[i].main)
+			return commands[i].main(argc - 1, argv + 1);
 		r = parse_opts(argc - 1, argv + 1, &o);
 		if (r == -2)
 			return 0;   /* --version */
@@ -1140,8 +1054,8 @@ int main(int argc, char **argv)
 			return r;
 		r = commands[i].run(&o);
 		/* veritysetup -v ends with the outcome (format, verify and dump are its commands) */
-		if (o.verbose && !o.json && commands[i].run != cmd_cmdline)
-			verbose_outcome(r);
+		if (o.verbose && !o.json && commands[i].verbose)
+			prog_verbose_outcome(r);
 		return r;
 	}
 	return die(EXIT_USAGE, "unknown command '%s' (try --help)", argv[1]);
