@@ -472,168 +472,6 @@ static int read_root_hash(const struct opts *o, const char *arg, uint8_t *root, 
 	return 0;
 }
 
-/* Open the --fec-device (flags as for open(2)) and work out its layout: fec->on stays false
- * without the option. data_fd may be -1 (dump: the data device is not known). */
-static int fec_open(const struct opts *o, int flags, int data_fd, int hash_fd,
-		    const struct verity_params *p, const struct verity_geometry *g,
-		    struct fec_info *fec, int *ret_fd)
-{
-	struct verity_err err = { "" };
-	int r;
-
-	memset(fec, 0, sizeof(*fec));
-	if (!o->fec_device)
-		return 0;
-	r = open_file(o->fec_device, flags, ret_fd);
-	if (r)
-		return r;
-	r = verity_fec_layout(data_fd, hash_fd, *ret_fd, p, g, o->fec_offset, o->fec_roots,
-			      &fec->g, &fec->on_hash, &err);
-	if (r < 0)
-		return die(prog_code_of(r), "%s", err.msg);
-	fec->on = true;
-	fec->offset = o->fec_offset;
-	return 0;
-}
-
-/* ---- format ------------------------------------------------------------------------------- */
-
-static int cmd_format(struct opts *o)
-{
-	struct verity_tree_opts to = { .ops = &digest_openssl_ops, .threads = o->threads };
-	struct progress pr = { .on = isatty(STDERR_FILENO) && !o->json && !o->quiet };
-	uint8_t root[VERITY_MAX_DIGEST];
-	char root_hex[2 * VERITY_MAX_DIGEST + 1];
-	struct verity_params *p = &o->p;
-	struct verity_geometry g;
-	struct verity_err err = { "" };
-	struct fec_info fec = { .on = false };
-	int data_fd = -1, hash_fd = -1, fec_fd = -1, r;
-
-	if (o->nargs != 2)
-		return die(EXIT_USAGE, "usage: format DATA HASH [options]");
-	{
-		long page = sysconf(_SC_PAGESIZE);
-
-		if (page > 0 && p->data_block_size > (unsigned long)page)
-			fprintf(stderr, "WARNING: Kernel cannot activate device if data block size "
-				"exceeds page size (%ld).\n", page);
-	}
-	if (!(o->given & VI_GIVEN_SALT)) {
-		p->salt_size = 32;
-		if (getrandom(p->salt, 32, 0) != 32)
-			return die(EXIT_INTERNAL, "getrandom: %s", strerror(errno));
-	}
-	if (!(o->given & VI_GIVEN_UUID) && !p->no_superblock) {
-		if (getrandom(p->uuid, 16, 0) != 16)
-			return die(EXIT_INTERNAL, "getrandom: %s", strerror(errno));
-		p->uuid[6] = (uint8_t)((p->uuid[6] & 0x0f) | 0x40);   /* version 4 */
-		p->uuid[8] = (uint8_t)((p->uuid[8] & 0x3f) | 0x80);   /* RFC 4122 variant */
-	}
-	if (p->no_superblock)
-		memset(p->uuid, 0, sizeof(p->uuid));
-
-	r = open_file(o->args[0], O_RDONLY, &data_fd);
-	if (r)
-		goto out;
-	r = open_file(o->args[1], O_RDWR | O_CREAT, &hash_fd);
-	if (r)
-		goto out;
-	if (!(o->given & VI_GIVEN_DATA_BLOCKS)) {
-		r = default_blocks(data_fd, o->args[0], p);
-		if (r)
-			goto out;
-	}
-	if (verity_geometry_compute(p, &g, &err) < 0) {
-		r = die(EXIT_INVALID, "%s", err.msg);
-		goto out;
-	}
-	/* Every FEC rule is checked before anything is written. */
-	r = fec_open(o, O_RDWR | O_CREAT, data_fd, hash_fd, p, &g, &fec, &fec_fd);
-	if (r)
-		goto out;
-	/* As veritysetup: accepted (multiple of 512), but the table's fec_start counts blocks. */
-	if (fec.on && fec.offset % p->data_block_size)
-		fprintf(stderr, "WARNING: FEC offset %" PRIu64 " is not a multiple of the block size "
-			"(%u): the kernel cannot use this parity.\n", fec.offset, p->data_block_size);
-
-	to.progress = progress_cb;
-	to.userdata = &pr;
-	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
-	r = verity_tree_build(data_fd, hash_fd, p, &to, root, sizeof(root), &err);
-	progress_end(&pr);
-	if (r < 0) {
-		r = die(prog_code_of(r), "%s", err.msg);
-		goto out;
-	}
-	if (fdatasync(hash_fd) < 0 && errno != EINVAL) {
-		r = die(EXIT_IO, "cannot sync %s: %s", o->args[1], strerror(errno));
-		goto out;
-	}
-	if (fec.on) {
-		struct progress fpr = { .on = pr.on, .label = "FEC " };
-		struct verity_fec_opts fo = { .threads = o->threads, .progress = progress_cb,
-					      .userdata = &fpr };
-
-		clock_gettime(CLOCK_MONOTONIC, &fpr.t0);
-		r = verity_fec_encode(&fec.g, data_fd, hash_fd, fec_fd, fec.offset, &fo, &err);
-		progress_end(&fpr);
-		if (r < 0) {
-			r = die(prog_code_of(r), "%s", err.msg);
-			goto out;
-		}
-		if (fdatasync(fec_fd) < 0 && errno != EINVAL) {
-			r = die(EXIT_IO, "cannot sync %s: %s", o->fec_device, strerror(errno));
-			goto out;
-		}
-	}
-	hex_encode(root, g.digest_size, root_hex, sizeof(root_hex));
-
-	if (o->root_hash_file) {
-		size_t len = strlen(root_hex);
-		int fd = -1;
-
-		/* A file this tool creates: never written through a symlink (O_NOFOLLOW), unlike
-		 * veritysetup; the hash and FEC devices may be links, this file has no reason to. */
-		r = fileio_open_input(o->root_hash_file, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW,
-				      0666, &fd);
-		if (r < 0) {
-			r = die(EXIT_IO, "cannot write %s: %s", o->root_hash_file, open_reason(r));
-			goto out;
-		}
-		/* Same form as veritysetup: hex digits, no newline. */
-		if (write(fd, root_hex, len) != (ssize_t)len) {
-			r = die(EXIT_IO, "cannot write %s: %s", o->root_hash_file, strerror(errno));
-			close(fd);
-			goto out;
-		}
-		if (close(fd) < 0) {
-			r = die(EXIT_IO, "cannot write %s: %s", o->root_hash_file, strerror(errno));
-			goto out;
-		}
-	}
-	if (o->json) {
-		print_json(p, &g, &fec, o->fec_device, root_hex);
-	} else if (o->quiet) {
-		printf("%s\n", root_hex);
-	} else {
-		print_header(o->args[1], p, &g, o->uuid_text, o->hash_text, &fec);
-		printf("Root hash:      \t%s\n", root_hex);
-		print_sizes(p, &g, &fec);
-	}
-	r = 0;
-out:
-	if (data_fd >= 0)
-		close(data_fd);
-	if (hash_fd >= 0)
-		close(hash_fd);
-	if (fec_fd >= 0)
-		close(fec_fd);
-	return r;
-}
-
-/* ---- verify ------------------------------------------------------------------------------- */
-
 /* With a superblock, its parameters rule; an option that says otherwise is an error. */
 static int check_conflicts(const struct opts *o, const struct verity_params *cli,
 			   const struct verity_params *sb)
@@ -659,68 +497,267 @@ static int check_conflicts(const struct opts *o, const struct verity_params *cli
 	return 0;
 }
 
-static int cmd_verify(struct opts *o)
+/* One image as a command opens it: the devices, the parameters (the options', completed by the
+ * superblock or the data device's size) and the geometry; the FEC device after
+ * image_open_fec. Every fd is -1 until opened; image_close closes what was. */
+struct image {
+	int data_fd, hash_fd, fec_fd;
+	const char *data_path, *hash_path;   /* NULL: not opened (dump has no data device) */
+	struct verity_params p;
+	struct verity_geometry g;
+	struct fec_info fec;
+};
+
+enum image_mode {
+	IMAGE_FORMAT,     /* DATA HASH: the hash device is written (created), no superblock read */
+	IMAGE_VERIFY,     /* DATA HASH: read; the superblock, unless --no-superblock */
+	IMAGE_DUMP,       /* HASH: read; the superblock */
+};
+
+static void image_close(struct image *img)
+{
+	if (img->data_fd >= 0)
+		close(img->data_fd);
+	if (img->hash_fd >= 0)
+		close(img->hash_fd);
+	if (img->fec_fd >= 0)
+		close(img->fec_fd);
+	img->data_fd = img->hash_fd = img->fec_fd = -1;
+}
+
+/* Open the image of o's arguments for mode and compute its geometry. On failure the error is
+ * printed, the exit code returned and img closed. */
+static int image_open(const struct opts *o, enum image_mode mode, struct image *img)
+{
+	struct verity_err err = { "" };
+	int r;
+
+	memset(img, 0, sizeof(*img));
+	img->data_fd = img->hash_fd = img->fec_fd = -1;
+	img->p = o->p;
+	img->data_path = mode == IMAGE_DUMP ? NULL : o->args[0];
+	img->hash_path = mode == IMAGE_DUMP ? o->args[0] : o->args[1];
+	if (img->data_path) {
+		r = open_file(img->data_path, O_RDONLY, &img->data_fd);
+		if (r)
+			goto fail;
+	}
+	r = open_file(img->hash_path, mode == IMAGE_FORMAT ? O_RDWR | O_CREAT : O_RDONLY,
+		      &img->hash_fd);
+	if (r)
+		goto fail;
+	if (mode != IMAGE_FORMAT && !img->p.no_superblock) {
+		r = read_sb(img->hash_fd, img->hash_path, &img->p);
+		if (r == 0 && mode == IMAGE_VERIFY)
+			r = check_conflicts(o, &o->p, &img->p);
+	} else if (!(o->given & VI_GIVEN_DATA_BLOCKS)) {
+		r = default_blocks(img->data_fd, img->data_path, &img->p);
+	}
+	if (r)
+		goto fail;
+	if (verity_geometry_compute(&img->p, &img->g, &err) < 0) {
+		r = mode == IMAGE_DUMP ? die(EXIT_INVALID, "%s: %s", img->hash_path, err.msg) :
+		     die(EXIT_INVALID, "%s", err.msg);
+		goto fail;
+	}
+	return 0;
+fail:
+	image_close(img);
+	return r;
+}
+
+/* Open the --fec-device (flags as for open(2)) and work out its layout: fec.on stays false
+ * without the option. On failure the error is printed, the exit code returned and img
+ * closed. */
+static int image_open_fec(const struct opts *o, int flags, struct image *img)
+{
+	struct verity_err err = { "" };
+	int r;
+
+	if (!o->fec_device)
+		return 0;
+	r = open_file(o->fec_device, flags, &img->fec_fd);
+	if (r)
+		goto fail;
+	r = verity_fec_layout(img->data_fd, img->hash_fd, img->fec_fd, &img->p, &img->g,
+			      o->fec_offset, o->fec_roots, &img->fec.g, &img->fec.on_hash, &err);
+	if (r < 0) {
+		r = die(prog_code_of(r), "%s", err.msg);
+		goto fail;
+	}
+	img->fec.on = true;
+	img->fec.offset = o->fec_offset;
+	return 0;
+fail:
+	image_close(img);
+	return r;
+}
+
+/* ---- format ------------------------------------------------------------------------------- */
+
+static int cmd_format(struct opts *o)
 {
 	struct verity_tree_opts to = { .ops = &digest_openssl_ops, .threads = o->threads };
 	struct progress pr = { .on = isatty(STDERR_FILENO) && !o->json && !o->quiet };
-	struct verity_params p = o->p;
 	uint8_t root[VERITY_MAX_DIGEST];
-	struct verity_geometry g;
-	struct verity_err err = { "" }, ferr = { "" };
-	struct verity_bad bad;
-	struct verity_fec_bad fbad = { 0, 0, 0, 0, false };
-	struct fec_info fec = { .on = false };
-	bool fec_bad = false, fec_checked = false, fec_failed = false;
-	int data_fd = -1, hash_fd = -1, fec_fd = -1, r;
+	char root_hex[2 * VERITY_MAX_DIGEST + 1];
+	struct verity_params *p = &o->p;
+	struct verity_err err = { "" };
+	struct image img;
+	int r;
 
-	if (o->nargs != 2 && o->nargs != 3)
-		return die(EXIT_USAGE, "usage: verify DATA HASH [ROOTHASH] [options]");
-	r = open_file(o->args[0], O_RDONLY, &data_fd);
-	if (r)
-		goto out;
-	r = open_file(o->args[1], O_RDONLY, &hash_fd);
-	if (r)
-		goto out;
-	if (!p.no_superblock) {
-		r = read_sb(hash_fd, o->args[1], &p);
-		if (r)
-			goto out;
-		r = check_conflicts(o, &o->p, &p);
-		if (r)
-			goto out;
-	} else if (!(o->given & VI_GIVEN_DATA_BLOCKS)) {
-		r = default_blocks(data_fd, o->args[0], &p);
-		if (r)
-			goto out;
+	if (o->nargs != 2)
+		return die(EXIT_USAGE, "usage: format DATA HASH [options]");
+	{
+		long page = sysconf(_SC_PAGESIZE);
+
+		if (page > 0 && p->data_block_size > (unsigned long)page)
+			fprintf(stderr, "WARNING: Kernel cannot activate device if data block size "
+				"exceeds page size (%ld).\n", page);
 	}
-	if (verity_geometry_compute(&p, &g, &err) < 0) {
-		r = die(EXIT_INVALID, "%s", err.msg);
-		goto out;
+	if (!(o->given & VI_GIVEN_SALT)) {
+		p->salt_size = 32;
+		if (getrandom(p->salt, 32, 0) != 32)
+			return die(EXIT_INTERNAL, "getrandom: %s", strerror(errno));
 	}
-	r = read_root_hash(o, o->nargs == 3 ? o->args[2] : NULL, root, g.digest_size);
+	if (!(o->given & VI_GIVEN_UUID) && !p->no_superblock) {
+		if (getrandom(p->uuid, 16, 0) != 16)
+			return die(EXIT_INTERNAL, "getrandom: %s", strerror(errno));
+		p->uuid[6] = (uint8_t)((p->uuid[6] & 0x0f) | 0x40);   /* version 4 */
+		p->uuid[8] = (uint8_t)((p->uuid[8] & 0x3f) | 0x80);   /* RFC 4122 variant */
+	}
+	if (p->no_superblock)
+		memset(p->uuid, 0, sizeof(p->uuid));
+
+	r = image_open(o, IMAGE_FORMAT, &img);
 	if (r)
-		goto out;
-	r = fec_open(o, O_RDONLY, data_fd, hash_fd, &p, &g, &fec, &fec_fd);
+		return r;
+	/* Every FEC rule is checked before anything is written. */
+	r = image_open_fec(o, O_RDWR | O_CREAT, &img);
 	if (r)
-		goto out;
+		return r;
+	p = &img.p;
+	/* As veritysetup: accepted (multiple of 512), but the table's fec_start counts blocks. */
+	if (img.fec.on && img.fec.offset % p->data_block_size)
+		fprintf(stderr, "WARNING: FEC offset %" PRIu64 " is not a multiple of the block size "
+			"(%u): the kernel cannot use this parity.\n", img.fec.offset,
+			p->data_block_size);
 
 	to.progress = progress_cb;
 	to.userdata = &pr;
 	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
-	r = verity_tree_verify(data_fd, hash_fd, &p, root, g.digest_size, &to, &bad, &err);
+	r = verity_tree_build(img.data_fd, img.hash_fd, p, &to, root, sizeof(root), &err);
+	progress_end(&pr);
+	if (r < 0) {
+		r = die(prog_code_of(r), "%s", err.msg);
+		goto out;
+	}
+	if (fdatasync(img.hash_fd) < 0 && errno != EINVAL) {
+		r = die(EXIT_IO, "cannot sync %s: %s", o->args[1], strerror(errno));
+		goto out;
+	}
+	if (img.fec.on) {
+		struct progress fpr = { .on = pr.on, .label = "FEC " };
+		struct verity_fec_opts fo = { .threads = o->threads, .progress = progress_cb,
+					      .userdata = &fpr };
+
+		clock_gettime(CLOCK_MONOTONIC, &fpr.t0);
+		r = verity_fec_encode(&img.fec.g, img.data_fd, img.hash_fd, img.fec_fd,
+				      img.fec.offset, &fo, &err);
+		progress_end(&fpr);
+		if (r < 0) {
+			r = die(prog_code_of(r), "%s", err.msg);
+			goto out;
+		}
+		if (fdatasync(img.fec_fd) < 0 && errno != EINVAL) {
+			r = die(EXIT_IO, "cannot sync %s: %s", o->fec_device, strerror(errno));
+			goto out;
+		}
+	}
+	hex_encode(root, img.g.digest_size, root_hex, sizeof(root_hex));
+
+	if (o->root_hash_file) {
+		size_t len = strlen(root_hex);
+		int fd = -1;
+
+		/* A file this tool creates: never written through a symlink (O_NOFOLLOW), unlike
+		 * veritysetup; the hash and FEC devices may be links, this file has no reason to. */
+		r = fileio_open_input(o->root_hash_file, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW,
+				      0666, &fd);
+		if (r < 0) {
+			r = die(EXIT_IO, "cannot write %s: %s", o->root_hash_file, open_reason(r));
+			goto out;
+		}
+		/* Same form as veritysetup: hex digits, no newline. */
+		if (write(fd, root_hex, len) != (ssize_t)len) {
+			r = die(EXIT_IO, "cannot write %s: %s", o->root_hash_file, strerror(errno));
+			close(fd);
+			goto out;
+		}
+		if (close(fd) < 0) {
+			r = die(EXIT_IO, "cannot write %s: %s", o->root_hash_file, strerror(errno));
+			goto out;
+		}
+	}
+	if (o->json) {
+		print_json(p, &img.g, &img.fec, o->fec_device, root_hex);
+	} else if (o->quiet) {
+		printf("%s\n", root_hex);
+	} else {
+		print_header(o->args[1], p, &img.g, o->uuid_text, o->hash_text, &img.fec);
+		printf("Root hash:      \t%s\n", root_hex);
+		print_sizes(p, &img.g, &img.fec);
+	}
+	r = 0;
+out:
+	image_close(&img);
+	return r;
+}
+
+/* ---- verify ------------------------------------------------------------------------------- */
+
+static int cmd_verify(struct opts *o)
+{
+	struct verity_tree_opts to = { .ops = &digest_openssl_ops, .threads = o->threads };
+	struct progress pr = { .on = isatty(STDERR_FILENO) && !o->json && !o->quiet };
+	uint8_t root[VERITY_MAX_DIGEST];
+	struct verity_err err = { "" }, ferr = { "" };
+	struct verity_bad bad;
+	struct verity_fec_bad fbad = { 0, 0, 0, 0, false };
+	struct image img;
+	bool fec_bad = false, fec_checked = false, fec_failed = false;
+	int r;
+
+	if (o->nargs != 2 && o->nargs != 3)
+		return die(EXIT_USAGE, "usage: verify DATA HASH [ROOTHASH] [options]");
+	r = image_open(o, IMAGE_VERIFY, &img);
+	if (r)
+		return r;
+	r = read_root_hash(o, o->nargs == 3 ? o->args[2] : NULL, root, img.g.digest_size);
+	if (r)
+		goto out;
+	r = image_open_fec(o, O_RDONLY, &img);
+	if (r)
+		return r;
+
+	to.progress = progress_cb;
+	to.userdata = &pr;
+	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
+	r = verity_tree_verify(img.data_fd, img.hash_fd, &img.p, root, img.g.digest_size, &to,
+			       &bad, &err);
 	progress_end(&pr);
 	/* Then the parity, recomputed from the data and tree and every differing RS block
 	 * decoded: after a good tree, whether the parity is right; after a mismatch, whether
 	 * dm-verity's FEC would repair it (veritysetup's "Found N repairable errors"). */
-	if ((r == 0 || r == -EPERM) && fec.on) {
+	if ((r == 0 || r == -EPERM) && img.fec.on) {
 		struct progress fpr = { .on = pr.on, .label = "FEC " };
 		struct verity_fec_opts fo = { .threads = o->threads, .progress = progress_cb,
 					      .userdata = &fpr };
 		int fr;
 
 		clock_gettime(CLOCK_MONOTONIC, &fpr.t0);
-		fr = verity_fec_verify(&fec.g, data_fd, hash_fd, fec_fd, fec.offset, &fo, &fbad,
-				       &ferr);
+		fr = verity_fec_verify(&img.fec.g, img.data_fd, img.hash_fd, img.fec_fd,
+				       img.fec.offset, &fo, &fbad, &ferr);
 		progress_end(&fpr);
 		fec_checked = fr == 0 || fr == -EPERM;
 		if (r == 0) {
@@ -776,12 +813,7 @@ static int cmd_verify(struct opts *o)
 	else
 		r = 0;
 out:
-	if (data_fd >= 0)
-		close(data_fd);
-	if (hash_fd >= 0)
-		close(hash_fd);
-	if (fec_fd >= 0)
-		close(fec_fd);
+	image_close(&img);
 	return r;
 }
 
@@ -789,42 +821,29 @@ out:
 
 static int cmd_dump(struct opts *o)
 {
-	struct verity_params p = o->p;
-	struct verity_geometry g;
-	struct verity_err err = { "" };
-	struct fec_info fec = { .on = false };
-	int fd = -1, fec_fd = -1, r;
+	struct image img;
+	int r;
 
 	if (o->nargs != 1)
 		return die(EXIT_USAGE, "usage: dump HASH [--hash-offset N] [--fec-device F "
 			   "[--fec-offset N] [--fec-roots N]] [--json]");
-	if (p.no_superblock)
+	if (o->p.no_superblock)
 		return die(EXIT_USAGE, "dump reads the superblock; --no-superblock makes no sense");
-	r = open_file(o->args[0], O_RDONLY, &fd);
+	r = image_open(o, IMAGE_DUMP, &img);
 	if (r)
 		return r;
-	r = read_sb(fd, o->args[0], &p);
-	if (r)
-		goto out;
-	if (verity_geometry_compute(&p, &g, &err) < 0) {
-		r = die(EXIT_INVALID, "%s: %s", o->args[0], err.msg);
-		goto out;
-	}
 	/* As veritysetup dump: the FEC lines for the options given (the superblock has none). */
-	r = fec_open(o, O_RDONLY, -1, fd, &p, &g, &fec, &fec_fd);
+	r = image_open_fec(o, O_RDONLY, &img);
 	if (r)
-		goto out;
+		return r;
 	if (o->json) {
-		print_json(&p, &g, &fec, o->fec_device, NULL);
+		print_json(&img.p, &img.g, &img.fec, o->fec_device, NULL);
 	} else {
-		print_header(o->args[0], &p, &g, NULL, NULL, &fec);
-		print_sizes(&p, &g, &fec);
+		print_header(o->args[0], &img.p, &img.g, NULL, NULL, &img.fec);
+		print_sizes(&img.p, &img.g, &img.fec);
 	}
-out:
-	close(fd);
-	if (fec_fd >= 0)
-		close(fec_fd);
-	return r;
+	image_close(&img);
+	return 0;
 }
 
 /* ---- cmdline ------------------------------------------------------------------------------ */
