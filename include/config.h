@@ -140,8 +140,6 @@ struct vi_config {
 	bool shell_requested;                     /* rd.break, rd.shell=1 (dracut's root shells) */
 	char shell_key[16];                       /* the first such key, for the refusal */
 	bool shell_allowed;                       /* the policy's allow_shell */
-	bool recovery_dropped;                    /* vi_policy_apply removed a policy "recovery"
-	                                           * default: no recovery root configured */
 	/* Environment names the command line sets for the booted system: upper-case NAME=value
 	 * words before "--" (the kernel hands them to init as its environment) and the names of
 	 * systemd.setenv= (systemd hands them to every service). vi_policy_check allows only

@@ -46,7 +46,7 @@ struct vi_trust_result {
 		int32_t serial;    /* > 0: present */
 		size_t len;
 	} root_sig, recovery_sig;
-	bool recovery_dropped;     /* recovery root disabled: see recovery_note */
+	bool recovery_dropped;     /* the recovery root must not be booted: see recovery_note */
 	char recovery_note[256];   /* why: unsigned while signatures are required, bad signature */
 	uint64_t wait_ms;          /* spent waiting for devices */
 };
@@ -58,8 +58,10 @@ int vi_keys_load(int rootfd, const char *dir, struct vi_keyset *ret, struct veri
 
 /* The whole step for cfg->root (see above); returns its outcome. Then, whatever that was, a
  * recovery root's own root-hash signature: one that does not load, or none while signatures are
- * required, disables the recovery root (res->recovery_dropped, res->recovery_note) without
- * changing the return value. Nothing to do (no manifest, no signature): 0. */
+ * required, disables the recovery root (res->recovery_dropped, res->recovery_note: the caller
+ * must not boot it; cfg->recovery itself is left as parsed) without changing the return value.
+ * Nothing to do (no manifest, no signature): 0. The step's buffers are allocated per call:
+ * nothing is kept between calls but what res holds. */
 int vi_trust_setup(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 		   struct vi_trust_result *res, struct verity_err *err);
 

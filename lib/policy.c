@@ -467,10 +467,8 @@ int vi_policy_apply(const struct vi_policy *p, struct vi_config *cfg, struct ver
 		}
 		/* Only a policy default can get here without a recovery root: the command-line
 		 * parser already refuses verity.fail=recovery without one. */
-		if (cfg->fail[i] == VI_FAIL_RECOVERY && !cfg->recovery.enabled) {
-			cfg->recovery_dropped = true;
+		if (cfg->fail[i] == VI_FAIL_RECOVERY && !cfg->recovery.enabled)
 			continue;
-		}
 		out[n++] = cfg->fail[i];
 	}
 	if (n == 0)

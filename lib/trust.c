@@ -371,8 +371,8 @@ static int target_signature(struct vi_target *t, const char *label,
 
 /* The recovery root is a second way in: it is checked on its own, whatever happened to the root
  * (a refused root must not leave its recovery unchecked). A recovery signature that does not
- * load, or none while signatures are required, disables the recovery root; the root's outcome
- * is not changed by it. */
+ * load, or none while signatures are required, disables the recovery root (res says so; cfg
+ * keeps what the command line asked for); the root's outcome is not changed by it. */
 static void recovery_trust(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 			   struct vi_trust_result *res, struct trust_work *w)
 {
@@ -391,7 +391,6 @@ static void recovery_trust(struct vi_config *cfg, const struct vi_trust_ctx *ctx
 	} else {
 		return;
 	}
-	cfg->recovery.enabled = false;
 	cfg->recovery.sig_key_desc[0] = '\0';
 	res->recovery_dropped = true;
 }

@@ -29,11 +29,11 @@
 #include "kmsg.h"
 #include "modules.h"
 #include "mountroot.h"
+#include "plan.h"
 #include "policy.h"
 #include "status.h"
 #include "strutil.h"
 #include "switchroot.h"
-#include "trust.h"
 
 #ifndef VERITY_INIT_VERSION
 #define VERITY_INIT_VERSION "0.1"
@@ -44,8 +44,8 @@
 
 struct agent {
 	struct kmsg log;
-	struct vi_config cfg;
-	struct vi_policy policy;
+	struct vi_plan plan;       /* what to boot and how to fail (lib/plan.c) */
+	struct vi_failure failure; /* the failure being handled (the first one, during recovery) */
 	uint64_t t_start_ms;
 	uint64_t wait_ms;          /* time spent waiting for devices (excluded from agent time) */
 	uint64_t modules_ms;       /* time in finit_module (the kernel's module init) */
@@ -55,10 +55,6 @@ struct agent {
 	char **init_envp;          /* PID 1: the kernel's environment, for init (not for us) */
 	bool devkmsg_restore;      /* we lifted /dev/kmsg rate limiting: put it back */
 	bool kernel_guard_missing; /* the policy forces dm_verity.require_signatures; it is off */
-	/* the failure being handled */
-	enum vi_stage stage;
-	struct verity_err reason;
-	const struct vi_target *failed;
 };
 
 #define DEVKMSG_SYSCTL "/proc/sys/kernel/printk_devkmsg"
@@ -95,69 +91,71 @@ static void devkmsg_restore(struct agent *a)
 	}
 }
 
-/* The command line: --cmdline STRING or /proc/cmdline; then the initramfs policy. A refusal is
- * in a->reason, and logged unless quiet (`parse` prints it itself: once, on stderr's last line,
- * where the dracut hooks read it). */
-static int load_config(struct agent *a, const char *cmdline_arg, bool quiet)
+/* The failure's log line: the one record of it (docs/design.md, the failure value). */
+static void log_failure(struct agent *a)
 {
-	static char buf[VI_MAX_CMDLINE + 2];
-	struct verity_err err = { "" };
-	/* PID 1 reads the kernel's parameters (after "--" come its init's arguments); parse and
-	 * setup answer for dracut, whose getarg reads every word */
-	unsigned flags = a->init_argv ? 0 : VI_CMDLINE_PAST_DASHDASH;
-	const char *what = "command line refused: ";
-	bool policy_ok;
-	int r;
+	char line[sizeof(a->failure.context) + sizeof(a->failure.reason.msg) + 2];
 
-	if (cmdline_arg) {
-		r = vi_cmdline_parse(cmdline_arg, flags, &a->cfg, &err);
-	} else {
-		r = fileio_read_text_at(AT_FDCWD, "/proc/cmdline", buf, sizeof(buf));
-		if (r < 0) {
-			snprintf(err.msg, sizeof(err.msg), "cannot read /proc/cmdline: %s",
-				 strerror(-r));
-			what = "";
-		} else {
-			r = vi_cmdline_parse(buf, flags, &a->cfg, &err);
-		}
-	}
-	if (r < 0) {
-		struct verity_err ignored;
+	vi_failure_log_line(&a->failure, line, sizeof(line));
+	kmsg_log(&a->log, KMSG_ERR, "%s", line);
+}
 
-		a->reason = err;
-		if (!quiet)
-			kmsg_log(&a->log, KMSG_ERR, "%s%s", what, err.msg);
-		/* cfg holds the defaults: the policy's fail actions still apply */
-		if (vi_policy_load(VI_POLICY_FILE, &a->policy, &ignored) == 0)
-			vi_policy_apply(&a->policy, &a->cfg, &ignored);
-		return r;
-	}
-	/* dracut's shell switches (rd.break, rd.shell) mean nothing to PID 1, which opens a shell
-	 * only as a fail action the policy allows: nothing to refuse here */
-	if (a->init_argv)
-		a->cfg.shell_requested = false;
-	r = vi_policy_load(VI_POLICY_FILE, &a->policy, &err);
-	policy_ok = r >= 0;
-	if (policy_ok)
-		r = vi_policy_apply(&a->policy, &a->cfg, &err);
-	if (r < 0) {
-		struct verity_err ignored;
+/* The one place the agent records a failure: the value, then its log line. */
+static int fail(struct agent *a, enum vi_stage stage, const struct vi_target *t, int r,
+		const char *context, const struct verity_err *reason)
+{
+	vi_failure_set(&a->failure, stage, t, r, context, reason);
+	log_failure(a);
+	return r;
+}
 
-		a->reason = err;
-		if (!quiet)
-			kmsg_log(&a->log, KMSG_ERR, "policy: %s", err.msg);
-		/* Nothing of a refused command line is used, not even its fallback or recovery
-		 * root: back to the defaults, with only the policy's own fail actions. */
-		vi_config_init(&a->cfg);
-		if (policy_ok)
-			vi_policy_apply(&a->policy, &a->cfg, &ignored);
-		else
-			vi_policy_init(&a->policy);   /* unreadable policy: strictest defaults */
-		return r;
-	}
-	if (a->cfg.shell_dropped)
+/* A step of one target refused: "NAME: STAGE failed: REASON". */
+static int fail_target(struct agent *a, enum vi_stage stage, const struct vi_target *t, int r,
+		       const struct verity_err *reason)
+{
+	char context[sizeof(a->failure.context)];
+
+	snprintf(context, sizeof(context), "%s: %s failed", t->name, vi_stage_name(stage));
+	return fail(a, stage, t, r, context, reason);
+}
+
+/* The configuration pipeline, the same for every mode (lib/plan.c): the command line
+ * (--cmdline STRING or /proc/cmdline), the initramfs policy and, when a root is to be set up
+ * (boot), the signature step. Then its log lines; a refusal is logged unless quiet (`parse`
+ * prints it itself: once, on stderr's last line, where the dracut hooks read it). */
+static int configure(struct agent *a, const char *cmdline, bool boot, bool quiet)
+{
+	const struct vi_plan_input in = {
+		.cmdline = cmdline,
+		.pid1 = a->init_argv != NULL,
+		.policy_path = VI_POLICY_FILE,
+		.boot = boot,
+		.kernel_guard_missing = a->kernel_guard_missing,
+		.rootfd = AT_FDCWD,
+	};
+	const struct vi_plan *p = &a->plan;
+	const struct vi_trust_result *tr = &p->trust;
+	int r = vi_plan_build(&in, &a->plan, &a->failure);
+
+	if (!p->refused && p->cfg.shell_dropped)
 		kmsg_log(&a->log, KMSG_WARNING,
 			 "fail action shell dropped: the initramfs policy does not allow a shell");
+	a->wait_ms += tr->wait_ms;
+	if (tr->recovery_dropped)
+		kmsg_log(&a->log, KMSG_WARNING, "recovery root disabled: %s", tr->recovery_note);
+	if (r < 0) {
+		if (!quiet)
+			log_failure(a);
+		return r;
+	}
+	if (tr->manifest)
+		kmsg_log(&a->log, KMSG_INFO, "%s: signed manifest version %llu from %s verified "
+			 "with key %s (%s)", p->cfg.root.name, (unsigned long long)tr->version,
+			 tr->source, tr->key_id, tr->key_file);
+	if (tr->root_sig.serial > 0)
+		kmsg_log(&a->log, KMSG_INFO, "%s: root hash signature (%zu bytes) passed to the "
+			 "kernel as key %s", p->cfg.root.name, tr->root_sig.len,
+			 p->cfg.root.sig_key_desc);
 	return 0;
 }
 
@@ -172,53 +170,22 @@ static void write_status(struct agent *a, const char *result, const char *action
 {
 	char failed_hex[2 * VERITY_MAX_DIGEST + 1], booted_hex[2 * VERITY_MAX_DIGEST + 1];
 	struct verity_err err;
+	const struct vi_failure *f = &a->failure;
+	const struct vi_target *failed = f->set ? f->target : NULL;
 	struct vi_status st = {
 		.result = result,
-		.name = a->failed ? a->failed->name : (booted ? booted->name : ""),
+		.name = failed ? failed->name : (booted ? booted->name : ""),
 		.root_hash = failed_hex,
-		.stage = a->failed || !strcmp(result, "failed") ? vi_stage_name(a->stage) : "",
-		.reason = a->reason.msg,
+		.stage = f->set ? vi_stage_name(f->stage) : "",
+		.reason = f->set ? f->reason.msg : "",
 		.action = action,
 		.booted = booted_hex,
 	};
 
-	hash_hex(a->failed ? a->failed : booted, failed_hex, sizeof(failed_hex));
+	hash_hex(failed ? failed : booted, failed_hex, sizeof(failed_hex));
 	hash_hex(booted, booted_hex, sizeof(booted_hex));
 	if (vi_status_write(VI_STATUS_DIR, &st, &err) < 0)
 		kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
-}
-
-/* Signed manifest and kernel-verified root-hash signatures (issue 6, lib/trust.c), once,
- * before the root is set up: a refusal is a setup failure and takes the fallback. */
-static int trust_step(struct agent *a, struct vi_trust_result *res)
-{
-	struct verity_err err = { "" };
-	const struct vi_trust_ctx ctx = {
-		.rootfd = AT_FDCWD,
-		.min_version = a->policy.min_version,
-		.timeout_ms = a->cfg.timeout_s * 1000u,
-	};
-	int r = vi_trust_setup(&a->cfg, &ctx, res, &err);
-
-	a->wait_ms += res->wait_ms;
-	if (res->recovery_dropped)
-		kmsg_log(&a->log, KMSG_WARNING, "recovery root disabled: %s", res->recovery_note);
-	if (r < 0) {
-		a->stage = VI_STAGE_CONFIG;
-		a->reason = err;
-		a->failed = &a->cfg.root;
-		kmsg_log(&a->log, KMSG_ERR, "%s: %s", a->cfg.root.name, err.msg);
-		return r;
-	}
-	if (res->manifest)
-		kmsg_log(&a->log, KMSG_INFO, "%s: signed manifest version %llu from %s verified "
-			 "with key %s (%s)", a->cfg.root.name, (unsigned long long)res->version,
-			 res->source, res->key_id, res->key_file);
-	if (res->root_sig.serial > 0)
-		kmsg_log(&a->log, KMSG_INFO, "%s: root hash signature (%zu bytes) passed to the "
-			 "kernel as key %s", a->cfg.root.name, res->root_sig.len,
-			 a->cfg.root.sig_key_desc);
-	return 0;
 }
 
 struct wait_note_ctx {
@@ -239,56 +206,30 @@ static void log_waiting(void *ctx, const char *missing, unsigned timeout_ms)
 		 timeout_ms / 1000u, missing);
 }
 
-/* Steps 1-6 for one target, with its log lines. */
+/* Steps 1-6 for one target (lib/activate.c), with its log lines. */
 static int activate(struct agent *a, const struct vi_target *t, struct vi_activation *act)
 {
-	static struct vi_trust_result trust;
-	static bool trusted;
-	static int trust_r;
 	struct verity_err err = { "" };
 	struct wait_note_ctx note = { a, t };
 	int r;
 	const struct vi_activate_opts o = {
-		.timeout_ms = a->cfg.timeout_s * 1000u,
+		.timeout_ms = a->plan.cfg.timeout_s * 1000u,
 		.ops = &digest_afalg_ops,
 		.allow_fewer_data_blocks =
-			vi_policy_allows(&a->policy, VI_WEAK_DATA_BLOCKS_BELOW_SB),
+			vi_policy_allows(&a->plan.policy, VI_WEAK_DATA_BLOCKS_BELOW_SB),
 		.wait_note = { log_waiting, &note },
 	};
 
-	/* Once: a refused manifest must not also stop the (separately checked) recovery root. */
-	if (!trusted) {
-		trusted = true;
-		trust_r = trust_step(a, &trust);
-	}
-	if (t == &a->cfg.root && trust_r < 0) {
-		memset(act, 0, sizeof(*act));
-		return trust_r;
-	}
-	if (!t->enabled) {
-		/* the trust step disabled it (its signature), after the fallback chose it */
-		memset(act, 0, sizeof(*act));
-		a->stage = VI_STAGE_CONFIG;
-		a->failed = t;
-		snprintf(a->reason.msg, sizeof(a->reason.msg), "%s: disabled by the signature "
-			 "check", t->name);
-		kmsg_log(&a->log, KMSG_ERR, "%s", a->reason.msg);
-		return -EPERM;
-	}
 	r = vi_activate(t, &o, act, &err);
-	if (t == &a->cfg.recovery || !a->cfg.recovery.enabled)
-		vi_trust_release(&trust);   /* tables loaded: the kernel has its copies */
+	if (t == &a->plan.cfg.recovery || !a->plan.recovery_allowed)
+		vi_plan_release_keys(&a->plan);   /* tables loaded: the kernel has its copies */
 	a->wait_ms += act->wait_ms;
 	if (act->preflight_skipped)
 		kmsg_log(&a->log, KMSG_WARNING,
 			 "%s: pre-flight root hash check skipped: %s; the kernel still verifies "
 			 "every block", t->name, act->preflight_note.msg);
 	if (r < 0) {
-		a->stage = act->stage;
-		a->reason = err;
-		a->failed = t;
-		kmsg_log(&a->log, KMSG_ERR, "%s: %s failed: %s", t->name, vi_stage_name(act->stage),
-			 err.msg);
+		fail_target(a, act->stage, t, r, &err);
 		if (act->stage == VI_STAGE_ACTIVATE && act->table[0])
 			kmsg_log(&a->log, KMSG_INFO, "%s: refused table: %s", t->name, act->table);
 		return r;
@@ -304,38 +245,31 @@ static int activate(struct agent *a, const struct vi_target *t, struct vi_activa
 static int mount_and_check(struct agent *a, const struct vi_target *t,
 			   const struct vi_activation *act, struct vi_file_id *ret_init)
 {
+	const struct vi_config *cfg = &a->plan.cfg;
 	struct verity_err err = { "" };
 	char type[VI_MAX_FSTYPE];
 	int r;
 
-	if (t == &a->cfg.root && a->cfg.root_dev[0] && strcmp(a->cfg.root_dev, act->node)) {
+	if (t == &cfg->root && cfg->root_dev[0] && strcmp(cfg->root_dev, act->node)) {
 		struct stat st;
 
 		/* root= naming another device never mounts it: only the verified mapping is used */
-		if (stat(a->cfg.root_dev, &st) < 0 || st.st_rdev != act->devno)
+		if (stat(cfg->root_dev, &st) < 0 || st.st_rdev != act->devno)
 			kmsg_log(&a->log, KMSG_WARNING, "root=%s ignored: mounting %s",
-				 a->cfg.root_dev, act->node);
+				 cfg->root_dev, act->node);
 	}
-	r = vi_mount_root(act->node, act->devno, NEWROOT, a->cfg.rootfstype, a->cfg.rootflags, type,
+	r = vi_mount_root(act->node, act->devno, NEWROOT, cfg->rootfstype, cfg->rootflags, type,
 			  sizeof(type), &err);
+	if (r < 0)
+		return fail_target(a, VI_STAGE_MOUNT, t, r, &err);
+	r = vi_init_check(NEWROOT, cfg->init, act->devno, ret_init, &err);
 	if (r < 0) {
-		a->stage = VI_STAGE_MOUNT;
-		goto fail;
-	}
-	r = vi_init_check(NEWROOT, a->cfg.init, act->devno, ret_init, &err);
-	if (r < 0) {
-		a->stage = VI_STAGE_INIT;
 		umount2(NEWROOT, MNT_DETACH);
-		goto fail;
+		return fail_target(a, VI_STAGE_INIT, t, r, &err);
 	}
 	kmsg_log(&a->log, KMSG_INFO, "%s: mounted %s read-only on " NEWROOT " (%s), init %s read",
-		 t->name, act->node, type, a->cfg.init);
+		 t->name, act->node, type, cfg->init);
 	return 0;
-fail:
-	a->reason = err;
-	a->failed = t;
-	kmsg_log(&a->log, KMSG_ERR, "%s: %s failed: %s", t->name, vi_stage_name(a->stage), err.msg);
-	return r;
 }
 
 /* The environment of init and of the fallback shell: what the kernel gives init by default
@@ -354,7 +288,7 @@ static void init_environment(const struct agent *a, char **env, size_t size)
 		const char *eq = strchr(*e, '=');
 		size_t len = eq ? (size_t)(eq - *e) : 0;
 
-		if (!eq || !vi_policy_env_allowed(&a->policy, *e, len) ||
+		if (!eq || !vi_policy_env_allowed(&a->plan.policy, *e, len) ||
 		    !vi_str_printable(eq + 1, strlen(eq + 1)) || strlen(eq + 1) >= VI_MAX_PATH)
 			continue;
 		if (len == 4 && !memcmp(*e, "TERM", 4)) {
@@ -379,12 +313,13 @@ static void hand_over_fds(struct agent *a)
 
 /* Switch to NEWROOT and exec init (checked before as init_id). Returns only on failure;
  * *ret_switched tells whether the switch got past its checks (the initramfs is then gone). */
-static int switch_and_exec(struct agent *a, const struct vi_file_id *init_id,
-			   bool *ret_switched)
+static int switch_and_exec(struct agent *a, const struct vi_target *t,
+			   const struct vi_file_id *init_id, bool *ret_switched)
 {
+	const char *init = a->plan.cfg.init;
 	struct verity_err err = { "" };
 	struct vi_switch_result sw;
-	char *argv[VI_MAX_INIT_ARGS + 2] = { a->cfg.init };
+	char *argv[VI_MAX_INIT_ARGS + 2] = { a->plan.cfg.init };
 	char *envp[VI_MAX_ENV + 3];
 	uint64_t t0 = vi_now_ms(), total;
 	int r, n = 1;
@@ -399,26 +334,18 @@ static int switch_and_exec(struct agent *a, const struct vi_file_id *init_id,
 	*ret_switched = sw.committed;
 	if (sw.warning.msg[0])
 		kmsg_log(&a->log, KMSG_WARNING, "switch root: %s", sw.warning.msg);
-	if (r < 0) {
-		a->stage = VI_STAGE_SWITCH;
-		a->reason = err;
-		kmsg_log(&a->log, KMSG_ERR, "switch root failed: %s", err.msg);
-		return r;
-	}
+	if (r < 0)
+		return fail(a, VI_STAGE_SWITCH, t, r, "switch root failed", &err);
 	/* init was checked before /dev, /proc, /sys and /run were moved on top of the root */
-	r = vi_init_same(a->cfg.init, init_id, &err);
-	if (r < 0) {
-		a->stage = VI_STAGE_SWITCH;
-		a->reason = err;
-		kmsg_log(&a->log, KMSG_ERR, "%s", err.msg);
-		return r;
-	}
+	r = vi_init_same(init, init_id, &err);
+	if (r < 0)
+		return fail(a, VI_STAGE_SWITCH, t, r, "", &err);
 	total = vi_now_ms() - a->t_start_ms;
 	kmsg_log(&a->log, KMSG_NOTICE,
 		 "exec %s (agent time %llu ms: %llu ms module loading, %llu ms device wait, "
 		 "%llu ms own = %llu early mounts + %llu set-up + %llu mount and init read + "
 		 "%llu switch + rest)",
-		 a->cfg.init, (unsigned long long)total, (unsigned long long)a->modules_ms,
+		 init, (unsigned long long)total, (unsigned long long)a->modules_ms,
 		 (unsigned long long)a->wait_ms,
 		 (unsigned long long)(total - a->wait_ms - a->modules_ms),
 		 (unsigned long long)a->mark_ms[0], (unsigned long long)a->mark_ms[1],
@@ -426,13 +353,10 @@ static int switch_and_exec(struct agent *a, const struct vi_file_id *init_id,
 	devkmsg_restore(a);
 	init_environment(a, envp, sizeof(envp) / sizeof(envp[0]));
 	hand_over_fds(a);
-	execve(a->cfg.init, argv, envp);
+	execve(init, argv, envp);
 	r = -errno;
-	a->stage = VI_STAGE_SWITCH;
-	snprintf(a->reason.msg, sizeof(a->reason.msg), "exec %.100s failed: %s", a->cfg.init,
-		 strerror(-r));
-	kmsg_log(&a->log, KMSG_ERR, "%s", a->reason.msg);
-	return r;
+	snprintf(err.msg, sizeof(err.msg), "exec %.100s failed: %s", init, strerror(-r));
+	return fail(a, VI_STAGE_SWITCH, t, r, "", &err);
 }
 
 /* Boot one target: activate, mount, check init, switch, exec. Returns only on failure;
@@ -450,19 +374,18 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 	r = activate(a, t, &act);
 	if (r < 0)
 		return r;
-	a->mark_ms[1] = vi_now_ms() - t0 - (a->wait_ms - w0);
+	a->mark_ms[1] += vi_now_ms() - t0 - (a->wait_ms - w0);
 	t0 = vi_now_ms();
 	r = mount_and_check(a, t, &act, &init_id);
 	a->mark_ms[2] = vi_now_ms() - t0;
 	if (r < 0)
 		goto out_remove;
 	write_status(a, result, action, t);
-	r = switch_and_exec(a, &init_id, ret_switched);
+	r = switch_and_exec(a, t, &init_id, ret_switched);
 	if (*ret_switched)
 		return r;
 	/* refused by the switch's own checks, nothing moved: undo as after a failed init check,
 	 * so the recovery root can use NEWROOT */
-	a->failed = t;
 	umount2(NEWROOT, MNT_DETACH);
 out_remove:
 	if (!act.reused)
@@ -474,28 +397,27 @@ out_remove:
  * file keeps describing the first failure (the one the recovery system needs to know). */
 static void try_recovery(struct agent *a, bool *switched)
 {
-	const struct vi_target *failed = a->failed;
-	enum vi_stage stage = a->stage;
-	struct verity_err reason = a->reason;
+	const struct vi_failure first = a->failure;
 
 	write_status(a, "failed", "recovery", NULL);
+	a->mark_ms[1] = 0;   /* the recovery root's own set-up time */
 	kmsg_log(&a->log, KMSG_NOTICE, "fallback: booting the recovery root %s",
-		 a->cfg.recovery.name);
-	boot_target(a, &a->cfg.recovery, "failed", "recovery", switched);
-	a->failed = failed;
-	a->stage = stage;
-	a->reason = reason;
+		 a->plan.cfg.recovery.name);
+	boot_target(a, &a->plan.cfg.recovery, "failed", "recovery", switched);
+	a->failure = first;
 }
 
 static void fallback(struct agent *a, bool switched)
 {
-	for (unsigned i = 0; i < VI_MAX_FAIL && a->cfg.fail[i] != VI_FAIL_NONE; i++) {
-		enum vi_fail_action act = a->cfg.fail[i];
+	const enum vi_fail_action *fail_list = a->plan.cfg.fail;
+
+	for (unsigned i = 0; i < VI_MAX_FAIL && fail_list[i] != VI_FAIL_NONE; i++) {
+		enum vi_fail_action act = fail_list[i];
 		const char *name = vi_fail_action_name(act);
 
 		switch (act) {
 		case VI_FAIL_RECOVERY:
-			if (switched || !a->cfg.recovery.enabled) {
+			if (switched || !a->plan.recovery_allowed) {
 				kmsg_log(&a->log, KMSG_WARNING, "fallback recovery: %s",
 					 switched ? "initramfs already freed"
 						  : "no recovery root configured");
@@ -514,7 +436,7 @@ static void fallback(struct agent *a, bool switched)
 		case VI_FAIL_SHELL: {
 			char *envp[VI_MAX_ENV + 3];
 
-			if (!a->policy.allow_shell) {
+			if (!a->plan.policy.allow_shell) {
 				kmsg_log(&a->log, KMSG_WARNING,
 					 "fallback shell: not allowed by the initramfs policy");
 				continue;
@@ -590,7 +512,7 @@ static void load_modules(struct agent *a)
 	char val[8] = "";
 	int r;
 
-	/* load_config reads the policy again, with the command line */
+	/* the configuration pipeline reads the policy again, with the command line */
 	if (vi_policy_load(VI_POLICY_FILE, &early, &err) == 0)
 		mp.forced = vi_policy_forced_modparams(&early);
 	if (fileio_read_text_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) == 0) {
@@ -618,6 +540,7 @@ static void load_modules(struct agent *a)
 static int run_pid1(struct agent *a)
 {
 	bool switched = false;
+	uint64_t t0, w0;
 	int r;
 
 	a->t_start_ms = vi_now_ms();
@@ -630,30 +553,13 @@ static int run_pid1(struct agent *a)
 	load_modules(a);
 	vi_dm_init(VI_DM_NODES_SELF);
 
-	a->stage = VI_STAGE_CONFIG;
-	r = load_config(a, NULL, false);
-	if (r < 0)
-		goto fail;
-	if (a->kernel_guard_missing) {
-		snprintf(a->reason.msg, sizeof(a->reason.msg), "policy require_signature=kernel, "
-			 "but dm_verity.require_signatures is not Y (built in or loaded before "
-			 "the agent: dm_verity.require_signatures=1 on the command line)");
-		kmsg_log(&a->log, KMSG_ERR, "%s", a->reason.msg);
-		goto fail;
-	}
-	if (a->cfg.verity_disabled || !a->cfg.root.enabled) {
-		snprintf(a->reason.msg, sizeof(a->reason.msg), "%s",
-			 a->cfg.verity_disabled
-				 ? "verity disabled on the command line: no unverified root is mounted"
-				 : "no root hash on the command line (roothash= or verity.roothash=)");
-		kmsg_log(&a->log, KMSG_ERR, "%s", a->reason.msg);
-		a->failed = &a->cfg.root;
-		goto fail;
-	}
-	boot_target(a, &a->cfg.root, "ok", "none", &switched);
-fail:
-	if (!a->failed)
-		a->failed = &a->cfg.root;
+	t0 = vi_now_ms();
+	w0 = a->wait_ms;
+	r = configure(a, NULL, true, false);
+	/* the signature step is part of the set-up time, its device wait is not */
+	a->mark_ms[1] = vi_now_ms() - t0 - (a->wait_ms - w0);
+	if (r == 0)
+		boot_target(a, &a->plan.cfg.root, "ok", "none", &switched);
 	fallback(a, switched);
 	return EXIT_FAILURE;
 }
@@ -661,33 +567,38 @@ fail:
 /* `setup`: create the mapping and stop (dracut's initqueue calls this). */
 static int run_setup(struct agent *a, const char *cmdline)
 {
+	const struct vi_target *root = &a->plan.cfg.root;
 	struct vi_activation act;
 	int r;
 
 	kmsg_open(&a->log, 2);
-	/* without /dev/kmsg the record would go to stderr too: the line below says it once */
-	r = load_config(a, cmdline, a->log.fd < 0);
-	if (r < 0) {
-		fprintf(stderr, "verity-init: %s\n", a->reason.msg);
+	r = configure(a, cmdline, true, true);
+	if (r < 0 && !a->plan.trusted) {
+		/* refused before any device was read: one line on stderr (and the record, unless
+		 * it would go to stderr too) */
+		if (a->plan.refused && a->log.fd >= 0)
+			log_failure(a);
+		fprintf(stderr, "verity-init: %s\n", a->failure.reason.msg);
 		return EXIT_FAILURE;
 	}
-	if (a->cfg.verity_disabled || !a->cfg.root.enabled) {
-		fprintf(stderr, "verity-init: no verity root configured on the command line\n");
-		return EXIT_FAILURE;
-	}
-	vi_dm_init(access("/run/udev/control", F_OK) == 0 ? VI_DM_NODES_UDEV : VI_DM_NODES_SELF);
 	a->log.fallback_err = false;
-	r = activate(a, &a->cfg.root, &act);
+	if (r < 0) {
+		log_failure(a);   /* the signature step refused the root */
+	} else {
+		vi_dm_init(access("/run/udev/control", F_OK) == 0 ? VI_DM_NODES_UDEV
+								  : VI_DM_NODES_SELF);
+		r = activate(a, root, &act);
+	}
 	if (r < 0) {
 		write_status(a, "failed", "none", NULL);
-		/* unless activate's error record went to stderr already (no /dev/kmsg, or a
-		 * failed write to it) */
+		/* unless the error record went to stderr already (no /dev/kmsg, or a failed write
+		 * to it) */
 		if (!a->log.fallback_err)
-			fprintf(stderr, "verity-init: %s: %s: %s\n", a->cfg.root.name,
-				vi_stage_name(a->stage), a->reason.msg);
+			fprintf(stderr, "verity-init: %s: %s: %s\n", root->name,
+				vi_stage_name(a->failure.stage), a->failure.reason.msg);
 		return EXIT_FAILURE;
 	}
-	write_status(a, "ok", "none", &a->cfg.root);
+	write_status(a, "ok", "none", root);
 	printf("%s\n", act.node);
 	return EXIT_SUCCESS;
 }
@@ -701,22 +612,23 @@ static void print_init_env(const struct vi_policy *p)
 	printf("'\n");
 }
 
+/* `parse`: the plan without its device steps (no signature is read), printed. */
 static int run_parse(struct agent *a, const char *cmdline, bool shell)
 {
-	int r = load_config(a, cmdline, true);
+	int r = configure(a, cmdline, false, true);
 
 	if (shell)
-		print_init_env(&a->policy);
+		print_init_env(&a->plan.policy);
 
 	if (r < 0) {
-		/* the one line for this refusal (load_config was quiet) */
-		fprintf(stderr, "verity-init: %s\n", a->reason.msg);
+		/* the one line for this refusal (configure was quiet) */
+		fprintf(stderr, "verity-init: %s\n", a->failure.reason.msg);
 		/* for the dracut hooks: what applies instead (defaults + the policy's fail actions) */
 		if (shell)
-			vi_config_print(stdout, &a->cfg, VI_PRINT_SHELL);
+			vi_config_print(stdout, &a->plan.cfg, VI_PRINT_SHELL);
 		return EXIT_FAILURE;
 	}
-	return vi_config_print(stdout, &a->cfg, shell ? VI_PRINT_SHELL : VI_PRINT_KV) < 0
+	return vi_config_print(stdout, &a->plan.cfg, shell ? VI_PRINT_SHELL : VI_PRINT_KV) < 0
 		       ? EXIT_FAILURE
 		       : EXIT_SUCCESS;
 }
@@ -836,8 +748,8 @@ int main(int argc, char **argv)
 	bool shell = false;
 	int i;
 
-	vi_config_init(&a.cfg);
-	vi_policy_init(&a.policy);
+	vi_config_init(&a.plan.cfg);
+	vi_policy_init(&a.plan.policy);
 	if (getpid() == 1) {
 		/* Every command line word NAME=value without a dot is in our environment, and
 		 * libblkid and libdevmapper read some (BLKID_CONF, DM_DISABLE_UDEV, ...): the kernel's

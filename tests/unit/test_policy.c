@@ -255,10 +255,10 @@ static void test_fail_and_defaults(void **state)
 	/* a policy default "recovery" without a recovery root is dropped, with it kept */
 	apply("fail=recovery,reboot", ROOT, 0, NULL);
 	assert_int_equal(cfg.fail[0], VI_FAIL_REBOOT);
-	assert_true(cfg.recovery_dropped);
+	assert_int_equal(cfg.fail[1], VI_FAIL_NONE);
 	apply("fail=recovery,reboot", ROOT "verity.recovery.roothash=" H2, 0, NULL);
 	assert_int_equal(cfg.fail[0], VI_FAIL_RECOVERY);
-	assert_false(cfg.recovery_dropped);
+	assert_int_equal(cfg.fail[1], VI_FAIL_REBOOT);
 	apply("fail=recovery,shell", ROOT, 0, NULL);
 	assert_int_equal(cfg.fail[0], VI_FAIL_PANIC);
 }

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The agent's configuration pipeline: one function, vi_plan_build, turns the kernel command
+ * line, the initramfs policy and (when a root is to be set up) the signature step into the
+ * plan the agent follows. PID 1, `setup` and `parse` all call it; they differ only in its
+ * input (docs/design.md, "The configuration pipeline and the failure value").
+ *
+ *   1. command line   vi_cmdline_parse; refused: the defaults, and the policy's fail actions
+ *   2. policy         vi_policy_load + vi_policy_apply: fail actions and timeout defaults,
+ *                     "shell" dropped unless allowed, refusals; refused: the defaults again
+ *   3. something to boot (in->boot): a root hash and verity not switched off; the kernel
+ *                     enforcing signatures when the policy forces it
+ *   4. trust (in->boot): vi_trust_setup, the signed manifest merged into cfg.root, signature
+ *                     keys in the keyring; whether the recovery root may still be booted
+ *
+ * A refusal at any step is *ret_failure (stage config, target the root) and the return value;
+ * the plan then still holds what applies instead. Nothing is logged: the agent logs the
+ * failure and the notes (shell_dropped, trust.recovery_note, trust.manifest). */
+#ifndef VERITY_PLAN_H
+#define VERITY_PLAN_H
+
+#include <stdbool.h>
+
+#include "config.h"
+#include "failure.h"
+#include "policy.h"
+#include "trust.h"
+
+struct vi_plan_input {
+	const char *cmdline;        /* the command line; NULL: read /proc/cmdline */
+	bool pid1;                  /* the kernel's init: words after "--" are init's, dracut's
+	                             * shell switches (rd.break, rd.shell) mean nothing */
+	const char *policy_path;    /* VI_POLICY_FILE */
+	bool boot;                  /* a root is to be set up: steps 3 and 4 (`parse`: false) */
+	bool kernel_guard_missing;  /* the policy forces dm_verity.require_signatures=Y and the
+	                             * kernel does not have it */
+	int rootfd;                 /* the initramfs root for keys and manifest files */
+};
+
+struct vi_plan {
+	struct vi_config cfg;       /* what to boot: the command line (the defaults when it was
+	                             * refused) completed by the policy and the signed manifest */
+	struct vi_policy policy;    /* the initramfs policy (the strictest defaults when it was
+	                             * unreadable) */
+	bool trusted;               /* step 4 ran: trust holds its outcome */
+	struct vi_trust_result trust; /* manifest, signature keys in the keyring, recovery note */
+	bool refused;               /* step 1 or 2 refused: cfg is the defaults plus the policy's
+	                             * fail actions, nothing of the command line is used */
+	bool recovery_allowed;      /* the recovery root is configured and passed step 4 */
+};
+
+/* Build plan from in (steps above). 0, or the refusal's negative errno with *ret_failure set
+ * (untouched on success); plan is complete either way. */
+int vi_plan_build(const struct vi_plan_input *in, struct vi_plan *plan,
+		  struct vi_failure *ret_failure);
+
+/* After the tables are loaded: drop the signature keys from the keyring (vi_trust_release).
+ * Safe to call more than once. */
+void vi_plan_release_keys(struct vi_plan *plan);
+
+#endif

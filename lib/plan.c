@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The agent's configuration pipeline (include/plan.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "plan.h"
+#include "strutil.h"
+
+/* Step 1: the command line given, or /proc/cmdline. *ret_context names the source of a
+ * refusal for the log line. */
+static int parse_cmdline(const struct vi_plan_input *in, struct vi_config *cfg,
+			 const char **ret_context, struct verity_err *err)
+{
+	/* PID 1 reads the kernel's parameters (after "--" come its init's arguments); parse and
+	 * setup answer for dracut, whose getarg reads every word */
+	unsigned flags = in->pid1 ? 0 : VI_CMDLINE_PAST_DASHDASH;
+	const size_t size = VI_MAX_CMDLINE + 2;   /* one byte more than allowed: -E2BIG */
+	char *buf;
+	int r;
+
+	*ret_context = "command line refused";
+	if (in->cmdline)
+		return vi_cmdline_parse(in->cmdline, flags, cfg, err);
+	buf = malloc(size);
+	if (!buf) {
+		vi_err(err, "out of memory reading /proc/cmdline");
+		return -ENOMEM;
+	}
+	r = fileio_read_text_at(AT_FDCWD, "/proc/cmdline", buf, size);
+	if (r < 0) {
+		*ret_context = "";
+		vi_err(err, "cannot read /proc/cmdline: %s", strerror(-r));
+	} else {
+		r = vi_cmdline_parse(buf, flags, cfg, err);
+	}
+	free(buf);
+	return r;
+}
+
+/* Step 2. A refused command line is not used at all, not even its fallback list or its
+ * recovery root: back to the defaults, with only the policy's own fail actions. */
+static int apply_policy(const struct vi_plan_input *in, struct vi_plan *plan,
+			struct verity_err *err)
+{
+	struct verity_err ignored;
+	bool policy_ok;
+	int r;
+
+	r = vi_policy_load(in->policy_path, &plan->policy, err);
+	policy_ok = r >= 0;
+	if (policy_ok)
+		r = vi_policy_apply(&plan->policy, &plan->cfg, err);
+	if (r < 0) {
+		vi_config_init(&plan->cfg);
+		if (policy_ok)
+			vi_policy_apply(&plan->policy, &plan->cfg, &ignored);
+		else
+			vi_policy_init(&plan->policy);   /* unreadable policy: strictest defaults */
+	}
+	return r;
+}
+
+/* Step 3: what PID 1 and `setup` need before anything is read from a device. */
+static int boot_check(const struct vi_plan_input *in, const struct vi_config *cfg,
+		      struct verity_err *err)
+{
+	if (in->kernel_guard_missing) {
+		vi_err(err, "policy require_signature=kernel, but dm_verity.require_signatures is "
+		       "not Y (built in or loaded before the agent: dm_verity.require_signatures=1 "
+		       "on the command line)");
+		return -EPERM;
+	}
+	if (cfg->verity_disabled) {
+		vi_err(err, "verity disabled on the command line: no unverified root is mounted");
+		return -EPERM;
+	}
+	if (!cfg->root.enabled) {
+		vi_err(err, "no root hash on the command line (roothash= or verity.roothash=)");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int vi_plan_build(const struct vi_plan_input *in, struct vi_plan *plan,
+		  struct vi_failure *ret_failure)
+{
+	struct verity_err err = { "" };
+	const char *context = "";
+	int r;
+
+	memset(plan, 0, sizeof(*plan));
+	vi_config_init(&plan->cfg);
+	vi_policy_init(&plan->policy);
+
+	r = parse_cmdline(in, &plan->cfg, &context, &err);
+	if (r < 0) {
+		struct verity_err ignored;
+
+		/* cfg holds the defaults: the policy's fail actions still apply */
+		if (vi_policy_load(in->policy_path, &plan->policy, &ignored) == 0)
+			vi_policy_apply(&plan->policy, &plan->cfg, &ignored);
+		plan->refused = true;
+		return vi_failure_set(ret_failure, VI_STAGE_CONFIG, &plan->cfg.root, r, context,
+				      &err);
+	}
+	/* dracut's shell switches (rd.break, rd.shell) mean nothing to PID 1, which opens a shell
+	 * only as a fail action the policy allows: nothing to refuse there */
+	if (in->pid1)
+		plan->cfg.shell_requested = false;
+	r = apply_policy(in, plan, &err);
+	plan->refused = r < 0;
+	if (r < 0)
+		return vi_failure_set(ret_failure, VI_STAGE_CONFIG, &plan->cfg.root, r, "policy",
+				      &err);
+	plan->recovery_allowed = plan->cfg.recovery.enabled;
+	if (!in->boot)
+		return 0;
+
+	r = boot_check(in, &plan->cfg, &err);
+	if (r < 0)
+		return vi_failure_set(ret_failure, VI_STAGE_CONFIG, &plan->cfg.root, r, "", &err);
+
+	/* Step 4: the recovery root's signature is checked whatever happens to the root's */
+	{
+		const struct vi_trust_ctx ctx = {
+			.rootfd = in->rootfd,
+			.min_version = plan->policy.min_version,
+			.timeout_ms = plan->cfg.timeout_s * 1000u,
+		};
+
+		r = vi_trust_setup(&plan->cfg, &ctx, &plan->trust, &err);
+		plan->trusted = true;
+		plan->recovery_allowed = plan->cfg.recovery.enabled && !plan->trust.recovery_dropped;
+	}
+	if (r < 0)
+		return vi_failure_set(ret_failure, VI_STAGE_CONFIG, &plan->cfg.root, r,
+				      plan->cfg.root.name, &err);
+	return 0;
+}
+
+void vi_plan_release_keys(struct vi_plan *plan)
+{
+	vi_trust_release(&plan->trust);
+}
