@@ -5,8 +5,8 @@
 # key and covers the image as it is; the stub (which checks nothing itself) then hands the
 # embedded command line to the kernel and ignores one passed by a loader.
 #   - a UKI signed with the db key boots the verified root (marker, / on /dev/mapper/root);
-#   - an unsigned UKI, and the signed UKI with one byte of its .cmdline changed, are refused by
-#     the firmware (Access Denied) and no kernel starts;
+#   - an unsigned UKI, a UKI signed by a key not in db, and the signed UKI with one byte of its
+#     .cmdline changed, are refused by the firmware (Access Denied) and no kernel starts;
 #   - systemd-boot (signed too) starting the UKI with an entry whose "options" carry another root
 #     hash: under Secure Boot the kernel gets the embedded line and boots the verified root; the
 #     twin without Secure Boot shows the loader's options really reach the stub (there they win,
@@ -49,6 +49,18 @@ test_unsigned_uki_refused_by_firmware() {
 	uefi_esp "$D/esp-unsigned.img" "$D/unsigned.efi" || { fail "esp"; return; }
 	uefi_boot --timeout 90 --until "$UEFI_REFUSED_UNTIL" --disk "$D/data.img" --disk "$D/hash.img" \
 		uki-unsigned "$D/esp-unsigned.img"
+	uefi_assert_refused_by_firmware
+}
+
+# Signed, but with a key that is not in the firmware's db.
+test_uki_signed_by_another_key_refused_by_firmware() {
+	local ok oc
+	read -r ok oc < <(uefi_other_key "$D") || { fail "key"; return; }
+	uefi_uki "$D/otherkey.efi" "$RD" "roothash=$RH $KEYS" --key "$ok" --cert "$oc" || { fail "uki"; return; }
+	sbverify --cert "$oc" "$D/otherkey.efi" >/dev/null 2>&1 || { fail "the UKI is not signed by the other key"; return; }
+	uefi_esp "$D/esp-otherkey.img" "$D/otherkey.efi" || { fail "esp"; return; }
+	uefi_boot --timeout 90 --until "$UEFI_REFUSED_UNTIL" --disk "$D/data.img" --disk "$D/hash.img" \
+		uki-otherkey "$D/esp-otherkey.img"
 	uefi_assert_refused_by_firmware
 }
 
