@@ -850,11 +850,51 @@ static int cmd_dump(struct opts *o)
 
 /* Kernel command-line fragment for a formatted image: systemd's keys (default) or ours.
  * DATA and HASH are written as given (a path, UUID=..., PARTUUID=...). */
+/* The veritytab options of the image p describes, as the parameter table writes them: what the
+ * agent cannot read from a superblock, and the FEC options. */
+static int cmdline_options(const struct opts *o, const struct verity_params *p, char *out,
+			   size_t out_size)
+{
+	static const enum vi_param always[] = {
+		VI_PARAM_HASH, VI_PARAM_FORMAT, VI_PARAM_DATA_BS, VI_PARAM_HASH_BS,
+		VI_PARAM_HASH_OFFSET,
+	};
+	static const enum vi_param fec[] = {
+		VI_PARAM_FEC_DEVICE, VI_PARAM_FEC_OFFSET, VI_PARAM_FEC_ROOTS,
+	};
+	static const enum vi_param no_sb[] = {
+		VI_PARAM_SUPERBLOCK, VI_PARAM_DATA_BLOCKS, VI_PARAM_SALT,
+	};
+	static struct vi_target t;   /* large: kept off the stack */
+	size_t pos = 0;
+	int r = 0;
+
+	memset(&t, 0, sizeof(t));
+	t.params = *p;
+	t.superblock = !p->no_superblock;
+	t.fec_offset = o->fec_offset;
+	t.fec_roots = o->fec_roots;
+	if (o->fec_device &&
+	    vi_strlcpy_exact(t.fec.spec, sizeof(t.fec.spec), o->fec_device,
+			     strlen(o->fec_device)) < 0)
+		return die(EXIT_USAGE, "--fec-device is longer than the agent reads (%u bytes)",
+			   VI_MAX_PATH - 1);
+	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]) && r == 0; i++)
+		r = vi_param_format(&t, always[i], VI_SPELL_VOPTS, out, out_size, &pos);
+	for (size_t i = 0; o->fec_device && i < sizeof(fec) / sizeof(fec[0]) && r == 0; i++)
+		r = vi_param_format(&t, fec[i], VI_SPELL_VOPTS, out, out_size, &pos);
+	for (size_t i = 0; p->no_superblock && i < sizeof(no_sb) / sizeof(no_sb[0]) && r == 0; i++)
+		r = vi_param_format(&t, no_sb[i], VI_SPELL_VOPTS, out, out_size, &pos);
+	if (r < 0)
+		return die(EXIT_INTERNAL, "the options do not fit in %zu bytes", out_size);
+	return 0;
+}
+
 static int cmd_cmdline(struct opts *o)
 {
 	struct verity_params p = o->p;
 	uint8_t root[VERITY_MAX_DIGEST];
-	char root_hex[2 * VERITY_MAX_DIGEST + 1], salt[2 * VERITY_MAX_SALT + 1];
+	char root_hex[2 * VERITY_MAX_DIGEST + 1], opts[VI_MAX_OPTIONS];
 	bool ours;
 	unsigned ds;
 	int fd = -1, r;
@@ -898,28 +938,15 @@ static int cmd_cmdline(struct opts *o)
 	if (r)
 		return r;
 	hex_encode(root, ds, root_hex, sizeof(root_hex));
-	hex_encode(p.salt, p.salt_size, salt, sizeof(salt));
-
-	if (ours) {
-		printf("verity.roothash=%s verity.data=%s verity.hash=%s", root_hex, o->args[1],
-		       o->args[2]);
-		printf(" verity.options=hash=%s,format=%u,data-block-size=%u,hash-block-size=%u,"
-		       "hash-offset=%" PRIu64, p.hash_name, p.hash_type, p.data_block_size,
-		       p.hash_block_size, p.hash_offset);
-	} else {
-		printf("roothash=%s systemd.verity_root_data=%s systemd.verity_root_hash=%s",
-		       root_hex, o->args[1], o->args[2]);
-		printf(" systemd.verity_root_options=hash=%s,format=%u,data-block-size=%u,"
-		       "hash-block-size=%u,hash-offset=%" PRIu64, p.hash_name, p.hash_type,
-		       p.data_block_size, p.hash_block_size, p.hash_offset);
-	}
-	if (o->fec_device)
-		printf(",fec-device=%s,fec-offset=%" PRIu64 ",fec-roots=%u", o->fec_device,
-		       o->fec_offset, o->fec_roots);
-	if (p.no_superblock)
-		printf(",superblock=false,data-blocks=%" PRIu64 ",salt=%s", p.data_blocks,
-		       p.salt_size ? salt : "-");
-	printf("\n");
+	r = cmdline_options(o, &p, opts, sizeof(opts));
+	if (r)
+		return r;
+	if (ours)
+		printf("verity.roothash=%s verity.data=%s verity.hash=%s verity.options=%s\n",
+		       root_hex, o->args[1], o->args[2], opts);
+	else
+		printf("roothash=%s systemd.verity_root_data=%s systemd.verity_root_hash=%s "
+		       "systemd.verity_root_options=%s\n", root_hex, o->args[1], o->args[2], opts);
 	return 0;
 }
 
