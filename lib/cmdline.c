@@ -1025,7 +1025,8 @@ static void resolve_root_dev(struct vi_config *c)
 	c->root_dev_ignored = true;
 }
 
-static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_err *err)
+/* systemd.verity=, verity.manifest=, dm-mod.create= or the root's keys, the recovery root's. */
+static int resolve_targets(const struct slotval *sl, struct vi_config *c, struct verity_err *err)
 {
 	const struct slotval *p;
 	bool manifest = sl[S_MANIFEST].set;
@@ -1081,6 +1082,15 @@ static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_
 		return r;
 	if (c->recovery.enabled && strcmp(c->recovery.name, c->root.name) == 0)
 		return vi_err(err, "the recovery mapping needs a name other than '%s'", c->root.name);
+	return 0;
+}
+
+/* verity.sig=: the root's signature, the same as a root-hash-signature= in its options. */
+static int resolve_signature(const struct slotval *sl, struct vi_config *c,
+			     struct verity_err *err)
+{
+	const struct slotval *p;
+	int r;
 
 	if (sl[S_SIG].set) {
 		p = &sl[S_SIG];
@@ -1103,6 +1113,15 @@ static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_
 	} else if (c->root.sig_path[0]) {
 		memcpy(c->sig_path, c->root.sig_path, sizeof(c->sig_path));
 	}
+	return 0;
+}
+
+/* verity.require_signature=, verity.fail=, verity.timeout=. */
+static int resolve_fallback(const struct slotval *sl, struct vi_config *c,
+			    struct verity_err *err)
+{
+	const struct slotval *p;
+	int r;
 
 	if (sl[S_REQSIG].set)
 		c->require_signature = sl[S_REQSIG].b;
@@ -1141,6 +1160,15 @@ static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_
 		c->timeout_s = (unsigned)t;
 		c->timeout_given = true;
 	}
+	return 0;
+}
+
+/* root=, rootfstype=, rootflags=, init=, ro and the shell switches: how the root is mounted
+ * and what runs on it. */
+static int resolve_mount(const struct slotval *sl, struct vi_config *c, struct verity_err *err)
+{
+	const struct slotval *p;
+	int r;
 
 	if (sl[S_ROOT].set) {
 		r = copy_value(c->root_dev, sizeof(c->root_dev), &sl[S_ROOT], err);
@@ -1199,16 +1227,30 @@ static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_
 	return 0;
 }
 
+static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_err *err)
+{
+	int r;
+
+	r = resolve_targets(sl, c, err);
+	if (r == 0)
+		r = resolve_signature(sl, c, err);
+	if (r == 0)
+		r = resolve_fallback(sl, c, err);
+	if (r == 0)
+		r = resolve_mount(sl, c, err);
+	return r;
+}
+
 int vi_cmdline_parse_buf(const char *buf, size_t len, unsigned flags, struct vi_config *cfg,
 			 struct verity_err *err)
 {
-	static struct cmdline_state zero_state;
-	struct cmdline_state st = zero_state;
+	struct cmdline_state st;
 	struct vi_cmdline_tok tok;
 	struct vi_config c;
 	size_t pos = 0;
 	int r;
 
+	memset(&st, 0, sizeof(st));
 	if (len > VI_MAX_CMDLINE) {
 		vi_err(err, "command line longer than %u bytes", VI_MAX_CMDLINE);
 		return -E2BIG;
