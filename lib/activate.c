@@ -258,6 +258,65 @@ static bool first_missing_derived(const struct vi_target *t, const struct vi_dev
 	return devs[1].fd < 0 && t->hash_derived;
 }
 
+/* The parameters of t completed from the superblock (stage superblock), checked against what
+ * this kernel accepts, and the tree's geometry. */
+static int params_and_geometry(const struct vi_target *t, struct vi_dev devs[2],
+			       bool allow_fewer_data_blocks, struct verity_params *ret_params,
+			       struct verity_geometry *ret_geometry, struct verity_err *err)
+{
+	int r;
+
+	r = resolve_params(t, &devs[0], &devs[1], allow_fewer_data_blocks, ret_params, err);
+	if (r < 0)
+		return r;
+	r = verity_params_kernel_check(ret_params, (unsigned long)sysconf(_SC_PAGESIZE), err);
+	if (r < 0)
+		return r;
+	return verity_geometry_compute(ret_params, ret_geometry, err);
+}
+
+/* restart-on-error / panic-on-error need dm-verity 1.10: refused (-EOPNOTSUPP) on an older
+ * kernel rather than loaded without them. */
+static int ioerror_supported(const struct vi_target *t, struct verity_err *err)
+{
+	uint32_t v[3];
+	int r;
+
+	if (t->ioerror == VI_IOERR_EIO)
+		return 0;
+	r = vi_dm_target_version("verity", v, err);
+	if (r < 0)
+		return r;
+	if (v[0] < VI_DM_VERITY_IOERR_MAJOR ||
+	    (v[0] == VI_DM_VERITY_IOERR_MAJOR && v[1] < VI_DM_VERITY_IOERR_MINOR)) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "%s needs dm-verity target 1.10 (Linux 6.12), this kernel has %u.%u.%u: "
+			 "refused",
+			 t->ioerror == VI_IOERR_RESTART ? "restart-on-error" : "panic-on-error",
+			 v[0], v[1], v[2]);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* The kernel's verdict on a fresh mapping: V, or -EPERM. */
+static int status_verified(const char *name, struct verity_err *err)
+{
+	char status[64];
+	int r;
+
+	r = vi_dm_status(name, status, sizeof(status), err);
+	if (r < 0)
+		return r;
+	if (status[0] != 'V') {
+		snprintf(err->msg, sizeof(err->msg),
+			 "kernel reports status \"%.20s\" for %s, not V (verified): refused", status,
+			 name);
+		return -EPERM;
+	}
+	return 0;
+}
+
 int vi_activate(const struct vi_target *t, const struct vi_activate_opts *o,
 		struct vi_activation *a, struct verity_err *err)
 {
@@ -270,7 +329,6 @@ int vi_activate(const struct vi_target *t, const struct vi_activate_opts *o,
 	struct verity_geometry g;
 	struct vi_table tb;
 	uint64_t sectors;
-	char status[64];
 	bool created = false;
 	int r;
 
@@ -299,13 +357,7 @@ int vi_activate(const struct vi_target *t, const struct vi_activate_opts *o,
 	snprintf(a->hash_name, sizeof(a->hash_name), "%s", devs[1].name);
 
 	a->stage = VI_STAGE_SUPERBLOCK;
-	r = resolve_params(t, &devs[0], &devs[1], o->allow_fewer_data_blocks, &a->params, err);
-	if (r < 0)
-		goto out;
-	r = verity_params_kernel_check(&a->params, (unsigned long)sysconf(_SC_PAGESIZE), err);
-	if (r < 0)
-		goto out;
-	r = verity_geometry_compute(&a->params, &g, err);
+	r = params_and_geometry(t, devs, o->allow_fewer_data_blocks, &a->params, &g, err);
 	if (r < 0)
 		goto out;
 
@@ -332,23 +384,9 @@ int vi_activate(const struct vi_target *t, const struct vi_activate_opts *o,
 	if (r < 0)
 		goto out;
 	sectors = t->from_dm_create && t->dm_sectors ? t->dm_sectors : vi_table_sectors(&tb);
-	if (t->ioerror != VI_IOERR_EIO) {
-		uint32_t v[3];
-
-		r = vi_dm_target_version("verity", v, err);
-		if (r < 0)
-			goto out;
-		if (v[0] < VI_DM_VERITY_IOERR_MAJOR ||
-		    (v[0] == VI_DM_VERITY_IOERR_MAJOR && v[1] < VI_DM_VERITY_IOERR_MINOR)) {
-			snprintf(err->msg, sizeof(err->msg),
-				 "%s needs dm-verity target 1.10 (Linux 6.12), this kernel has "
-				 "%u.%u.%u: refused",
-				 t->ioerror == VI_IOERR_RESTART ? "restart-on-error" : "panic-on-error",
-				 v[0], v[1], v[2]);
-			r = -EOPNOTSUPP;
-			goto out;
-		}
-	}
+	r = ioerror_supported(t, err);
+	if (r < 0)
+		goto out;
 	r = create_or_reuse(t, sectors, a, err);
 	if (r < 0)
 		goto out;
@@ -359,17 +397,7 @@ int vi_activate(const struct vi_target *t, const struct vi_activate_opts *o,
 		goto out;
 
 	a->stage = VI_STAGE_STATUS;
-	r = vi_dm_status(t->name, status, sizeof(status), err);
-	if (r < 0)
-		goto out;
-	if (status[0] != 'V') {
-		snprintf(err->msg, sizeof(err->msg),
-			 "kernel reports status \"%.20s\" for %s, not V (verified): refused", status,
-			 t->name);
-		r = -EPERM;
-		goto out;
-	}
-	r = 0;
+	r = status_verified(t->name, err);
 out:
 	if (r < 0 && created) {
 		struct verity_err ignored;
