@@ -4,6 +4,7 @@
 #ifndef VERITY_STATUS_H
 #define VERITY_STATUS_H
 
+#include "failure.h"
 #include "superblock.h"
 
 #define VI_STATUS_DIR  "/run/verity-init"
@@ -18,6 +19,20 @@ struct vi_status {
 	const char *action;    /* fallback taken: none, recovery, reboot, poweroff, panic, shell */
 	const char *booted;    /* root hash of the root that was finally mounted, or empty */
 };
+
+/* Room for a hex root hash, for vi_status_from_failure. */
+struct vi_status_hashes {
+	char failed[2 * VERITY_MAX_DIGEST + 1];
+	char booted[2 * VERITY_MAX_DIGEST + 1];
+};
+
+/* The status of a boot from the failure value f (may be NULL or not set: no failure) and the
+ * target finally set up, booted (may be NULL): name= and roothash= of the failed target, else of
+ * booted; stage= and reason= from f; booted= booted's root hash. The strings point into f,
+ * the targets, result, action and hashes, which must outlive *ret. */
+void vi_status_from_failure(const char *result, const char *action, const struct vi_failure *f,
+			    const struct vi_target *booted, struct vi_status_hashes *hashes,
+			    struct vi_status *ret);
 
 /* Write dir/status atomically (temporary file + rename), creating dir (0755). */
 int vi_status_write(const char *dir, const struct vi_status *st, struct verity_err *err);

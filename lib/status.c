@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hex.h"
 #include "status.h"
 
 /* Printable ASCII only: values come partly from disks and end up in logs and shell scripts. */
@@ -63,4 +64,30 @@ out_unlink:
 	snprintf(err->msg, sizeof(err->msg), "cannot write %.150s: %s", path, strerror(-r));
 	unlink(tmp);
 	return r;
+}
+
+static void hash_hex(const struct vi_target *t, char *out, size_t size)
+{
+	if (!t || !t->root_hash_len || hex_encode(t->root_hash, t->root_hash_len, out, size) < 0)
+		snprintf(out, size, "%s", "");
+}
+
+void vi_status_from_failure(const char *result, const char *action, const struct vi_failure *f,
+			    const struct vi_target *booted, struct vi_status_hashes *hashes,
+			    struct vi_status *ret)
+{
+	bool failed = f && f->set;
+	const struct vi_target *t = failed ? f->target : NULL;
+
+	hash_hex(t ? t : booted, hashes->failed, sizeof(hashes->failed));
+	hash_hex(booted, hashes->booted, sizeof(hashes->booted));
+	*ret = (struct vi_status){
+		.result = result,
+		.name = t ? t->name : (booted ? booted->name : ""),
+		.root_hash = hashes->failed,
+		.stage = failed ? vi_stage_name(f->stage) : "",
+		.reason = failed ? f->reason.msg : "",
+		.action = action,
+		.booted = hashes->booted,
+	};
 }

@@ -25,7 +25,6 @@
 #include "digest.h"
 #include "dm.h"
 #include "fileio.h"
-#include "hex.h"
 #include "kmsg.h"
 #include "modules.h"
 #include "mountroot.h"
@@ -159,31 +158,15 @@ static int configure(struct agent *a, const char *cmdline, bool boot, bool quiet
 	return 0;
 }
 
-static void hash_hex(const struct vi_target *t, char *out, size_t size)
-{
-	if (!t || !t->root_hash_len || hex_encode(t->root_hash, t->root_hash_len, out, size) < 0)
-		snprintf(out, size, "%s", "");
-}
-
+/* The status file, from the failure value (lib/status.c). */
 static void write_status(struct agent *a, const char *result, const char *action,
 			 const struct vi_target *booted)
 {
-	char failed_hex[2 * VERITY_MAX_DIGEST + 1], booted_hex[2 * VERITY_MAX_DIGEST + 1];
+	struct vi_status_hashes hashes;
 	struct verity_err err;
-	const struct vi_failure *f = &a->failure;
-	const struct vi_target *failed = f->set ? f->target : NULL;
-	struct vi_status st = {
-		.result = result,
-		.name = failed ? failed->name : (booted ? booted->name : ""),
-		.root_hash = failed_hex,
-		.stage = f->set ? vi_stage_name(f->stage) : "",
-		.reason = f->set ? f->reason.msg : "",
-		.action = action,
-		.booted = booted_hex,
-	};
+	struct vi_status st;
 
-	hash_hex(failed ? failed : booted, failed_hex, sizeof(failed_hex));
-	hash_hex(booted, booted_hex, sizeof(booted_hex));
+	vi_status_from_failure(result, action, &a->failure, booted, &hashes, &st);
 	if (vi_status_write(VI_STATUS_DIR, &st, &err) < 0)
 		kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
 }

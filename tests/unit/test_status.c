@@ -53,10 +53,48 @@ static void test_write(void **state)
 	assert_non_null(strstr(err.msg, "/proc/vi-no-such"));
 }
 
+/* The status of a boot comes from the failure value: the failed target's name and hash, the
+ * stage and reason; booted= the root finally set up. */
+static void test_from_failure(void **state)
+{
+	struct vi_target root = { .name = "root", .root_hash = { 0xab, 0xcd }, .root_hash_len = 2 };
+	struct vi_target rec = { .name = "recovery", .root_hash = { 0x01 }, .root_hash_len = 1 };
+	struct verity_err e = { "top hash block mismatch" };
+	struct vi_status_hashes h;
+	struct vi_failure f;
+	struct vi_status st;
+
+	(void)state;
+	/* no failure: a good boot */
+	memset(&f, 0, sizeof(f));
+	vi_status_from_failure("ok", "none", &f, &root, &h, &st);
+	assert_string_equal(st.name, "root");
+	assert_string_equal(st.root_hash, "abcd");
+	assert_string_equal(st.stage, "");
+	assert_string_equal(st.reason, "");
+	assert_string_equal(st.booted, "abcd");
+	/* the root failed, the recovery root booted: the file describes the first failure */
+	vi_failure_set(&f, VI_STAGE_PREFLIGHT, &root, -EPERM, "root: preflight failed", &e);
+	vi_status_from_failure("failed", "recovery", &f, &rec, &h, &st);
+	assert_string_equal(st.result, "failed");
+	assert_string_equal(st.action, "recovery");
+	assert_string_equal(st.name, "root");
+	assert_string_equal(st.root_hash, "abcd");
+	assert_string_equal(st.stage, "preflight");
+	assert_string_equal(st.reason, "top hash block mismatch");
+	assert_string_equal(st.booted, "01");
+	/* nothing booted, no failure value at all */
+	vi_status_from_failure("failed", "panic", NULL, NULL, &h, &st);
+	assert_string_equal(st.name, "");
+	assert_string_equal(st.root_hash, "");
+	assert_string_equal(st.booted, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write),
+		cmocka_unit_test(test_from_failure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
