@@ -174,8 +174,9 @@ static int opt_params(const struct span *w, size_t n, struct vi_target *t,
 		enum vi_ioerror e;
 		int p = vi_param_lookup(w[i].s, w[i].n, VI_SPELL_TABLE);
 		bool key_desc = word_is(w[i], "root_hash_sig_key_desc");
+		bool arg = (p >= 0 && vi_param_has_value((enum vi_param)p)) || key_desc;
 
-		if ((p >= 0 && vi_param_has_value((enum vi_param)p)) || key_desc) {
+		if (arg) {
 			if (i + 1 >= n)
 				return wfail(err, "option", w[i], "needs an argument");
 			a = w[i + 1];
@@ -207,7 +208,7 @@ static int opt_params(const struct span *w, size_t n, struct vi_target *t,
 		} else {
 			return wfail(err, "option", w[i], "unknown verity table option");
 		}
-		if (a.s)
+		if (arg)
 			i++;
 	}
 	if ((vi_target_given(t) & fec) && !t->fec.spec[0])
