@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The agent's resolved configuration: what the kernel command line (and the initramfs policy)
- * asked for, before any device is touched. Produced by lib/cmdline.c, consumed by the agent.
- * docs/cmdline.md is the user-facing reference of every key. */
+/* The agent's configuration: what the kernel command line asked for, before any device is
+ * touched. vi_cmdline_parse (lib/cmdline.c) produces it; the agent's plan (include/plan.h) holds
+ * the copy the initramfs policy completes (fail actions, timeout) and a signed manifest merges
+ * into, which is what is booted and what `verity-init parse` prints. docs/cmdline.md is the
+ * user-facing reference of every key. */
 #ifndef VERITY_CONFIG_H
 #define VERITY_CONFIG_H
 

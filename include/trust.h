@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The agent's signature step, between parsing the command line and setting up the root
- * (docs/signing.md):
+/* The agent's signature step, the last step of its configuration pipeline (include/plan.h),
+ * after the command line and the policy and before the root is set up (docs/signing.md):
  *
  *   path 2  verity.manifest=LOCATION: read the manifest and its minisign signature, verify it
  *           with a public key from a *.pub file in /etc/verity-init/keys of the initramfs, refuse a
