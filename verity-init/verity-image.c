@@ -91,9 +91,106 @@ struct opts {
 };
 
 
-static int parse_opts(int argc, char **argv, struct opts *o)
+/* An option that sets a verity parameter (veritysetup's syntax; ranges from lib/params.c):
+ * 0 done, -1 not such an option, else the exit code. */
+static int param_option(int c, const char *a, struct opts *o)
 {
 	uint64_t v;
+	uint32_t u;
+
+	switch (c) {
+	case 'h':
+	case OPT_HASH: {
+		/* veritysetup takes "SHA256" and writes "sha256" */
+		size_t n = strlen(a);
+
+		if (n >= sizeof(o->p.hash_name))
+			return die(EXIT_USAGE, "unsupported hash algorithm '%s'", a);
+		for (size_t i = 0; i <= n; i++)
+			o->p.hash_name[i] = (char)(a[i] >= 'A' && a[i] <= 'Z' ? a[i] - 'A' + 'a'
+									: a[i]);
+		if (!verity_digest_size(o->p.hash_name))
+			return die(EXIT_USAGE, "unsupported hash algorithm '%s'", a);
+		o->hash_text = a;
+		o->given |= VI_GIVEN_HASH_NAME;
+		break;
+	}
+	case OPT_DBS:
+	case OPT_HBS:
+		/* a power of two the kernel target takes; 0 would divide by zero later */
+		if (prog_parse_u32(a, &u) < 0 || !verity_block_size_ok(u))
+			return die(EXIT_USAGE, "unsupported block size '%s' (a power of two, "
+				   "%u to %u)", a, VERITY_MIN_BLOCK, VERITY_MAX_BLOCK);
+		if (c == OPT_DBS) {
+			o->p.data_block_size = u;
+			o->given |= VI_GIVEN_DATA_BS;
+		} else {
+			o->p.hash_block_size = u;
+			o->given |= VI_GIVEN_HASH_BS;
+		}
+		break;
+	case OPT_DATA_BLOCKS:
+		if (prog_parse_u64(a, &v) < 0)
+			return die(EXIT_USAGE, "invalid --data-blocks '%s'", a);
+		/* 0 is veritysetup's "the whole data device" */
+		o->p.data_blocks = v;
+		if (v)
+			o->given |= VI_GIVEN_DATA_BLOCKS;
+		else
+			o->given &= ~VI_GIVEN_DATA_BLOCKS;
+		break;
+	case OPT_HASH_OFFSET:
+		if (prog_parse_u64(a, &v) < 0)
+			return die(EXIT_USAGE, "invalid --hash-offset '%s'", a);
+		o->p.hash_offset = v;
+		o->given |= VI_GIVEN_HASH_OFFSET;
+		break;
+	case 's':
+	case OPT_SALT: {
+		size_t n = 0;
+
+		if (strcmp(a, "-") != 0 &&
+		    hex_decode(a, strlen(a), o->p.salt, sizeof(o->p.salt), &n) < 0)
+			return die(EXIT_USAGE, "--salt must be '-' or up to %u bytes of hex",
+				   VERITY_MAX_SALT);
+		o->p.salt_size = (uint16_t)n;
+		o->given |= VI_GIVEN_SALT;
+		break;
+	}
+	case OPT_UUID:
+		if (verity_uuid_parse(a, o->p.uuid) < 0)
+			return die(EXIT_USAGE, "invalid --uuid '%s'", a);
+		o->uuid_text = a;
+		o->given |= VI_GIVEN_UUID;
+		break;
+	case OPT_FORMAT:
+		if (prog_parse_u32(a, &u) < 0 || vi_param_range_check(VI_PARAM_FORMAT, u))
+			return die(EXIT_USAGE, "--format must be 0 or 1");
+		o->p.hash_type = u;
+		o->given |= VI_GIVEN_FORMAT;
+		break;
+	case OPT_FEC_OFFSET:
+		if (prog_parse_u64(a, &v) < 0)
+			return die(EXIT_USAGE, "invalid --fec-offset '%s'", a);
+		o->fec_offset = v;
+		o->given |= VI_GIVEN_FEC_OFFSET;
+		break;
+	case OPT_FEC_ROOTS:
+		/* veritysetup: "Invalid number of parity bytes." */
+		if (prog_parse_u32(a, &u) < 0 || vi_param_range_check(VI_PARAM_FEC_ROOTS, u))
+			return die(EXIT_USAGE, "--fec-roots must be %u..%u (parity bytes per RS "
+				   "block)", VERITY_FEC_MIN_ROOTS, VERITY_FEC_MAX_ROOTS);
+		o->fec_roots = u;
+		o->given |= VI_GIVEN_FEC_ROOTS;
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
 	uint32_t u;
 	int c;
 
@@ -105,78 +202,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		const char *a = optarg;
+		int r = param_option(c, a, o);
 
+		if (r > 0)
+			return r;
+		if (r == 0)
+			continue;
 		switch (c) {
-		case 'h':
-		case OPT_HASH: {
-			/* veritysetup takes "SHA256" and writes "sha256" */
-			size_t n = strlen(a);
-
-			if (n >= sizeof(o->p.hash_name))
-				return die(EXIT_USAGE, "unsupported hash algorithm '%s'", a);
-			for (size_t i = 0; i <= n; i++)
-				o->p.hash_name[i] = (char)(a[i] >= 'A' && a[i] <= 'Z' ? a[i] - 'A' + 'a'
-										: a[i]);
-			if (!verity_digest_size(o->p.hash_name))
-				return die(EXIT_USAGE, "unsupported hash algorithm '%s'", a);
-			o->hash_text = a;
-			o->given |= VI_GIVEN_HASH_NAME;
-			break;
-		}
-		case OPT_DBS:
-		case OPT_HBS:
-			/* a power of two the kernel target takes; 0 would divide by zero later */
-			if (prog_parse_u32(a, &u) < 0 || !verity_block_size_ok(u))
-				return die(EXIT_USAGE, "unsupported block size '%s' (a power of two, "
-					   "%u to %u)", a, VERITY_MIN_BLOCK, VERITY_MAX_BLOCK);
-			if (c == OPT_DBS) {
-				o->p.data_block_size = u;
-				o->given |= VI_GIVEN_DATA_BS;
-			} else {
-				o->p.hash_block_size = u;
-				o->given |= VI_GIVEN_HASH_BS;
-			}
-			break;
-		case OPT_DATA_BLOCKS:
-			if (prog_parse_u64(a, &v) < 0)
-				return die(EXIT_USAGE, "invalid --data-blocks '%s'", a);
-			/* 0 is veritysetup's "the whole data device" */
-			o->p.data_blocks = v;
-			if (v)
-				o->given |= VI_GIVEN_DATA_BLOCKS;
-			else
-				o->given &= ~VI_GIVEN_DATA_BLOCKS;
-			break;
-		case OPT_HASH_OFFSET:
-			if (prog_parse_u64(a, &v) < 0)
-				return die(EXIT_USAGE, "invalid --hash-offset '%s'", a);
-			o->p.hash_offset = v;
-			o->given |= VI_GIVEN_HASH_OFFSET;
-			break;
-		case 's':
-		case OPT_SALT: {
-			size_t n = 0;
-
-			if (strcmp(a, "-") != 0 &&
-			    hex_decode(a, strlen(a), o->p.salt, sizeof(o->p.salt), &n) < 0)
-				return die(EXIT_USAGE, "--salt must be '-' or up to %u bytes of hex",
-					   VERITY_MAX_SALT);
-			o->p.salt_size = (uint16_t)n;
-			o->given |= VI_GIVEN_SALT;
-			break;
-		}
-		case OPT_UUID:
-			if (verity_uuid_parse(a, o->p.uuid) < 0)
-				return die(EXIT_USAGE, "invalid --uuid '%s'", a);
-			o->uuid_text = a;
-			o->given |= VI_GIVEN_UUID;
-			break;
-		case OPT_FORMAT:
-			if (prog_parse_u32(a, &u) < 0 || vi_param_range_check(VI_PARAM_FORMAT, u))
-				return die(EXIT_USAGE, "--format must be 0 or 1");
-			o->p.hash_type = u;
-			o->given |= VI_GIVEN_FORMAT;
-			break;
 		case OPT_NO_SB:
 			o->p.no_superblock = true;
 			break;
@@ -185,20 +217,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_FEC_DEVICE:
 			o->fec_device = a;
-			break;
-		case OPT_FEC_OFFSET:
-			if (prog_parse_u64(a, &v) < 0)
-				return die(EXIT_USAGE, "invalid --fec-offset '%s'", a);
-			o->fec_offset = v;
-			o->given |= VI_GIVEN_FEC_OFFSET;
-			break;
-		case OPT_FEC_ROOTS:
-			/* veritysetup: "Invalid number of parity bytes." */
-			if (prog_parse_u32(a, &u) < 0 || vi_param_range_check(VI_PARAM_FEC_ROOTS, u))
-				return die(EXIT_USAGE, "--fec-roots must be %u..%u (parity bytes per RS "
-					   "block)", VERITY_FEC_MIN_ROOTS, VERITY_FEC_MAX_ROOTS);
-			o->fec_roots = u;
-			o->given |= VI_GIVEN_FEC_ROOTS;
 			break;
 		case OPT_THREADS:
 			if (prog_parse_u32(a, &u) < 0 || u == 0 || u > VI_WORK_MAX_THREADS)
@@ -595,6 +613,27 @@ fail:
 
 /* ---- format ------------------------------------------------------------------------------- */
 
+/* --root-hash-file for format: the hex digits, no newline, as veritysetup writes it. A file
+ * this tool creates: never written through a symlink (O_NOFOLLOW), unlike veritysetup; the hash
+ * and FEC devices may be links, this file has no reason to. */
+static int write_root_hash_file(const char *path, const char *root_hex)
+{
+	size_t len = strlen(root_hex);
+	int fd = -1, r;
+
+	r = fileio_open_input(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666, &fd);
+	if (r < 0)
+		return die(EXIT_IO, "cannot write %s: %s", path, open_reason(r));
+	if (write(fd, root_hex, len) != (ssize_t)len) {
+		r = die(EXIT_IO, "cannot write %s: %s", path, strerror(errno));
+		close(fd);
+		return r;
+	}
+	if (close(fd) < 0)
+		return die(EXIT_IO, "cannot write %s: %s", path, strerror(errno));
+	return 0;
+}
+
 static int cmd_format(struct opts *o)
 {
 	struct verity_tree_opts to = { .ops = &digest_openssl_ops, .threads = o->threads };
@@ -677,27 +716,9 @@ static int cmd_format(struct opts *o)
 	hex_encode(root, img.g.digest_size, root_hex, sizeof(root_hex));
 
 	if (o->root_hash_file) {
-		size_t len = strlen(root_hex);
-		int fd = -1;
-
-		/* A file this tool creates: never written through a symlink (O_NOFOLLOW), unlike
-		 * veritysetup; the hash and FEC devices may be links, this file has no reason to. */
-		r = fileio_open_input(o->root_hash_file, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW,
-				      0666, &fd);
-		if (r < 0) {
-			r = die(EXIT_IO, "cannot write %s: %s", o->root_hash_file, open_reason(r));
+		r = write_root_hash_file(o->root_hash_file, root_hex);
+		if (r)
 			goto out;
-		}
-		/* Same form as veritysetup: hex digits, no newline. */
-		if (write(fd, root_hex, len) != (ssize_t)len) {
-			r = die(EXIT_IO, "cannot write %s: %s", o->root_hash_file, strerror(errno));
-			close(fd);
-			goto out;
-		}
-		if (close(fd) < 0) {
-			r = die(EXIT_IO, "cannot write %s: %s", o->root_hash_file, strerror(errno));
-			goto out;
-		}
 	}
 	if (o->json) {
 		print_json(p, &img.g, &img.fec, o->fec_device, root_hex);
