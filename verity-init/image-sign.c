@@ -41,6 +41,7 @@
 #include "hex.h"
 #include "manifest.h"
 #include "minisign.h"
+#include "params.h"
 #include "superblock.h"
 #include "tree.h"
 #include "prog.h"
@@ -159,17 +160,13 @@ static int parse_args(int argc, char **argv, struct sign_opts *o)
 				o->fec_roots = (uint32_t)v;
 			break;
 		case O_CORRUPT:
-			if (!strcmp(a, "eio")) o->corruption = VI_CORRUPT_EIO;
-			else if (!strcmp(a, "ignore")) o->corruption = VI_CORRUPT_IGNORE;
-			else if (!strcmp(a, "restart")) o->corruption = VI_CORRUPT_RESTART;
-			else if (!strcmp(a, "panic")) o->corruption = VI_CORRUPT_PANIC;
-			else return die(EXIT_USAGE, "invalid --on-corruption '%s'", a);
+			/* the manifest's words (lib/params.c) */
+			if (vi_corruption_lookup(a, strlen(a), VI_SPELL_MANIFEST, &o->corruption) < 0)
+				return die(EXIT_USAGE, "invalid --on-corruption '%s'", a);
 			break;
 		case O_ERROR:
-			if (!strcmp(a, "eio")) o->ioerror = VI_IOERR_EIO;
-			else if (!strcmp(a, "restart")) o->ioerror = VI_IOERR_RESTART;
-			else if (!strcmp(a, "panic")) o->ioerror = VI_IOERR_PANIC;
-			else return die(EXIT_USAGE, "invalid --on-error '%s'", a);
+			if (vi_ioerror_lookup(a, strlen(a), VI_SPELL_MANIFEST, &o->ioerror) < 0)
+				return die(EXIT_USAGE, "invalid --on-error '%s'", a);
 			break;
 		case O_HELP:
 			fputs(usage_text, stdout);
@@ -360,6 +357,56 @@ static int check_embed_layout(const struct vi_manifest *m, const struct verity_g
 	return 0;
 }
 
+/* The signed manifest where o asks for it: MANIFEST + MANIFEST.minisig, a bundle file, and the
+ * bundle on the hash device (fd) at bundle_off. 0 or the exit code, the error printed. */
+static int write_outputs(const struct sign_opts *o, int fd, const char *man, size_t mlen,
+			 const char *sig, size_t slen, uint64_t bundle_off)
+{
+	char path[4096], bundle[VI_BUNDLE_MAX];
+	int r;
+
+	if (o->manifest) {
+		const char *what = o->manifest;
+
+		r = 0;
+		if (snprintf(path, sizeof(path), "%s.minisig", o->manifest) >= (int)sizeof(path))
+			r = -ENAMETOOLONG;
+		if (r == 0)
+			r = write_file(o->manifest, man, mlen);
+		if (r == 0) {
+			what = path;
+			r = write_file(path, sig, slen);
+		}
+		if (r < 0) {
+			return die(EXIT_IO, "writing %s: %s", what, io_reason(r));
+		}
+	}
+	if (o->bundle || o->embed) {
+		if (mlen + slen > sizeof(bundle)) {
+			return die(EXIT_INTERNAL, "bundle larger than %u bytes", VI_BUNDLE_MAX);
+		}
+		/* padded with NULs to the whole region size, so a longer old bundle is erased */
+		memset(bundle, 0, sizeof(bundle));
+		memcpy(bundle, man, mlen);
+		memcpy(bundle + mlen, sig, slen);
+		if (o->bundle) {
+			r = write_file(o->bundle, bundle, sizeof(bundle));
+			if (r < 0) {
+				return die(EXIT_IO, "writing %s: %s", o->bundle, io_reason(r));
+			}
+		}
+		if (o->embed) {
+			if (pwrite(fd, bundle, sizeof(bundle), (off_t)bundle_off) !=
+				    (ssize_t)sizeof(bundle) || fsync(fd) < 0) {
+				return die(EXIT_IO, "%s: writing the bundle at %" PRIu64 " failed: %s",
+					o->hash_path, bundle_off, strerror(errno));
+			}
+			printf("bundle_offset=%" PRIu64 "\n", bundle_off);
+		}
+	}
+	return 0;
+}
+
 static int sign_manifest(const struct sign_opts *o, int fd, const struct verity_params *p,
 			 const struct verity_geometry *g, const uint8_t *root)
 {
@@ -367,8 +414,7 @@ static int sign_manifest(const struct sign_opts *o, int fd, const struct verity_
 	struct minisign_seckey sk;
 	struct vi_manifest m;
 	char keybuf[MINISIGN_MAX_FILE], man[VI_MANIFEST_MAX], sig[MINISIGN_MAX_FILE];
-	char tc[MINISIGN_COMMENT_MAX + 1], path[4096];
-	char bundle[VI_BUNDLE_MAX];
+	char tc[MINISIGN_COMMENT_MAX + 1];
 	size_t klen = 0, mlen = 0, slen = 0;
 	uint64_t bundle_off = 0;
 	int r;
@@ -431,49 +477,9 @@ static int sign_manifest(const struct sign_opts *o, int fd, const struct verity_
 		r = die(EXIT_INVALID, "%s", err.msg);
 		goto out;
 	}
-	if (o->manifest) {
-		const char *what = o->manifest;
-
-		r = 0;
-		if (snprintf(path, sizeof(path), "%s.minisig", o->manifest) >= (int)sizeof(path))
-			r = -ENAMETOOLONG;
-		if (r == 0)
-			r = write_file(o->manifest, man, mlen);
-		if (r == 0) {
-			what = path;
-			r = write_file(path, sig, slen);
-		}
-		if (r < 0) {
-			r = die(EXIT_IO, "writing %s: %s", what, io_reason(r));
-			goto out;
-		}
-	}
-	if (o->bundle || o->embed) {
-		if (mlen + slen > sizeof(bundle)) {
-			r = die(EXIT_INTERNAL, "bundle larger than %u bytes", VI_BUNDLE_MAX);
-			goto out;
-		}
-		/* padded with NULs to the whole region size, so a longer old bundle is erased */
-		memset(bundle, 0, sizeof(bundle));
-		memcpy(bundle, man, mlen);
-		memcpy(bundle + mlen, sig, slen);
-		if (o->bundle) {
-			r = write_file(o->bundle, bundle, sizeof(bundle));
-			if (r < 0) {
-				r = die(EXIT_IO, "writing %s: %s", o->bundle, io_reason(r));
-				goto out;
-			}
-		}
-		if (o->embed) {
-			if (pwrite(fd, bundle, sizeof(bundle), (off_t)bundle_off) !=
-				    (ssize_t)sizeof(bundle) || fsync(fd) < 0) {
-				r = die(EXIT_IO, "%s: writing the bundle at %" PRIu64 " failed: %s",
-					o->hash_path, bundle_off, strerror(errno));
-				goto out;
-			}
-			printf("bundle_offset=%" PRIu64 "\n", bundle_off);
-		}
-	}
+	r = write_outputs(o, fd, man, mlen, sig, slen, bundle_off);
+	if (r)
+		goto out;
 	printf("manifest_version=%" PRIu64 "\n", m.version);
 	{
 		char id[17];
@@ -624,6 +630,58 @@ static const char check_usage[] =
 	"SOURCE.minisig unless --signature), a bundle file (--bundle), or a hash device holding the\n"
 	"bundle after its tree (--embedded). Exit 0 verified, 2 refused, 3 I/O, 4 malformed.\n";
 
+/* One --public-key file into keys. 0 or the exit code, the error printed. */
+static int add_key(struct vi_keyset *keys, const char *path)
+{
+	struct verity_err err = { "" };
+	char kb[MINISIGN_MAX_FILE];
+	size_t kl = 0;
+	int r;
+
+	if (keys->n == VI_KEYS_MAX)
+		return die(EXIT_USAGE, "at most %u public keys", VI_KEYS_MAX);
+	r = fileio_read_all(path, kb, sizeof(kb), &kl);
+	if (r < 0)
+		return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", path,
+			   r == -EFBIG ? "too large for a minisign key" : io_reason(r));
+	if (minisign_pubkey_parse(kb, kl, &keys->key[keys->n], &err) < 0)
+		return die(EXIT_INVALID, "%s: %s", path, err.msg);
+	snprintf(keys->file[keys->n], sizeof(keys->file[0]), "%s", path);
+	keys->n++;
+	return 0;
+}
+
+/* The bundle region of a hash device: size bytes after the tree that the superblock at
+ * hash_offset describes. 0 or the exit code, the error printed. */
+static int read_embedded(const char *src, uint64_t hash_offset, char *buf, size_t size,
+			 size_t *ret_len)
+{
+	struct verity_err err = { "" };
+	struct verity_params p;
+	uint8_t sb[VERITY_SB_SIZE];
+	uint64_t off = 0;
+	int fd = -1, r;
+	ssize_t n;
+
+	r = fileio_open_input(src, O_RDONLY, 0, &fd);
+	if (r < 0)
+		return die(EXIT_IO, "%s: %s", src, io_reason(r));
+	memset(&p, 0, sizeof(p));
+	p.hash_offset = hash_offset;
+	if (pread(fd, sb, sizeof(sb), (off_t)hash_offset) != (ssize_t)sizeof(sb) ||
+	    verity_sb_decode(sb, &p, &err) < 0 || vi_bundle_offset(&p, &off, &err) < 0) {
+		close(fd);
+		return die(EXIT_INVALID, "%s: no usable superblock (%s)", src, err.msg);
+	}
+	n = pread(fd, buf, size, (off_t)off);
+	r = errno;
+	close(fd);
+	if (n < 0)
+		return die(EXIT_IO, "%s: %s", src, strerror(r));
+	*ret_len = (size_t)n;
+	return 0;
+}
+
 int image_check_manifest_main(int argc, char **argv)
 {
 	static const struct option copts[] = {
@@ -640,12 +698,11 @@ int image_check_manifest_main(int argc, char **argv)
 	static char buf[VI_BUNDLE_MAX], sigbuf[MINISIGN_MAX_FILE];
 	struct verity_err err = { "" };
 	struct vi_manifest m;
-	const char *sigpath = NULL, *src;
+	const char *sigpath = NULL, *src, *man, *sig;
 	char path[4096], id[17], hex[2 * VERITY_MAX_DIGEST + 1];
 	uint64_t min_version = 0, hash_offset = 0;
 	bool bundle = false, embedded = false;
 	size_t len = 0, man_len = 0, sig_off = 0, sig_len = 0;
-	const char *man, *sig;
 	unsigned k = 0;
 	int c, r;
 
@@ -654,22 +711,11 @@ int image_check_manifest_main(int argc, char **argv)
 	keys.n = 0;
 	while ((c = getopt_long(argc, argv, ":", copts, NULL)) != -1) {
 		switch (c) {
-		case 'k': {
-			char kb[MINISIGN_MAX_FILE];
-			size_t kl = 0;
-
-			if (keys.n == VI_KEYS_MAX)
-				return die(EXIT_USAGE, "at most %u public keys", VI_KEYS_MAX);
-			r = fileio_read_all(optarg, kb, sizeof(kb), &kl);
-			if (r < 0)
-				return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", optarg,
-					   r == -EFBIG ? "too large for a minisign key" : io_reason(r));
-			if (minisign_pubkey_parse(kb, kl, &keys.key[keys.n], &err) < 0)
-				return die(EXIT_INVALID, "%s: %s", optarg, err.msg);
-			snprintf(keys.file[keys.n], sizeof(keys.file[0]), "%s", optarg);
-			keys.n++;
+		case 'k':
+			r = add_key(&keys, optarg);
+			if (r)
+				return r;
 			break;
-		}
 		case 's': sigpath = optarg; break;
 		case 'b': bundle = true; break;
 		case 'e': embedded = true; break;
@@ -693,27 +739,9 @@ int image_check_manifest_main(int argc, char **argv)
 	}
 	src = argv[optind];
 	if (embedded) {
-		struct verity_params p;
-		uint8_t sb[VERITY_SB_SIZE];
-		uint64_t off = 0;
-		int fd = -1;
-		ssize_t n;
-
-		r = fileio_open_input(src, O_RDONLY, 0, &fd);
-		if (r < 0)
-			return die(EXIT_IO, "%s: %s", src, io_reason(r));
-		memset(&p, 0, sizeof(p));
-		p.hash_offset = hash_offset;
-		if (pread(fd, sb, sizeof(sb), (off_t)hash_offset) != (ssize_t)sizeof(sb) ||
-		    verity_sb_decode(sb, &p, &err) < 0 || vi_bundle_offset(&p, &off, &err) < 0) {
-			close(fd);
-			return die(EXIT_INVALID, "%s: no usable superblock (%s)", src, err.msg);
-		}
-		n = pread(fd, buf, sizeof(buf), (off_t)off);
-		close(fd);
-		if (n < 0)
-			return die(EXIT_IO, "%s: %s", src, strerror(errno));
-		len = (size_t)n;
+		r = read_embedded(src, hash_offset, buf, sizeof(buf), &len);
+		if (r)
+			return r;
 	} else {
 		/* a bundle partition image: only its first VI_BUNDLE_MAX bytes matter, as for the
 		 * agent; a manifest must fit whole */
