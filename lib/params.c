@@ -425,8 +425,49 @@ static int append(char *out, size_t size, size_t *pos, const char *fmt, ...)
 	return 0;
 }
 
-/* The value of p in t as text, in syntax s; "" for a flag that is off or a default mode.
- * val holds at least 2 × VERITY_MAX_SALT + 1 bytes. */
+/* A device spec as a veritytab value that reads back as the same spec: as it is, or, when it
+ * holds a byte the option syntax refuses (a space that a udev link name's \xHH decoded to),
+ * as that udev link again with every such byte escaped. */
+static const char *spec_text(const char *spec, char *out, size_t size)
+{
+	static const struct {
+		const char *tag, *link;
+	} links[] = {
+		{ "UUID=", "/dev/disk/by-uuid/" },
+		{ "PARTUUID=", "/dev/disk/by-partuuid/" },
+		{ "LABEL=", "/dev/disk/by-label/" },
+		{ "PARTLABEL=", "/dev/disk/by-partlabel/" },
+	};
+	struct verity_err e;
+	size_t len = strlen(spec);
+
+	if (vi_devspec_chars_check("device", spec, len, &e) == 0)
+		return spec;
+	for (size_t i = 0; i < ARRAY_SIZE(links); i++) {
+		size_t tag = strlen(links[i].tag), pos = strlen(links[i].link);
+
+		if (strncmp(spec, links[i].tag, tag) != 0 || pos >= size)
+			continue;
+		memcpy(out, links[i].link, pos);
+		for (const unsigned char *c = (const unsigned char *)spec + tag; *c; c++) {
+			bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+				     (*c >= '0' && *c <= '9') || strchr("._-:+@=", *c);
+
+			if (pos + 5 > size)
+				return spec;
+			if (plain)
+				out[pos++] = (char)*c;
+			else
+				pos += (size_t)snprintf(out + pos, size - pos, "\\x%02x", *c);
+		}
+		out[pos] = '\0';
+		return out;
+	}
+	return spec;
+}
+
+/* The value of p in t as text, in syntax s; NULL for a flag that is off or a default mode.
+ * val (size bytes) holds at least 2 × VERITY_MAX_SALT + 1 bytes. */
 static const char *value_text(const struct vi_target *t, enum vi_param p, enum vi_spelling s,
 			      char *val, size_t size)
 {
@@ -439,6 +480,8 @@ static const char *value_text(const struct vi_target *t, enum vi_param p, enum v
 		size_t n;
 		const char *s2 = bytes_of(t, p, &n);
 
+		if (n && p == VI_PARAM_FEC_DEVICE && s == VI_SPELL_VOPTS)
+			return spec_text(s2, val, size);
 		return n ? s2 : NULL;
 	}
 	case BOOL:
@@ -470,7 +513,7 @@ static const char *value_text(const struct vi_target *t, enum vi_param p, enum v
 int vi_param_format(const struct vi_target *t, enum vi_param p, enum vi_spelling s, char *out,
 		    size_t out_size, size_t *pos)
 {
-	char val[2 * VERITY_MAX_SALT + 1];
+	char val[4 * VI_MAX_PATH + 32];   /* a salt in hex, an escaped device spec */
 	const char *name, *v;
 
 	if ((unsigned)p >= VI_PARAM_COUNT || (s != VI_SPELL_VOPTS && s != VI_SPELL_MANIFEST))

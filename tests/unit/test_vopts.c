@@ -285,6 +285,14 @@ static void test_format(void **state)
 	assert_string_equal(out, again);
 	assert_memory_equal(&t.params, &t2.params, sizeof(t.params));
 	assert_int_equal(t.given, t2.given);
+	/* a udev link name that decodes to a byte the words refuse is written back as the link */
+	ok("fec-device=/dev/disk/by-partlabel/fec\\x20a\\x2fb\\xc3\\xa9");
+	assert_string_equal(t.fec.spec, "PARTLABEL=fec a/b\xc3\xa9");
+	assert_int_equal(vi_vopts_format(&t, out, sizeof(out)), 0);
+	assert_string_equal(out, "fec-device=/dev/disk/by-partlabel/fec\\x20a\\x2fb\\xc3\\xa9");
+	ok("fec-device=LABEL=plain.name");
+	assert_int_equal(vi_vopts_format(&t, out, sizeof(out)), 0);
+	assert_string_equal(out, "fec-device=LABEL=plain.name");
 	/* superblock=false prints every parameter; salt in hex */
 	ok("superblock=false,salt=0A0b,ignore-corruption");
 	assert_int_equal(vi_vopts_format(&t, out, sizeof(out)), 0);
