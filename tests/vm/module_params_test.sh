@@ -55,10 +55,10 @@ mp_assert_param() {
 			sed 's/.*=//'), expected $3"
 }
 
-# The command line's word reaches the module; words after "--" are init's, not the kernel's.
+# The command line's word reaches the module. (The same word after "--", which the kernel hands
+# to init but systemd and dracut would read, is refused with the whole line: cli tests.)
 test_cmdline_parameter_reaches_dm_verity() {
-	mp_boot modparams-cmdline "$RD" \
-		"dm_verity.prefetch_cluster=0 -- dm_verity.prefetch_cluster=4096" || { fail "boot"; return; }
+	mp_boot modparams-cmdline "$RD" "dm_verity.prefetch_cluster=0" || { fail "boot"; return; }
 	vm_assert_booted || return
 	vm_assert_marker "$VM_LOG" main || return
 	vm_assert_root_mapper "$VM_LOG" root ext4 || return

@@ -19,6 +19,9 @@ oneTimeSetUp() {
 	[ -x "$VI_TOOL" ] || { echo "no $VI_TOOL" >&2; exit 1; }
 	RD_REQ=$(sign_initramfs "require_signature=yes
 min_version=2") || exit 1
+	# the refusals fall back to a recovery root: no version floor there (a floor allows no
+	# recovery root, which could not carry a manifest)
+	RD_KEY=$(sign_initramfs "") || exit 1
 	RD_MIN=$(sign_initramfs "min_version=2") || exit 1
 	REC=$(vm_workdir sign-recovery)
 	RRH=$(VM_ROOT_ID=recovery vm_verity_setup ext4 "$REC") || exit 1
@@ -34,7 +37,7 @@ refused_boot() {
 	local extra=()
 	[ -n "${4:-}" ] && extra=(--disk "$4")
 	vm_boot --disk "$2/data.img" --disk "$2/hash.img" --disk "$REC/data.img" \
-		--disk "$REC/hash.img" "${extra[@]}" "$1" "$RD_MIN" \
+		--disk "$REC/hash.img" "${extra[@]}" "$1" "$RD_KEY" \
 		"$3 $REC_KEYS verity.recovery.roothash=$RRH"
 	vm_assert_booted || return 1
 	vm_assert_log_lacks "$VM_LOG" 'VERITY-TEST-MARKER id=main' "the refused root ran" || return 1
@@ -143,6 +146,8 @@ test_contradicting_command_line_refused() {
 	sign_assert_status "$VM_LOG" reason "signed manifest refused: command line corruption option contradicts the signed manifest"
 }
 
+# A manifest below the initramfs' floor: refused with the reason, and (a floor allows no recovery
+# root) the command line's fail action follows.
 test_rollback_below_min_version_refused() {
 	local d rd
 	d=$(vm_workdir sign-rollback)
@@ -151,9 +156,28 @@ test_rollback_below_min_version_refused() {
 	# this one lives in the initramfs itself (the third kind of location)
 	rd=$(sign_initramfs "min_version=2" "/etc/verity-init/manifest=$d/m" \
 		"/etc/verity-init/manifest.minisig=$d/m.minisig") || { fail "initramfs"; return; }
-	RD_MIN=$rd refused_boot sign-rollback "$d" \
-		"verity.manifest=/etc/verity-init/manifest root=/dev/mapper/root" || return
-	sign_assert_status "$VM_LOG" reason "signed manifest refused: manifest version 1 is below the minimum 2 \(rollback refused\)"
+	vm_boot --disk "$d/data.img" --disk "$d/hash.img" sign-rollback "$rd" \
+		"verity.manifest=/etc/verity-init/manifest root=/dev/mapper/root verity.fail=poweroff"
+	vm_assert_booted || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root: signed manifest refused: manifest version 1 is below the minimum 2 \(rollback refused\)' \
+		"the rollback was not refused with its reason" || return
+	agent_assert_fallback "$VM_LOG" poweroff
+}
+
+# An old image with a valid root hash signature (which carries no version) under a floor: the
+# policy wants the manifest.
+test_signature_without_version_refused_under_a_floor() {
+	local d rh
+	d=$(vm_workdir sign-floor-no-manifest)
+	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }
+	vm_boot --disk "$d/data.img" --disk "$d/hash.img" sign-floor-no-manifest "$RD_MIN" \
+		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root verity.sig=/etc/verity-init/roothash.p7s"
+	vm_assert_booted || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: policy: the initramfs policy has a version floor \(min_version=\): the root needs a signed manifest' \
+		"no refusal by the version floor" || return
+	agent_assert_fallback "$VM_LOG" panic
 }
 
 test_required_signature_missing_refused() {
@@ -164,7 +188,8 @@ test_required_signature_missing_refused() {
 		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root verity.fail=poweroff"
 	vm_assert_booted || return
 	vm_assert_no_marker "$VM_LOG" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: policy: a signed root hash is required' || return
+	# (the policy also has a version floor, which wants the manifest before anything else)
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: policy: the initramfs policy has a version floor \(min_version=\): the root needs a signed manifest' || return
 	vm_assert_log_lacks "$VM_LOG" 'device-mapper: verity: sha256' "a verity target was created" || return
 	# the refused command line's verity.fail=poweroff is not used: the policy's default, panic
 	vm_assert_log_lacks "$VM_LOG" 'fallback: poweroff' "the refused line's fail action was used" || return
