@@ -822,7 +822,7 @@ static void test_device_grammar(void **state)
 		"/dev/a&b", "/dev/a<b", "/dev/a>b", "/dev/a(b", "/dev/a)b", "/dev/a{b", "/dev/a}b",
 		"/dev/a*", "/dev/a?", "/dev/a[b]", "/dev/~a", "/dev/a!b", "/dev/a#b", "LABEL=a\"b",
 		"LABEL=a'b", "/dev/a\\b", "/dev/a\\x2", "/dev/a\\xzz", "LABEL=a b", "LABEL=a\tb",
-		"PARTLABEL=a%Qb", "/dev/a,b", "LABEL=a\xa0" "b",
+		"PARTLABEL=a%Qb", "/dev/a,b", "LABEL=a\xa0\x62",   /* NBSP, then 'b' */
 	};
 	static const char *const good_specs[] = {
 		"/dev/vda1", "/dev/disk/by-path/pci-0000:00:04.0-part1", "/dev/mapper/vg-root",
