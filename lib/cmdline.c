@@ -693,8 +693,17 @@ static int collect_handover(const struct vi_cmdline_tok *t, struct cmdline_state
 		if (!systemd_false(t))
 			handover(st, t);
 	} else if (vi_key_eq(k, n, "systemd.wants") || vi_key_eq(k, n, "systemd.mask") ||
-		   vi_key_eq(k, n, "systemd.run") || vi_key_eq(k, n, "resume")) {
+		   vi_key_eq(k, n, "systemd.run") || vi_key_eq(k, n, "resume") ||
+		   /* credentials reach the booted system's units: a root password, tmpfiles */
+		   vi_key_eq(k, n, "systemd.set_credential") ||
+		   vi_key_eq(k, n, "systemd.set_credential_binary") ||
+		   /* runs a program as root whenever a process crashes */
+		   vi_key_eq(k, n, "systemd.early_core_pattern")) {
 		handover(st, t);
+	} else if (vi_key_eq(k, n, "systemd.confirm_spawn")) {
+		/* whoever is at the console skips or fails units one by one */
+		if (!systemd_false(t))
+			handover(st, t);
 	} else if (vi_key_eq(k, n, "systemd.unit")) {
 		/* a target to boot into, never a service, and not the ones that are shells */
 		if (!t->val || !ends_with_n(t->val, t->val_len, ".target") ||
@@ -728,6 +737,16 @@ static int collect(const struct vi_cmdline_tok *t, struct cmdline_state *st,
 		r = env_add(st, t->key, t->key_len, err);
 		if (r < 0)
 			return r;
+		/* init and every shell read TERM: a terminal name, nothing a shell interprets */
+		if (vi_str_eq(t->key, t->key_len, "TERM"))
+			for (size_t i = 0; i < t->val_len; i++) {
+				char c = t->val[i];
+
+				if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+				      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '+' ||
+				      c == '-'))
+					return vi_err(err, "TERM=: not a terminal name");
+			}
 	}
 	r = collect_handover(t, st, err);
 	if (r < 0)

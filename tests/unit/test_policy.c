@@ -312,6 +312,8 @@ static void test_environment(void **state)
 {
 	(void)state;
 	apply("", ROOT "BOOT_IMAGE=/vmlinuz TERM=vt100 quiet lowercase=1", 0, NULL);
+	assert_int_equal(vi_cmdline_parse(ROOT "TERM=$(x)", 0, &cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "TERM=: not a terminal name"));
 	assert_int_equal(cfg.env_count, 2);
 	apply("", ROOT "LD_PRELOAD=/dev/sdb", -EPERM, "'LD_PRELOAD=' sets the environment of the "
 	      "booted system: never allowed");
@@ -350,6 +352,10 @@ static void test_handover(void **state)
 		"systemd.mask=verity-init-setup.service", "rd.systemd.run=/bin/sh",
 		"systemd.run=/bin/sh", "resume=/dev/vdc", "rd.resume=UUID=1",
 		"emergency", "rescue", "single", "s", "S", "-s", "-b", "1",
+		"systemd.set_credential=passwd.hashed-password.root:x",
+		"systemd.set_credential_binary=tmpfiles.extra:eA==",
+		"systemd.early_core_pattern=/bin/sh", "systemd.confirm_spawn=1",
+		"rd.systemd.confirm_spawn",
 	};
 
 	(void)state;
