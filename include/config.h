@@ -12,16 +12,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "devspec.h"
+#include "failactions.h"
 #include "superblock.h"
 
-#define VI_MAX_PATH      256u
-#define VI_MAX_NAME      64u     /* dm names: DM_NAME_LEN is 128, we keep it short */
-#define VI_MAX_FAIL      6u
 #define VI_MAX_DM_UUID   129u    /* DM_UUID_LEN, with the NUL */
 #define VI_MAX_FSTYPE    32u
 #define VI_MAX_CMDLINE   4096u   /* longer command lines are refused (-E2BIG), never cut */
 #define VI_MAX_OPTIONS   4096u   /* one verity.options= / systemd.verity_root_options= value */
-#define VI_MAX_SIG_LOC   2048u   /* a signature's location, or systemd's inline base64:DER */
 #define VI_MAX_TIMEOUT_S 3600u
 #define VI_MAX_ENV       32u     /* the kernel's MAX_INIT_ENVS: more panics the kernel */
 #define VI_MAX_ENV_NAME  64u
@@ -29,23 +27,6 @@
 #define VI_DEFAULT_RECOVERY_NAME "recovery"
 #define VI_DEFAULT_TIMEOUT_S 30u
 #define VI_DEFAULT_INIT  "/sbin/init"
-
-/* A device reference as written by the user: "/dev/vda1", "UUID=...", "PARTUUID=...",
- * "LABEL=...", "PARTLABEL=...", and (dm-mod.create= tables only) "MAJ:MIN". Syntax is checked
- * by the parser; an empty spec means "not given". */
-struct vi_devspec {
-	char spec[VI_MAX_PATH];
-};
-
-enum vi_devspec_kind {
-	VI_DEV_NONE = 0,         /* empty */
-	VI_DEV_PATH,             /* /dev/..., no ".." or "." components */
-	VI_DEV_UUID,             /* UUID=     (filesystem UUID, libblkid tag) */
-	VI_DEV_PARTUUID,         /* PARTUUID= (GPT/MBR partition UUID) */
-	VI_DEV_LABEL,            /* LABEL= */
-	VI_DEV_PARTLABEL,        /* PARTLABEL= */
-	VI_DEV_MAJMIN,           /* "254:0", only from dm-mod.create= */
-};
 
 enum vi_corruption {             /* what the kernel does on a bad block */
 	VI_CORRUPT_EIO = 0,      /* default: I/O error */
@@ -58,15 +39,6 @@ enum vi_ioerror {                /* kernel 6.12+: restart_on_error / panic_on_er
 	VI_IOERR_EIO = 0,
 	VI_IOERR_RESTART,
 	VI_IOERR_PANIC,
-};
-
-enum vi_fail_action {
-	VI_FAIL_NONE = 0,
-	VI_FAIL_RECOVERY,
-	VI_FAIL_REBOOT,
-	VI_FAIL_POWEROFF,
-	VI_FAIL_PANIC,
-	VI_FAIL_SHELL,
 };
 
 /* One verity target: the root, or the recovery root.
@@ -172,43 +144,10 @@ int vi_cmdline_parse(const char *cmdline, unsigned flags, struct vi_config *cfg,
 int vi_cmdline_parse_buf(const char *buf, size_t len, unsigned flags, struct vi_config *cfg,
 			 struct verity_err *err);
 
-/* Syntax check of a device spec (see struct vi_devspec); allow_majmin for dm-mod.create.
- * Returns the kind, or -EINVAL with err set. */
-int vi_devspec_check(const char *spec, size_t len, bool allow_majmin, struct verity_err *err);
-
-/* The characters a device spec written on the command line (or in a table) may use: letters,
- * digits, "/._-:+@=", non-ASCII bytes and udev's \xHH escapes; quotes, whitespace and every
- * other byte a shell or a unit file interprets are refused (-EINVAL, err names the byte). */
-int vi_devspec_chars_check(const char *what, const char *s, size_t len,
-			   struct verity_err *err);
-
-/* A device as systemd writes it, in the form the agent looks it up by: udev's
- * /dev/disk/by-{uuid,partuuid,label,partlabel}/NAME (\xNN escapes decoded) becomes UUID=,
- * PARTUUID=, LABEL=, PARTLABEL= -- those links need udev, which PID 1 does not have; libblkid
- * finds the same device. Anything else is copied. out is NUL-terminated; -ENAMETOOLONG when it
- * does not fit, -EINVAL for a bad escape. */
-int vi_devspec_normalize(const char *s, size_t len, char *out, size_t out_size, size_t *ret_len);
-#define VI_DEVSPEC_LINK_ERR "not a udev link name, or a name with a control byte, quote or comma"
-enum vi_devspec_kind vi_devspec_kind(const struct vi_devspec *d);
-
 /* True when t is disabled or has a signature source: root-hash-signature= / verity.sig=, a
  * dm-mod.create root_hash_sig_key_desc, or (root only) verity.manifest=. Used for
  * verity.require_signature and the policy's require_signature=. */
 bool vi_target_has_signature(const struct vi_config *cfg, const struct vi_target *t);
-
-/* init= (command line or policy): an absolute path (vi_abspath_check) not under /dev/, /proc/,
- * /sys/ or /run/, which the switch covers with the initramfs' own filesystems after init was
- * checked on the verified root. -EINVAL with err set. */
-int vi_init_path_check(const char *s, size_t len, struct verity_err *err);
-
-/* Mapping name: [A-Za-z0-9][A-Za-z0-9._-]*, shorter than VI_MAX_NAME, not "control". */
-int vi_name_check(const char *s, size_t len, struct verity_err *err);
-
-/* "recovery", "reboot", ...; NULL for VI_FAIL_NONE or out of range. */
-const char *vi_fail_action_name(enum vi_fail_action a);
-/* Comma-separated action list (no empty item, no repeat) into fail[VI_MAX_FAIL]. */
-int vi_fail_list_parse(const char *s, size_t len, enum vi_fail_action fail[VI_MAX_FAIL],
-		       struct verity_err *err);
 
 /* Print a resolved configuration (lib/config_print.c).
  * VI_PRINT_KV: "key=value" lines for humans and tests (values sanitized for a terminal);

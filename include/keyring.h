@@ -12,15 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "superblock.h"   /* struct verity_err */
+#include "err.h"
+#include "p7s.h"
 
-#define VI_P7S_MAX        16384u  /* size cap of a roothash.p7s (user keys allow 32767) */
 #define VI_KEY_DESC_PREFIX "verity-init:"
-
-/* Cheap structural check that buf is one DER SEQUENCE spanning exactly len bytes (a PKCS#7
- * ContentInfo), so a PEM or base64 file is refused here with a clear reason instead of by the
- * kernel with -EBADMSG. Not a validation of the signature: that is the kernel's job. */
-int vi_p7s_check(const uint8_t *buf, size_t len, struct verity_err *err);
 
 /* The description we use for mapping name ("verity-init:root"). -ENAMETOOLONG if too long. */
 int vi_keyring_desc(const char *mapping_name, char *out, size_t out_size);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Small string helpers shared by the parsers: strict number parsing, booleans, the kernel's
- * dash/underscore-insensitive key comparison, log-line sanitizing, shell quoting and the one way
- * lib/ code fills a struct verity_err. Pure functions, no I/O except vi_shell_quote's FILE*. */
+ * dash/underscore-insensitive key comparison, log-line sanitizing and shell quoting. Pure functions, no I/O except vi_shell_quote's FILE*. */
 #ifndef VERITY_STRUTIL_H
 #define VERITY_STRUTIL_H
 
@@ -10,16 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "superblock.h"
-
-/* Format a reason into err (if non-NULL) and return -EINVAL, for `return vi_err(err, ...)`. */
-int vi_err(struct verity_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#ifdef __clang_analyzer__
-/* clang-tidy analyzes one file at a time: show it that vi_err always fails, or it follows
- * `return vi_err(...)` paths as successes (make lint). The inner vi_err is the function. */
-#include <errno.h>
-#define vi_err(err, ...) (vi_err((err), __VA_ARGS__), -EINVAL)
-#endif
+#include "err.h"
 
 /* Decimal unsigned integer over exactly len bytes: digits only (no sign, no space, no "0x"),
  * at least one digit, no overflow. -EINVAL for junk, -ERANGE for overflow. */
@@ -50,6 +40,13 @@ bool vi_str_printable(const char *s, size_t len);
 /* s[0..len) is an environment name as glibc, systemd and shells treat them: [A-Z_][A-Z0-9_]*,
  * shorter than 64 bytes. */
 bool vi_env_name(const char *s, size_t len);
+
+/* s[0..len) starts with the NUL-terminated prefix p. */
+bool vi_has_prefix(const char *s, size_t len, const char *p);
+
+/* "WHAT 'VALUE': WHY" with VALUE sanitized, into err; returns -EINVAL. */
+int vi_err_value(struct verity_err *err, const char *what, const char *s, size_t len,
+		 const char *why);
 
 /* Copy s[0..len) plus a NUL into out; -ENAMETOOLONG if it does not fit (never truncates). */
 int vi_strlcpy_exact(char *out, size_t out_size, const char *s, size_t len);

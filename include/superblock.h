@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "err.h"
+
 #define VERITY_SB_SIZE        512u
 #define VERITY_SB_VERSION     1u
 #define VERITY_MAX_SALT       256u
@@ -33,10 +35,6 @@ struct verity_params {
 	bool     no_superblock;                   /* tree starts at hash_offset itself */
 };
 
-/* A reason for a rejection, for the one log line the caller prints. */
-struct verity_err {
-	char msg[192];
-};
 
 /* Decode and validate a 512-byte superblock. -EINVAL (bad magic/version/field) with err set.
  * hash_offset and no_superblock of *ret are left as the caller set them. */

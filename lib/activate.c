@@ -32,10 +32,9 @@ const char *vi_stage_name(enum vi_stage s)
 
 static int mismatch(struct verity_err *err, const char *key, uint64_t cmdline, uint64_t sb)
 {
-	snprintf(err->msg, sizeof(err->msg),
+	return vi_errno(err, -EINVAL,
 		 "%s=%" PRIu64 " on the command line but the superblock says %" PRIu64, key, cmdline,
 		 sb);
-	return -EINVAL;
 }
 
 int vi_params_merge(const struct vi_target *t, const struct verity_params *sb,
@@ -45,10 +44,9 @@ int vi_params_merge(const struct vi_target *t, const struct verity_params *sb,
 	const struct verity_params *c = &t->params;
 
 	if ((t->given & VI_GIVEN_HASH_NAME) && strcmp(c->hash_name, sb->hash_name)) {
-		snprintf(err->msg, sizeof(err->msg),
+		return vi_errno(err, -EINVAL,
 			 "hash=%s on the command line but the superblock says %s", c->hash_name,
 			 sb->hash_name);
-		return -EINVAL;
 	}
 	if ((t->given & VI_GIVEN_FORMAT) && c->hash_type != sb->hash_type)
 		return mismatch(err, "format", c->hash_type, sb->hash_type);
@@ -62,14 +60,12 @@ int vi_params_merge(const struct vi_target *t, const struct verity_params *sb,
 		return mismatch(err, "data-blocks", c->data_blocks, sb->data_blocks);
 	if ((t->given & VI_GIVEN_SALT) &&
 	    (c->salt_size != sb->salt_size || memcmp(c->salt, sb->salt, c->salt_size))) {
-		snprintf(err->msg, sizeof(err->msg),
+		return vi_errno(err, -EINVAL,
 			 "salt= on the command line differs from the superblock's");
-		return -EINVAL;
 	}
 	if ((t->given & VI_GIVEN_UUID) && memcmp(c->uuid, sb->uuid, sizeof(c->uuid))) {
-		snprintf(err->msg, sizeof(err->msg),
+		return vi_errno(err, -EINVAL,
 			 "uuid= on the command line differs from the superblock's");
-		return -EINVAL;
 	}
 	*ret = *sb;
 	if (t->given & VI_GIVEN_DATA_BLOCKS)
@@ -109,10 +105,9 @@ static int resolve_params(const struct vi_target *t, const struct vi_dev *data,
 	(void)posix_fadvise(hash->fd, (off_t)t->params.hash_offset, 2 * 4096, POSIX_FADV_WILLNEED);
 	n = pread(hash->fd, buf, sizeof(buf), (off_t)t->params.hash_offset);
 	if (n != (ssize_t)sizeof(buf)) {
-		snprintf(err->msg, sizeof(err->msg),
+		return vi_errno(err, -EIO,
 			 "cannot read the verity superblock at byte %" PRIu64 " of %s: %s",
 			 t->params.hash_offset, hash->name, n < 0 ? strerror(errno) : "short read");
-		return -EIO;
 	}
 	memset(&sb, 0, sizeof(sb));
 	sb.hash_offset = t->params.hash_offset;
@@ -128,23 +123,20 @@ static int check_sizes(const struct verity_params *p, const struct verity_geomet
 	uint64_t hash_area_start = p->hash_offset;
 
 	if (g->data_size > data->size) {
-		snprintf(err->msg, sizeof(err->msg),
+		return vi_errno(err, -EINVAL,
 			 "data area (%" PRIu64 " bytes) is larger than %s (%" PRIu64 " bytes)",
 			 g->data_size, data->name, data->size);
-		return -EINVAL;
 	}
 	if (g->hash_device_size > hash->size) {
-		snprintf(err->msg, sizeof(err->msg),
+		return vi_errno(err, -EINVAL,
 			 "hash tree ends at byte %" PRIu64 ", beyond the end of %s (%" PRIu64 ")",
 			 g->hash_device_size, hash->name, hash->size);
-		return -EINVAL;
 	}
 	if (data->devno == hash->devno && hash_area_start < g->data_size) {
-		snprintf(err->msg, sizeof(err->msg),
+		return vi_errno(err, -EINVAL,
 			 "hash area at byte %" PRIu64 " overlaps the data area (%" PRIu64
 			 " bytes) on %s",
 			 hash_area_start, g->data_size, data->name);
-		return -EINVAL;
 	}
 	return 0;
 }
@@ -170,15 +162,13 @@ static int fill_table(const struct vi_target *t, const struct verity_params *p,
 		tb->fec_dev = devs[2].devno;
 		tb->fec_roots = t->fec_roots ? t->fec_roots : 2;
 		if (p->data_block_size != p->hash_block_size) {
-			snprintf(err->msg, sizeof(err->msg),
+			return vi_errno(err, -EINVAL,
 				 "FEC needs equal data and hash block sizes (kernel rule)");
-			return -EINVAL;
 		}
 		if (t->fec_offset % p->data_block_size) {
-			snprintf(err->msg, sizeof(err->msg),
+			return vi_errno(err, -EINVAL,
 				 "fec-offset=%" PRIu64 " is not a multiple of the data block size",
 				 t->fec_offset);
-			return -EINVAL;
 		}
 		tb->fec_start = t->fec_offset / p->data_block_size;
 		/* FEC covers the data blocks and then the hash device from the tree's first block
@@ -202,8 +192,7 @@ static int fill_table(const struct vi_target *t, const struct verity_params *p,
 	if (t->sig_key_desc[0] &&
 	    snprintf(tb->sig_key_desc, sizeof(tb->sig_key_desc), "%s", t->sig_key_desc) >=
 		    (int)sizeof(tb->sig_key_desc)) {
-		snprintf(err->msg, sizeof(err->msg), "signature key description too long");
-		return -EINVAL;
+		return vi_errno(err, -EINVAL, "signature key description too long");
 	}
 	return 0;
 }
@@ -228,9 +217,8 @@ static int create_or_reuse(const struct vi_target *t, uint64_t sectors,
 	if (r < 0)
 		return r;
 	if (strcmp(type, "verity") || len != sectors || !vi_table_equal(params, a->table)) {
-		snprintf(err->msg, sizeof(err->msg),
+		return vi_errno(err, -EEXIST,
 			 "a different mapping named %s exists already: refused", t->name);
-		return -EEXIST;
 	}
 	a->reused = true;
 	return 0;
@@ -242,9 +230,8 @@ static int check_node(const char *node, dev_t devno, struct verity_err *err)
 	struct stat st;
 
 	if (stat(node, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != devno) {
-		snprintf(err->msg, sizeof(err->msg), "%.100s is missing or is not the mapping %u:%u",
+		return vi_errno(err, -ENODEV, "%.100s is missing or is not the mapping %u:%u",
 			 node, major(devno), minor(devno));
-		return -ENODEV;
 	}
 	return 0;
 }
@@ -289,12 +276,11 @@ static int ioerror_supported(const struct vi_target *t, struct verity_err *err)
 		return r;
 	if (v[0] < VI_DM_VERITY_IOERR_MAJOR ||
 	    (v[0] == VI_DM_VERITY_IOERR_MAJOR && v[1] < VI_DM_VERITY_IOERR_MINOR)) {
-		snprintf(err->msg, sizeof(err->msg),
+		return vi_errno(err, -EOPNOTSUPP,
 			 "%s needs dm-verity target 1.10 (Linux 6.12), this kernel has %u.%u.%u: "
 			 "refused",
 			 t->ioerror == VI_IOERR_RESTART ? "restart-on-error" : "panic-on-error",
 			 v[0], v[1], v[2]);
-		return -EOPNOTSUPP;
 	}
 	return 0;
 }
@@ -309,10 +295,9 @@ static int status_verified(const char *name, struct verity_err *err)
 	if (r < 0)
 		return r;
 	if (status[0] != 'V') {
-		snprintf(err->msg, sizeof(err->msg),
+		return vi_errno(err, -EPERM,
 			 "kernel reports status \"%.20s\" for %s, not V (verified): refused", status,
 			 name);
-		return -EPERM;
 	}
 	return 0;
 }
@@ -335,9 +320,8 @@ int vi_activate(const struct vi_target *t, const struct vi_activate_opts *o,
 	memset(a, 0, sizeof(*a));
 	a->stage = VI_STAGE_CONFIG;
 	if (!t->enabled || !t->data.spec[0] || !t->root_hash_len) {
-		snprintf(err->msg, sizeof(err->msg), "%s: no root hash or data device configured",
+		return vi_errno(err, -EINVAL, "%s: no root hash or data device configured",
 			 t->name);
-		return -EINVAL;
 	}
 
 	a->stage = VI_STAGE_DEVICES;

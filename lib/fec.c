@@ -107,15 +107,13 @@ static int fec_device_fits(int fec_fd, uint64_t offset, uint64_t size, struct ve
 	int r = verity_fd_size(fec_fd, &have);
 
 	if (r < 0) {
-		snprintf(err->msg, sizeof(err->msg), "cannot get the FEC device size: %s",
+		return vi_errno(err, r, "cannot get the FEC device size: %s",
 			 strerror(-r));
-		return r;
 	}
 	if (have < offset + size) {
-		snprintf(err->msg, sizeof(err->msg),
+		return vi_errno(err, -EIO,
 			 "FEC device has %llu bytes, the parity area ends at byte %llu",
 			 (unsigned long long)have, (unsigned long long)(offset + size));
-		return -EIO;
 	}
 	return 0;
 }
@@ -156,9 +154,8 @@ int verity_fec_layout(int data_fd, int hash_fd, int fec_fd, const struct verity_
 
 		r = verity_fd_size(hash_fd, &hash_end);
 		if (r < 0) {
-			snprintf(err->msg, sizeof(err->msg), "cannot get the hash device size: %s",
+			return vi_errno(err, r, "cannot get the hash device size: %s",
 				 strerror(-r));
-			return r;
 		}
 		/* verity_tree_build extends a short hash file to the end of the tree */
 		if (fstat(hash_fd, &st) == 0 && S_ISREG(st.st_mode) && hash_end < g->hash_device_size)
@@ -419,8 +416,7 @@ int verity_fec_encode(const struct verity_fec_geometry *g, int data_fd, int hash
 	/* The job holds the 6 KiB LFSR table: on the heap, not on a worker-sized stack. */
 	j = malloc(sizeof(*j));
 	if (!j) {
-		snprintf(err->msg, sizeof(err->msg), "out of memory");
-		return -ENOMEM;
+		return vi_errno(err, -ENOMEM, "out of memory");
 	}
 	r = job_init(j, g, data_fd, hash_fd, fec_fd, fec_offset, false, err);
 	if (r < 0)
@@ -465,8 +461,7 @@ int verity_fec_verify(const struct verity_fec_geometry *g, int data_fd, int hash
 	memset(bad, 0, sizeof(*bad));
 	j = malloc(sizeof(*j));
 	if (!j) {
-		snprintf(err->msg, sizeof(err->msg), "out of memory");
-		return -ENOMEM;
+		return vi_errno(err, -ENOMEM, "out of memory");
 	}
 	r = job_init(j, g, data_fd, hash_fd, fec_fd, fec_offset, true, err);
 	if (r < 0)

@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cmdline.h"
+#include "cmdtoken.h"
 #include "config.h"
 #include "modules.h"
 #include "strutil.h"

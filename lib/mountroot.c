@@ -26,8 +26,7 @@ static int probe_type(const char *source, char *out, size_t out_size, struct ver
 
 	pr = blkid_new_probe_from_filename(source);
 	if (!pr) {
-		snprintf(err->msg, sizeof(err->msg), "cannot probe %s", source);
-		return -EIO;
+		return vi_errno(err, -EIO, "cannot probe %s", source);
 	}
 	blkid_probe_enable_superblocks(pr, 1);
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
@@ -89,8 +88,7 @@ int vi_mount_root(const char *source, dev_t expect, const char *target, const ch
 		size_t len = strcspn(p, ",");
 
 		if (len >= type_size) {
-			snprintf(err->msg, sizeof(err->msg), "filesystem type name too long");
-			return -EINVAL;
+			return vi_errno(err, -EINVAL, "filesystem type name too long");
 		}
 		memcpy(ret_type, p, len);
 		ret_type[len] = '\0';
@@ -140,8 +138,7 @@ int vi_init_check(const char *root, const char *init, dev_t expect, struct vi_fi
 	ssize_t n;
 
 	if (init[0] != '/') {
-		snprintf(err->msg, sizeof(err->msg), "init=%.100s is not an absolute path", init);
-		return -EINVAL;
+		return vi_errno(err, -EINVAL, "init=%.100s is not an absolute path", init);
 	}
 	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
@@ -229,11 +226,10 @@ int vi_init_same(const char *init, const struct vi_file_id *id, struct verity_er
 		return r;
 	}
 	if (st.st_dev != id->dev || st.st_ino != id->ino) {
-		snprintf(err->msg, sizeof(err->msg),
+		return vi_errno(err, -ESTALE,
 			 "init %.100s after the switch (device %u:%u) is not the file checked before "
 			 "it (device %u:%u)", init, major(st.st_dev), minor(st.st_dev),
 			 major(id->dev), minor(id->dev));
-		return -ESTALE;
 	}
 	return 0;
 }

@@ -21,9 +21,8 @@ int vi_preflight(int data_fd, int hash_fd, const struct verity_params *p,
 	int fd, r;
 
 	if (root_hash_len != g->digest_size || root_hash_len > sizeof(digest)) {
-		snprintf(err->msg, sizeof(err->msg), "root hash has %u bytes, %s needs %u",
+		return vi_errno(err, -EINVAL, "root hash has %u bytes, %s needs %u",
 			 root_hash_len, p->hash_name, g->digest_size);
-		return -EINVAL;
 	}
 	if (g->levels == 0) {   /* a single data block: the root hash is its digest */
 		fd = data_fd;
@@ -34,8 +33,7 @@ int vi_preflight(int data_fd, int hash_fd, const struct verity_params *p,
 		bs = p->hash_block_size;
 		off = g->level_block[g->levels - 1];
 		if (off > UINT64_MAX / bs) {
-			snprintf(err->msg, sizeof(err->msg), "hash tree offset overflows");
-			return -EINVAL;
+			return vi_errno(err, -EINVAL, "hash tree offset overflows");
 		}
 		off *= bs;
 	}

@@ -50,37 +50,32 @@ int vi_rootflags_parse(const char *rootflags, unsigned long *ret_flags, char *da
 
 		/* Compared by key: the kernel clears SB_RDONLY for "rw" whatever its value. */
 		if (vi_str_eq(p, klen, "rw")) {
-			snprintf(err->msg, sizeof(err->msg),
+			return vi_errno(err, -EINVAL,
 				 "rootflags=%.*s: a verity root is read-only", shown, p);
-			return -EINVAL;
 		}
 		/* init could be opened and read, but execve() would fail after the switch */
 		if (vi_str_eq(p, klen, "noexec")) {
-			snprintf(err->msg, sizeof(err->msg),
+			return vi_errno(err, -EINVAL,
 				 "rootflags=%.*s: init could not be executed from the root", shown, p);
-			return -EINVAL;
 		}
 		for (size_t i = 0; i < sizeof(mount_flags) / sizeof(mount_flags[0]); i++) {
 			if (!vi_str_eq(p, klen, mount_flags[i].name))
 				continue;
 			if (klen != len) {
-				snprintf(err->msg, sizeof(err->msg),
+				return vi_errno(err, -EINVAL,
 					 "rootflags=%.*s: a mount flag takes no value", shown, p);
-				return -EINVAL;
 			}
 			flags |= mount_flags[i].flag;
 			known = true;
 		}
 		if (!known && len && names_device(p, klen)) {
-			snprintf(err->msg, sizeof(err->msg),
+			return vi_errno(err, -EPERM,
 				 "rootflags=%.*s names another device: only the verified mapping "
 				 "may back the root", shown, p);
-			return -EPERM;
 		}
 		if (!known && len) {
 			if (dlen + len + 2 > data_size) {
-				snprintf(err->msg, sizeof(err->msg), "rootflags= too long");
-				return -EINVAL;
+				return vi_errno(err, -EINVAL, "rootflags= too long");
 			}
 			if (dlen)
 				data[dlen++] = ',';
@@ -122,15 +117,13 @@ int vi_rootfstype_check(const char *list, struct verity_err *err)
 		size_t len = strcspn(p, ",");
 
 		if (!len || !root_fs_type_allowed(p, len)) {
-			snprintf(err->msg, sizeof(err->msg),
+			return vi_errno(err, -EINVAL,
 				 "rootfstype=%.*s is not a single-device filesystem a verity root "
 				 "can be", (int)(len > 32 ? 32 : len), p);
-			return -EINVAL;
 		}
 		p += len;
 		if (*p == ',' && *++p == '\0') {
-			snprintf(err->msg, sizeof(err->msg), "rootfstype= ends with a comma");
-			return -EINVAL;
+			return vi_errno(err, -EINVAL, "rootfstype= ends with a comma");
 		}
 	}
 	return 0;

@@ -7,18 +7,6 @@
 
 #include "hex.h"
 
-int (vi_err)(struct verity_err *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 int vi_parse_u64(const char *s, size_t len, uint64_t *ret)
 {
 	uint64_t v = 0;
@@ -277,4 +265,20 @@ bool vi_env_name(const char *s, size_t len)
 		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
 			return false;
 	return true;
+}
+
+bool vi_has_prefix(const char *s, size_t len, const char *p)
+{
+	size_t n = strlen(p);
+
+	return len >= n && memcmp(s, p, n) == 0;
+}
+
+int vi_err_value(struct verity_err *err, const char *what, const char *s, size_t len,
+		 const char *why)
+{
+	char v[80];
+
+	vi_sanitize(s, len, v, sizeof(v));
+	return vi_err(err, "%s '%s': %s", what, v, why);
 }

@@ -117,14 +117,12 @@ int vi_switch_root(const char *newroot, struct vi_switch_result *ret, struct ver
 		return r;
 	}
 	if (root_st.st_dev == new_st.st_dev) {
-		snprintf(err->msg, sizeof(err->msg), "%s is not a mounted filesystem", newroot);
-		return -EINVAL;
+		return vi_errno(err, -EINVAL, "%s is not a mounted filesystem", newroot);
 	}
 	if (statfs("/", &sfs) < 0 ||
 	    (sfs.f_type != (__fsword_t)RAMFS_MAGIC &&
 	     sfs.f_type != (__fsword_t)TMPFS_MAGIC)) {
-		snprintf(err->msg, sizeof(err->msg), "/ is not an initramfs (ramfs or tmpfs)");
-		return -EINVAL;
+		return vi_errno(err, -EINVAL, "/ is not an initramfs (ramfs or tmpfs)");
 	}
 	oldroot = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (oldroot < 0) {

@@ -386,37 +386,32 @@ static int prepare(int data_fd, int hash_fd, const struct verity_params *p, bool
 		return r;
 	r = verity_fd_size(data_fd, &size);
 	if (r < 0) {
-		snprintf(err->msg, sizeof(err->msg), "cannot get the data device size: %s",
+		return vi_errno(err, r, "cannot get the data device size: %s",
 			 strerror(-r));
-		return r;
 	}
 	if (size < g->data_size) {
-		snprintf(err->msg, sizeof(err->msg),
+		return vi_errno(err, -EIO,
 			 "data device has %llu bytes, %llu blocks of %u need %llu",
 			 (unsigned long long)size, (unsigned long long)p->data_blocks,
 			 p->data_block_size, (unsigned long long)g->data_size);
-		return -EIO;
 	}
 	/* One sequential pass: ask for aggressive readahead (a hint; failure is harmless). */
 	(void)posix_fadvise(data_fd, 0, (off_t)g->data_size, POSIX_FADV_SEQUENTIAL);
 	if (verity_same_file(data_fd, hash_fd) && p->hash_offset < g->data_size) {
-		snprintf(err->msg, sizeof(err->msg),
+		return vi_errno(err, -EINVAL,
 			 "hash offset %llu lies inside the data (%llu bytes) on the same device",
 			 (unsigned long long)p->hash_offset, (unsigned long long)g->data_size);
-		return -EINVAL;
 	}
 	if (need_hash) {
 		r = verity_fd_size(hash_fd, &size);
 		if (r < 0) {
-			snprintf(err->msg, sizeof(err->msg), "cannot get the hash device size: %s",
+			return vi_errno(err, r, "cannot get the hash device size: %s",
 				 strerror(-r));
-			return r;
 		}
 		if (size < g->hash_device_size) {
-			snprintf(err->msg, sizeof(err->msg),
+			return vi_errno(err, -EIO,
 				 "hash device has %llu bytes, the tree needs %llu",
 				 (unsigned long long)size, (unsigned long long)g->hash_device_size);
-			return -EIO;
 		}
 	}
 	return 0;
@@ -449,8 +444,7 @@ static int hash_one(const struct hasher *h, int fd, uint64_t off, uint32_t bs, u
 
 	buf = malloc(bs);
 	if (!buf) {
-		snprintf(err->msg, sizeof(err->msg), "out of memory");
-		return -ENOMEM;
+		return vi_errno(err, -ENOMEM, "out of memory");
 	}
 	r = verity_pread_full(fd, buf, bs, off);
 	if (r < 0) {
@@ -496,8 +490,7 @@ int verity_tree_build(int data_fd, int hash_fd, const struct verity_params *p,
 	if (r < 0)
 		return r;
 	if (root_len < g.digest_size) {
-		snprintf(err->msg, sizeof(err->msg), "root buffer too small");
-		return -ENOBUFS;
+		return vi_errno(err, -ENOBUFS, "root buffer too small");
 	}
 	r = hasher_for(&h, o, p, &g, err);
 	if (r < 0)
@@ -593,9 +586,8 @@ int verity_tree_verify(int data_fd, int hash_fd, const struct verity_params *p,
 	if (r < 0)
 		return r;
 	if (root_len != g.digest_size) {
-		snprintf(err->msg, sizeof(err->msg), "root hash has %zu bytes, %s needs %u",
+		return vi_errno(err, -EINVAL, "root hash has %zu bytes, %s needs %u",
 			 root_len, p->hash_name, g.digest_size);
-		return -EINVAL;
 	}
 	r = hasher_for(&h, o, p, &g, err);
 	if (r < 0)

@@ -122,8 +122,7 @@ int vi_work_run(struct vi_work *w, uint64_t count, unsigned threads, void *worke
 		threads = 1;
 	ts = calloc(threads, sizeof(*ts));
 	if (!ts) {
-		snprintf(err->msg, sizeof(err->msg), "out of memory");
-		return -ENOMEM;
+		return vi_errno(err, -ENOMEM, "out of memory");
 	}
 	atomic_init(&w->next, 0);
 	atomic_init(&w->limit, UINT64_MAX);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdline.h"
+#include "cmdtoken.h"
 #include "config.h"
 
 #define CHECK(x) do { if (!(x)) abort(); } while (0)

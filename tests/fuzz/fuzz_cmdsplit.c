@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdline.h"
+#include "cmdtoken.h"
 #include "cmdsplit.h"
 #include "config.h"
 

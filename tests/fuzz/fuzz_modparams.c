@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdline.h"
+#include "cmdtoken.h"
 #include "modules.h"
 #include "strutil.h"
 

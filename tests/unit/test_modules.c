@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cmdline.h"
+#include "cmdtoken.h"
 #include "config.h"
 #include "modules.h"
 

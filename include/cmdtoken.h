@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Kernel command-line tokenizer with the kernel's own rules (lib/cmdline.c next_arg()):
+/* Kernel command-line tokenizer with the kernel's own rules (the kernel's lib/cmdline.c next_arg()):
  * words are separated by whitespace (the kernel's isspace(), which includes 0xa0); a double
  * quote toggles "inside quotes" so spaces do not split; a word that starts with a quote, and a
  * value that starts with a quote, lose that quote and a quote at the very end of the word; other
  * quotes stay. The first "=" splits key and value. A bare "--" ends the kernel's parameters:
  * what follows belongs to init (the caller decides whether to read on). */
-#ifndef VERITY_CMDLINE_H
-#define VERITY_CMDLINE_H
+#ifndef VERITY_CMDTOKEN_H
+#define VERITY_CMDTOKEN_H
 
 #include <stdbool.h>
 #include <stddef.h>

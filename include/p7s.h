@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A PKCS#7 root hash signature as the kernel takes it (docs/signing.md, path 1): DER bytes,
+ * checked for shape before they go anywhere. lib/p7s.c. */
+#ifndef VERITY_P7S_H
+#define VERITY_P7S_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#define VI_P7S_MAX        16384u  /* size cap of a roothash.p7s (user keys allow 32767) */
+
+/* Cheap structural check that buf is one DER SEQUENCE spanning exactly len bytes (a PKCS#7
+ * ContentInfo), so a PEM or base64 file is refused here with a clear reason instead of by the
+ * kernel with -EBADMSG. Not a validation of the signature: that is the kernel's job. */
+int vi_p7s_check(const uint8_t *buf, size_t len, struct verity_err *err);
+
+#endif
