@@ -41,7 +41,7 @@ LIBS_CMOCKA := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
 # lib/: the core. Every program links the archive; the linker takes only the objects it uses,
 # so host-only code (OpenSSL backend) never reaches the static agent.
-LIB_SRCS  := $(sort $(wildcard lib/*.c))
+LIB_SRCS  := $(sort $(wildcard lib/*/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIBVERITY := $(BUILD)/libverity.a
 

@@ -103,7 +103,7 @@ vi_load() {
         VERITY_NAME=root
         return 2
     fi
-    # The agent quotes every value for the shell (lib/config_print.c), so eval is safe here.
+    # The agent quotes every value for the shell (lib/config/config_print.c), so eval is safe here.
     eval "$_out"
     VERITY_NAME=${VERITY_NAME:-root}
     if [ "${VERITY_DISABLED:-0}" = 1 ]; then

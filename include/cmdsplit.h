@@ -39,7 +39,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "superblock.h"
+#include "err.h"
 
 enum vi_split_reader {
 	VI_SPLIT_KERNEL,

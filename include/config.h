@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The agent's configuration: what the kernel command line asked for, before any device is
- * touched. vi_cmdline_parse (lib/cmdline.c) produces it; the agent's plan (include/plan.h) holds
+ * touched. vi_cmdline_parse (lib/config/cmdline.c) produces it; the agent's plan (include/plan.h) holds
  * the copy the initramfs policy completes (fail actions, timeout) and a signed manifest merges
  * into, which is what is booted and what `verity-init parse` prints. docs/cmdline.md is the
  * user-facing reference of every key. */
@@ -149,7 +149,7 @@ int vi_cmdline_parse_buf(const char *buf, size_t len, unsigned flags, struct vi_
  * verity.require_signature and the policy's require_signature=. */
 bool vi_target_has_signature(const struct vi_config *cfg, const struct vi_target *t);
 
-/* Print a resolved configuration (lib/config_print.c).
+/* Print a resolved configuration (lib/config/config_print.c).
  * VI_PRINT_KV: "key=value" lines for humans and tests (values sanitized for a terminal);
  * VI_PRINT_SHELL: VERITY_NAME='root' lines, safe for `eval` in POSIX sh (dracut hooks).
  * Returns 0 or -EIO. */

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "superblock.h"
+#include "err.h"
 
 #define VI_DEV_NAME_MAX 64u
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Device specs, paths and mapping names: what the command line, dm-mod.create= tables, option
- * words and manifests may name, and in which characters (lib/devspec.c). Pure syntax, no I/O:
- * whether a device exists is lib/devices.c's question. */
+ * words and manifests may name, and in which characters (lib/config/devspec.c). Pure syntax, no I/O:
+ * whether a device exists is lib/boot/devices.c's question. */
 #ifndef VERITY_DEVSPEC_H
 #define VERITY_DEVSPEC_H
 

@@ -26,7 +26,7 @@ struct digest_ops {
 	void (*free)(struct digest_ctx *c);
 };
 
-extern const struct digest_ops digest_openssl_ops;  /* lib/digest_openssl.c, host programs */
-extern const struct digest_ops digest_afalg_ops;    /* lib/digest_afalg.c, agent */
+extern const struct digest_ops digest_openssl_ops;  /* lib/format/digest_openssl.c, host programs */
+extern const struct digest_ops digest_afalg_ops;    /* lib/format/digest_afalg.c, agent */
 
 #endif

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "superblock.h"
+#include "err.h"
 
 /* restart_on_error / panic_on_error need dm-verity target 1.10 (Linux 6.12). */
 #define VI_DM_VERITY_IOERR_MAJOR 1u

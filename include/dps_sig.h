@@ -16,8 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "keyring.h"
-#include "superblock.h"
+#include "p7s.h"
+#include "err.h"
+#include "superblock.h"   /* VERITY_MAX_DIGEST */
 
 #define VI_DPS_SIG_MAX (64u * 1024u)   /* bytes of partition we read and parse */
 

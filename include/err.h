@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* How lib/ reports a refusal: a negative errno as the return value, and one reason in a
- * struct verity_err for the one log line the caller prints (lib/err.c). lib/ itself never logs. */
+ * struct verity_err for the one log line the caller prints (lib/util/err.c). lib/ itself never logs. */
 #ifndef VERITY_ERR_H
 #define VERITY_ERR_H
 

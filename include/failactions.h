@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What the agent does when the root cannot be booted, and the comma list that names it
- * (verity.fail=, the policy's fail=). lib/failactions.c. */
+ * (verity.fail=, the policy's fail=). lib/config/failactions.c. */
 #ifndef VERITY_FAILACTIONS_H
 #define VERITY_FAILACTIONS_H
 

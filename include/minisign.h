@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "superblock.h"   /* struct verity_err */
+#include "err.h"
 
 #define MINISIGN_KEYID_LEN   8u
 #define MINISIGN_PK_LEN      32u

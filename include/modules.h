@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#include "superblock.h"
+#include "err.h"
 
 #define VI_MODULES_LIST "/etc/verity-init/modules"
 #define VI_MODPROBE_DIR "/etc/modprobe.d"

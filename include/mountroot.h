@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "superblock.h"
+#include "err.h"
 #include "rootopts.h"
 
 /* Mount source on target read-only. fstype: a rootfstype= list, each tried in turn; empty:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A PKCS#7 root hash signature as the kernel takes it (docs/signing.md, path 1): DER bytes,
- * checked for shape before they go anywhere. lib/p7s.c. */
+ * checked for shape before they go anywhere. lib/config/p7s.c. */
 #ifndef VERITY_P7S_H
 #define VERITY_P7S_H
 

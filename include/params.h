@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The parameters of one verity target, as one table: their spellings in every syntax that
  * writes them, their ranges, which of them a target was given, and the rule for a parameter
- * given twice. The parsers (lib/vopts.c, lib/dminit.c, lib/manifest.c, verity-image's options)
+ * given twice. The parsers (lib/config/vopts.c, lib/config/dminit.c, lib/config/manifest.c, verity-image's options)
  * only read their syntax and hand the values here; the formatters print from the same table.
  *
  * The "given" set of a target is t->given (VI_GIVEN_* bits, which are VI_PARAM_BIT of the

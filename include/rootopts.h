@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "superblock.h"
+#include "err.h"
 
 /* NULL-terminated: the single-device block filesystems a verity root can be. */
 extern const char *const vi_root_fs_types[];

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "superblock.h"
+#include "err.h"
 
 /* Delete everything below the directory dirfd (on device dev), without crossing into other
  * mounts: a directory on another device stays with all it holds, a file that is a mount point

@@ -45,7 +45,7 @@ int verity_hash_block(const struct digest_ops *ops, const struct verity_params *
 int verity_fd_size(int fd, uint64_t *ret_size);
 
 /* pread/pwrite of exactly len bytes (EINTR retried). -EIO when the device ends first (read),
- * else -errno. Shared with lib/fec.c. */
+ * else -errno. Shared with lib/format/fec.c. */
 int verity_pread_full(int fd, void *buf, size_t len, uint64_t off);
 int verity_pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
 

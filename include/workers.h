@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A pool of worker threads over items 0 .. count-1, claimed in increasing order, for the
- * streaming passes of lib/tree.c and lib/fec.c. The caller owns the per-worker state (its
+ * streaming passes of lib/format/tree.c and lib/format/fec.c. The caller owns the per-worker state (its
  * buffers) and the item function; the pool starts the threads, stops them at the first
  * error, reports progress from the calling thread and joins them. */
 #ifndef VERITY_WORKERS_H
@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "superblock.h"
+#include "err.h"
 
 #define VI_WORK_MAX_THREADS 256u
 #define VI_WORK_MAX_BUFFERS (32u << 20)   /* read buffers of all workers of one pass together */

@@ -2,7 +2,7 @@
 /* `verity-image sign`: signatures for a formatted image, for both trust paths of
  * docs/signing.md. Orchestration only: manifest, minisign and bundle code are in lib/.
  *
- *   path 2  the signed manifest (lib/manifest.c) and its minisign signature, written as
+ *   path 2  the signed manifest (lib/config/manifest.c) and its minisign signature, written as
  *           MANIFEST + MANIFEST.minisig, and/or as a bundle (--bundle FILE for a partition,
  *           --embed to store it on the hash device right after the tree);
  *   path 1  roothash.p7s: a detached DER PKCS#7 signature (no signed attributes, signer
@@ -160,7 +160,7 @@ static int parse_args(int argc, char **argv, struct sign_opts *o)
 				o->fec_roots = (uint32_t)v;
 			break;
 		case O_CORRUPT:
-			/* the manifest's words (lib/params.c) */
+			/* the manifest's words (lib/config/params.c) */
 			if (vi_corruption_lookup(a, strlen(a), VI_SPELL_MANIFEST, &o->corruption) < 0)
 				return die(EXIT_USAGE, "invalid --on-corruption '%s'", a);
 			break;
@@ -312,7 +312,7 @@ static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
  * says: it must leave alone the data (when the hash area shares the data device), the tree,
  * the FEC parity area and every byte the parity covers. dm-verity's FEC covers the hash device
  * from the tree's start up to the parity area when both share a device, else up to the hash
- * device's end (lib/fec.c, verity_fec_hash_blocks): either way the region right after the
+ * device's end (lib/format/fec.c, verity_fec_hash_blocks): either way the region right after the
  * tree is covered or is the parity itself, so an embedded bundle and FEC exclude each other. A
  * device is told apart by its spec, as the agent finds it. */
 static int check_embed_layout(const struct vi_manifest *m, const struct verity_geometry *g,

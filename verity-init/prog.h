@@ -40,7 +40,7 @@ void prog_verbose_outcome(int status);
 /* "verity-image VERSION" on stdout. */
 void prog_print_version(void);
 
-/* Strict unsigned decimal over a C string (lib/strutil.c): digits only, no sign, no junk, no
+/* Strict unsigned decimal over a C string (lib/util/strutil.c): digits only, no sign, no junk, no
  * overflow. 0 or -EINVAL / -ERANGE. */
 int prog_parse_u64(const char *s, uint64_t *ret);
 int prog_parse_u32(const char *s, uint32_t *ret);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* verity-image: format, verify and dump dm-verity hash devices, byte-compatible with
  * veritysetup, on all cores; the command table of every subcommand (sign and check-manifest
- * are in image-sign.c). Orchestration only; the engine is lib/tree.c.
+ * are in image-sign.c). Orchestration only; the engine is lib/format/tree.c.
  *
  * Exit codes (docs/verity-image.8, verity-init/prog.h): 0 ok, 1 usage, 2 verification failed,
  * 3 I/O error, 4 invalid superblock or parameters, 5 internal error (memory, algorithm
@@ -91,7 +91,7 @@ struct opts {
 };
 
 
-/* An option that sets a verity parameter (veritysetup's syntax; ranges from lib/params.c):
+/* An option that sets a verity parameter (veritysetup's syntax; ranges from lib/config/params.c):
  * 0 done, -1 not such an option, else the exit code. */
 static int param_option(int c, const char *a, struct opts *o)
 {

@@ -43,7 +43,7 @@
 
 struct agent {
 	struct kmsg log;
-	struct vi_plan plan;       /* what to boot and how to fail (lib/plan.c) */
+	struct vi_plan plan;       /* what to boot and how to fail (lib/boot/plan.c) */
 	struct vi_failure failure; /* the failure being handled (the first one, during recovery) */
 	uint64_t t_start_ms;
 	uint64_t wait_ms;          /* time spent waiting for devices (excluded from agent time) */
@@ -118,7 +118,7 @@ static int fail_target(struct agent *a, enum vi_stage stage, const struct vi_tar
 	return fail(a, stage, t, r, context, reason);
 }
 
-/* The configuration pipeline, the same for every mode (lib/plan.c): the command line
+/* The configuration pipeline, the same for every mode (lib/boot/plan.c): the command line
  * (--cmdline STRING or /proc/cmdline), the initramfs policy and, when a root is to be set up
  * (boot), the signature step. Then its log lines; a refusal is logged unless quiet (`parse`
  * prints it itself: once, on stderr's last line, where the dracut hooks read it). */
@@ -158,7 +158,7 @@ static int configure(struct agent *a, const char *cmdline, bool boot, bool quiet
 	return 0;
 }
 
-/* The status file, from the failure value (lib/status.c). */
+/* The status file, from the failure value (lib/boot/status.c). */
 static void write_status(struct agent *a, const char *result, const char *action,
 			 const struct vi_target *booted)
 {
@@ -189,7 +189,7 @@ static void log_waiting(void *ctx, const char *missing, unsigned timeout_ms)
 		 timeout_ms / 1000u, missing);
 }
 
-/* Steps 1-6 for one target (lib/activate.c), with its log lines. */
+/* Steps 1-6 for one target (lib/boot/activate.c), with its log lines. */
 static int activate(struct agent *a, const struct vi_target *t, struct vi_activation *act)
 {
 	struct verity_err err = { "" };

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Test driver for tests/cli/cmdsplit_oracle_test.sh: prints what lib/cmdsplit.c says each reader
+/* Test driver for tests/cli/cmdsplit_oracle_test.sh: prints what lib/config/cmdsplit.c says each reader
  * of a command line sees, in forms the script can hold against the real programs.
  *
  *   cmdsplit_dump words READER LINE   (kernel, dracut, systemd or condition) one word per line: FLAGS KEYHEX VALHEX ("-": no value,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# lib/cmdsplit.c models how dracut's getarg and systemd split the kernel command line; this holds
+# lib/config/cmdsplit.c models how dracut's getarg and systemd split the kernel command line; this holds
 # the models against the real programs of this machine on a corpus of nasty lines:
 #  - dracut 059: dracut-getarg (dracut-util called through a link of that name) with $CMDLINE as
 #    the getcmdline() of dracut-lib.sh builds it from /proc/cmdline — the functions are taken

@@ -65,7 +65,7 @@ testStaticAgentIsStaticAndHardened() {
 	# is gcc's default): every one must have the stack protector and optimization.
 	cus=$(readelf --debug-dump=info "$bin.debug" 2>/dev/null |
 		awk '/DW_AT_producer/ { p = $0 } /DW_AT_name/ && p != "" { print $NF "\t" p; p = "" }' |
-		grep -E '^(lib|verity-init)/[a-z0-9_]+\.c')
+		grep -E '^(lib(/[a-z]+)?|verity-init)/[a-z0-9_]+\.c')
 	assertNotNull "no compilation units of lib/ or verity-init/ found in $bin.debug" "$cus"
 	bad=$(echo "$cus" | grep -v -e '-fstack-protector-strong' -e '-fstack-protector-all' | cut -f1)
 	assertNull "built without -fstack-protector-strong: $bad" "$bad"

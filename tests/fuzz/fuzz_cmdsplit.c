@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* libFuzzer target, differential: the command line as the kernel, dracut's getarg and systemd
- * split it (lib/cmdsplit.c). Oracles besides the sanitizers (no splitter reads or writes outside
+ * split it (lib/config/cmdsplit.c). Oracles besides the sanitizers (no splitter reads or writes outside
  * its input and storage):
- *  - the kernel splitter and the agent's own tokenizer (vi_cmdline_next, lib/cmdline.c) read
+ *  - the kernel splitter and the agent's own tokenizer (vi_cmdline_next, lib/config/cmdtoken.c) read
  *    every word alike: same key, same value or none, "--" at the same places — two
  *    implementations of next_arg() written apart;
  *  - every word of every splitter lies inside its text, and the documented storage bounds

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* lib/activate.c, the pure part: command-line parameters cross-checked with the superblock,
- * and lib/devices.c's spec syntax. (The device, dm and mount steps run in the VM tests.) */
+/* lib/boot/activate.c, the pure part: command-line parameters cross-checked with the superblock,
+ * and lib/boot/devices.c's spec syntax. (The device, dm and mount steps run in the VM tests.) */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

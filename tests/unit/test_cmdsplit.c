@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The command line as the kernel, dracut's getarg and systemd split it (lib/cmdsplit.c), and
+/* The command line as the kernel, dracut's getarg and systemd split it (lib/config/cmdsplit.c), and
  * vi_cmdline_split_check (and systemd's ConditionKernelCommandLine=): attack lines that hide a key from one reader are refused, ordinary
  * lines on which every reader agrees are accepted. The expected words of the real programs are
  * checked by tests/cli/cmdsplit_oracle_test.sh. */

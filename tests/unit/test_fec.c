@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* FEC: geometry against hand-computed cases (the "FEC blocks" figures were cross-checked with
  * veritysetup 2.6.1's report), the RS encoder against the algebra (every codeword vanishes at
- * the generator's roots, checked with a GF(2^8) written here independently of lib/rs.c), the
+ * the generator's roots, checked with a GF(2^8) written here independently of lib/format/rs.c), the
  * streaming encoder against a one-block-at-a-time reference using the kernel's interleave
  * formula, known FEC areas written by veritysetup 2.6.1, verification, and refusals. */
 #include <errno.h>

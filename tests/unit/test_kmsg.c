@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* lib/kmsg.c: one record per line, control characters neutralized, long messages cut visibly. */
+/* lib/util/kmsg.c: one record per line, control characters neutralized, long messages cut visibly. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

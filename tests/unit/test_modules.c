@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* lib/modules.c: the list format (comments, blank lines, blanks around paths), a missing list,
+/* lib/boot/modules.c: the list format (comments, blank lines, blanks around paths), a missing list,
  * a failing line that is named while the rest is still tried; module names from file names;
  * the parameter string built from modprobe.d, the command line and forced words; reading a
  * modprobe.d directory. */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* lib/mountroot.c: rootflags= splitting, and the init check on a temporary tree (symlinks
+/* lib/boot/mountroot.c: rootflags= splitting, and the init check on a temporary tree (symlinks
  * resolved inside the root, not on the host). */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The configuration pipeline (lib/plan.c) and the failure value (lib/failure.c): what each mode
+/* The configuration pipeline (lib/boot/plan.c) and the failure value (lib/boot/failure.c): what each mode
  * gets from the same function, and what applies when a step refuses. */
 #include <errno.h>
 #include <setjmp.h>

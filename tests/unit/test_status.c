@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* lib/status.c: key=value lines, values sanitized, written atomically into a new directory. */
+/* lib/boot/status.c: key=value lines, values sanitized, written atomically into a new directory. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

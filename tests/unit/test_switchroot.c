@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* lib/switchroot.c: the initramfs cleanup deletes a tree (files, symlinks, nested directories)
+/* lib/boot/switchroot.c: the initramfs cleanup deletes a tree (files, symlinks, nested directories)
  * without following symlinks out of it; vi_switch_root refuses before touching anything when
  * its checks fail, and says so; every descriptor from 3 up is made close-on-exec, also without
  * close_range(2) and without /proc. */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* lib/table.c: the verity table line, and the comparison used to reuse an existing mapping. */
+/* lib/boot/table.c: the verity table line, and the comparison used to reuse an existing mapping. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

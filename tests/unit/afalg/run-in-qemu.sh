@@ -2,7 +2,7 @@
 # Boot Debian's kernel in QEMU (TCG) with a one-file initramfs whose /init loads af_alg,
 # algif_hash and sha512_generic with busybox, then runs afalg_check (static). Not part of
 # `make check` (the VM suite's own boots already cover the agent's single-digest use of AF_ALG);
-# run by hand after changing lib/digest_afalg.c or lib/tree.c:  tests/unit/afalg/run-in-qemu.sh
+# run by hand after changing lib/format/digest_afalg.c or lib/format/tree.c:  tests/unit/afalg/run-in-qemu.sh
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
@@ -12,8 +12,8 @@ w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 mkdir -p "$w/root/bin" "$w/root/m" "$w/root/dev" "$w/root/proc"
 cd "$top"
-cc -std=c11 -D_GNU_SOURCE -Iinclude -O2 -static "$here/afalg_check.c" lib/tree.c lib/geometry.c \
-	lib/superblock.c lib/hex.c lib/strutil.c lib/digest_afalg.c -o "$w/root/bin/afcheck" -lpthread
+cc -std=c11 -D_GNU_SOURCE -Iinclude -O2 -static "$here/afalg_check.c" lib/format/tree.c lib/format/geometry.c \
+	lib/format/superblock.c lib/util/hex.c lib/util/strutil.c lib/format/digest_afalg.c -o "$w/root/bin/afcheck" -lpthread
 cp "$(command -v busybox)" "$w/root/bin/busybox"
 for m in af_alg algif_hash sha512_generic; do
 	modprobe -S "$kver" --show-depends "$m" | awk '/^insmod/ { print $2 }' | while read -r f; do

@@ -20,7 +20,6 @@
 #include "cmdsplit.h"
 #include "dminit.h"
 #include "hex.h"
-#include "keyring.h"
 #include "params.h"
 #include "rootopts.h"
 #include "strutil.h"

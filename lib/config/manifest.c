@@ -41,7 +41,7 @@ enum key {
 
 #define FIRST_OPTIONAL K_UUID
 
-/* A key is a parameter of the target (its manifest spelling is in lib/params.c) or one of the
+/* A key is a parameter of the target (its manifest spelling is in lib/config/params.c) or one of the
  * manifest's own. */
 static const struct {
 	const char *name;     /* the manifest's own keys */

@@ -358,7 +358,7 @@ static const struct {
 	const char *name;
 	int how;
 } matters[] = {
-	/* read by the agent (lib/cmdline.c keys[]), where not covered by a namespace below */
+	/* read by the agent (lib/config/cmdline.c keys[]), where not covered by a namespace below */
 	{ "roothash",            MT_EXACT },
 	{ "usrhash",             MT_EXACT },
 	{ "mount.usr",           MT_PREFIX },   /* mount.usr, mount.usrfstype, mount.usrflags */

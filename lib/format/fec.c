@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* FEC for dm-verity: the layout (include/fec.h) and the streaming of the devices through the
- * Reed-Solomon codec (lib/rs.c).
+ * Reed-Solomon codec (lib/format/rs.c).
  *
  * Streaming: a worker claims a window of consecutive RS blocks (columns), reads the window's
  * bytes from each of the rsn stripes with one pread per stripe, runs the LFSRs of SUB_COLUMNS
