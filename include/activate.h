@@ -34,19 +34,19 @@ const char *vi_stage_name(enum vi_stage s);
 struct vi_activation {
 	enum vi_stage stage;            /* where it failed (meaningful on error only) */
 	bool preflight_skipped;         /* kernel crypto unavailable: see preflight_note */
-	struct verity_err preflight_note;
+	struct vi_error preflight_note;
 	bool reused;                    /* an identical mapping existed already */
 	uint64_t wait_ms;               /* time spent waiting for the devices */
 	dev_t devno;                    /* the mapping */
 	char node[VI_MAX_PATH];         /* /dev/mapper/NAME */
 	char data_name[64], hash_name[64];
-	struct verity_params params;    /* what was activated */
+	struct vi_params params;    /* what was activated */
 	char table[VI_TABLE_MAX];       /* its parameters */
 };
 
 struct vi_activate_opts {
 	unsigned timeout_ms;                 /* bound of the device wait */
-	const struct digest_ops *ops;        /* pre-flight hashing (AF_ALG in the agent) */
+	const struct vi_digest_ops *ops;        /* pre-flight hashing (AF_ALG in the agent) */
 	bool allow_fewer_data_blocks;        /* policy: data-blocks= below the superblock's */
 	struct vi_devs_wait_note wait_note;  /* told when the devices are not all there yet */
 };
@@ -54,14 +54,14 @@ struct vi_activate_opts {
 /* Set up t. Returns 0 with *ret filled, or a negative errno with ret->stage and err set. On
  * failure nothing stays mapped that this call created. */
 int vi_activate(const struct vi_target *t, const struct vi_activate_opts *o,
-		struct vi_activation *ret, struct verity_err *err);
+		struct vi_activation *ret, struct vi_error *err);
 
 /* Merge the superblock's parameters with those the command line gave (t->given): each given
  * value must equal the superblock's, else -EINVAL naming the key; the one exception is a
  * data-blocks= below the superblock's when allow_fewer_data_blocks (the mapping is then
  * shorter). Pure. */
-int vi_params_merge(const struct vi_target *t, const struct verity_params *sb,
-		    bool allow_fewer_data_blocks, struct verity_params *ret,
-		    struct verity_err *err);
+int vi_params_merge(const struct vi_target *t, const struct vi_params *sb,
+		    bool allow_fewer_data_blocks, struct vi_params *ret,
+		    struct vi_error *err);
 
 #endif

@@ -110,6 +110,6 @@ bool vi_split_key_matters(const char *key, size_t len);
  * number of '"', a quote systemd leaves open, the line on which dracut's getarg crashes), a NUL
  * byte, or a word that matters after "--" (an argument for init to the kernel, a setting to
  * systemd and dracut). -E2BIG above VI_MAX_CMDLINE bytes, -ENOMEM. */
-int vi_cmdline_split_check(const char *buf, size_t len, struct verity_err *err);
+int vi_cmdline_split_check(const char *buf, size_t len, struct vi_error *err);
 
 #endif

@@ -52,7 +52,7 @@ struct vi_target {
 	struct vi_devspec data;
 	struct vi_devspec hash;       /* empty: same as data (hash-offset= is then required) */
 	struct vi_devspec fec;
-	struct verity_params params;  /* from the command line; superblock fills the rest.
+	struct vi_params params;  /* from the command line; superblock fills the rest.
 	                               * superblock=false: every field is set (defaults filled in
 	                               * for hash/format/block sizes, see docs/cmdline.md) and
 	                               * params.no_superblock is true. */
@@ -140,9 +140,9 @@ void vi_config_init(struct vi_config *cfg);
  * dracut module's calls must see what dracut will act on. */
 #define VI_CMDLINE_PAST_DASHDASH 0x1u
 int vi_cmdline_parse(const char *cmdline, unsigned flags, struct vi_config *cfg,
-		     struct verity_err *err);
+		     struct vi_error *err);
 int vi_cmdline_parse_buf(const char *buf, size_t len, unsigned flags, struct vi_config *cfg,
-			 struct verity_err *err);
+			 struct vi_error *err);
 
 /* True when t is disabled or has a signature source: root-hash-signature= / verity.sig=, a
  * dm-mod.create root_hash_sig_key_desc, or (root only) verity.manifest=. Used for

@@ -34,12 +34,12 @@ bool vi_parse_majmin(const char *s, dev_t *ret);
  * 0: all found. -ENOENT: some still missing (err names the first). -ENOTUNIQ: a tag matches
  * more than one device (refused: a second disk with the same PARTUUID must not win a race).
  * -EINVAL: malformed spec or not a block device. */
-int vi_devs_scan(struct vi_dev *devs, unsigned n, struct verity_err *err);
+int vi_devs_scan(struct vi_dev *devs, unsigned n, struct vi_error *err);
 
 /* vi_devs_scan until all are found or timeout_ms passes, re-scanning whenever the kernel
  * announces a block device (uevent netlink socket) and at least every 250 ms (in case the
  * socket is unavailable). -ETIMEDOUT with err naming the missing device. */
-int vi_devs_wait(struct vi_dev *devs, unsigned n, unsigned timeout_ms, struct verity_err *err);
+int vi_devs_wait(struct vi_dev *devs, unsigned n, unsigned timeout_ms, struct vi_error *err);
 
 /* What a caller learns when a wait starts: the first device still missing (as in err) and the
  * bound. Called at most once per wait, only when the first scan did not find everything. */
@@ -50,7 +50,7 @@ struct vi_devs_wait_note {
 
 /* vi_devs_wait that tells note (may be NULL) when it has to wait. */
 int vi_devs_wait_noted(struct vi_dev *devs, unsigned n, unsigned timeout_ms,
-		       const struct vi_devs_wait_note *note, struct verity_err *err);
+		       const struct vi_devs_wait_note *note, struct vi_error *err);
 
 void vi_devs_close(struct vi_dev *devs, unsigned n);
 

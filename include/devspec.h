@@ -34,13 +34,13 @@ enum vi_devspec_kind {
 
 /* Syntax check of a device spec (see struct vi_devspec); allow_majmin for dm-mod.create.
  * Returns the kind, or -EINVAL with err set. */
-int vi_devspec_check(const char *spec, size_t len, bool allow_majmin, struct verity_err *err);
+int vi_devspec_check(const char *spec, size_t len, bool allow_majmin, struct vi_error *err);
 
 /* The characters a device spec written on the command line (or in a table) may use: letters,
  * digits, "/._-:+@=", non-ASCII bytes and udev's \xHH escapes; quotes, whitespace and every
  * other byte a shell or a unit file interprets are refused (-EINVAL, err names the byte). */
 int vi_devspec_chars_check(const char *what, const char *s, size_t len,
-			   struct verity_err *err);
+			   struct vi_error *err);
 
 /* A device as systemd writes it, in the form the agent looks it up by: udev's
  * /dev/disk/by-{uuid,partuuid,label,partlabel}/NAME (\xNN escapes decoded) becomes UUID=,
@@ -54,23 +54,23 @@ enum vi_devspec_kind vi_devspec_kind(const struct vi_devspec *d);
 /* init= (command line or policy): an absolute path (vi_abspath_check) not under /dev/, /proc/,
  * /sys/ or /run/, which the switch covers with the initramfs' own filesystems after init was
  * checked on the verified root. -EINVAL with err set. */
-int vi_init_path_check(const char *s, size_t len, struct verity_err *err);
+int vi_init_path_check(const char *s, size_t len, struct vi_error *err);
 
 /* Mapping name: [A-Za-z0-9][A-Za-z0-9._-]*, shorter than VI_MAX_NAME, not "control". */
-int vi_name_check(const char *s, size_t len, struct verity_err *err);
+int vi_name_check(const char *s, size_t len, struct vi_error *err);
 
 /* Absolute path without "", "." or ".."
  * components, without whitespace/control bytes, shorter than VI_MAX_PATH. */
-int vi_abspath_check(const char *s, size_t len, struct verity_err *err);
+int vi_abspath_check(const char *s, size_t len, struct vi_error *err);
 /* Where a signature or manifest may live: an absolute path (file in the initramfs) or a device
  * spec (UUID=, PARTUUID=, LABEL=, PARTLABEL=, /dev/...). */
-int vi_location_check(const char *s, size_t len, struct verity_err *err);
+int vi_location_check(const char *s, size_t len, struct vi_error *err);
 /* A root-hash signature: a location as above, or systemd's inline form "base64:" followed by
  * the DER PKCS#7 signature in strict base64 (checked to decode to DER here). */
 #define VI_SIG_INLINE_PREFIX "base64:"
-int vi_sig_location_check(const char *s, size_t len, struct verity_err *err);
+int vi_sig_location_check(const char *s, size_t len, struct vi_error *err);
 /* Decode an inline signature (s starts with VI_SIG_INLINE_PREFIX) into out. */
 int vi_sig_inline_decode(const char *s, size_t len, uint8_t *out, size_t out_size,
-			 size_t *ret_len, struct verity_err *err);
+			 size_t *ret_len, struct vi_error *err);
 
 #endif

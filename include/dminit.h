@@ -13,6 +13,6 @@
 
 /* Parse s[0..len) (the value of dm-mod.create=) into t: all parameters given, superblock off,
  * from_dm_create true. Pure, no I/O. -EINVAL with err set; t untouched on failure. */
-int vi_dm_create_parse(const char *s, size_t len, struct vi_target *t, struct verity_err *err);
+int vi_dm_create_parse(const char *s, size_t len, struct vi_target *t, struct vi_error *err);
 
 #endif

@@ -33,6 +33,6 @@ struct vi_dps_sig {
 
 /* Parse buf[0..len) (the start of the partition). -EINVAL with err set, -E2BIG above
  * VI_DPS_SIG_MAX. *ret is unspecified on failure. */
-int vi_dps_sig_parse(const char *buf, size_t len, struct vi_dps_sig *ret, struct verity_err *err);
+int vi_dps_sig_parse(const char *buf, size_t len, struct vi_dps_sig *ret, struct vi_error *err);
 
 #endif

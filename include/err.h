@@ -1,26 +1,26 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* How lib/ reports a refusal: a negative errno as the return value, and one reason in a
- * struct verity_err for the one log line the caller prints (lib/util/err.c). lib/ itself never logs. */
+ * struct vi_error for the one log line the caller prints (lib/util/err.c). lib/ itself never logs. */
 #ifndef VERITY_ERR_H
 #define VERITY_ERR_H
 
 #include <errno.h>
 
 /* A reason for a refusal, for the one log line the caller prints. */
-struct verity_err {
+struct vi_error {
 	char msg[192];
 };
 
 /* Format a reason into err (if non-NULL) and return -EINVAL: `return vi_err(err, ...)`. */
-int vi_err(struct verity_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int vi_err(struct vi_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Format a reason into err (if non-NULL) and return r, a negative errno (-EINVAL when r is not
  * negative): `return vi_errno(err, -ENOENT, "no device matches %s", spec)`. */
-int vi_errno(struct verity_err *err, int r, const char *fmt, ...)
+int vi_errno(struct vi_error *err, int r, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Prefix err's reason with a formatted context ("verity.data: " + reason), keeping r. */
-int vi_err_wrap(struct verity_err *err, int r, const char *fmt, ...)
+int vi_err_wrap(struct vi_error *err, int r, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 #ifdef __clang_analyzer__

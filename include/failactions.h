@@ -23,6 +23,6 @@ enum vi_fail_action {
 const char *vi_fail_action_name(enum vi_fail_action a);
 /* Comma-separated action list (no empty item, no repeat) into fail[VI_MAX_FAIL]. */
 int vi_fail_list_parse(const char *s, size_t len, enum vi_fail_action fail[VI_MAX_FAIL],
-		       struct verity_err *err);
+		       struct vi_error *err);
 
 #endif

@@ -18,7 +18,7 @@ struct vi_failure {
 	const struct vi_target *target; /* the target refused (the root for a configuration
 	                                 * refusal); NULL: none chosen yet */
 	int error;                      /* negative errno */
-	struct verity_err reason;       /* one line, the status file's reason= */
+	struct vi_error reason;       /* one line, the status file's reason= */
 	char context[VI_MAX_NAME + 32]; /* what the log line puts before the reason:
 	                                 * "command line refused", "policy", "root", ... or "" */
 };
@@ -26,7 +26,7 @@ struct vi_failure {
 /* Record a failure, replacing any earlier one; reason may be NULL (empty). Returns error
  * (negative), for `return vi_failure_set(...)`. */
 int vi_failure_set(struct vi_failure *f, enum vi_stage stage, const struct vi_target *target,
-		   int error, const char *context, const struct verity_err *reason);
+		   int error, const char *context, const struct vi_error *reason);
 
 /* The log line of f: "CONTEXT: REASON", or REASON alone when there is no context. */
 void vi_failure_log_line(const struct vi_failure *f, char *buf, size_t size);

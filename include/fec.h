@@ -24,7 +24,7 @@
 
 #define VERITY_FEC_DEFAULT_ROOTS 2u     /* veritysetup's --fec-roots default */
 
-struct verity_fec_geometry {
+struct vi_fec_geometry {
 	unsigned roots;           /* parity bytes per RS block */
 	unsigned rsn;             /* message bytes per RS block: 255 - roots */
 	uint32_t block_size;      /* data block size = hash block size */
@@ -41,19 +41,19 @@ struct verity_fec_geometry {
 
 /* Geometry from the inputs. hash_blocks is how many hash device blocks from hash_start the FEC
  * covers: the tree's block count for a hash device that ends with the tree, more when it goes
- * on (see verity_fec_hash_blocks). -EINVAL with err set for roots outside 2..24, no data, a
+ * on (see vi_fec_hash_blocks). -EINVAL with err set for roots outside 2..24, no data, a
  * block size that is not a power of two in range, or 64-bit overflow of any byte offset. */
-int verity_fec_geometry_compute(uint64_t data_blocks, uint32_t block_size, uint64_t hash_start,
+int vi_fec_geometry_compute(uint64_t data_blocks, uint32_t block_size, uint64_t hash_start,
 				uint64_t hash_blocks, unsigned roots,
-				struct verity_fec_geometry *ret, struct verity_err *err);
+				struct vi_fec_geometry *ret, struct vi_error *err);
 
 /* Hash device blocks the FEC covers, counted as veritysetup does (VERITY_FEC_blocks): from the
  * tree start up to the FEC area when both are on one device (hash_end = the FEC offset), else
  * up to the end of the hash device (hash_end = its size), in whole blocks. -EINVAL with err set
  * when that leaves less than the tree (the FEC area would overlap it; the device is short). */
-int verity_fec_hash_blocks(uint64_t hash_end, bool fec_on_hash, uint32_t block_size,
+int vi_fec_hash_blocks(uint64_t hash_end, bool fec_on_hash, uint32_t block_size,
 			   uint64_t tree_start, uint64_t tree_blocks, uint64_t *ret,
-			   struct verity_err *err);
+			   struct vi_error *err);
 
 /* Where the FEC of a verity device goes, with every rule checked: equal block sizes (the
  * kernel's and veritysetup's "Block sizes must match for FEC"), offset a multiple of 512 as
@@ -61,13 +61,13 @@ int verity_fec_hash_blocks(uint64_t hash_end, bool fec_on_hash, uint32_t block_s
  * their device (veritysetup misses the overlap with the last tree blocks); -EINVAL for these.
  * An FEC device that is not a regular file must already hold the area (-EIO). The hash device
  * is taken as at least g->hash_device_size bytes when it is a regular file, as
- * verity_tree_build leaves it. data_fd may be -1 (not known). On success ret is the geometry
+ * vi_tree_build leaves it. data_fd may be -1 (not known). On success ret is the geometry
  * and *ret_on_hash whether FEC and hash share a device. */
-int verity_fec_layout(int data_fd, int hash_fd, int fec_fd, const struct verity_params *p,
-		      const struct verity_geometry *g, uint64_t fec_offset, unsigned roots,
-		      struct verity_fec_geometry *ret, bool *ret_on_hash, struct verity_err *err);
+int vi_fec_layout(int data_fd, int hash_fd, int fec_fd, const struct vi_params *p,
+		      const struct vi_geometry *g, uint64_t fec_offset, unsigned roots,
+		      struct vi_fec_geometry *ret, bool *ret_on_hash, struct vi_error *err);
 
-struct verity_fec_opts {
+struct vi_fec_opts {
 	unsigned threads;           /* 0: all online CPUs */
 	size_t window;              /* RS blocks per worker step; 0: default (16 KiB, less with
 				     * many threads so that all buffers stay within 32 MiB) */
@@ -77,7 +77,7 @@ struct verity_fec_opts {
 	void *userdata;
 };
 
-struct verity_fec_bad {
+struct vi_fec_bad {
 	uint64_t rsb;               /* first RS block whose stored parity differs; with
 				     * uncorrectable, the first one RS cannot correct */
 	uint64_t offset;            /* byte offset on the FEC device of its first wrong byte */
@@ -88,9 +88,9 @@ struct verity_fec_bad {
 
 /* Compute the parity of the inputs (data_fd, hash_fd; possibly the same file) and write it to
  * fec_fd at fec_offset. Memory use depends on the thread count and window only. */
-int verity_fec_encode(const struct verity_fec_geometry *g, int data_fd, int hash_fd,
-		      int fec_fd, uint64_t fec_offset, const struct verity_fec_opts *o,
-		      struct verity_err *err);
+int vi_fec_encode(const struct vi_fec_geometry *g, int data_fd, int hash_fd,
+		      int fec_fd, uint64_t fec_offset, const struct vi_fec_opts *o,
+		      struct vi_error *err);
 
 /* Recompute the parity and compare it with fec_fd's; every RS block that differs (in its data,
  * tree or parity bytes) is decoded as dm-verity would, to count the errors FEC repairs (what
@@ -98,8 +98,8 @@ int verity_fec_encode(const struct verity_fec_geometry *g, int data_fd, int hash
  * *bad naming the first wrong RS block, the parity bytes that differ and the errors corrected
  * in all, or the first RS block beyond repair (uncorrectable; the pass stops there); -EIO when
  * the FEC device is shorter than the area. */
-int verity_fec_verify(const struct verity_fec_geometry *g, int data_fd, int hash_fd,
-		      int fec_fd, uint64_t fec_offset, const struct verity_fec_opts *o,
-		      struct verity_fec_bad *bad, struct verity_err *err);
+int vi_fec_verify(const struct vi_fec_geometry *g, int data_fd, int hash_fd,
+		      int fec_fd, uint64_t fec_offset, const struct vi_fec_opts *o,
+		      struct vi_fec_bad *bad, struct vi_error *err);
 
 #endif

@@ -15,35 +15,35 @@
  * (or a terminal, a socket) cannot stall the caller; O_NONBLOCK is cleared again before
  * returning. -ENOTBLK when path is neither a regular file nor a block device (the descriptor
  * is closed), else open's or fcntl's errno. */
-int fileio_open_input(const char *path, int flags, unsigned mode, int *ret_fd);
+int vi_fileio_open_input(const char *path, int flags, unsigned mode, int *ret_fd);
 /* The same relative to a directory fd (AT_FDCWD: the working directory), as openat(2). */
-int fileio_open_input_at(int dirfd, const char *path, int flags, unsigned mode, int *ret_fd);
+int vi_fileio_open_input_at(int dirfd, const char *path, int flags, unsigned mode, int *ret_fd);
 
 /* Read the bytes of fd from its current position into buf[0..size), until size bytes or the end
  * of the file. *ret_len is the count read; *ret_more (may be NULL) whether the file goes on past
  * size bytes, found out by reading one byte into a byte of this function's own, never into buf.
  * -EIO (or read's errno) on a read error. */
-int fileio_read_fd(int fd, void *buf, size_t size, size_t *ret_len, bool *ret_more);
+int vi_fileio_read_fd(int fd, void *buf, size_t size, size_t *ret_len, bool *ret_more);
 
-/* fileio_open_input(path, O_RDONLY) and fileio_read_fd: the first size bytes of a file. */
-int fileio_read_head(const char *path, void *buf, size_t size, size_t *ret_len,
+/* vi_fileio_open_input(path, O_RDONLY) and vi_fileio_read_fd: the first size bytes of a file. */
+int vi_fileio_read_head(const char *path, void *buf, size_t size, size_t *ret_len,
 		     bool *ret_more);
 
-/* fileio_read_head for a file that must fit: -EFBIG when it is longer than size bytes. */
-int fileio_read_all(const char *path, void *buf, size_t size, size_t *ret_len);
+/* vi_fileio_read_head for a file that must fit: -EFBIG when it is longer than size bytes. */
+int vi_fileio_read_all(const char *path, void *buf, size_t size, size_t *ret_len);
 
-/* Flags of fileio_read_file_at. */
+/* Flags of vi_fileio_read_file_at. */
 #define FILEIO_REGULAR 0x1u   /* a regular file only: anything else (a block device too) is
                                * -EINVAL */
 
-/* fileio_read_all relative to dirfd: the whole file into buf[0..size), -EFBIG when it is longer
+/* vi_fileio_read_all relative to dirfd: the whole file into buf[0..size), -EFBIG when it is longer
  * than size bytes. */
-int fileio_read_file_at(int dirfd, const char *path, unsigned flags, void *buf, size_t size,
+int vi_fileio_read_file_at(int dirfd, const char *path, unsigned flags, void *buf, size_t size,
 			size_t *ret_len);
 
 /* A small text file (/proc/cmdline, a sysfs attribute, the status file): at most size - 1 bytes
  * of its start, NUL-terminated, trailing newlines removed. What does not fit is not read and is
  * not an error: the caller's parser refuses a value it cannot take. size must be at least 1. */
-int fileio_read_text_at(int dirfd, const char *path, char *buf, size_t size);
+int vi_fileio_read_text_at(int dirfd, const char *path, char *buf, size_t size);
 
 #endif

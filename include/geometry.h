@@ -12,7 +12,7 @@
 
 #define VERITY_MAX_LEVELS 63u   /* DM_VERITY_MAX_LEVELS */
 
-struct verity_geometry {
+struct vi_geometry {
 	unsigned digest_size;          /* bytes of one digest */
 	unsigned hash_per_block_bits;  /* log2 of digests per hash block */
 	unsigned hash_per_block;       /* 1 << hash_per_block_bits */
@@ -30,11 +30,11 @@ struct verity_geometry {
 
 /* Tree start in hash blocks: with a superblock, the first hash-block boundary after its 512
  * bytes at hash_offset (VERITY_hash_offset_block); without one, hash_offset itself. */
-uint64_t verity_tree_start(const struct verity_params *p);
+uint64_t vi_tree_start(const struct vi_params *p);
 
 /* Validate p and compute its geometry. -EINVAL with err set (bad params, > 63 levels,
  * 64-bit overflow of any offset). */
-int verity_geometry_compute(const struct verity_params *p, struct verity_geometry *ret,
-			    struct verity_err *err);
+int vi_geometry_compute(const struct vi_params *p, struct vi_geometry *ret,
+			    struct vi_error *err);
 
 #endif

@@ -22,7 +22,7 @@ int vi_keyring_desc(const char *mapping_name, char *out, size_t out_size);
 
 /* add_key("user", desc, sig, len, session keyring). Returns the key serial (> 0) or a
  * negative errno with err set. */
-int32_t vi_keyring_add(const char *desc, const uint8_t *sig, size_t len, struct verity_err *err);
+int32_t vi_keyring_add(const char *desc, const uint8_t *sig, size_t len, struct vi_error *err);
 
 /* Unlink the key from the session keyring and invalidate it. Returns 0 or negative errno. */
 int vi_keyring_remove(int32_t serial);

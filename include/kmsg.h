@@ -19,7 +19,7 @@
 
 #define KMSG_LINE_MAX 900u   /* the kernel takes records up to about 1 KiB */
 
-struct kmsg {
+struct vi_kmsg {
 	int fd;          /* /dev/kmsg, or -1 */
 	int fallback_fd; /* stderr / console when fd < 0 or a write to it fails */
 	pid_t pid;       /* in the record prefix; 0: getpid() at the first record */
@@ -32,15 +32,15 @@ struct kmsg {
 
 /* Open /dev/kmsg (O_WRONLY|O_CLOEXEC). Never fails: without /dev/kmsg records go to
  * fallback_fd. May be called again (e.g. after devtmpfs is mounted) to retry the open. */
-void kmsg_open(struct kmsg *k, int fallback_fd);
-void kmsg_close(struct kmsg *k);
+void vi_kmsg_open(struct vi_kmsg *k, int fallback_fd);
+void vi_kmsg_close(struct vi_kmsg *k);
 
 /* Format one record. Control characters in the formatted message become '?', so a string read
  * from a disk can neither forge a second record nor smuggle terminal escapes; overlong messages
  * are cut and end in "...". Returns the record length (without the trailing NUL). Pure. */
-size_t kmsg_format(char *out, size_t out_size, int prio, pid_t pid, const char *msg);
+size_t vi_kmsg_format(char *out, size_t out_size, int prio, pid_t pid, const char *msg);
 
 __attribute__((format(printf, 3, 4)))
-void kmsg_log(struct kmsg *k, int prio, const char *fmt, ...);
+void vi_kmsg_log(struct vi_kmsg *k, int prio, const char *fmt, ...);
 
 #endif

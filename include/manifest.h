@@ -51,7 +51,7 @@ struct vi_manifest {
 	uint64_t version;
 	uint8_t root_hash[VERITY_MAX_DIGEST];
 	unsigned root_hash_len;
-	struct verity_params params;  /* hash_name, hash_type, block sizes, data_blocks,
+	struct vi_params params;  /* hash_name, hash_type, block sizes, data_blocks,
 				       * hash_offset, salt, no_superblock, uuid */
 	bool has_uuid;
 	struct vi_devspec data;
@@ -68,19 +68,19 @@ struct vi_manifest {
 /* Parse and validate a manifest over (buf, len); no NUL needed. -EINVAL with err naming the
  * line; -E2BIG above VI_MANIFEST_MAX. *ret is untouched on failure. */
 int vi_manifest_parse(const char *buf, size_t len, struct vi_manifest *ret,
-		      struct verity_err *err);
+		      struct vi_error *err);
 
 /* Write m in the canonical form (keys in the order of the table above, optional keys only
  * when not default) plus a NUL. -ENOBUFS if out is too small; -EINVAL if m is invalid. */
 int vi_manifest_format(const struct vi_manifest *m, char *out, size_t out_size,
-		       size_t *ret_len, struct verity_err *err);
+		       size_t *ret_len, struct vi_error *err);
 
 /* Merge a verified manifest into the target the command line described. Every mapping
  * parameter the command line set must equal the manifest's (-EPERM with err naming it
  * otherwise: the command line may be attacker-controlled); then every mapping parameter is
  * taken from the manifest, including its defaults, and the target is enabled. Not mapping
  * parameters (name, sig_path) are kept. t is untouched on failure. */
-int vi_manifest_apply(const struct vi_manifest *m, struct vi_target *t, struct verity_err *err);
+int vi_manifest_apply(const struct vi_manifest *m, struct vi_target *t, struct vi_error *err);
 
 /* The bundle: a manifest and its .minisig stored together in a raw region (a partition, or the
  * hash device after the tree), as  manifest-bytes | minisig-bytes | NUL padding.
@@ -93,11 +93,11 @@ int vi_manifest_apply(const struct vi_manifest *m, struct vi_target *t, struct v
  * manifest is buf[0..*ret_manifest_len) and the signature buf[*ret_sig_off..+*ret_sig_len).
  * -EINVAL with err set; -ENODATA when the region starts with a NUL (nothing stored). */
 int vi_bundle_split(const char *buf, size_t len, size_t *ret_manifest_len, size_t *ret_sig_off,
-		    size_t *ret_sig_len, struct verity_err *err);
+		    size_t *ret_sig_len, struct vi_error *err);
 
 /* Byte offset of the bundle region on the hash device: the first hash block after the tree
  * (the geometry's hash device size). -EINVAL with err set for invalid parameters. */
-int vi_bundle_offset(const struct verity_params *p, uint64_t *ret, struct verity_err *err);
+int vi_bundle_offset(const struct vi_params *p, uint64_t *ret, struct vi_error *err);
 
 /* Compare two device specs the way the manifest check does: identical, except that the value
  * of UUID=/PARTUUID= is compared without regard to case. */
@@ -109,7 +109,7 @@ bool vi_manifest_devspec_eq(const char *a, const char *b);
 
 struct vi_keyset {
 	unsigned n;
-	struct minisign_pubkey key[VI_KEYS_MAX];
+	struct vi_minisign_pubkey key[VI_KEYS_MAX];
 	char file[VI_KEYS_MAX][64];     /* file name inside the keys directory */
 };
 
@@ -119,6 +119,6 @@ struct vi_keyset {
  * index of the key used. */
 int vi_manifest_verify(const struct vi_keyset *keys, const char *man, size_t man_len,
 		       const char *sig, size_t sig_len, uint64_t min_version,
-		       struct vi_manifest *ret, unsigned *ret_key, struct verity_err *err);
+		       struct vi_manifest *ret, unsigned *ret_key, struct vi_error *err);
 
 #endif

@@ -37,12 +37,12 @@
 #define MINISIGN_COMMENT_MAX 1024u   /* bytes of a comment's text, as minisign's COMMENTMAXBYTES */
 #define MINISIGN_MAX_FILE    4096u   /* whole key or signature file */
 
-struct minisign_pubkey {
+struct vi_minisign_pubkey {
 	uint8_t key_id[MINISIGN_KEYID_LEN];
 	uint8_t pk[MINISIGN_PK_LEN];
 };
 
-struct minisign_sig {
+struct vi_minisign_sig {
 	bool prehashed;                               /* "ED" (true) or legacy "Ed" */
 	uint8_t key_id[MINISIGN_KEYID_LEN];
 	uint8_t sig[MINISIGN_SIG_LEN];
@@ -51,44 +51,44 @@ struct minisign_sig {
 	uint8_t global_sig[MINISIGN_SIG_LEN];
 };
 
-struct minisign_seckey {
+struct vi_minisign_seckey {
 	uint8_t key_id[MINISIGN_KEYID_LEN];
 	uint8_t sk[MINISIGN_SK_LEN];                  /* libsodium layout: seed[32] | pk[32] */
 };
 
 /* Key id as minisign prints it ("B69F29EA89A6E4A4"): uppercase hex of the little-endian number,
  * without leading zeros. out has 17 bytes. */
-void minisign_key_id_format(const uint8_t key_id[MINISIGN_KEYID_LEN], char out[17]);
+void vi_minisign_key_id_format(const uint8_t key_id[MINISIGN_KEYID_LEN], char out[17]);
 
 /* Parse a public key file. -EINVAL with err set on any deviation from the format. */
-int minisign_pubkey_parse(const char *buf, size_t len, struct minisign_pubkey *ret,
-			  struct verity_err *err);
+int vi_minisign_pubkey_parse(const char *buf, size_t len, struct vi_minisign_pubkey *ret,
+			  struct vi_error *err);
 
 /* Parse a signature file (.minisig). -EINVAL with err set. */
-int minisign_sig_parse(const char *buf, size_t len, struct minisign_sig *ret,
-		       struct verity_err *err);
+int vi_minisign_sig_parse(const char *buf, size_t len, struct vi_minisign_sig *ret,
+		       struct vi_error *err);
 
 /* Verify sig over msg with pk: key ids equal (-ENOKEY otherwise), the signature over the message
  * (BLAKE2b-512 of it for "ED"), then the global signature over sig | trusted comment.
  * -EBADMSG when a signature does not verify; legacy "Ed" signatures are refused with -EPROTO
  * unless allow_legacy (minisign -V also refuses them unless asked). err is set on failure. */
-int minisign_verify(const struct minisign_pubkey *pk, const struct minisign_sig *sig,
-		    const uint8_t *msg, size_t msg_len, bool allow_legacy, struct verity_err *err);
+int vi_minisign_verify(const struct vi_minisign_pubkey *pk, const struct vi_minisign_sig *sig,
+		    const uint8_t *msg, size_t msg_len, bool allow_legacy, struct vi_error *err);
 
 /* Parse an unencrypted secret key file (see above) and check that its public half matches its
  * seed. -EINVAL with err set; -EOPNOTSUPP for an encrypted key. Host-side only. */
-int minisign_seckey_parse(const char *buf, size_t len, struct minisign_seckey *ret,
-			  struct verity_err *err);
+int vi_minisign_seckey_parse(const char *buf, size_t len, struct vi_minisign_seckey *ret,
+			  struct vi_error *err);
 
 /* Write a complete prehashed ("ED") signature file for msg into out (NUL-terminated), with the
  * given comments (no CR/LF, at most MINISIGN_COMMENT_MAX bytes; untrusted NULL: minisign's
  * default). *ret_len: bytes written without the NUL. -ENOBUFS if out is too small. */
-int minisign_sign(const struct minisign_seckey *sk, const uint8_t *msg, size_t msg_len,
+int vi_minisign_sign(const struct vi_minisign_seckey *sk, const uint8_t *msg, size_t msg_len,
 		  const char *trusted_comment, const char *untrusted_comment,
-		  char *out, size_t out_size, size_t *ret_len, struct verity_err *err);
+		  char *out, size_t out_size, size_t *ret_len, struct vi_error *err);
 
 /* Write the public key file of sk into out (NUL-terminated). -ENOBUFS if too small. */
-int minisign_pubkey_format(const struct minisign_seckey *sk, char *out, size_t out_size,
-			   struct verity_err *err);
+int vi_minisign_pubkey_format(const struct vi_minisign_seckey *sk, char *out, size_t out_size,
+			   struct vi_error *err);
 
 #endif

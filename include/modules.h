@@ -54,12 +54,12 @@ struct vi_modload_params {
  * never loaded without its forced words. An unreadable modprobe directory is reported and none
  * of its options are used (never part of them). */
 int vi_modules_load(const char *list, const struct vi_modload_params *mp, unsigned *ret_loaded,
-		    unsigned *ret_skipped, struct verity_err *err);
+		    unsigned *ret_skipped, struct vi_error *err);
 
 /* The module name of a .ko path as modprobe names it: the base name without ".ko", ".ko.xz",
  * ".ko.zst" or ".ko.gz", '-' as '_'. -EINVAL unless 1..VI_MODULE_NAME_MAX bytes of
  * [A-Za-z0-9_-]; -ENAMETOOLONG when out_size cannot hold it. */
-int vi_module_name(const char *path, char *out, size_t out_size, struct verity_err *err);
+int vi_module_name(const char *path, char *out, size_t out_size, struct vi_error *err);
 
 /* Pure: the parameter string for module `module` (compared with '-' and '_' equal) from the
  * concatenated modprobe.d text conf[0..conf_len), the command line cmdline[0..cmdline_len) and
@@ -80,12 +80,12 @@ int vi_module_name(const char *path, char *out, size_t out_size, struct verity_e
  * a modprobe.d line for this module longer than that. Nothing is cut; on failure out is "". */
 int vi_modparams_build(const char *module, const char *conf, size_t conf_len, const char *cmdline,
 		       size_t cmdline_len, const char *forced, char *out, size_t out_size,
-		       struct verity_err *err);
+		       struct vi_error *err);
 
 /* Read every "*.conf" regular file (not starting with '.') of dir, in strcmp order of the names,
  * into one malloc'ed buffer (*ret, *ret_len; each file followed by two newlines so that no
  * continuation runs from one file into the next). A missing dir: 0 with *ret NULL. -E2BIG when
  * more than VI_MODPROBE_CONF_FILES files or VI_MODPROBE_CONF_MAX bytes in all. */
-int vi_modprobe_conf_read(const char *dir, char **ret, size_t *ret_len, struct verity_err *err);
+int vi_modprobe_conf_read(const char *dir, char **ret, size_t *ret_len, struct vi_error *err);
 
 #endif

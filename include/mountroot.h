@@ -13,7 +13,7 @@
  * probe with libblkid. Afterwards the mounted filesystem must be on device expect (the
  * mapping), else it is unmounted and -EXDEV returned. The type used is written to ret_type. */
 int vi_mount_root(const char *source, dev_t expect, const char *target, const char *fstype,
-		  const char *rootflags, char *ret_type, size_t type_size, struct verity_err *err);
+		  const char *rootflags, char *ret_type, size_t type_size, struct vi_error *err);
 
 /* Which file: the init that was checked, to be found again at exec. */
 struct vi_file_id {
@@ -31,18 +31,18 @@ struct vi_file_id {
  * the file read. Without openat2 (Linux < 5.6) symlinks are resolved by openat: an absolute one
  * then leads outside root, which expect refuses. */
 int vi_init_check(const char *root, const char *init, dev_t expect, struct vi_file_id *ret_id,
-		  struct verity_err *err);
+		  struct vi_error *err);
 
 /* After the switch: is init (the path execve() will take, from the current root) still the
  * file vi_init_check read? /dev, /proc, /sys and /run came in on top of the root after the
  * check. -ESTALE when it is another file, -errno when it cannot be found. */
-int vi_init_same(const char *init, const struct vi_file_id *id, struct verity_err *err);
+int vi_init_same(const char *init, const struct vi_file_id *id, struct vi_error *err);
 
 /* The system's code directories (/usr, /bin, /sbin, /lib, /lib64, symlinks resolved inside
  * root) that exist must be on device expect: a /usr mounted from elsewhere would put
  * unverified libraries and programs under the verified init (-EXDEV). Only ENOENT means
  * absent; any other failure to open one is refused with its errno (a symlink loop, -ELOOP),
  * and without openat2 a link that does not resolve from here is -EOPNOTSUPP. */
-int vi_root_dirs_check(const char *root, dev_t expect, struct verity_err *err);
+int vi_root_dirs_check(const char *root, dev_t expect, struct vi_error *err);
 
 #endif

@@ -14,6 +14,6 @@
 /* Cheap structural check that buf is one DER SEQUENCE spanning exactly len bytes (a PKCS#7
  * ContentInfo), so a PEM or base64 file is refused here with a clear reason instead of by the
  * kernel with -EBADMSG. Not a validation of the signature: that is the kernel's job. */
-int vi_p7s_check(const uint8_t *buf, size_t len, struct verity_err *err);
+int vi_p7s_check(const uint8_t *buf, size_t len, struct vi_error *err);
 
 #endif

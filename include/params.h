@@ -78,14 +78,14 @@ bool vi_param_has_value(enum vi_param p);
  * NULL for the others. */
 const char *vi_param_range(enum vi_param p);
 
-/* The range rule of a numeric parameter (block sizes: verity_block_size_ok): NULL when v is in range, else why not, in words a
+/* The range rule of a numeric parameter (block sizes: vi_block_size_ok): NULL when v is in range, else why not, in words a
  * refusal can quote ("not a power of two between 512 and 524288"). Parameters without a
  * numeric range return NULL. */
 const char *vi_param_range_check(enum vi_param p, uint64_t v);
 
 /* veritysetup's defaults for what a superblock would say: sha256, format 1, 4096-byte blocks,
  * each filled in only where given (VI_GIVEN_* bits) does not have it. */
-void vi_params_fill_defaults(struct verity_params *p, uint32_t given);
+void vi_params_fill_defaults(struct vi_params *p, uint32_t given);
 
 /* The given set of t (see above): VI_PARAM_BIT of every parameter t was given. */
 uint32_t vi_target_given(const struct vi_target *t);

@@ -82,22 +82,22 @@ void vi_policy_init(struct vi_policy *p);
 
 /* Parse a policy file held in buf[0..len). Pure, no I/O. -EINVAL with err set (naming the
  * line); -E2BIG above VI_POLICY_MAX_SIZE. *ret untouched on failure. */
-int vi_policy_parse(const char *buf, size_t len, struct vi_policy *ret, struct verity_err *err);
+int vi_policy_parse(const char *buf, size_t len, struct vi_policy *ret, struct vi_error *err);
 
 /* Read and parse path; a missing file gives vi_policy_init's defaults and returns 0. */
-int vi_policy_load(const char *path, struct vi_policy *ret, struct verity_err *err);
+int vi_policy_load(const char *path, struct vi_policy *ret, struct vi_error *err);
 
 /* Refuse (-EPERM, err set) a configuration that uses a weakening option the policy does not
  * allow, "shell" in the fail list without allow_shell, an init= other than the policy's init=,
  * or a root hash without a signature source while a signature is required. */
 int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
-		    struct verity_err *err);
+		    struct vi_error *err);
 
 /* What the agent calls after vi_cmdline_parse: fill fail=/timeout= defaults the command line
  * left out, raise require_signature, drop "shell" unless allowed (and a policy default
  * "recovery" when no recovery root is configured; an empty list becomes "panic"), then
  * vi_policy_check. */
-int vi_policy_apply(const struct vi_policy *p, struct vi_config *cfg, struct verity_err *err);
+int vi_policy_apply(const struct vi_policy *p, struct vi_config *cfg, struct vi_error *err);
 
 /* True when the policy allows the VI_WEAK_* option bit. */
 bool vi_policy_allows(const struct vi_policy *p, uint32_t weak);

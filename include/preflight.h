@@ -14,8 +14,8 @@
 /* 0: the root hash matches. -EPERM: it does not (err set). -EIO: read error or short read.
  * -ENOPROTOOPT: the digest backend cannot hash this algorithm (AF_ALG missing, module not
  * loaded): the caller says so and continues, the kernel still checks every block. */
-int vi_preflight(int data_fd, int hash_fd, const struct verity_params *p,
-		 const struct verity_geometry *g, const uint8_t *root_hash, unsigned root_hash_len,
-		 const struct digest_ops *ops, struct verity_err *err);
+int vi_preflight(int data_fd, int hash_fd, const struct vi_params *p,
+		 const struct vi_geometry *g, const uint8_t *root_hash, unsigned root_hash_len,
+		 const struct vi_digest_ops *ops, struct vi_error *err);
 
 #endif

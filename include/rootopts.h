@@ -17,10 +17,10 @@ extern const char *const vi_root_fs_types[];
  * Options naming a second device (journal_dev=, journal_path=, logdev=, rtdev=, device=,
  * fsid=, domain_id=) are refused (-EPERM): it would not be verified. Pure. */
 int vi_rootflags_parse(const char *rootflags, unsigned long *ret_flags, char *data,
-		       size_t data_size, struct verity_err *err);
+		       size_t data_size, struct vi_error *err);
 
 /* Is every type of a rootfstype= comma list one a verity root can be (a single-device block
  * filesystem; not btrfs, f2fs, tmpfs, nfs, overlay...)? -EINVAL with err set if not. Pure. */
-int vi_rootfstype_check(const char *list, struct verity_err *err);
+int vi_rootfstype_check(const char *list, struct vi_error *err);
 
 #endif

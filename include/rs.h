@@ -16,7 +16,7 @@
 /* One RS(255, 255 - roots) code. The LFSR table maps a feedback symbol f to f × g'(x),
  * where g' is the generator polynomial without its leading term, packed as up to 24 parity
  * bytes in three 64-bit words (byte j of the state = parity byte j, j = 0 written first). */
-struct verity_rs {
+struct vi_rs {
 	unsigned roots;
 	unsigned words;             /* 64-bit words the state uses: ceil(roots / 8) */
 	uint64_t lfsr[256][3];
@@ -25,10 +25,10 @@ struct verity_rs {
 };
 
 /* -EINVAL (no err: callers check the range first) for roots outside 2..24. */
-int verity_rs_init(struct verity_rs *rs, unsigned roots);
+int vi_rs_init(struct vi_rs *rs, unsigned roots);
 
 /* Parity (rs->roots bytes) of one message of 255 - roots bytes, as stored on disk. */
-void verity_rs_encode(const struct verity_rs *rs, const uint8_t *msg, uint8_t *parity);
+void vi_rs_encode(const struct vi_rs *rs, const uint8_t *msg, uint8_t *parity);
 
 /* Correct one stored RS block in place: cw is its 255 - roots message bytes followed by its
  * roots parity bytes, as on disk. Returns the number of symbols corrected, or -EBADMSG when
@@ -39,13 +39,13 @@ void verity_rs_encode(const struct verity_rs *rs, const uint8_t *msg, uint8_t *p
  * re-checks the hash of every block it repairs; a result that is not a codeword is never
  * returned). cryptsetup's decode_rs_char, an older copy of the same decoder, also accepts a
  * few blocks whose locator is shorter than L, so veritysetup may count more as repairable. */
-int verity_rs_decode(const struct verity_rs *rs, uint8_t *cw);
+int vi_rs_decode(const struct vi_rs *rs, uint8_t *cw);
 
 /* Parity of n RS blocks side by side: message byte i of block b is rows[i × stride + b];
  * the parity of block b goes to out[b × roots]. st: room for n states of rs->words 64-bit
  * words, packed so that they stay in L1 while the rows stream past (n of about 1024 keeps
  * them at 8 to 24 KiB). */
-void verity_rs_encode_cols(const struct verity_rs *rs, const uint8_t *rows, size_t stride,
+void vi_rs_encode_cols(const struct vi_rs *rs, const uint8_t *rows, size_t stride,
 			   size_t n, uint64_t *st, uint8_t *out);
 
 #endif

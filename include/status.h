@@ -35,6 +35,6 @@ void vi_status_from_failure(const char *result, const char *action, const struct
 			    struct vi_status *ret);
 
 /* Write dir/status atomically (temporary file + rename), creating dir (0755). */
-int vi_status_write(const char *dir, const struct vi_status *st, struct verity_err *err);
+int vi_status_write(const char *dir, const struct vi_status *st, struct vi_error *err);
 
 #endif

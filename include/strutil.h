@@ -45,7 +45,7 @@ bool vi_env_name(const char *s, size_t len);
 bool vi_has_prefix(const char *s, size_t len, const char *p);
 
 /* "WHAT 'VALUE': WHY" with VALUE sanitized, into err; returns -EINVAL. */
-int vi_err_value(struct verity_err *err, const char *what, const char *s, size_t len,
+int vi_err_value(struct vi_error *err, const char *what, const char *s, size_t len,
 		 const char *why);
 
 /* Copy s[0..len) plus a NUL into out; -ENAMETOOLONG if it does not fit (never truncates). */

@@ -22,7 +22,7 @@
 #define VERITY_UUID_STR_LEN   36u   /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", without the NUL */
 
 /* Everything that shapes a verity mapping, in host byte order. */
-struct verity_params {
+struct vi_params {
 	char     hash_name[VERITY_MAX_HASH_NAME]; /* "sha256", NUL-terminated */
 	uint32_t hash_type;                       /* 0: Chrome OS layout, 1: current */
 	uint32_t data_block_size;
@@ -38,34 +38,34 @@ struct verity_params {
 
 /* Decode and validate a 512-byte superblock. -EINVAL (bad magic/version/field) with err set.
  * hash_offset and no_superblock of *ret are left as the caller set them. */
-int verity_sb_decode(const uint8_t buf[VERITY_SB_SIZE], struct verity_params *ret,
-		     struct verity_err *err);
+int vi_sb_decode(const uint8_t buf[VERITY_SB_SIZE], struct vi_params *ret,
+		     struct vi_error *err);
 
 /* Encode params into 512 bytes exactly as veritysetup does (reserved bytes zero). */
-int verity_sb_encode(const struct verity_params *p, uint8_t buf[VERITY_SB_SIZE],
-		     struct verity_err *err);
+int vi_sb_encode(const struct vi_params *p, uint8_t buf[VERITY_SB_SIZE],
+		     struct vi_error *err);
 
 /* Check a parameter set: algorithm known, block sizes powers of two in range, salt size,
  * data_blocks non-zero and data_blocks * data_block_size without 64-bit overflow. */
-int verity_params_validate(const struct verity_params *p, struct verity_err *err);
+int vi_params_validate(const struct vi_params *p, struct vi_error *err);
 
 /* A block size the kernel target and veritysetup take: a power of two from VERITY_MIN_BLOCK
  * to VERITY_MAX_BLOCK. */
-bool verity_block_size_ok(uint64_t bs);
+bool vi_block_size_ok(uint64_t bs);
 
 /* Digest size of a hash name the kernel's dm-verity accepts, 0 when unknown. */
-unsigned verity_digest_size(const char *hash_name);
+unsigned vi_digest_size(const char *hash_name);
 
 /* The kernel (6.1 dm-verity-target.c) also refuses block sizes above PAGE_SIZE and below the
  * devices' logical block size; veritysetup only warns. -EINVAL with err set when p cannot be
  * activated on a kernel whose page size is page_size. */
-int verity_params_kernel_check(const struct verity_params *p, unsigned long page_size,
-			       struct verity_err *err);
+int vi_params_kernel_check(const struct vi_params *p, unsigned long page_size,
+			       struct vi_error *err);
 
 /* UUID as text, lowercase 8-4-4-4-12 (libuuid's uuid_unparse form); out has 37 bytes. */
-void verity_uuid_format(const uint8_t uuid[16], char out[VERITY_UUID_STR_LEN + 1]);
+void vi_uuid_format(const uint8_t uuid[16], char out[VERITY_UUID_STR_LEN + 1]);
 
 /* Parse 8-4-4-4-12 hex text (either case) strictly. -EINVAL on any other form. */
-int verity_uuid_parse(const char *s, uint8_t ret_uuid[16]);
+int vi_uuid_parse(const char *s, uint8_t ret_uuid[16]);
 
 #endif

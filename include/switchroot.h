@@ -21,7 +21,7 @@ int vi_rm_tree(int dirfd, dev_t dev);
 struct vi_switch_result {
 	bool committed;             /* past the checks: mounts were moved. false: nothing was
 	                             * changed, the caller can still clean up and fall back */
-	struct verity_err warning;  /* "" or one line of what went wrong without stopping the
+	struct vi_error warning;  /* "" or one line of what went wrong without stopping the
 	                             * switch: an API filesystem not moved (detached), initramfs
 	                             * files not deleted */
 };
@@ -33,13 +33,13 @@ struct vi_switch_result {
  * initramfs contents deleted through a descriptor of the old root. After a failure past the
  * checks the system is half switched: the caller can only reboot, power off or panic. Library
  * code: problems that do not stop the switch are reported in ret->warning, not logged. */
-int vi_switch_root(const char *newroot, struct vi_switch_result *ret, struct verity_err *err);
+int vi_switch_root(const char *newroot, struct vi_switch_result *ret, struct vi_error *err);
 
 /* Mark every descriptor >= first close-on-exec, so the next program (init, a shell) gets none
  * of ours: libdevmapper opens /dev/mapper/control without O_CLOEXEC. close_range(2), or on
  * kernels before 5.11 one fcntl per descriptor listed in /proc/self/fd (without /proc: every
  * descriptor up to RLIMIT_NOFILE, at most 65536). Descriptors stay open until the exec, so
  * logging goes on. -errno with err set when one could not be marked. */
-int vi_fds_cloexec(int first, struct verity_err *err);
+int vi_fds_cloexec(int first, struct vi_error *err);
 
 #endif

@@ -18,7 +18,7 @@
 /* Everything one verity target line says. Devices are numbers (MAJ:MIN) on purpose: the kernel
  * opens exactly the device we opened and checked, not whatever a path points to later. */
 struct vi_table {
-	struct verity_params p;          /* hash_type, block sizes, data_blocks, alg, salt */
+	struct vi_params p;          /* hash_type, block sizes, data_blocks, alg, salt */
 	uint64_t hash_start;             /* tree start, in hash blocks */
 	dev_t data_dev;
 	dev_t hash_dev;
@@ -45,7 +45,7 @@ uint64_t vi_table_sectors(const struct vi_table *t);
  * kernel prints them back (dm-verity-target.c verity_status). -EINVAL with err set when a
  * field cannot be expressed (unknown digest length, key description with spaces or control
  * characters, FEC without roots); -ENOBUFS when out is too small. */
-int vi_table_build(const struct vi_table *t, char *out, size_t out_size, struct verity_err *err);
+int vi_table_build(const struct vi_table *t, char *out, size_t out_size, struct vi_error *err);
 
 /* Whether two verity parameter strings describe the same mapping: the ten positional arguments
  * must be equal (hex compared case-insensitively), and the optional arguments the same set in

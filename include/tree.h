@@ -13,8 +13,8 @@
 #include "digest.h"
 #include "superblock.h"
 
-struct verity_tree_opts {
-	const struct digest_ops *ops;
+struct vi_tree_opts {
+	const struct vi_digest_ops *ops;
 	unsigned threads;        /* 0: all online CPUs */
 	size_t chunk_size;       /* bytes read per worker step; 0: default (2 MiB) */
 	/* Called from the calling thread about 5 times a second, and once at the end. */
@@ -22,14 +22,14 @@ struct verity_tree_opts {
 	void *userdata;
 };
 
-enum verity_bad_kind {
+enum vi_bad_kind {
 	VERITY_BAD_NONE = 0,
 	VERITY_BAD_DATA,         /* data block index is wrong */
 	VERITY_BAD_HASH,         /* hash block (level, index) is wrong; level 0 is the bottom */
 };
 
-struct verity_bad {
-	enum verity_bad_kind kind;
+struct vi_bad {
+	enum vi_bad_kind kind;
 	unsigned level;          /* VERITY_BAD_HASH: level, counted from the bottom */
 	uint64_t index;          /* data block number, or block number within the level */
 	uint64_t offset;         /* byte offset of that block on its device */
@@ -38,34 +38,34 @@ struct verity_bad {
 /* Digest of one block as dm-verity computes it: H(salt || block) for hash type 1,
  * H(block || salt) for type 0. out_len must be at least the digest size. The agent uses this
  * for the root: the digest of the top hash block must equal the root hash. */
-int verity_hash_block(const struct digest_ops *ops, const struct verity_params *p,
+int vi_hash_block(const struct vi_digest_ops *ops, const struct vi_params *p,
 		      const void *block, size_t len, uint8_t *out, size_t out_len);
 
 /* Size in bytes of a regular file or a block device. */
-int verity_fd_size(int fd, uint64_t *ret_size);
+int vi_fd_size(int fd, uint64_t *ret_size);
 
 /* pread/pwrite of exactly len bytes (EINTR retried). -EIO when the device ends first (read),
  * else -errno. Shared with lib/format/fec.c. */
-int verity_pread_full(int fd, void *buf, size_t len, uint64_t off);
-int verity_pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
+int vi_pread_full(int fd, void *buf, size_t len, uint64_t off);
+int vi_pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
 
 /* Whether two descriptors are the same file or block device (hard links and other spellings
  * included). */
-bool verity_same_file(int a, int b);
+bool vi_same_file(int a, int b);
 
 /* Write the superblock (unless p->no_superblock) and the hash tree for data_fd's first
  * p->data_blocks blocks to hash_fd (which may be the same file as data_fd), and return the
  * root digest in root (root_len >= digest size). */
-int verity_tree_build(int data_fd, int hash_fd, const struct verity_params *p,
-		      const struct verity_tree_opts *o, uint8_t *root, size_t root_len,
-		      struct verity_err *err);
+int vi_tree_build(int data_fd, int hash_fd, const struct vi_params *p,
+		      const struct vi_tree_opts *o, uint8_t *root, size_t root_len,
+		      struct vi_error *err);
 
 /* Check every hash block top-down from the root, then every data block. -EPERM with *bad
  * naming the first wrong block in that order (a wrong block in a higher level is reported
  * before anything below it, since it explains the mismatches there); 0 if all match. Unused
  * bytes of hash blocks must be zero, as veritysetup requires. */
-int verity_tree_verify(int data_fd, int hash_fd, const struct verity_params *p,
-		       const uint8_t *root, size_t root_len, const struct verity_tree_opts *o,
-		       struct verity_bad *bad, struct verity_err *err);
+int vi_tree_verify(int data_fd, int hash_fd, const struct vi_params *p,
+		       const uint8_t *root, size_t root_len, const struct vi_tree_opts *o,
+		       struct vi_bad *bad, struct vi_error *err);
 
 #endif

@@ -54,7 +54,7 @@ struct vi_trust_result {
 /* Load every *.pub file of dir (an absolute path, resolved under rootfd), in name order. Up to
  * VI_KEYS_MAX keys; a malformed key file, or two files with the same key id and different keys,
  * is an error (-EINVAL). -ENOENT when there is no key. err set on failure. */
-int vi_keys_load(int rootfd, const char *dir, struct vi_keyset *ret, struct verity_err *err);
+int vi_keys_load(int rootfd, const char *dir, struct vi_keyset *ret, struct vi_error *err);
 
 /* The whole step for cfg->root (see above); returns its outcome. Then, whatever that was, a
  * recovery root's own root-hash signature: one that does not load, or none while signatures are
@@ -63,7 +63,7 @@ int vi_keys_load(int rootfd, const char *dir, struct vi_keyset *ret, struct veri
  * Nothing to do (no manifest, no signature): 0. The step's buffers are allocated per call:
  * nothing is kept between calls but what res holds. */
 int vi_trust_setup(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
-		   struct vi_trust_result *res, struct verity_err *err);
+		   struct vi_trust_result *res, struct vi_error *err);
 
 /* After the tables are loaded: drop the signature keys from the keyring (the kernel keeps its
  * own copy). Safe to call when there is none, and more than once. */

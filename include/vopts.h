@@ -14,7 +14,7 @@
 /* Apply the comma-separated words in s[0..len) to t (which holds defaults or earlier values:
  * a word contradicting a value t already has is an error too). Pure: no I/O.
  * -EINVAL with err set; t may be partly updated on failure (the caller discards it). */
-int vi_vopts_parse(const char *s, size_t len, struct vi_target *t, struct verity_err *err);
+int vi_vopts_parse(const char *s, size_t len, struct vi_target *t, struct vi_error *err);
 
 /* t's options as canonical veritytab words (only what was given or differs from the default),
  * comma-separated, "" when there is nothing to say. -ENOBUFS if out_size is too small. */

@@ -35,7 +35,7 @@ struct vi_work {
 int vi_work_run(struct vi_work *w, uint64_t count, unsigned threads, void *workers,
 		size_t worker_size, int (*fn)(void *worker, uint64_t item),
 		void (*progress)(void *userdata, uint64_t done, uint64_t total), void *userdata,
-		uint64_t total, struct verity_err *err);
+		uint64_t total, struct vi_error *err);
 
 /* From an item: record the first failure as "WHAT at byte OFF: reason" and stop the pool. */
 void vi_work_fail(struct vi_work *w, int r, const char *what, uint64_t off);

@@ -251,11 +251,11 @@ static int write_file(const char *path, const void *buf, size_t len)
 }
 
 /* Superblock, geometry, and the root hash computed from the top hash block. */
-static int load_image(const struct sign_opts *o, int fd, struct verity_params *p,
-		      struct verity_geometry *g, uint8_t *root)
+static int load_image(const struct sign_opts *o, int fd, struct vi_params *p,
+		      struct vi_geometry *g, uint8_t *root)
 {
 	uint8_t sb[VERITY_SB_SIZE], *block;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	uint64_t off;
 	ssize_t n;
 	int r;
@@ -266,10 +266,10 @@ static int load_image(const struct sign_opts *o, int fd, struct verity_params *p
 			   o->hash_path, o->hash_offset);
 	memset(p, 0, sizeof(*p));
 	p->hash_offset = o->hash_offset;
-	if (verity_sb_decode(sb, p, &err) < 0)
+	if (vi_sb_decode(sb, p, &err) < 0)
 		return die(EXIT_INVALID, "%s: %s (sign needs a veritysetup superblock)",
 			   o->hash_path, err.msg);
-	if (verity_geometry_compute(p, g, &err) < 0)
+	if (vi_geometry_compute(p, g, &err) < 0)
 		return die(EXIT_INVALID, "%s: %s", o->hash_path, err.msg);
 	if (g->levels == 0)
 		return die(EXIT_INVALID, "%s: a single data block has no hash tree to sign from; "
@@ -284,7 +284,7 @@ static int load_image(const struct sign_opts *o, int fd, struct verity_params *p
 		return die(EXIT_IO, "%s: cannot read the top hash block at %" PRIu64, o->hash_path,
 			   off);
 	}
-	r = verity_hash_block(&digest_openssl_ops, p, block, p->hash_block_size, root,
+	r = vi_hash_block(&vi_digest_openssl_ops, p, block, p->hash_block_size, root,
 			      VERITY_MAX_DIGEST);
 	free(block);
 	if (r < 0)
@@ -293,7 +293,7 @@ static int load_image(const struct sign_opts *o, int fd, struct verity_params *p
 		uint8_t want[VERITY_MAX_DIGEST];
 
 		if (strlen(o->root_hex) != 2 * (size_t)g->digest_size ||
-		    hex_decode_exact(o->root_hex, want, g->digest_size) < 0)
+		    vi_hex_decode_exact(o->root_hex, want, g->digest_size) < 0)
 			return die(EXIT_USAGE, "--root-hash is not %u bytes of hex", g->digest_size);
 		if (memcmp(want, root, g->digest_size) != 0)
 			return die(EXIT_MISMATCH, "--root-hash does not match the tree on %s",
@@ -312,17 +312,17 @@ static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
  * says: it must leave alone the data (when the hash area shares the data device), the tree,
  * the FEC parity area and every byte the parity covers. dm-verity's FEC covers the hash device
  * from the tree's start up to the parity area when both share a device, else up to the hash
- * device's end (lib/format/fec.c, verity_fec_hash_blocks): either way the region right after the
+ * device's end (lib/format/fec.c, vi_fec_hash_blocks): either way the region right after the
  * tree is covered or is the parity itself, so an embedded bundle and FEC exclude each other. A
  * device is told apart by its spec, as the agent finds it. */
-static int check_embed_layout(const struct vi_manifest *m, const struct verity_geometry *g,
+static int check_embed_layout(const struct vi_manifest *m, const struct vi_geometry *g,
 			      uint64_t off)
 {
-	const struct verity_params *p = &m->params;
+	const struct vi_params *p = &m->params;
 	const char *hash_spec = m->hash.spec[0] ? m->hash.spec : m->data.spec;
 	uint64_t tree_off = p->hash_offset, bs = p->hash_block_size, hash_blocks = 0;
-	struct verity_fec_geometry fg;
-	struct verity_err err = { "" };
+	struct vi_fec_geometry fg;
+	struct vi_error err = { "" };
 
 	if (off > UINT64_MAX - VI_BUNDLE_MAX)
 		return die(EXIT_INVALID, "bundle offset %" PRIu64 " out of range", off);
@@ -340,9 +340,9 @@ static int check_embed_layout(const struct vi_manifest *m, const struct verity_g
 			   "tree to its end, the bundle region at byte %" PRIu64 " included: embedding "
 			   "would make the parity wrong (write the bundle to a partition of its own "
 			   "with --bundle)", m->fec.spec, hash_spec, off);
-	if (verity_fec_hash_blocks(m->fec_offset, true, p->hash_block_size, g->tree_start,
+	if (vi_fec_hash_blocks(m->fec_offset, true, p->hash_block_size, g->tree_start,
 				   g->hash_blocks, &hash_blocks, &err) < 0 ||
-	    verity_fec_geometry_compute(p->data_blocks, p->data_block_size, g->tree_start,
+	    vi_fec_geometry_compute(p->data_blocks, p->data_block_size, g->tree_start,
 					hash_blocks, m->fec_roots, &fg, &err) < 0)
 		return die(EXIT_INVALID, "FEC parameters: %s", err.msg);
 	if (overlaps(off, VI_BUNDLE_MAX, m->fec_offset, fg.size))
@@ -407,11 +407,11 @@ static int write_outputs(const struct sign_opts *o, int fd, const char *man, siz
 	return 0;
 }
 
-static int sign_manifest(const struct sign_opts *o, int fd, const struct verity_params *p,
-			 const struct verity_geometry *g, const uint8_t *root)
+static int sign_manifest(const struct sign_opts *o, int fd, const struct vi_params *p,
+			 const struct vi_geometry *g, const uint8_t *root)
 {
-	struct verity_err err = { "" };
-	struct minisign_seckey sk;
+	struct vi_error err = { "" };
+	struct vi_minisign_seckey sk;
 	struct vi_manifest m;
 	char keybuf[MINISIGN_MAX_FILE], man[VI_MANIFEST_MAX], sig[MINISIGN_MAX_FILE];
 	char tc[MINISIGN_COMMENT_MAX + 1];
@@ -419,13 +419,13 @@ static int sign_manifest(const struct sign_opts *o, int fd, const struct verity_
 	uint64_t bundle_off = 0;
 	int r;
 
-	r = fileio_read_all(o->mkey, keybuf, sizeof(keybuf), &klen);
+	r = vi_fileio_read_all(o->mkey, keybuf, sizeof(keybuf), &klen);
 	if (r < 0) {
 		sodium_memzero(keybuf, sizeof(keybuf));
 		return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", o->mkey,
 			   r == -EFBIG ? "too large for a minisign key" : io_reason(r));
 	}
-	r = minisign_seckey_parse(keybuf, klen, &sk, &err);
+	r = vi_minisign_seckey_parse(keybuf, klen, &sk, &err);
 	sodium_memzero(keybuf, sizeof(keybuf));
 	if (r < 0)
 		return die(EXIT_INVALID, "%s: %s", o->mkey, err.msg);
@@ -472,7 +472,7 @@ static int sign_manifest(const struct sign_opts *o, int fd, const struct verity_
 	else
 		snprintf(tc, sizeof(tc), "timestamp:%lld\tverity-manifest version:%" PRIu64,
 			 (long long)time(NULL), m.version);
-	r = minisign_sign(&sk, (const uint8_t *)man, mlen, tc, NULL, sig, sizeof(sig), &slen, &err);
+	r = vi_minisign_sign(&sk, (const uint8_t *)man, mlen, tc, NULL, sig, sizeof(sig), &slen, &err);
 	if (r < 0) {
 		r = die(EXIT_INVALID, "%s", err.msg);
 		goto out;
@@ -484,7 +484,7 @@ static int sign_manifest(const struct sign_opts *o, int fd, const struct verity_
 	{
 		char id[17];
 
-		minisign_key_id_format(sk.key_id, id);
+		vi_minisign_key_id_format(sk.key_id, id);
 		printf("minisign_key_id=%s\n", id);
 	}
 	r = 0;
@@ -502,12 +502,12 @@ static int openssl_die(int code, const char *what)
 	return die(code, "%s: %s", what, e ? buf : "failed");
 }
 
-/* A PEM input as a stdio stream, opened as every input is (fileio_open_input). */
+/* A PEM input as a stdio stream, opened as every input is (vi_fileio_open_input). */
 static int open_pem(const char *path, FILE **ret)
 {
 	int fd, r;
 
-	r = fileio_open_input(path, O_RDONLY, 0, &fd);
+	r = vi_fileio_open_input(path, O_RDONLY, 0, &fd);
 	if (r < 0)
 		return r;
 	*ret = fdopen(fd, "r");
@@ -578,14 +578,14 @@ static int sign_pkcs7(const struct sign_opts *o, const char *root_hex)
 	if (o->dps) {
 		unsigned char fpr[32];
 		char fpr_hex[65], *json = NULL, *b64 = NULL;
-		size_t b64_size = b64_encoded_size((size_t)der_len), jlen, padded;
+		size_t b64_size = vi_b64_encoded_size((size_t)der_len), jlen, padded;
 
 		cder_len = i2d_X509(cert, &cder);
 		if (cder_len <= 0 || !EVP_Digest(cder, (size_t)cder_len, fpr, NULL, EVP_sha256(), NULL)) {
 			r = openssl_die(EXIT_INTERNAL, "certificate fingerprint");
 			goto out;
 		}
-		hex_encode(fpr, sizeof(fpr), fpr_hex, sizeof(fpr_hex));
+		vi_hex_encode(fpr, sizeof(fpr), fpr_hex, sizeof(fpr_hex));
 		b64 = malloc(b64_size);
 		jlen = b64_size + 256;
 		padded = (jlen + DPS_SIG_PAD - 1) / DPS_SIG_PAD * DPS_SIG_PAD;
@@ -596,7 +596,7 @@ static int sign_pkcs7(const struct sign_opts *o, const char *root_hex)
 			r = die(EXIT_INTERNAL, "out of memory");
 			goto out;
 		}
-		b64_encode(der, (size_t)der_len, b64, b64_size);
+		vi_b64_encode(der, (size_t)der_len, b64, b64_size);
 		/* systemd-repart's layout: compact JSON, NUL-padded */
 		snprintf(json, padded, "{\"rootHash\":\"%s\",\"certificateFingerprint\":\"%s\","
 			 "\"signature\":\"%s\"}", root_hex, fpr_hex, b64);
@@ -633,18 +633,18 @@ static const char check_usage[] =
 /* One --public-key file into keys. 0 or the exit code, the error printed. */
 static int add_key(struct vi_keyset *keys, const char *path)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char kb[MINISIGN_MAX_FILE];
 	size_t kl = 0;
 	int r;
 
 	if (keys->n == VI_KEYS_MAX)
 		return die(EXIT_USAGE, "at most %u public keys", VI_KEYS_MAX);
-	r = fileio_read_all(path, kb, sizeof(kb), &kl);
+	r = vi_fileio_read_all(path, kb, sizeof(kb), &kl);
 	if (r < 0)
 		return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", path,
 			   r == -EFBIG ? "too large for a minisign key" : io_reason(r));
-	if (minisign_pubkey_parse(kb, kl, &keys->key[keys->n], &err) < 0)
+	if (vi_minisign_pubkey_parse(kb, kl, &keys->key[keys->n], &err) < 0)
 		return die(EXIT_INVALID, "%s: %s", path, err.msg);
 	snprintf(keys->file[keys->n], sizeof(keys->file[0]), "%s", path);
 	keys->n++;
@@ -656,20 +656,20 @@ static int add_key(struct vi_keyset *keys, const char *path)
 static int read_embedded(const char *src, uint64_t hash_offset, char *buf, size_t size,
 			 size_t *ret_len)
 {
-	struct verity_err err = { "" };
-	struct verity_params p;
+	struct vi_error err = { "" };
+	struct vi_params p;
 	uint8_t sb[VERITY_SB_SIZE];
 	uint64_t off = 0;
 	int fd = -1, r;
 	ssize_t n;
 
-	r = fileio_open_input(src, O_RDONLY, 0, &fd);
+	r = vi_fileio_open_input(src, O_RDONLY, 0, &fd);
 	if (r < 0)
 		return die(EXIT_IO, "%s: %s", src, io_reason(r));
 	memset(&p, 0, sizeof(p));
 	p.hash_offset = hash_offset;
 	if (pread(fd, sb, sizeof(sb), (off_t)hash_offset) != (ssize_t)sizeof(sb) ||
-	    verity_sb_decode(sb, &p, &err) < 0 || vi_bundle_offset(&p, &off, &err) < 0) {
+	    vi_sb_decode(sb, &p, &err) < 0 || vi_bundle_offset(&p, &off, &err) < 0) {
 		close(fd);
 		return die(EXIT_INVALID, "%s: no usable superblock (%s)", src, err.msg);
 	}
@@ -696,7 +696,7 @@ int image_check_manifest_main(int argc, char **argv)
 	};
 	static struct vi_keyset keys;
 	static char buf[VI_BUNDLE_MAX], sigbuf[MINISIGN_MAX_FILE];
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	struct vi_manifest m;
 	const char *sigpath = NULL, *src, *man, *sig;
 	char path[4096], id[17], hex[2 * VERITY_MAX_DIGEST + 1];
@@ -746,9 +746,9 @@ int image_check_manifest_main(int argc, char **argv)
 		/* a bundle partition image: only its first VI_BUNDLE_MAX bytes matter, as for the
 		 * agent; a manifest must fit whole */
 		if (bundle)
-			r = fileio_read_head(src, buf, sizeof(buf), &len, NULL);
+			r = vi_fileio_read_head(src, buf, sizeof(buf), &len, NULL);
 		else
-			r = fileio_read_all(src, buf, VI_MANIFEST_MAX, &len);
+			r = vi_fileio_read_all(src, buf, VI_MANIFEST_MAX, &len);
 		if (r < 0)
 			return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", src,
 				   r == -EFBIG ? "too large for a manifest" : io_reason(r));
@@ -764,7 +764,7 @@ int image_check_manifest_main(int argc, char **argv)
 			snprintf(path, sizeof(path), "%s.minisig", src);
 			sigpath = path;
 		}
-		r = fileio_read_all(sigpath, sigbuf, sizeof(sigbuf), &sig_len);
+		r = vi_fileio_read_all(sigpath, sigbuf, sizeof(sigbuf), &sig_len);
 		if (r < 0)
 			return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", sigpath,
 				   r == -EFBIG ? "too large for a minisign signature" : io_reason(r));
@@ -776,8 +776,8 @@ int image_check_manifest_main(int argc, char **argv)
 	if (r < 0)
 		return die(r == -EINVAL || r == -E2BIG ? EXIT_INVALID : EXIT_MISMATCH, "%s: %s", src,
 			   err.msg);
-	minisign_key_id_format(keys.key[k].key_id, id);
-	hex_encode(m.root_hash, m.root_hash_len, hex, sizeof(hex));
+	vi_minisign_key_id_format(keys.key[k].key_id, id);
+	vi_hex_encode(m.root_hash, m.root_hash_len, hex, sizeof(hex));
 	printf("verified=yes\nmanifest_version=%" PRIu64 "\nminisign_key_id=%s\nkey_file=%s\n"
 	       "root_hash=%s\ndata_device=%s\n", m.version, id, keys.file[k], hex, m.data.spec);
 	return 0;
@@ -788,8 +788,8 @@ int image_check_manifest_main(int argc, char **argv)
 int image_sign_main(int argc, char **argv)
 {
 	struct sign_opts o;
-	struct verity_params p = { 0 };
-	struct verity_geometry g = { 0 };
+	struct vi_params p = { 0 };
+	struct vi_geometry g = { 0 };
 	uint8_t root[VERITY_MAX_DIGEST];
 	char root_hex[2 * VERITY_MAX_DIGEST + 1];
 	int fd, r;
@@ -801,13 +801,13 @@ int image_sign_main(int argc, char **argv)
 		return die(EXIT_USAGE, "no hash device");
 	if (sodium_init() < 0)
 		return die(EXIT_INTERNAL, "libsodium initialisation failed");
-	r = fileio_open_input(o.hash_path, o.embed ? O_RDWR : O_RDONLY, 0, &fd);
+	r = vi_fileio_open_input(o.hash_path, o.embed ? O_RDWR : O_RDONLY, 0, &fd);
 	if (r < 0)
 		return die(EXIT_IO, "%s: %s", o.hash_path, io_reason(r));
 	r = load_image(&o, fd, &p, &g, root);
 	if (r)
 		goto out;
-	hex_encode(root, g.digest_size, root_hex, sizeof(root_hex));
+	vi_hex_encode(root, g.digest_size, root_hex, sizeof(root_hex));
 	printf("root_hash=%s\n", root_hex);
 	if (o.mkey) {
 		r = sign_manifest(&o, fd, &p, &g, root);

@@ -74,7 +74,7 @@ static const struct option long_opts[] = {
 static const char short_opts[] = ":h:s:vV";
 
 struct opts {
-	struct verity_params p;   /* defaults applied */
+	struct vi_params p;   /* defaults applied */
 	uint32_t given;           /* VI_GIVEN_* bits: which of p came from the command line */
 	const char *root_hash_file;
 	const char *fec_device;   /* --fec-device: a file for format/verify/dump, a spec for cmdline */
@@ -109,7 +109,7 @@ static int param_option(int c, const char *a, struct opts *o)
 		for (size_t i = 0; i <= n; i++)
 			o->p.hash_name[i] = (char)(a[i] >= 'A' && a[i] <= 'Z' ? a[i] - 'A' + 'a'
 									: a[i]);
-		if (!verity_digest_size(o->p.hash_name))
+		if (!vi_digest_size(o->p.hash_name))
 			return die(EXIT_USAGE, "unsupported hash algorithm '%s'", a);
 		o->hash_text = a;
 		o->given |= VI_GIVEN_HASH_NAME;
@@ -118,7 +118,7 @@ static int param_option(int c, const char *a, struct opts *o)
 	case OPT_DBS:
 	case OPT_HBS:
 		/* a power of two the kernel target takes; 0 would divide by zero later */
-		if (prog_parse_u32(a, &u) < 0 || !verity_block_size_ok(u))
+		if (prog_parse_u32(a, &u) < 0 || !vi_block_size_ok(u))
 			return die(EXIT_USAGE, "unsupported block size '%s' (a power of two, "
 				   "%u to %u)", a, VERITY_MIN_BLOCK, VERITY_MAX_BLOCK);
 		if (c == OPT_DBS) {
@@ -150,7 +150,7 @@ static int param_option(int c, const char *a, struct opts *o)
 		size_t n = 0;
 
 		if (strcmp(a, "-") != 0 &&
-		    hex_decode(a, strlen(a), o->p.salt, sizeof(o->p.salt), &n) < 0)
+		    vi_hex_decode(a, strlen(a), o->p.salt, sizeof(o->p.salt), &n) < 0)
 			return die(EXIT_USAGE, "--salt must be '-' or up to %u bytes of hex",
 				   VERITY_MAX_SALT);
 		o->p.salt_size = (uint16_t)n;
@@ -158,7 +158,7 @@ static int param_option(int c, const char *a, struct opts *o)
 		break;
 	}
 	case OPT_UUID:
-		if (verity_uuid_parse(a, o->p.uuid) < 0)
+		if (vi_uuid_parse(a, o->p.uuid) < 0)
 			return die(EXIT_USAGE, "invalid --uuid '%s'", a);
 		o->uuid_text = a;
 		o->given |= VI_GIVEN_UUID;
@@ -311,11 +311,11 @@ struct fec_info {
 	bool on;
 	bool on_hash;             /* the FEC area is on the hash device */
 	uint64_t offset;
-	struct verity_fec_geometry g;
+	struct vi_fec_geometry g;
 };
 
-static void print_header(const char *hash_path, const struct verity_params *p,
-			 const struct verity_geometry *g, const char *uuid_text,
+static void print_header(const char *hash_path, const struct vi_params *p,
+			 const struct vi_geometry *g, const char *uuid_text,
 			 const char *hash_text, const struct fec_info *fec)
 {
 	char uuid[VERITY_UUID_STR_LEN + 1] = "";
@@ -324,9 +324,9 @@ static void print_header(const char *hash_path, const struct verity_params *p,
 	if (!p->no_superblock && uuid_text && strlen(uuid_text) == VERITY_UUID_STR_LEN)
 		memcpy(uuid, uuid_text, sizeof(uuid));   /* as given, letter case kept */
 	else if (!p->no_superblock)
-		verity_uuid_format(p->uuid, uuid);
+		vi_uuid_format(p->uuid, uuid);
 	if (p->salt_size)
-		hex_encode(p->salt, p->salt_size, salt, sizeof(salt));
+		vi_hex_encode(p->salt, p->salt_size, salt, sizeof(salt));
 	else
 		strcpy(salt, "-");
 	/* Field names and the tab after them are veritysetup's. */
@@ -349,7 +349,7 @@ static void print_header(const char *hash_path, const struct verity_params *p,
 /* veritysetup's closing lines. Hash device: only with the superblock at 0, and with the FEC
  * area counted in when it shares the device, as if it followed the tree (whatever the offset).
  * FEC device: only for an area at 0 on its own device. */
-static void print_sizes(const struct verity_params *p, const struct verity_geometry *g,
+static void print_sizes(const struct vi_params *p, const struct vi_geometry *g,
 			const struct fec_info *fec)
 {
 	if (p->hash_offset == 0)
@@ -374,15 +374,15 @@ static void json_string(const char *str)
 	putchar('"');
 }
 
-static void print_json(const struct verity_params *p, const struct verity_geometry *g,
+static void print_json(const struct vi_params *p, const struct vi_geometry *g,
 		       const struct fec_info *fec, const char *fec_path, const char *root_hex)
 {
 	char uuid[VERITY_UUID_STR_LEN + 1] = "";
 	char salt[2 * VERITY_MAX_SALT + 1] = "";
 
 	if (!p->no_superblock)
-		verity_uuid_format(p->uuid, uuid);
-	hex_encode(p->salt, p->salt_size, salt, sizeof(salt));
+		vi_uuid_format(p->uuid, uuid);
+	vi_hex_encode(p->salt, p->salt_size, salt, sizeof(salt));
 	printf("{\"superblock\":%s,\"uuid\":\"%s\",\"hash_type\":%u,\"data_blocks\":%" PRIu64
 	       ",\"data_block_size\":%u,\"hash_blocks\":%" PRIu64 ",\"hash_block_size\":%u,"
 	       "\"hash_algorithm\":\"%s\",\"salt\":\"%s\",\"hash_offset\":%" PRIu64
@@ -420,7 +420,7 @@ static const char *open_reason(int r)
  * devices are opened. Symlinks are followed: /dev/disk/by-partlabel/... name block devices. */
 static int open_file(const char *path, int flags, int *ret_fd)
 {
-	int r = fileio_open_input(path, flags, 0600, ret_fd);
+	int r = vi_fileio_open_input(path, flags, 0600, ret_fd);
 
 	if (r < 0)
 		return die(EXIT_IO, "cannot open %s: %s", path, open_reason(r));
@@ -428,10 +428,10 @@ static int open_file(const char *path, int flags, int *ret_fd)
 }
 
 /* Default data_blocks: the whole data device, in blocks. */
-static int default_blocks(int data_fd, const char *path, struct verity_params *p)
+static int default_blocks(int data_fd, const char *path, struct vi_params *p)
 {
 	uint64_t size;
-	int r = verity_fd_size(data_fd, &size);
+	int r = vi_fd_size(data_fd, &size);
 
 	if (r < 0)
 		return die(EXIT_IO, "cannot get the size of %s: %s", path, strerror(-r));
@@ -442,10 +442,10 @@ static int default_blocks(int data_fd, const char *path, struct verity_params *p
 	return 0;
 }
 
-static int read_sb(int hash_fd, const char *path, struct verity_params *p)
+static int read_sb(int hash_fd, const char *path, struct vi_params *p)
 {
 	uint8_t buf[VERITY_SB_SIZE];
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	ssize_t n;
 
 	if (p->hash_offset % 512)
@@ -457,7 +457,7 @@ static int read_sb(int hash_fd, const char *path, struct verity_params *p)
 	if (n != (ssize_t)sizeof(buf))
 		return die(EXIT_INVALID, "%s: no verity superblock at byte %" PRIu64
 			   " (device too short)", path, p->hash_offset);
-	if (verity_sb_decode(buf, p, &err) < 0)
+	if (vi_sb_decode(buf, p, &err) < 0)
 		return die(EXIT_INVALID, "%s: %s", path, err.msg);
 	return 0;
 }
@@ -469,7 +469,7 @@ static int read_root_hash(const struct opts *o, const char *arg, uint8_t *root, 
 
 	if (o->root_hash_file) {
 		size_t n = 0;
-		int r = fileio_read_head(o->root_hash_file, text, sizeof(text) - 1, &n, NULL);
+		int r = vi_fileio_read_head(o->root_hash_file, text, sizeof(text) - 1, &n, NULL);
 
 		if (r < 0)
 			return die(EXIT_IO, "cannot open %s: %s", o->root_hash_file, open_reason(r));
@@ -485,14 +485,14 @@ static int read_root_hash(const struct opts *o, const char *arg, uint8_t *root, 
 	}
 	if (!hex)
 		return die(EXIT_USAGE, "missing root hash");
-	if (hex_decode_exact(hex, root, ds) < 0)
+	if (vi_hex_decode_exact(hex, root, ds) < 0)
 		return die(EXIT_USAGE, "root hash must be %u hex digits", 2 * ds);
 	return 0;
 }
 
 /* With a superblock, its parameters rule; an option that says otherwise is an error. */
-static int check_conflicts(const struct opts *o, const struct verity_params *cli,
-			   const struct verity_params *sb)
+static int check_conflicts(const struct opts *o, const struct vi_params *cli,
+			   const struct vi_params *sb)
 {
 	if ((o->given & VI_GIVEN_HASH_NAME) && strcmp(cli->hash_name, sb->hash_name) != 0)
 		return die(EXIT_INVALID, "--hash %s conflicts with the superblock (%s)",
@@ -521,8 +521,8 @@ static int check_conflicts(const struct opts *o, const struct verity_params *cli
 struct image {
 	int data_fd, hash_fd, fec_fd;
 	const char *data_path, *hash_path;   /* NULL: not opened (dump has no data device) */
-	struct verity_params p;
-	struct verity_geometry g;
+	struct vi_params p;
+	struct vi_geometry g;
 	struct fec_info fec;
 };
 
@@ -547,7 +547,7 @@ static void image_close(struct image *img)
  * printed, the exit code returned and img closed. */
 static int image_open(const struct opts *o, enum image_mode mode, struct image *img)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	int r;
 
 	memset(img, 0, sizeof(*img));
@@ -573,7 +573,7 @@ static int image_open(const struct opts *o, enum image_mode mode, struct image *
 	}
 	if (r)
 		goto fail;
-	if (verity_geometry_compute(&img->p, &img->g, &err) < 0) {
+	if (vi_geometry_compute(&img->p, &img->g, &err) < 0) {
 		r = mode == IMAGE_DUMP ? die(EXIT_INVALID, "%s: %s", img->hash_path, err.msg) :
 		     die(EXIT_INVALID, "%s", err.msg);
 		goto fail;
@@ -589,7 +589,7 @@ fail:
  * closed. */
 static int image_open_fec(const struct opts *o, int flags, struct image *img)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	int r;
 
 	if (!o->fec_device)
@@ -597,7 +597,7 @@ static int image_open_fec(const struct opts *o, int flags, struct image *img)
 	r = open_file(o->fec_device, flags, &img->fec_fd);
 	if (r)
 		goto fail;
-	r = verity_fec_layout(img->data_fd, img->hash_fd, img->fec_fd, &img->p, &img->g,
+	r = vi_fec_layout(img->data_fd, img->hash_fd, img->fec_fd, &img->p, &img->g,
 			      o->fec_offset, o->fec_roots, &img->fec.g, &img->fec.on_hash, &err);
 	if (r < 0) {
 		r = die(prog_code_of(r), "%s", err.msg);
@@ -621,7 +621,7 @@ static int write_root_hash_file(const char *path, const char *root_hex)
 	size_t len = strlen(root_hex);
 	int fd = -1, r;
 
-	r = fileio_open_input(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666, &fd);
+	r = vi_fileio_open_input(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666, &fd);
 	if (r < 0)
 		return die(EXIT_IO, "cannot write %s: %s", path, open_reason(r));
 	if (write(fd, root_hex, len) != (ssize_t)len) {
@@ -636,12 +636,12 @@ static int write_root_hash_file(const char *path, const char *root_hex)
 
 static int cmd_format(struct opts *o)
 {
-	struct verity_tree_opts to = { .ops = &digest_openssl_ops, .threads = o->threads };
+	struct vi_tree_opts to = { .ops = &vi_digest_openssl_ops, .threads = o->threads };
 	struct progress pr = { .on = isatty(STDERR_FILENO) && !o->json && !o->quiet };
 	uint8_t root[VERITY_MAX_DIGEST];
 	char root_hex[2 * VERITY_MAX_DIGEST + 1];
-	struct verity_params *p = &o->p;
-	struct verity_err err = { "" };
+	struct vi_params *p = &o->p;
+	struct vi_error err = { "" };
 	struct image img;
 	int r;
 
@@ -685,7 +685,7 @@ static int cmd_format(struct opts *o)
 	to.progress = progress_cb;
 	to.userdata = &pr;
 	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
-	r = verity_tree_build(img.data_fd, img.hash_fd, p, &to, root, sizeof(root), &err);
+	r = vi_tree_build(img.data_fd, img.hash_fd, p, &to, root, sizeof(root), &err);
 	progress_end(&pr);
 	if (r < 0) {
 		r = die(prog_code_of(r), "%s", err.msg);
@@ -697,11 +697,11 @@ static int cmd_format(struct opts *o)
 	}
 	if (img.fec.on) {
 		struct progress fpr = { .on = pr.on, .label = "FEC " };
-		struct verity_fec_opts fo = { .threads = o->threads, .progress = progress_cb,
+		struct vi_fec_opts fo = { .threads = o->threads, .progress = progress_cb,
 					      .userdata = &fpr };
 
 		clock_gettime(CLOCK_MONOTONIC, &fpr.t0);
-		r = verity_fec_encode(&img.fec.g, img.data_fd, img.hash_fd, img.fec_fd,
+		r = vi_fec_encode(&img.fec.g, img.data_fd, img.hash_fd, img.fec_fd,
 				      img.fec.offset, &fo, &err);
 		progress_end(&fpr);
 		if (r < 0) {
@@ -713,7 +713,7 @@ static int cmd_format(struct opts *o)
 			goto out;
 		}
 	}
-	hex_encode(root, img.g.digest_size, root_hex, sizeof(root_hex));
+	vi_hex_encode(root, img.g.digest_size, root_hex, sizeof(root_hex));
 
 	if (o->root_hash_file) {
 		r = write_root_hash_file(o->root_hash_file, root_hex);
@@ -739,12 +739,12 @@ out:
 
 static int cmd_verify(struct opts *o)
 {
-	struct verity_tree_opts to = { .ops = &digest_openssl_ops, .threads = o->threads };
+	struct vi_tree_opts to = { .ops = &vi_digest_openssl_ops, .threads = o->threads };
 	struct progress pr = { .on = isatty(STDERR_FILENO) && !o->json && !o->quiet };
 	uint8_t root[VERITY_MAX_DIGEST];
-	struct verity_err err = { "" }, ferr = { "" };
-	struct verity_bad bad;
-	struct verity_fec_bad fbad = { 0, 0, 0, 0, false };
+	struct vi_error err = { "" }, ferr = { "" };
+	struct vi_bad bad;
+	struct vi_fec_bad fbad = { 0, 0, 0, 0, false };
 	struct image img;
 	bool fec_bad = false, fec_checked = false, fec_failed = false;
 	int r;
@@ -764,7 +764,7 @@ static int cmd_verify(struct opts *o)
 	to.progress = progress_cb;
 	to.userdata = &pr;
 	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
-	r = verity_tree_verify(img.data_fd, img.hash_fd, &img.p, root, img.g.digest_size, &to,
+	r = vi_tree_verify(img.data_fd, img.hash_fd, &img.p, root, img.g.digest_size, &to,
 			       &bad, &err);
 	progress_end(&pr);
 	/* Then the parity, recomputed from the data and tree and every differing RS block
@@ -772,12 +772,12 @@ static int cmd_verify(struct opts *o)
 	 * dm-verity's FEC would repair it (veritysetup's "Found N repairable errors"). */
 	if ((r == 0 || r == -EPERM) && img.fec.on) {
 		struct progress fpr = { .on = pr.on, .label = "FEC " };
-		struct verity_fec_opts fo = { .threads = o->threads, .progress = progress_cb,
+		struct vi_fec_opts fo = { .threads = o->threads, .progress = progress_cb,
 					      .userdata = &fpr };
 		int fr;
 
 		clock_gettime(CLOCK_MONOTONIC, &fpr.t0);
-		fr = verity_fec_verify(&img.fec.g, img.data_fd, img.hash_fd, img.fec_fd,
+		fr = vi_fec_verify(&img.fec.g, img.data_fd, img.hash_fd, img.fec_fd,
 				       img.fec.offset, &fo, &fbad, &ferr);
 		progress_end(&fpr);
 		fec_checked = fr == 0 || fr == -EPERM;
@@ -873,7 +873,7 @@ static int cmd_dump(struct opts *o)
  * DATA and HASH are written as given (a path, UUID=..., PARTUUID=...). */
 /* The veritytab options of the image p describes, as the parameter table writes them: what the
  * agent cannot read from a superblock, and the FEC options. */
-static int cmdline_options(const struct opts *o, const struct verity_params *p, char *out,
+static int cmdline_options(const struct opts *o, const struct vi_params *p, char *out,
 			   size_t out_size)
 {
 	static const enum vi_param always[] = {
@@ -913,7 +913,7 @@ static int cmdline_options(const struct opts *o, const struct verity_params *p, 
 
 static int cmd_cmdline(struct opts *o)
 {
-	struct verity_params p = o->p;
+	struct vi_params p = o->p;
 	uint8_t root[VERITY_MAX_DIGEST];
 	char root_hex[2 * VERITY_MAX_DIGEST + 1], opts[VI_MAX_OPTIONS];
 	bool ours;
@@ -954,11 +954,11 @@ static int cmd_cmdline(struct opts *o)
 				   "block size (%u): the kernel's fec_start counts blocks",
 				   o->fec_offset, p.data_block_size);
 	}
-	ds = verity_digest_size(p.hash_name);
+	ds = vi_digest_size(p.hash_name);
 	r = read_root_hash(o, o->nargs == 4 ? o->args[3] : NULL, root, ds);
 	if (r)
 		return r;
-	hex_encode(root, ds, root_hex, sizeof(root_hex));
+	vi_hex_encode(root, ds, root_hex, sizeof(root_hex));
 	r = cmdline_options(o, &p, opts, sizeof(opts));
 	if (r)
 		return r;

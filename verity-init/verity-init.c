@@ -42,7 +42,7 @@
 #define VI_MAX_INIT_ARGS 32   /* the kernel passes at most MAX_INIT_ARGS (32) */
 
 struct agent {
-	struct kmsg log;
+	struct vi_kmsg log;
 	struct vi_plan plan;       /* what to boot and how to fail (lib/boot/plan.c) */
 	struct vi_failure failure; /* the failure being handled (the first one, during recovery) */
 	uint64_t t_start_ms;
@@ -67,7 +67,7 @@ static void devkmsg_unlimit(struct agent *a)
 	char cur[32];
 	int fd;
 
-	if (fileio_read_text_at(AT_FDCWD, DEVKMSG_SYSCTL, cur, sizeof(cur)) < 0 || strcmp(cur, "ratelimit"))
+	if (vi_fileio_read_text_at(AT_FDCWD, DEVKMSG_SYSCTL, cur, sizeof(cur)) < 0 || strcmp(cur, "ratelimit"))
 		return;
 	fd = open(DEVKMSG_SYSCTL, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -96,12 +96,12 @@ static void log_failure(struct agent *a)
 	char line[sizeof(a->failure.context) + sizeof(a->failure.reason.msg) + 2];
 
 	vi_failure_log_line(&a->failure, line, sizeof(line));
-	kmsg_log(&a->log, KMSG_ERR, "%s", line);
+	vi_kmsg_log(&a->log, KMSG_ERR, "%s", line);
 }
 
 /* The one place the agent records a failure: the value, then its log line. */
 static int fail(struct agent *a, enum vi_stage stage, const struct vi_target *t, int r,
-		const char *context, const struct verity_err *reason)
+		const char *context, const struct vi_error *reason)
 {
 	vi_failure_set(&a->failure, stage, t, r, context, reason);
 	log_failure(a);
@@ -110,7 +110,7 @@ static int fail(struct agent *a, enum vi_stage stage, const struct vi_target *t,
 
 /* A step of one target refused: "NAME: STAGE failed: REASON". */
 static int fail_target(struct agent *a, enum vi_stage stage, const struct vi_target *t, int r,
-		       const struct verity_err *reason)
+		       const struct vi_error *reason)
 {
 	char context[sizeof(a->failure.context)];
 
@@ -137,22 +137,22 @@ static int configure(struct agent *a, const char *cmdline, bool boot, bool quiet
 	int r = vi_plan_build(&in, &a->plan, &a->failure);
 
 	if (!p->refused && p->cfg.shell_dropped)
-		kmsg_log(&a->log, KMSG_WARNING,
+		vi_kmsg_log(&a->log, KMSG_WARNING,
 			 "fail action shell dropped: the initramfs policy does not allow a shell");
 	a->wait_ms += tr->wait_ms;
 	if (tr->recovery_dropped)
-		kmsg_log(&a->log, KMSG_WARNING, "recovery root disabled: %s", tr->recovery_note);
+		vi_kmsg_log(&a->log, KMSG_WARNING, "recovery root disabled: %s", tr->recovery_note);
 	if (r < 0) {
 		if (!quiet)
 			log_failure(a);
 		return r;
 	}
 	if (tr->manifest)
-		kmsg_log(&a->log, KMSG_INFO, "%s: signed manifest version %llu from %s verified "
+		vi_kmsg_log(&a->log, KMSG_INFO, "%s: signed manifest version %llu from %s verified "
 			 "with key %s (%s)", p->cfg.root.name, (unsigned long long)tr->version,
 			 tr->source, tr->key_id, tr->key_file);
 	if (tr->root_sig.serial > 0)
-		kmsg_log(&a->log, KMSG_INFO, "%s: root hash signature (%zu bytes) passed to the "
+		vi_kmsg_log(&a->log, KMSG_INFO, "%s: root hash signature (%zu bytes) passed to the "
 			 "kernel as key %s", p->cfg.root.name, tr->root_sig.len,
 			 p->cfg.root.sig_key_desc);
 	return 0;
@@ -163,12 +163,12 @@ static void write_status(struct agent *a, const char *result, const char *action
 			 const struct vi_target *booted)
 {
 	struct vi_status_hashes hashes;
-	struct verity_err err;
+	struct vi_error err;
 	struct vi_status st;
 
 	vi_status_from_failure(result, action, &a->failure, booted, &hashes, &st);
 	if (vi_status_write(VI_STATUS_DIR, &st, &err) < 0)
-		kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
+		vi_kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
 }
 
 struct wait_note_ctx {
@@ -185,19 +185,19 @@ static void log_waiting(void *ctx, const char *missing, unsigned timeout_ms)
 	/* a notice, not a reason: not on stderr, whose last line is the failure's (dracut) */
 	if (c->a->log.fd < 0)
 		return;
-	kmsg_log(&c->a->log, KMSG_NOTICE, "%s: waiting up to %u s: %s", c->t->name,
+	vi_kmsg_log(&c->a->log, KMSG_NOTICE, "%s: waiting up to %u s: %s", c->t->name,
 		 timeout_ms / 1000u, missing);
 }
 
 /* Steps 1-6 for one target (lib/boot/activate.c), with its log lines. */
 static int activate(struct agent *a, const struct vi_target *t, struct vi_activation *act)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	struct wait_note_ctx note = { a, t };
 	int r;
 	const struct vi_activate_opts o = {
 		.timeout_ms = a->plan.cfg.timeout_s * 1000u,
-		.ops = &digest_afalg_ops,
+		.ops = &vi_digest_afalg_ops,
 		.allow_fewer_data_blocks =
 			vi_policy_allows(&a->plan.policy, VI_WEAK_DATA_BLOCKS_BELOW_SB),
 		.wait_note = { log_waiting, &note },
@@ -208,16 +208,16 @@ static int activate(struct agent *a, const struct vi_target *t, struct vi_activa
 		vi_plan_release_keys(&a->plan);   /* tables loaded: the kernel has its copies */
 	a->wait_ms += act->wait_ms;
 	if (act->preflight_skipped)
-		kmsg_log(&a->log, KMSG_WARNING,
+		vi_kmsg_log(&a->log, KMSG_WARNING,
 			 "%s: pre-flight root hash check skipped: %s; the kernel still verifies "
 			 "every block", t->name, act->preflight_note.msg);
 	if (r < 0) {
 		fail_target(a, act->stage, t, r, &err);
 		if (act->stage == VI_STAGE_ACTIVATE && act->table[0])
-			kmsg_log(&a->log, KMSG_INFO, "%s: refused table: %s", t->name, act->table);
+			vi_kmsg_log(&a->log, KMSG_INFO, "%s: refused table: %s", t->name, act->table);
 		return r;
 	}
-	kmsg_log(&a->log, KMSG_INFO, "%s: %s verified (data %s, hash %s)%s, status V", t->name,
+	vi_kmsg_log(&a->log, KMSG_INFO, "%s: %s verified (data %s, hash %s)%s, status V", t->name,
 		 act->node, act->data_name, act->hash_name,
 		 act->reused ? ", existing identical mapping reused" : "");
 	return 0;
@@ -229,7 +229,7 @@ static int mount_and_check(struct agent *a, const struct vi_target *t,
 			   const struct vi_activation *act, struct vi_file_id *ret_init)
 {
 	const struct vi_config *cfg = &a->plan.cfg;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char type[VI_MAX_FSTYPE];
 	int r;
 
@@ -238,7 +238,7 @@ static int mount_and_check(struct agent *a, const struct vi_target *t,
 
 		/* root= naming another device never mounts it: only the verified mapping is used */
 		if (stat(cfg->root_dev, &st) < 0 || st.st_rdev != act->devno)
-			kmsg_log(&a->log, KMSG_WARNING, "root=%s ignored: mounting %s",
+			vi_kmsg_log(&a->log, KMSG_WARNING, "root=%s ignored: mounting %s",
 				 cfg->root_dev, act->node);
 	}
 	r = vi_mount_root(act->node, act->devno, NEWROOT, cfg->rootfstype, cfg->rootflags, type,
@@ -250,7 +250,7 @@ static int mount_and_check(struct agent *a, const struct vi_target *t,
 		umount2(NEWROOT, MNT_DETACH);
 		return fail_target(a, VI_STAGE_INIT, t, r, &err);
 	}
-	kmsg_log(&a->log, KMSG_INFO, "%s: mounted %s read-only on " NEWROOT " (%s), init %s read",
+	vi_kmsg_log(&a->log, KMSG_INFO, "%s: mounted %s read-only on " NEWROOT " (%s), init %s read",
 		 t->name, act->node, type, cfg->init);
 	return 0;
 }
@@ -287,11 +287,11 @@ static void init_environment(const struct agent *a, char **env, size_t size)
  * has no O_CLOEXEC. Ours (/dev/kmsg) are O_CLOEXEC and stay usable until the exec. */
 static void hand_over_fds(struct agent *a)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 
 	vi_dm_release();
 	if (vi_fds_cloexec(3, &err) < 0)
-		kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
+		vi_kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
 }
 
 /* Switch to NEWROOT and exec init (checked before as init_id). Returns only on failure;
@@ -300,7 +300,7 @@ static int switch_and_exec(struct agent *a, const struct vi_target *t,
 			   const struct vi_file_id *init_id, bool *ret_switched)
 {
 	const char *init = a->plan.cfg.init;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	struct vi_switch_result sw;
 	char *argv[VI_MAX_INIT_ARGS + 2] = { a->plan.cfg.init };
 	char *envp[VI_MAX_ENV + 3];
@@ -316,7 +316,7 @@ static int switch_and_exec(struct agent *a, const struct vi_target *t,
 	a->mark_ms[3] = vi_now_ms() - t0;
 	*ret_switched = sw.committed;
 	if (sw.warning.msg[0])
-		kmsg_log(&a->log, KMSG_WARNING, "switch root: %s", sw.warning.msg);
+		vi_kmsg_log(&a->log, KMSG_WARNING, "switch root: %s", sw.warning.msg);
 	if (r < 0)
 		return fail(a, VI_STAGE_SWITCH, t, r, "switch root failed", &err);
 	/* init was checked before /dev, /proc, /sys and /run were moved on top of the root */
@@ -324,7 +324,7 @@ static int switch_and_exec(struct agent *a, const struct vi_target *t,
 	if (r < 0)
 		return fail(a, VI_STAGE_SWITCH, t, r, "", &err);
 	total = vi_now_ms() - a->t_start_ms;
-	kmsg_log(&a->log, KMSG_NOTICE,
+	vi_kmsg_log(&a->log, KMSG_NOTICE,
 		 "exec %s (agent time %llu ms: %llu ms module loading, %llu ms device wait, "
 		 "%llu ms own = %llu early mounts + %llu set-up + %llu mount and init read + "
 		 "%llu switch + rest)",
@@ -349,7 +349,7 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 {
 	struct vi_activation act;
 	struct vi_file_id init_id;
-	struct verity_err ignored;
+	struct vi_error ignored;
 	uint64_t t0 = vi_now_ms(), w0 = a->wait_ms;
 	int r;
 
@@ -384,7 +384,7 @@ static void try_recovery(struct agent *a, bool *switched)
 
 	write_status(a, "failed", "recovery", NULL);
 	a->mark_ms[1] = 0;   /* the recovery root's own set-up time */
-	kmsg_log(&a->log, KMSG_NOTICE, "fallback: booting the recovery root %s",
+	vi_kmsg_log(&a->log, KMSG_NOTICE, "fallback: booting the recovery root %s",
 		 a->plan.cfg.recovery.name);
 	boot_target(a, &a->plan.cfg.recovery, "failed", "recovery", switched);
 	a->failure = first;
@@ -401,7 +401,7 @@ static void fallback(struct agent *a, bool switched)
 		switch (act) {
 		case VI_FAIL_RECOVERY:
 			if (switched || !a->plan.recovery_allowed) {
-				kmsg_log(&a->log, KMSG_WARNING, "fallback recovery: %s",
+				vi_kmsg_log(&a->log, KMSG_WARNING, "fallback recovery: %s",
 					 switched ? "initramfs already freed"
 						  : "no recovery root configured");
 				continue;
@@ -411,25 +411,25 @@ static void fallback(struct agent *a, bool switched)
 		case VI_FAIL_REBOOT:
 		case VI_FAIL_POWEROFF:
 			write_status(a, "failed", name, NULL);
-			kmsg_log(&a->log, KMSG_CRIT, "fallback: %s", name);
+			vi_kmsg_log(&a->log, KMSG_CRIT, "fallback: %s", name);
 			sync();
 			reboot(act == VI_FAIL_REBOOT ? RB_AUTOBOOT : RB_POWER_OFF);
-			kmsg_log(&a->log, KMSG_ERR, "%s failed: %s", name, strerror(errno));
+			vi_kmsg_log(&a->log, KMSG_ERR, "%s failed: %s", name, strerror(errno));
 			continue;
 		case VI_FAIL_SHELL: {
 			char *envp[VI_MAX_ENV + 3];
 
 			if (!a->plan.policy.allow_shell) {
-				kmsg_log(&a->log, KMSG_WARNING,
+				vi_kmsg_log(&a->log, KMSG_WARNING,
 					 "fallback shell: not allowed by the initramfs policy");
 				continue;
 			}
 			write_status(a, "failed", name, NULL);
-			kmsg_log(&a->log, KMSG_NOTICE, "fallback: shell");
+			vi_kmsg_log(&a->log, KMSG_NOTICE, "fallback: shell");
 			init_environment(a, envp, sizeof(envp) / sizeof(envp[0]));
 			hand_over_fds(a);
 			execle("/bin/sh", "sh", (char *)NULL, envp);
-			kmsg_log(&a->log, KMSG_ERR, "exec /bin/sh failed: %s", strerror(errno));
+			vi_kmsg_log(&a->log, KMSG_ERR, "exec /bin/sh failed: %s", strerror(errno));
 			continue;
 		}
 		case VI_FAIL_PANIC:
@@ -439,7 +439,7 @@ static void fallback(struct agent *a, bool switched)
 		break; /* panic */
 	}
 	write_status(a, "failed", "panic", NULL);
-	kmsg_log(&a->log, KMSG_CRIT,
+	vi_kmsg_log(&a->log, KMSG_CRIT,
 		 "fallback: panic (no verified root; refusing to continue)");
 	sync();
 	/* PID 1 exiting is the kernel's panic ("Attempted to kill init"); the reason is logged. */
@@ -462,7 +462,7 @@ static void mount_api(struct agent *a)
 		mkdir(m[i].dir, 0755);
 		if (mount(m[i].src, m[i].dir, m[i].type, m[i].flags, m[i].data) < 0 &&
 		    errno != EBUSY)
-			kmsg_log(&a->log, KMSG_ERR, "mounting %s failed: %s", m[i].dir,
+			vi_kmsg_log(&a->log, KMSG_ERR, "mounting %s failed: %s", m[i].dir,
 				 strerror(errno));
 	}
 	/* Without /dev/console in the archive the kernel started us with no fds 0-2. */
@@ -488,7 +488,7 @@ static void load_modules(struct agent *a)
 {
 	static char cmdline[VI_MAX_CMDLINE + 2];
 	struct vi_modload_params mp = { .modprobe_dir = VI_MODPROBE_DIR };
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	unsigned loaded = 0, skipped = 0;
 	struct vi_policy early;
 	uint64_t t0 = vi_now_ms();
@@ -498,25 +498,25 @@ static void load_modules(struct agent *a)
 	/* the configuration pipeline reads the policy again, with the command line */
 	if (vi_policy_load(VI_POLICY_FILE, &early, &err) == 0)
 		mp.forced = vi_policy_forced_modparams(&early);
-	if (fileio_read_text_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) == 0) {
+	if (vi_fileio_read_text_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) == 0) {
 		mp.cmdline = cmdline;
 		mp.cmdline_len = strlen(cmdline);
 	}
 	r = vi_modules_load(VI_MODULES_LIST, &mp, &loaded, &skipped, &err);
 	a->modules_ms = vi_now_ms() - t0;
 	if (r < 0)
-		kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
-	kmsg_log(&a->log, KMSG_INFO, "%u modules loaded, %u without hardware, in %llu ms", loaded,
+		vi_kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
+	vi_kmsg_log(&a->log, KMSG_INFO, "%u modules loaded, %u without hardware, in %llu ms", loaded,
 		 skipped, (unsigned long long)a->modules_ms);
 	if (!mp.forced)
 		return;
 	/* a dm_verity built in, or loaded before us, did not get the forced word: the policy's
 	 * kernel-side guard would be missing, so the boot does not go on without it */
-	if (fileio_read_text_at(AT_FDCWD, REQUIRE_SIGNATURES_PARAM, val, sizeof(val)) < 0 || strcmp(val, "Y")) {
+	if (vi_fileio_read_text_at(AT_FDCWD, REQUIRE_SIGNATURES_PARAM, val, sizeof(val)) < 0 || strcmp(val, "Y")) {
 		a->kernel_guard_missing = true;
 		return;
 	}
-	kmsg_log(&a->log, KMSG_INFO, "dm_verity.require_signatures=Y, as the initramfs policy "
+	vi_kmsg_log(&a->log, KMSG_INFO, "dm_verity.require_signatures=Y, as the initramfs policy "
 		 "requires (require_signature=kernel)");
 }
 
@@ -529,9 +529,9 @@ static int run_pid1(struct agent *a)
 	a->t_start_ms = vi_now_ms();
 	mount_api(a);
 	devkmsg_unlimit(a);
-	kmsg_open(&a->log, 2);
+	vi_kmsg_open(&a->log, 2);
 	a->mark_ms[0] = vi_now_ms() - a->t_start_ms;
-	kmsg_log(&a->log, KMSG_NOTICE, "verity-init " VERITY_INIT_VERSION " start (t=%llu ms)",
+	vi_kmsg_log(&a->log, KMSG_NOTICE, "verity-init " VERITY_INIT_VERSION " start (t=%llu ms)",
 		 (unsigned long long)a->t_start_ms);
 	load_modules(a);
 	vi_dm_init(VI_DM_NODES_SELF);
@@ -554,7 +554,7 @@ static int run_setup(struct agent *a, const char *cmdline)
 	struct vi_activation act;
 	int r;
 
-	kmsg_open(&a->log, 2);
+	vi_kmsg_open(&a->log, 2);
 	r = configure(a, cmdline, true, true);
 	if (r < 0 && !a->plan.trusted) {
 		/* refused before any device was read: one line on stderr (and the record, unless
@@ -621,7 +621,7 @@ static int run_parse(struct agent *a, const char *cmdline, bool shell)
 static int run_check_init(int argc, char **argv)
 {
 	const char *name = VI_DEFAULT_NAME, *device = NULL, *init = "/sbin/init", *root = NULL;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	dev_t devno = 0;
 	bool exists = false, name_given = false;
 	int i;
@@ -679,7 +679,7 @@ static int run_check_init(int argc, char **argv)
 
 static int run_status(const char *name)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char type[32], table[VI_TABLE_MAX], status[128], file[2048];
 	uint64_t sectors = 0;
 	int rc = EXIT_SUCCESS;
@@ -700,7 +700,7 @@ static int run_status(const char *name)
 		if (strcmp(type, "verity") || status[0] != 'V')
 			rc = EXIT_FAILURE;
 	}
-	if (fileio_read_text_at(AT_FDCWD, VI_STATUS_DIR "/" VI_STATUS_FILE, file, sizeof(file)) == 0) {
+	if (vi_fileio_read_text_at(AT_FDCWD, VI_STATUS_DIR "/" VI_STATUS_FILE, file, sizeof(file)) == 0) {
 		char line[sizeof(file)];
 
 		/* re-sanitized: the file may not have been written by us */

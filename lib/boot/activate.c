@@ -30,18 +30,18 @@ const char *vi_stage_name(enum vi_stage s)
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) && names[s] ? names[s] : "unknown";
 }
 
-static int mismatch(struct verity_err *err, const char *key, uint64_t cmdline, uint64_t sb)
+static int mismatch(struct vi_error *err, const char *key, uint64_t cmdline, uint64_t sb)
 {
 	return vi_errno(err, -EINVAL,
 		 "%s=%" PRIu64 " on the command line but the superblock says %" PRIu64, key, cmdline,
 		 sb);
 }
 
-int vi_params_merge(const struct vi_target *t, const struct verity_params *sb,
-		    bool allow_fewer_data_blocks, struct verity_params *ret,
-		    struct verity_err *err)
+int vi_params_merge(const struct vi_target *t, const struct vi_params *sb,
+		    bool allow_fewer_data_blocks, struct vi_params *ret,
+		    struct vi_error *err)
 {
-	const struct verity_params *c = &t->params;
+	const struct vi_params *c = &t->params;
 
 	if ((t->given & VI_GIVEN_HASH_NAME) && strcmp(c->hash_name, sb->hash_name)) {
 		return vi_errno(err, -EINVAL,
@@ -77,11 +77,11 @@ int vi_params_merge(const struct vi_target *t, const struct verity_params *sb,
 
 /* Parameters from the superblock (checked against the command line) or the command line. */
 static int resolve_params(const struct vi_target *t, const struct vi_dev *data,
-			  const struct vi_dev *hash, bool allow_fewer, struct verity_params *ret,
-			  struct verity_err *err)
+			  const struct vi_dev *hash, bool allow_fewer, struct vi_params *ret,
+			  struct vi_error *err)
 {
 	uint8_t buf[VERITY_SB_SIZE];
-	struct verity_params sb;
+	struct vi_params sb;
 	ssize_t n;
 	int r;
 
@@ -97,7 +97,7 @@ static int resolve_params(const struct vi_target *t, const struct vi_dev *data,
 				end = ret->hash_offset;
 			ret->data_blocks = end / ret->data_block_size;
 		}
-		return verity_params_validate(ret, err);
+		return vi_params_validate(ret, err);
 	}
 	/* One request for the superblock and the block after it, the tree's top block with the
 	 * usual 4 KiB hash blocks, which the pre-flight reads next (devices are opened with
@@ -111,14 +111,14 @@ static int resolve_params(const struct vi_target *t, const struct vi_dev *data,
 	}
 	memset(&sb, 0, sizeof(sb));
 	sb.hash_offset = t->params.hash_offset;
-	r = verity_sb_decode(buf, &sb, err);
+	r = vi_sb_decode(buf, &sb, err);
 	if (r < 0)
 		return r;
 	return vi_params_merge(t, &sb, allow_fewer, ret, err);
 }
 
-static int check_sizes(const struct verity_params *p, const struct verity_geometry *g,
-		       const struct vi_dev *data, const struct vi_dev *hash, struct verity_err *err)
+static int check_sizes(const struct vi_params *p, const struct vi_geometry *g,
+		       const struct vi_dev *data, const struct vi_dev *hash, struct vi_error *err)
 {
 	uint64_t hash_area_start = p->hash_offset;
 
@@ -141,9 +141,9 @@ static int check_sizes(const struct verity_params *p, const struct verity_geomet
 	return 0;
 }
 
-static int fill_table(const struct vi_target *t, const struct verity_params *p,
-		      const struct verity_geometry *g, const struct vi_dev *devs, bool have_fec,
-		      struct vi_table *tb, struct verity_err *err)
+static int fill_table(const struct vi_target *t, const struct vi_params *p,
+		      const struct vi_geometry *g, const struct vi_dev *devs, bool have_fec,
+		      struct vi_table *tb, struct vi_error *err)
 {
 	memset(tb, 0, sizeof(*tb));
 	tb->p = *p;
@@ -180,7 +180,7 @@ static int fill_table(const struct vi_target *t, const struct verity_params *p,
 		} else {
 			bool on_hash = devs[2].devno == devs[1].devno;
 			uint64_t hash_cov;
-			int r = verity_fec_hash_blocks(on_hash ? t->fec_offset : devs[1].size, on_hash,
+			int r = vi_fec_hash_blocks(on_hash ? t->fec_offset : devs[1].size, on_hash,
 						       p->data_block_size, g->tree_start,
 						       g->hash_blocks, &hash_cov, err);
 
@@ -199,7 +199,7 @@ static int fill_table(const struct vi_target *t, const struct verity_params *p,
 
 /* Create the mapping, or accept an existing one whose table is the same. */
 static int create_or_reuse(const struct vi_target *t, uint64_t sectors,
-			   struct vi_activation *a, struct verity_err *err)
+			   struct vi_activation *a, struct vi_error *err)
 {
 	char type[32], params[VI_TABLE_MAX];
 	uint64_t len = 0;
@@ -225,7 +225,7 @@ static int create_or_reuse(const struct vi_target *t, uint64_t sectors,
 }
 
 /* /dev/mapper/NAME must be the block device we created (libdevmapper or udev made it). */
-static int check_node(const char *node, dev_t devno, struct verity_err *err)
+static int check_node(const char *node, dev_t devno, struct vi_error *err)
 {
 	struct stat st;
 
@@ -248,23 +248,23 @@ static bool first_missing_derived(const struct vi_target *t, const struct vi_dev
 /* The parameters of t completed from the superblock (stage superblock), checked against what
  * this kernel accepts, and the tree's geometry. */
 static int params_and_geometry(const struct vi_target *t, struct vi_dev devs[2],
-			       bool allow_fewer_data_blocks, struct verity_params *ret_params,
-			       struct verity_geometry *ret_geometry, struct verity_err *err)
+			       bool allow_fewer_data_blocks, struct vi_params *ret_params,
+			       struct vi_geometry *ret_geometry, struct vi_error *err)
 {
 	int r;
 
 	r = resolve_params(t, &devs[0], &devs[1], allow_fewer_data_blocks, ret_params, err);
 	if (r < 0)
 		return r;
-	r = verity_params_kernel_check(ret_params, (unsigned long)sysconf(_SC_PAGESIZE), err);
+	r = vi_params_kernel_check(ret_params, (unsigned long)sysconf(_SC_PAGESIZE), err);
 	if (r < 0)
 		return r;
-	return verity_geometry_compute(ret_params, ret_geometry, err);
+	return vi_geometry_compute(ret_params, ret_geometry, err);
 }
 
 /* restart-on-error / panic-on-error need dm-verity 1.10: refused (-EOPNOTSUPP) on an older
  * kernel rather than loaded without them. */
-static int ioerror_supported(const struct vi_target *t, struct verity_err *err)
+static int ioerror_supported(const struct vi_target *t, struct vi_error *err)
 {
 	uint32_t v[3];
 	int r;
@@ -286,7 +286,7 @@ static int ioerror_supported(const struct vi_target *t, struct verity_err *err)
 }
 
 /* The kernel's verdict on a fresh mapping: V, or -EPERM. */
-static int status_verified(const char *name, struct verity_err *err)
+static int status_verified(const char *name, struct vi_error *err)
 {
 	char status[64];
 	int r;
@@ -303,7 +303,7 @@ static int status_verified(const char *name, struct verity_err *err)
 }
 
 int vi_activate(const struct vi_target *t, const struct vi_activate_opts *o,
-		struct vi_activation *a, struct verity_err *err)
+		struct vi_activation *a, struct vi_error *err)
 {
 	struct vi_dev devs[3] = {
 		{ .spec = t->data.spec, .fd = -1 },
@@ -311,7 +311,7 @@ int vi_activate(const struct vi_target *t, const struct vi_activate_opts *o,
 		{ .spec = t->fec.spec, .fd = -1 },
 	};
 	unsigned ndev = t->fec.spec[0] ? 3 : 2;
-	struct verity_geometry g;
+	struct vi_geometry g;
 	struct vi_table tb;
 	uint64_t sectors;
 	bool created = false;
@@ -384,7 +384,7 @@ int vi_activate(const struct vi_target *t, const struct vi_activate_opts *o,
 	r = status_verified(t->name, err);
 out:
 	if (r < 0 && created) {
-		struct verity_err ignored;
+		struct vi_error ignored;
 
 		vi_dm_remove(t->name, &ignored);
 	}

@@ -85,7 +85,7 @@ bool vi_dev_spec_valid(const char *spec)
 }
 
 __attribute__((format(printf, 2, 3)))
-static void set_err(struct verity_err *err, const char *fmt, ...)
+static void set_err(struct vi_error *err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -99,7 +99,7 @@ static void set_err(struct verity_err *err, const char *fmt, ...)
 /* Open a node read-only and confirm it is the block device devno (or any block device when
  * devno is 0). Fills d. */
 static int open_dev(struct vi_dev *d, const char *path, dev_t devno, const char *kname,
-		    struct verity_err *err)
+		    struct vi_error *err)
 {
 	struct stat st;
 	uint64_t size = 0;
@@ -147,7 +147,7 @@ out_close:
 /* The first line of a sysfs attribute. */
 static int read_small(int dirfd, const char *path, char *buf, size_t size)
 {
-	int r = fileio_read_text_at(dirfd, path, buf, size);
+	int r = vi_fileio_read_text_at(dirfd, path, buf, size);
 
 	if (r < 0)
 		return r;
@@ -162,7 +162,7 @@ static int majmin_name(dev_t devno, char *out, size_t out_size)
 	char path[64], buf[512], *p;
 
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", major(devno), minor(devno));
-	if (fileio_read_text_at(AT_FDCWD, path, buf, sizeof(buf)) < 0 || !buf[0])
+	if (vi_fileio_read_text_at(AT_FDCWD, path, buf, sizeof(buf)) < 0 || !buf[0])
 		return -ENOENT;
 	p = strstr(buf, "DEVNAME=");
 	if (!p)
@@ -201,7 +201,7 @@ static void kname_node(const char *kname, char *node, size_t size)
 }
 
 /* Every block device of /sys/class/block except device-mapper devices and empty ones. */
-static int list_devices(struct devlist *l, struct verity_err *err)
+static int list_devices(struct devlist *l, struct vi_error *err)
 {
 	DIR *dir;
 	struct dirent *de;
@@ -293,7 +293,7 @@ out_close:
 
 /* Match one tag spec against the scan's devices. 0 with *ret on exactly one match. */
 static int find_tag(const char *spec, enum tag_kind kind, unsigned idx, const char *value,
-		    struct devlist *l, const struct blockdev **ret, struct verity_err *err)
+		    struct devlist *l, const struct blockdev **ret, struct vi_error *err)
 {
 	bool parts = kind == TAG_PARTUUID || kind == TAG_PARTLABEL;
 	const struct blockdev *first = NULL;
@@ -327,16 +327,16 @@ static int find_tag(const char *spec, enum tag_kind kind, unsigned idx, const ch
 	return 0;
 }
 
-int vi_devs_scan(struct vi_dev *devs, unsigned n, struct verity_err *err)
+int vi_devs_scan(struct vi_dev *devs, unsigned n, struct vi_error *err)
 {
 	struct devlist list = { NULL, 0, false };
 	int missing = 0, r = 0;
-	struct verity_err first_missing = { "" };
+	struct vi_error first_missing = { "" };
 
 	for (unsigned i = 0; i < n; i++) {
 		struct vi_dev *d = &devs[i];
 		const struct blockdev *c = NULL;
-		struct verity_err tag_err = { "" };
+		struct vi_error tag_err = { "" };
 		const char *value;
 		unsigned idx = 0;
 		enum tag_kind kind;
@@ -450,13 +450,13 @@ static void uevent_wait(int fd, int ms)
 	while (len > 0);
 }
 
-int vi_devs_wait(struct vi_dev *devs, unsigned n, unsigned timeout_ms, struct verity_err *err)
+int vi_devs_wait(struct vi_dev *devs, unsigned n, unsigned timeout_ms, struct vi_error *err)
 {
 	return vi_devs_wait_noted(devs, n, timeout_ms, NULL, err);
 }
 
 int vi_devs_wait_noted(struct vi_dev *devs, unsigned n, unsigned timeout_ms,
-		       const struct vi_devs_wait_note *note, struct verity_err *err)
+		       const struct vi_devs_wait_note *note, struct vi_error *err)
 {
 	uint64_t deadline = vi_now_ms() + timeout_ms;
 	int ufd = uevent_open();
@@ -464,7 +464,7 @@ int vi_devs_wait_noted(struct vi_dev *devs, unsigned n, unsigned timeout_ms,
 	int r;
 
 	for (;;) {
-		struct verity_err e = { "" };
+		struct vi_error e = { "" };
 		uint64_t t;
 
 		r = vi_devs_scan(devs, n, &e);

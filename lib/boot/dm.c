@@ -46,7 +46,7 @@ void vi_dm_release(void)
 	dm_lib_release();
 }
 
-static int fail(struct verity_err *err, int r, const char *what, const char *name)
+static int fail(struct vi_error *err, int r, const char *what, const char *name)
 {
 	if (err) {
 		if (dm_last_error[0])
@@ -58,7 +58,7 @@ static int fail(struct verity_err *err, int r, const char *what, const char *nam
 	return r;
 }
 
-int vi_dm_target_version(const char *target, uint32_t ret_version[3], struct verity_err *err)
+int vi_dm_target_version(const char *target, uint32_t ret_version[3], struct vi_error *err)
 {
 	struct dm_task *dmt;
 	struct dm_versions *v, *last;
@@ -89,7 +89,7 @@ out:
 	return r;
 }
 
-int vi_dm_exists(const char *name, bool *ret_exists, dev_t *ret_devno, struct verity_err *err)
+int vi_dm_exists(const char *name, bool *ret_exists, dev_t *ret_devno, struct vi_error *err)
 {
 	struct dm_task *dmt;
 	struct dm_info info;
@@ -128,7 +128,7 @@ out:
 }
 
 int vi_dm_create_verity(const char *name, const char *uuid, int minor, uint64_t sectors,
-			const char *params, dev_t *ret_devno, struct verity_err *err)
+			const char *params, dev_t *ret_devno, struct vi_error *err)
 {
 	struct dm_task *dmt;
 	struct dm_info info;
@@ -182,7 +182,7 @@ out:
 /* One single-target query (TABLE or STATUS). */
 static int query_one(int type, const char *name, char *ret_type, size_t type_size,
 		     char *ret_params, size_t params_size, uint64_t *ret_sectors,
-		     struct verity_err *err)
+		     struct vi_error *err)
 {
 	struct dm_task *dmt;
 	struct dm_info info;
@@ -232,18 +232,18 @@ out:
 }
 
 int vi_dm_table(const char *name, char *ret_type, size_t type_size, char *ret_params,
-		size_t params_size, uint64_t *ret_sectors, struct verity_err *err)
+		size_t params_size, uint64_t *ret_sectors, struct vi_error *err)
 {
 	return query_one(DM_DEVICE_TABLE, name, ret_type, type_size, ret_params, params_size,
 			 ret_sectors, err);
 }
 
-int vi_dm_status(const char *name, char *ret_status, size_t size, struct verity_err *err)
+int vi_dm_status(const char *name, char *ret_status, size_t size, struct vi_error *err)
 {
 	return query_one(DM_DEVICE_STATUS, name, NULL, 0, ret_status, size, NULL, err);
 }
 
-int vi_dm_remove(const char *name, struct verity_err *err)
+int vi_dm_remove(const char *name, struct vi_error *err)
 {
 	struct dm_task *dmt;
 	uint32_t cookie = 0;

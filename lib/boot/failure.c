@@ -6,7 +6,7 @@
 #include "failure.h"
 
 int vi_failure_set(struct vi_failure *f, enum vi_stage stage, const struct vi_target *target,
-		   int error, const char *context, const struct verity_err *reason)
+		   int error, const char *context, const struct vi_error *reason)
 {
 	f->set = true;
 	f->stage = stage;

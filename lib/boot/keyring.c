@@ -20,7 +20,7 @@ int vi_keyring_desc(const char *mapping_name, char *out, size_t out_size)
 	return 0;
 }
 
-int32_t vi_keyring_add(const char *desc, const uint8_t *sig, size_t len, struct verity_err *err)
+int32_t vi_keyring_add(const char *desc, const uint8_t *sig, size_t len, struct vi_error *err)
 {
 	long serial;
 

@@ -42,7 +42,7 @@ struct sink {
 	unsigned words;
 };
 
-static int word_err(struct verity_err *err, int r, const struct sink *s, const char *src,
+static int word_err(struct vi_error *err, int r, const struct sink *s, const char *src,
 		    const char *name, size_t nlen, const char *why)
 {
 	char n[48];
@@ -75,7 +75,7 @@ static bool reads_back(char *w, size_t wl, const char *name, size_t nlen, const 
 }
 
 static int check_word(const struct sink *s, const char *src, const char *name, size_t nlen,
-		      const char *val, size_t vlen, struct verity_err *err)
+		      const char *val, size_t vlen, struct vi_error *err)
 {
 	if (!name_ok(name, nlen, VI_MODPARAM_NAME_MAX))
 		return word_err(err, -EINVAL, s, src, name, nlen, "not a parameter name");
@@ -87,7 +87,7 @@ static int check_word(const struct sink *s, const char *src, const char *name, s
 /* Append NAME[=VAL] as the kernel will read it back: as written when that reads back the same,
  * else with the value in double quotes (a value with blanks), else refused. */
 static int add_word(struct sink *s, const char *src, const char *name, size_t nlen,
-		    const char *val, size_t vlen, struct verity_err *err)
+		    const char *val, size_t vlen, struct vi_error *err)
 {
 	char w[VI_MODPARAM_NAME_MAX + VI_MODPARAMS_MAX + 8];
 	size_t wl = 0;
@@ -199,7 +199,7 @@ static bool conf_word(const char *s, size_t len, size_t *pos, const char **w, si
 	return *wl > 0;
 }
 
-static int from_conf(struct sink *s, const char *conf, size_t conf_len, struct verity_err *err)
+static int from_conf(struct sink *s, const char *conf, size_t conf_len, struct vi_error *err)
 {
 	static const char src[] = "modprobe.d";
 	struct cline l;
@@ -246,7 +246,7 @@ static int from_conf(struct sink *s, const char *conf, size_t conf_len, struct v
 /* MODULE.PARAM[=value] words. Command line: words of other modules and words without a dot are
  * not ours, a "--" ends the kernel's part. Forced (strict): every word must be well formed. */
 static int from_words(struct sink *s, const char *src, const char *buf, size_t len, bool strict,
-		      struct verity_err *err)
+		      struct vi_error *err)
 {
 	struct vi_cmdline_tok t;
 	size_t pos = 0;
@@ -288,7 +288,7 @@ static int from_words(struct sink *s, const char *src, const char *buf, size_t l
 
 int vi_modparams_build(const char *module, const char *conf, size_t conf_len, const char *cmdline,
 		       size_t cmdline_len, const char *forced, char *out, size_t out_size,
-		       struct verity_err *err)
+		       struct vi_error *err)
 {
 	struct sink s;
 	int r;
@@ -319,7 +319,7 @@ int vi_modparams_build(const char *module, const char *conf, size_t conf_len, co
 	return r < 0 ? r : 0;
 }
 
-int vi_module_name(const char *path, char *out, size_t out_size, struct verity_err *err)
+int vi_module_name(const char *path, char *out, size_t out_size, struct vi_error *err)
 {
 	static const char *const suffixes[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
 	const char *b = strrchr(path, '/');
@@ -361,7 +361,7 @@ static bool conf_name(const char *n)
 
 /* Append one file to buf (capacity VI_MODPROBE_CONF_MAX), then the two newlines. */
 static int conf_append(int dfd, const char *dir, const char *name, char *buf, size_t *len,
-		       struct verity_err *err)
+		       struct vi_error *err)
 {
 	struct stat st;
 	ssize_t n;
@@ -402,7 +402,7 @@ static int conf_append(int dfd, const char *dir, const char *name, char *buf, si
 	return r;
 }
 
-int vi_modprobe_conf_read(const char *dir, char **ret, size_t *ret_len, struct verity_err *err)
+int vi_modprobe_conf_read(const char *dir, char **ret, size_t *ret_len, struct vi_error *err)
 {
 	char *names[VI_MODPROBE_CONF_FILES];
 	struct dirent *de;
@@ -482,11 +482,11 @@ static int finit(int fd, const char *params)
  * forced words only. A parameter problem (refused words, or the kernel's EINVAL with them) goes
  * to *perr with what was done about it, and *param_r; the return value is finit's. */
 static int load_one(int fd, const char *path, const struct vi_modload_params *mp,
-		    const char *conf, size_t conf_len, char *params, struct verity_err *perr,
+		    const char *conf, size_t conf_len, char *params, struct vi_error *perr,
 		    int *param_r)
 {
 	char name[VI_MODULE_NAME_MAX + 1];
-	struct verity_err why = { "" };
+	struct vi_error why = { "" };
 	int r = 0, step;
 
 	*param_r = 0;
@@ -539,7 +539,7 @@ static int load_one(int fd, const char *path, const struct vi_modload_params *mp
 }
 
 int vi_modules_load(const char *list, const struct vi_modload_params *mp, unsigned *ret_loaded,
-		    unsigned *ret_skipped, struct verity_err *err)
+		    unsigned *ret_skipped, struct vi_error *err)
 {
 	char line[512];
 	unsigned loaded = 0;
@@ -572,7 +572,7 @@ int vi_modules_load(const char *list, const struct vi_modload_params *mp, unsign
 	}
 	while (fgets(line, sizeof(line), f)) {
 		char *p = line + strspn(line, " \t");
-		struct verity_err perr = { "" };
+		struct vi_error perr = { "" };
 		int fd, rr = 0, param_r = 0;
 
 		if (!strchr(line, '\n') && !feof(f)) {

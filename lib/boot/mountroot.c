@@ -18,7 +18,7 @@
 #include "mountroot.h"
 #include "rootopts.h"
 
-static int probe_type(const char *source, char *out, size_t out_size, struct verity_err *err)
+static int probe_type(const char *source, char *out, size_t out_size, struct vi_error *err)
 {
 	blkid_probe pr;
 	const char *type = NULL;
@@ -43,7 +43,7 @@ static int probe_type(const char *source, char *out, size_t out_size, struct ver
 }
 
 /* Mounted, and on the expected device? A mount that is not backed by the mapping is undone. */
-static int check_mounted_on(const char *target, dev_t expect, struct verity_err *err)
+static int check_mounted_on(const char *target, dev_t expect, struct vi_error *err)
 {
 	struct stat st;
 
@@ -57,7 +57,7 @@ static int check_mounted_on(const char *target, dev_t expect, struct verity_err 
 }
 
 int vi_mount_root(const char *source, dev_t expect, const char *target, const char *fstype,
-		  const char *rootflags, char *ret_type, size_t type_size, struct verity_err *err)
+		  const char *rootflags, char *ret_type, size_t type_size, struct vi_error *err)
 {
 	char data[256], probed[32];
 	const char *p;
@@ -127,7 +127,7 @@ static bool exec_format(const unsigned char *head, size_t len)
 }
 
 int vi_init_check(const char *root, const char *init, dev_t expect, struct vi_file_id *ret_id,
-		  struct verity_err *err)
+		  struct vi_error *err)
 {
 	unsigned char buf[65536], head[4];
 	size_t have = 0;
@@ -214,7 +214,7 @@ out_root:
 	return r;
 }
 
-int vi_init_same(const char *init, const struct vi_file_id *id, struct verity_err *err)
+int vi_init_same(const char *init, const struct vi_file_id *id, struct vi_error *err)
 {
 	struct stat st;
 	int r;
@@ -234,7 +234,7 @@ int vi_init_same(const char *init, const struct vi_file_id *id, struct verity_er
 	return 0;
 }
 
-int vi_root_dirs_check(const char *root, dev_t expect, struct verity_err *err)
+int vi_root_dirs_check(const char *root, dev_t expect, struct vi_error *err)
 {
 	static const char *const dirs[] = { "/usr", "/bin", "/sbin", "/lib", "/lib64" };
 	struct stat st;

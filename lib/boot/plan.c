@@ -13,7 +13,7 @@
 /* Step 1: the command line given, or /proc/cmdline. *ret_context names the source of a
  * refusal for the log line. */
 static int parse_cmdline(const struct vi_plan_input *in, struct vi_config *cfg,
-			 const char **ret_context, struct verity_err *err)
+			 const char **ret_context, struct vi_error *err)
 {
 	/* PID 1 reads the kernel's parameters (after "--" come its init's arguments); parse and
 	 * setup answer for dracut, whose getarg reads every word */
@@ -30,7 +30,7 @@ static int parse_cmdline(const struct vi_plan_input *in, struct vi_config *cfg,
 		vi_err(err, "out of memory reading /proc/cmdline");
 		return -ENOMEM;
 	}
-	r = fileio_read_text_at(AT_FDCWD, "/proc/cmdline", buf, size);
+	r = vi_fileio_read_text_at(AT_FDCWD, "/proc/cmdline", buf, size);
 	if (r < 0) {
 		*ret_context = "";
 		vi_err(err, "cannot read /proc/cmdline: %s", strerror(-r));
@@ -44,9 +44,9 @@ static int parse_cmdline(const struct vi_plan_input *in, struct vi_config *cfg,
 /* Step 2. A refused command line is not used at all, not even its fallback list or its
  * recovery root: back to the defaults, with only the policy's own fail actions. */
 static int apply_policy(const struct vi_plan_input *in, struct vi_plan *plan,
-			struct verity_err *err)
+			struct vi_error *err)
 {
-	struct verity_err ignored;
+	struct vi_error ignored;
 	bool policy_ok;
 	int r;
 
@@ -66,7 +66,7 @@ static int apply_policy(const struct vi_plan_input *in, struct vi_plan *plan,
 
 /* Step 3: what PID 1 and `setup` need before anything is read from a device. */
 static int boot_check(const struct vi_plan_input *in, const struct vi_config *cfg,
-		      struct verity_err *err)
+		      struct vi_error *err)
 {
 	if (in->kernel_guard_missing) {
 		vi_err(err, "policy require_signature=kernel, but dm_verity.require_signatures is "
@@ -88,7 +88,7 @@ static int boot_check(const struct vi_plan_input *in, const struct vi_config *cf
 int vi_plan_build(const struct vi_plan_input *in, struct vi_plan *plan,
 		  struct vi_failure *ret_failure)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	const char *context = "";
 	int r;
 
@@ -98,7 +98,7 @@ int vi_plan_build(const struct vi_plan_input *in, struct vi_plan *plan,
 
 	r = parse_cmdline(in, &plan->cfg, &context, &err);
 	if (r < 0) {
-		struct verity_err ignored;
+		struct vi_error ignored;
 
 		/* cfg holds the defaults: the policy's fail actions still apply */
 		if (vi_policy_load(in->policy_path, &plan->policy, &ignored) == 0)

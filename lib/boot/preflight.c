@@ -9,9 +9,9 @@
 #include "preflight.h"
 #include "tree.h"
 
-int vi_preflight(int data_fd, int hash_fd, const struct verity_params *p,
-		 const struct verity_geometry *g, const uint8_t *root_hash, unsigned root_hash_len,
-		 const struct digest_ops *ops, struct verity_err *err)
+int vi_preflight(int data_fd, int hash_fd, const struct vi_params *p,
+		 const struct vi_geometry *g, const uint8_t *root_hash, unsigned root_hash_len,
+		 const struct vi_digest_ops *ops, struct vi_error *err)
 {
 	uint8_t digest[VERITY_MAX_DIGEST];
 	uint8_t *block;
@@ -48,7 +48,7 @@ int vi_preflight(int data_fd, int hash_fd, const struct verity_params *p,
 		r = -EIO;
 		goto out;
 	}
-	r = verity_hash_block(ops, p, block, bs, digest, sizeof(digest));
+	r = vi_hash_block(ops, p, block, bs, digest, sizeof(digest));
 	if (r < 0) {
 		snprintf(err->msg, sizeof(err->msg), "kernel crypto cannot hash %s (%s)",
 			 p->hash_name, strerror(-r));

@@ -19,7 +19,7 @@ static void put(FILE *f, const char *key, const char *value)
 	fputc('\n', f);
 }
 
-int vi_status_write(const char *dir, const struct vi_status *st, struct verity_err *err)
+int vi_status_write(const char *dir, const struct vi_status *st, struct vi_error *err)
 {
 	char path[512], tmp[520];
 	FILE *f;
@@ -68,7 +68,7 @@ out_unlink:
 
 static void hash_hex(const struct vi_target *t, char *out, size_t size)
 {
-	if (!t || !t->root_hash_len || hex_encode(t->root_hash, t->root_hash_len, out, size) < 0)
+	if (!t || !t->root_hash_len || vi_hex_encode(t->root_hash, t->root_hash_len, out, size) < 0)
 		snprintf(out, size, "%s", "");
 }
 

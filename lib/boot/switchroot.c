@@ -88,7 +88,7 @@ int vi_rm_tree(int dirfd, dev_t dev)
 
 /* Add one "; "-separated note to a warning line (cut when full: the first ones matter most). */
 __attribute__((format(printf, 2, 3)))
-static void warn_add(struct verity_err *w, const char *fmt, ...)
+static void warn_add(struct vi_error *w, const char *fmt, ...)
 {
 	size_t len = strlen(w->msg);
 	va_list ap;
@@ -102,7 +102,7 @@ static void warn_add(struct verity_err *w, const char *fmt, ...)
 	va_end(ap);
 }
 
-int vi_switch_root(const char *newroot, struct vi_switch_result *ret, struct verity_err *err)
+int vi_switch_root(const char *newroot, struct vi_switch_result *ret, struct vi_error *err)
 {
 	static const char *const api[] = { "/dev", "/proc", "/sys", "/run" };
 	struct stat root_st, new_st;
@@ -166,7 +166,7 @@ int vi_switch_root(const char *newroot, struct vi_switch_result *ret, struct ver
 	return 0;
 }
 
-int vi_fds_cloexec(int first, struct verity_err *err)
+int vi_fds_cloexec(int first, struct vi_error *err)
 {
 	struct rlimit rl;
 	struct dirent *de;

@@ -16,7 +16,7 @@
 
 #define TABLE_MAX_TOKENS 40u   /* 10 positional + count + at most 5+8+2 option words */
 
-static void set_err(struct verity_err *err, const char *msg)
+static void set_err(struct vi_error *err, const char *msg)
 {
 	if (err)
 		snprintf(err->msg, sizeof(err->msg), "%s", msg);
@@ -62,14 +62,14 @@ static bool key_desc_ok(const char *s)
 	return true;
 }
 
-int vi_table_build(const struct vi_table *t, char *out, size_t out_size, struct verity_err *err)
+int vi_table_build(const struct vi_table *t, char *out, size_t out_size, struct vi_error *err)
 {
 	char root_hex[2 * VERITY_MAX_DIGEST + 1];
 	char salt_hex[2 * VERITY_MAX_SALT + 1];
 	unsigned nopt = 0;
 	size_t pos = 0;
 	bool overflow = false;
-	unsigned dsize = verity_digest_size(t->p.hash_name);
+	unsigned dsize = vi_digest_size(t->p.hash_name);
 
 	if (!out_size)
 		return -ENOBUFS;
@@ -89,10 +89,10 @@ int vi_table_build(const struct vi_table *t, char *out, size_t out_size, struct 
 		set_err(err, "signature key description contains blanks or control characters");
 		return -EINVAL;
 	}
-	if (hex_encode(t->root_hash, t->root_hash_len, root_hex, sizeof(root_hex)) < 0)
+	if (vi_hex_encode(t->root_hash, t->root_hash_len, root_hex, sizeof(root_hex)) < 0)
 		return -EINVAL;
 	if (t->p.salt_size) {
-		if (hex_encode(t->p.salt, t->p.salt_size, salt_hex, sizeof(salt_hex)) < 0)
+		if (vi_hex_encode(t->p.salt, t->p.salt_size, salt_hex, sizeof(salt_hex)) < 0)
 			return -EINVAL;
 	} else {
 		strcpy(salt_hex, "-");

@@ -31,10 +31,10 @@ static const char *rel(int rootfd, const char *path)
 }
 
 static int read_file(int rootfd, const char *path, char *buf, size_t cap, size_t *ret_len,
-		     const char *what, struct verity_err *err)
+		     const char *what, struct vi_error *err)
 {
 	char s[96];
-	int r = fileio_read_file_at(rootfd, rel(rootfd, path), FILEIO_REGULAR, buf, cap,
+	int r = vi_fileio_read_file_at(rootfd, rel(rootfd, path), FILEIO_REGULAR, buf, cap,
 				    ret_len);
 
 	if (r == 0)
@@ -59,7 +59,7 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int vi_keys_load(int rootfd, const char *dir, struct vi_keyset *ret, struct verity_err *err)
+int vi_keys_load(int rootfd, const char *dir, struct vi_keyset *ret, struct vi_error *err)
 {
 	char *names[VI_KEYS_MAX];
 	unsigned count = 0;
@@ -103,17 +103,17 @@ int vi_keys_load(int rootfd, const char *dir, struct vi_keyset *ret, struct veri
 	qsort(names, count, sizeof(names[0]), name_cmp);
 	for (unsigned i = 0; i < count; i++) {
 		char buf[MINISIGN_MAX_FILE];
-		struct minisign_pubkey *k = &ret->key[ret->n];
+		struct vi_minisign_pubkey *k = &ret->key[ret->n];
 		size_t len = 0;
 
-		r = fileio_read_file_at(dirfd(d), names[i], FILEIO_REGULAR, buf, sizeof(buf),
+		r = vi_fileio_read_file_at(dirfd(d), names[i], FILEIO_REGULAR, buf, sizeof(buf),
 					&len);
 		if (r < 0) {
 			vi_err(err, "public key %s/%s: %s", dir, names[i],
 			       r == -EFBIG ? "too large" : strerror(-r));
 			goto out;
 		}
-		r = minisign_pubkey_parse(buf, len, k, err);
+		r = vi_minisign_pubkey_parse(buf, len, k, err);
 		if (r < 0) {
 			char why[sizeof(err->msg)];
 
@@ -147,7 +147,7 @@ out:
 
 /* Wait for one device, read up to cap bytes at off (fewer if the device ends first). */
 static int read_device(const char *spec, uint64_t off, char *buf, size_t cap, size_t *ret_len,
-		       unsigned timeout_ms, uint64_t *wait_ms, struct verity_err *err)
+		       unsigned timeout_ms, uint64_t *wait_ms, struct vi_error *err)
 {
 	struct vi_dev d = { .spec = spec, .fd = -1 };
 	uint64_t t0 = vi_now_ms();
@@ -193,10 +193,10 @@ static const char *hash_spec(const struct vi_target *t)
  * not trusted here: it only says where to look; the manifest then has to verify, and the
  * superblock is cross-checked against it during setup. */
 static int region_offset(const struct vi_target *t, unsigned timeout_ms, uint64_t *wait_ms,
-			 uint64_t *ret, struct verity_err *err)
+			 uint64_t *ret, struct vi_error *err)
 {
 	uint8_t sb[VERITY_SB_SIZE];
-	struct verity_params p;
+	struct vi_params p;
 	size_t n = 0;
 	int r;
 
@@ -210,7 +210,7 @@ static int region_offset(const struct vi_target *t, unsigned timeout_ms, uint64_
 		return vi_err(err, "hash device too small for a superblock");
 	memset(&p, 0, sizeof(p));
 	p.hash_offset = t->params.hash_offset;
-	r = verity_sb_decode(sb, &p, err);
+	r = vi_sb_decode(sb, &p, err);
 	if (r < 0)
 		return r;
 	return vi_bundle_offset(&p, ret, err);
@@ -234,7 +234,7 @@ _Static_assert(VI_BUNDLE_MAX <= VI_DPS_SIG_MAX && VI_MANIFEST_MAX <= VI_DPS_SIG_
 
 static int manifest_step(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 			 struct vi_trust_result *res, struct trust_work *w,
-			 struct verity_err *err)
+			 struct vi_error *err)
 {
 	char *buf = w->buf, *sigbuf = w->sigbuf;
 	struct vi_keyset *keys = &w->keys;
@@ -294,14 +294,14 @@ static int manifest_step(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 		return r;
 	res->manifest = true;
 	res->version = m.version;
-	minisign_key_id_format(keys->key[k].key_id, res->key_id);
+	vi_minisign_key_id_format(keys->key[k].key_id, res->key_id);
 	snprintf(res->key_file, sizeof(res->key_file), "%s", keys->file[k]);
 	return 0;
 }
 
 static int signature_step(struct vi_target *t, const struct vi_trust_ctx *ctx,
 			  struct vi_trust_sig *res, uint64_t *wait_ms, struct trust_work *w,
-			  struct verity_err *err)
+			  struct vi_error *err)
 {
 	char *buf = w->buf;
 	struct vi_dps_sig *dps = &w->dps;
@@ -357,7 +357,7 @@ static int signature_step(struct vi_target *t, const struct vi_trust_ctx *ctx,
 
 static int target_signature(struct vi_target *t, const char *label,
 			    const struct vi_trust_ctx *ctx, struct vi_trust_sig *res,
-			    uint64_t *wait_ms, struct trust_work *w, struct verity_err *err)
+			    uint64_t *wait_ms, struct trust_work *w, struct vi_error *err)
 {
 	char why[sizeof(err->msg)];
 	int r = signature_step(t, ctx, res, wait_ms, w, err);
@@ -376,7 +376,7 @@ static int target_signature(struct vi_target *t, const char *label,
 static void recovery_trust(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 			   struct vi_trust_result *res, struct trust_work *w)
 {
-	struct verity_err rerr = { "" };
+	struct vi_error rerr = { "" };
 
 	if (!cfg->recovery.enabled)
 		return;
@@ -396,7 +396,7 @@ static void recovery_trust(struct vi_config *cfg, const struct vi_trust_ctx *ctx
 }
 
 static int root_trust(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
-		      struct vi_trust_result *res, struct trust_work *w, struct verity_err *err)
+		      struct vi_trust_result *res, struct trust_work *w, struct vi_error *err)
 {
 	int r;
 
@@ -425,7 +425,7 @@ static int root_trust(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 }
 
 int vi_trust_setup(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
-		   struct vi_trust_result *res, struct verity_err *err)
+		   struct vi_trust_result *res, struct vi_error *err)
 {
 	struct trust_work *w;
 	int r;

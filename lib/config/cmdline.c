@@ -191,7 +191,7 @@ static bool same_value(const struct slotval *a, const char *v, size_t n, bool ca
 
 /* ---- what the command line hands to the booted system ----------------------------------- */
 
-static int env_add(struct cmdline_state *st, const char *name, size_t n, struct verity_err *err)
+static int env_add(struct cmdline_state *st, const char *name, size_t n, struct vi_error *err)
 {
 	for (unsigned i = 0; i < st->env_count; i++)
 		if (vi_str_eq(name, n, st->env[i]))
@@ -244,7 +244,7 @@ static bool ends_with_n(const char *s, size_t n, const char *suffix)
  * allows a shell (docs/security.md lists each, and those out of the agent's hands).
  */
 static int collect_handover(const struct vi_cmdline_tok *t, struct cmdline_state *st,
-			    struct verity_err *err)
+			    struct vi_error *err)
 {
 	static const char *const runlevel_shells[] = {
 		"emergency", "-b", "rescue", "single", "s", "S", "-s", "1",
@@ -294,7 +294,7 @@ static int collect_handover(const struct vi_cmdline_tok *t, struct cmdline_state
 }
 
 static int collect(const struct vi_cmdline_tok *t, struct cmdline_state *st,
-		   struct verity_err *err)
+		   struct vi_error *err)
 {
 	const struct key *k = find_key(t->key, t->key_len);
 	struct slotval *slots = st->slots;
@@ -397,7 +397,7 @@ static int collect(const struct vi_cmdline_tok *t, struct cmdline_state *st,
 
 /* ---- resolve ------------------------------------------------------------------------------- */
 
-static int copy_value(char *out, size_t size, const struct slotval *s, struct verity_err *err)
+static int copy_value(char *out, size_t size, const struct slotval *s, struct vi_error *err)
 {
 	char kn[64];
 
@@ -407,7 +407,7 @@ static int copy_value(char *out, size_t size, const struct slotval *s, struct ve
 	return vi_err(err, "value of '%s' is too long (at most %zu bytes)", kn, size - 1);
 }
 
-static int slot_fail(const struct slotval *s, struct verity_err *err, const char *why)
+static int slot_fail(const struct slotval *s, struct vi_error *err, const char *why)
 {
 	char kn[64], v[80];
 
@@ -417,7 +417,7 @@ static int slot_fail(const struct slotval *s, struct verity_err *err, const char
 }
 
 /* Keep the validator's reason but say which key it was about. */
-static int slot_wrap(const struct slotval *s, struct verity_err *err, int r)
+static int slot_wrap(const struct slotval *s, struct vi_error *err, int r)
 {
 	char kn[64], why[sizeof(err->msg)];
 
@@ -439,10 +439,10 @@ static bool digest_len_known(size_t len)
 	return false;
 }
 
-static int root_hash(struct vi_target *t, const struct slotval *s, struct verity_err *err)
+static int root_hash(struct vi_target *t, const struct slotval *s, struct vi_error *err)
 {
 	size_t len = 0;
-	int r = hex_decode(s->val, s->val_len, t->root_hash, sizeof(t->root_hash), &len);
+	int r = vi_hex_decode(s->val, s->val_len, t->root_hash, sizeof(t->root_hash), &len);
 
 	if (r == -ENOBUFS)
 		return slot_fail(s, err, "longer than any supported digest (64 bytes)");
@@ -454,7 +454,7 @@ static int root_hash(struct vi_target *t, const struct slotval *s, struct verity
 	return 0;
 }
 
-static int devspec(struct vi_devspec *d, const struct slotval *s, struct verity_err *err)
+static int devspec(struct vi_devspec *d, const struct slotval *s, struct vi_error *err)
 {
 	char spec[sizeof(d->spec)];
 	size_t n = 0;
@@ -478,16 +478,16 @@ static void partuuid_spec(struct vi_devspec *d, const uint8_t id[16])
 {
 	char u[VERITY_UUID_STR_LEN + 1];
 
-	verity_uuid_format(id, u);
+	vi_uuid_format(id, u);
 	snprintf(d->spec, sizeof(d->spec), "PARTUUID=%s", u);
 }
 
 /* Fill what superblock=false leaves open with veritysetup's defaults, insist on the two that
  * have no sane default, and validate the complete set. */
-static int no_superblock(struct vi_target *t, const char *what, struct verity_err *err)
+static int no_superblock(struct vi_target *t, const char *what, struct vi_error *err)
 {
-	struct verity_params *p = &t->params;
-	struct verity_err e;
+	struct vi_params *p = &t->params;
+	struct vi_error e;
 	int r;
 
 	/* data-blocks= left out: the whole data device, measured at setup (as systemd and
@@ -497,12 +497,12 @@ static int no_superblock(struct vi_target *t, const char *what, struct verity_er
 	vi_params_fill_defaults(p, t->given);
 	p->no_superblock = true;
 	if (t->given & VI_GIVEN_DATA_BLOCKS) {
-		if (verity_params_validate(p, &e) < 0)
+		if (vi_params_validate(p, &e) < 0)
 			return vi_err(err, "%s: %s", what, e.msg);
 	} else {
 		/* everything but the size, which only the device can tell */
 		p->data_blocks = 1;
-		r = verity_params_validate(p, &e);
+		r = vi_params_validate(p, &e);
 		p->data_blocks = 0;
 		if (r < 0)
 			return vi_err(err, "%s: %s", what, e.msg);
@@ -515,7 +515,7 @@ struct target_slots {
 };
 
 static int resolve_target(struct vi_target *t, const struct target_slots *ts, bool manifest,
-			  const char *what, struct verity_err *err)
+			  const char *what, struct vi_error *err)
 {
 	int r;
 
@@ -565,7 +565,7 @@ static int resolve_target(struct vi_target *t, const struct target_slots *ts, bo
 	}
 	if (t->root_hash_len) {
 		unsigned ds = (t->given & VI_GIVEN_HASH_NAME) || !t->superblock ?
-			      verity_digest_size(t->params.hash_name) : 0;
+			      vi_digest_size(t->params.hash_name) : 0;
 
 		if (ds && ds != t->root_hash_len)
 			return vi_err(err, "%s: root hash has %u bytes but %s digests have %u",
@@ -617,7 +617,7 @@ static void resolve_root_dev(struct vi_config *c)
 }
 
 /* systemd.verity=, verity.manifest=, dm-mod.create= or the root's keys, the recovery root's. */
-static int resolve_targets(const struct slotval *sl, struct vi_config *c, struct verity_err *err)
+static int resolve_targets(const struct slotval *sl, struct vi_config *c, struct vi_error *err)
 {
 	const struct slotval *p;
 	bool manifest = sl[S_MANIFEST].set;
@@ -678,7 +678,7 @@ static int resolve_targets(const struct slotval *sl, struct vi_config *c, struct
 
 /* verity.sig=: the root's signature, the same as a root-hash-signature= in its options. */
 static int resolve_signature(const struct slotval *sl, struct vi_config *c,
-			     struct verity_err *err)
+			     struct vi_error *err)
 {
 	const struct slotval *p;
 	int r;
@@ -709,7 +709,7 @@ static int resolve_signature(const struct slotval *sl, struct vi_config *c,
 
 /* verity.require_signature=, verity.fail=, verity.timeout=. */
 static int resolve_fallback(const struct slotval *sl, struct vi_config *c,
-			    struct verity_err *err)
+			    struct vi_error *err)
 {
 	const struct slotval *p;
 	int r;
@@ -756,7 +756,7 @@ static int resolve_fallback(const struct slotval *sl, struct vi_config *c,
 
 /* root=, rootfstype=, rootflags=, init=, ro and the shell switches: how the root is mounted
  * and what runs on it. */
-static int resolve_mount(const struct slotval *sl, struct vi_config *c, struct verity_err *err)
+static int resolve_mount(const struct slotval *sl, struct vi_config *c, struct vi_error *err)
 {
 	const struct slotval *p;
 	int r;
@@ -818,7 +818,7 @@ static int resolve_mount(const struct slotval *sl, struct vi_config *c, struct v
 	return 0;
 }
 
-static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_err *err)
+static int resolve(const struct slotval *sl, struct vi_config *c, struct vi_error *err)
 {
 	int r;
 
@@ -833,7 +833,7 @@ static int resolve(const struct slotval *sl, struct vi_config *c, struct verity_
 }
 
 int vi_cmdline_parse_buf(const char *buf, size_t len, unsigned flags, struct vi_config *cfg,
-			 struct verity_err *err)
+			 struct vi_error *err)
 {
 	struct cmdline_state st;
 	struct vi_cmdline_tok tok;
@@ -880,7 +880,7 @@ int vi_cmdline_parse_buf(const char *buf, size_t len, unsigned flags, struct vi_
 }
 
 int vi_cmdline_parse(const char *cmdline, unsigned flags, struct vi_config *cfg,
-		     struct verity_err *err)
+		     struct vi_error *err)
 {
 	size_t len;
 

@@ -542,7 +542,7 @@ static const char *dracut_why(const char *buf, size_t len)
 	return "the words are split differently";
 }
 
-static int refuse_key(struct verity_err *err, const struct vi_split_word *w, const char *who,
+static int refuse_key(struct vi_error *err, const struct vi_split_word *w, const char *who,
 		      const char *why)
 {
 	char kn[64];
@@ -552,7 +552,7 @@ static int refuse_key(struct verity_err *err, const struct vi_split_word *w, con
 }
 
 static int check_splits(const char *buf, size_t len, struct vi_split s[VI_SPLIT__READERS],
-			struct verity_err *err)
+			struct vi_error *err)
 {
 	const struct vi_split *k = &s[VI_SPLIT_KERNEL], *d = &s[VI_SPLIT_DRACUT],
 			      *sd = &s[VI_SPLIT_SYSTEMD], *sc = &s[VI_SPLIT_SYSTEMD_CONDITION];
@@ -601,7 +601,7 @@ static int check_splits(const char *buf, size_t len, struct vi_split s[VI_SPLIT_
 	return 0;
 }
 
-int vi_cmdline_split_check(const char *buf, size_t len, struct verity_err *err)
+int vi_cmdline_split_check(const char *buf, size_t len, struct vi_error *err)
 {
 	struct vi_split s[VI_SPLIT__READERS];
 	size_t nw = VI_SPLIT_MAX_WORDS(len), nt = VI_SPLIT_TEXT_SIZE(len);

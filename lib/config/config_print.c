@@ -67,7 +67,7 @@ static void target(struct printer *p, const struct vi_target *t, const char *pre
 	fbool(p, K("enabled"), t->enabled);
 	field(p, K("name"), t->name);
 	if (t->root_hash_len)
-		hex_encode(t->root_hash, t->root_hash_len, hex, sizeof(hex));
+		vi_hex_encode(t->root_hash, t->root_hash_len, hex, sizeof(hex));
 	field(p, K("roothash"), hex);
 	field(p, K("data"), t->data.spec);
 	field(p, K("hash"), t->hash.spec);

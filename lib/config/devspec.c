@@ -29,8 +29,8 @@ static size_t token_bad_char(const char *s, size_t len)
 		/* NEL and NBSP are whitespace to the kernel's or to Unicode-aware splitters */
 		if (c >= 0x80 && c != 0x85 && c != 0xa0)
 			continue;
-		if (c == '\\' && i + 3 < len && s[i + 1] == 'x' && hex_nibble(s[i + 2]) >= 0 &&
-		    hex_nibble(s[i + 3]) >= 0) {
+		if (c == '\\' && i + 3 < len && s[i + 1] == 'x' && vi_hex_nibble(s[i + 2]) >= 0 &&
+		    vi_hex_nibble(s[i + 3]) >= 0) {
 			i += 3;
 			continue;
 		}
@@ -40,7 +40,7 @@ static size_t token_bad_char(const char *s, size_t len)
 }
 
 static int token_chars_check(const char *what, const char *s, size_t len,
-			     struct verity_err *err)
+			     struct vi_error *err)
 {
 	size_t bad = token_bad_char(s, len);
 	char v[80], ch[8];
@@ -54,14 +54,14 @@ static int token_chars_check(const char *what, const char *s, size_t len,
 }
 
 int vi_devspec_chars_check(const char *what, const char *s, size_t len,
-			   struct verity_err *err)
+			   struct vi_error *err)
 {
 	return token_chars_check(what, s, len, err);
 }
 
 /* Absolute path: "/" followed by components that are not empty, "." or "..", in the character
  * set of token_bad_char (no whitespace, control bytes, commas or shell syntax). */
-int vi_abspath_check(const char *s, size_t len, struct verity_err *err)
+int vi_abspath_check(const char *s, size_t len, struct vi_error *err)
 {
 	size_t comp = 1;
 
@@ -92,7 +92,7 @@ int vi_abspath_check(const char *s, size_t len, struct verity_err *err)
 	return 0;
 }
 
-int vi_init_path_check(const char *s, size_t len, struct verity_err *err)
+int vi_init_path_check(const char *s, size_t len, struct vi_error *err)
 {
 	static const char *const api[] = { "/dev/", "/proc/", "/sys/", "/run/" };
 	int r = vi_abspath_check(s, len, err);
@@ -110,7 +110,7 @@ int vi_init_path_check(const char *s, size_t len, struct verity_err *err)
 }
 
 static int check_uuid_chars(const char *what, const char *s, size_t len, size_t max,
-			    struct verity_err *err)
+			    struct vi_error *err)
 {
 	if (len == 0 || len > max)
 		return vi_err_value(err, what, s, len, "empty or too long");
@@ -124,7 +124,7 @@ static int check_uuid_chars(const char *what, const char *s, size_t len, size_t 
 	return 0;
 }
 
-int vi_devspec_check(const char *s, size_t len, bool allow_majmin, struct verity_err *err)
+int vi_devspec_check(const char *s, size_t len, bool allow_majmin, struct vi_error *err)
 {
 	int r;
 
@@ -209,7 +209,7 @@ int vi_devspec_normalize(const char *s, size_t len, char *out, size_t out_size, 
 				int hi, lo;
 
 				if (p + 3 >= len || s[p + 1] != 'x' ||
-				    (hi = hex_nibble(s[p + 2])) < 0 || (lo = hex_nibble(s[p + 3])) < 0)
+				    (hi = vi_hex_nibble(s[p + 2])) < 0 || (lo = vi_hex_nibble(s[p + 3])) < 0)
 					return -EINVAL;
 				c = (char)(hi << 4 | lo);
 				p += 3;
@@ -249,7 +249,7 @@ enum vi_devspec_kind vi_devspec_kind(const struct vi_devspec *d)
 	return r < 0 ? VI_DEV_NONE : (enum vi_devspec_kind)r;
 }
 
-int vi_location_check(const char *s, size_t len, struct verity_err *err)
+int vi_location_check(const char *s, size_t len, struct vi_error *err)
 {
 	int r;
 
@@ -263,13 +263,13 @@ int vi_location_check(const char *s, size_t len, struct verity_err *err)
 }
 
 int vi_sig_inline_decode(const char *s, size_t len, uint8_t *out, size_t out_size,
-			 size_t *ret_len, struct verity_err *err)
+			 size_t *ret_len, struct vi_error *err)
 {
 	const size_t pl = sizeof(VI_SIG_INLINE_PREFIX) - 1;
 	int r;
 
 	if (!vi_has_prefix(s, len, VI_SIG_INLINE_PREFIX) ||
-	    b64_decode(s + pl, len - pl, out, out_size, ret_len) < 0)
+	    vi_b64_decode(s + pl, len - pl, out, out_size, ret_len) < 0)
 		return vi_err_value(err, "root-hash-signature", s, len,
 			      "base64: is not followed by strict (padded, RFC 4648) base64");
 	r = vi_p7s_check(out, *ret_len, err);
@@ -282,7 +282,7 @@ int vi_sig_inline_decode(const char *s, size_t len, uint8_t *out, size_t out_siz
 	return r;
 }
 
-int vi_sig_location_check(const char *s, size_t len, struct verity_err *err)
+int vi_sig_location_check(const char *s, size_t len, struct vi_error *err)
 {
 	uint8_t der[VI_MAX_SIG_LOC / 4 * 3];
 	size_t n;
@@ -296,7 +296,7 @@ int vi_sig_location_check(const char *s, size_t len, struct verity_err *err)
 
 /* Mapping names: [A-Za-z0-9][A-Za-z0-9._-]*, below VI_MAX_NAME, and not "control"
  * (/dev/mapper/control is the device-mapper control node). */
-int vi_name_check(const char *s, size_t len, struct verity_err *err)
+int vi_name_check(const char *s, size_t len, struct vi_error *err)
 {
 	if (len == 0 || len >= VI_MAX_NAME)
 		return vi_err_value(err, "mapping name", s, len, "empty or longer than 63 characters");

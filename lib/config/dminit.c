@@ -57,7 +57,7 @@ static bool word_is(struct span w, const char *lit)
 	return strlen(lit) == w.n && memcmp(w.s, lit, w.n) == 0;
 }
 
-static int wfail(struct verity_err *err, const char *what, struct span w, const char *why)
+static int wfail(struct vi_error *err, const char *what, struct span w, const char *why)
 {
 	char v[80];
 
@@ -66,7 +66,7 @@ static int wfail(struct verity_err *err, const char *what, struct span w, const 
 }
 
 static int num_with(int (*parse)(const char *, size_t, uint64_t *), const char *kind,
-		    struct span w, const char *what, uint64_t *ret, struct verity_err *err)
+		    struct span w, const char *what, uint64_t *ret, struct vi_error *err)
 {
 	int r = parse(w.s, w.n, ret);
 
@@ -78,18 +78,18 @@ static int num_with(int (*parse)(const char *, size_t, uint64_t *), const char *
 }
 
 /* the verity target's arguments are its sscanf("%u")s: decimal */
-static int num64(struct span w, const char *what, uint64_t *ret, struct verity_err *err)
+static int num64(struct span w, const char *what, uint64_t *ret, struct vi_error *err)
 {
 	return num_with(vi_parse_u64, "not a decimal number", w, what, ret, err);
 }
 
 /* dm-init's own numbers (start, length, minor) are kstrto*(s, 0): hex and octal too */
-static int num64c(struct span w, const char *what, uint64_t *ret, struct verity_err *err)
+static int num64c(struct span w, const char *what, uint64_t *ret, struct vi_error *err)
 {
 	return num_with(vi_parse_u64_c, "not a number", w, what, ret, err);
 }
 
-static int num32(struct span w, const char *what, uint32_t *ret, struct verity_err *err)
+static int num32(struct span w, const char *what, uint32_t *ret, struct vi_error *err)
 {
 	uint64_t v;
 	int r = num64(w, what, &v, err);
@@ -102,9 +102,9 @@ static int num32(struct span w, const char *what, uint32_t *ret, struct verity_e
 	return 0;
 }
 
-static int dev(struct span w, const char *what, struct vi_devspec *d, struct verity_err *err)
+static int dev(struct span w, const char *what, struct vi_devspec *d, struct vi_error *err)
 {
-	struct verity_err e;
+	struct vi_error e;
 	int r = vi_devspec_chars_check(what, w.s, w.n, &e);
 
 	if (r >= 0)
@@ -119,7 +119,7 @@ static int dev(struct span w, const char *what, struct vi_devspec *d, struct ver
 /* One optional parameter named in the table's spelling (w) with its argument a (has_arg)
  * into t, under the repeat rule; its own words for each refusal. */
 static int opt_param(enum vi_param p, struct span w, struct span a, struct vi_target *t,
-		     struct verity_err *err)
+		     struct vi_error *err)
 {
 	const char *name = vi_param_name(p, VI_SPELL_TABLE);
 	struct vi_devspec d;
@@ -162,7 +162,7 @@ static int opt_param(enum vi_param p, struct span w, struct span a, struct vi_ta
 
 /* Optional parameters; w[0..n) are exactly the #opt_params words. */
 static int opt_params(const struct span *w, size_t n, struct vi_target *t,
-		      struct verity_err *err)
+		      struct vi_error *err)
 {
 	uint32_t fec = VI_PARAM_BIT(VI_PARAM_FEC_BLOCKS) | VI_PARAM_BIT(VI_PARAM_FEC_OFFSET) |
 		       VI_PARAM_BIT(VI_PARAM_FEC_ROOTS);
@@ -216,11 +216,11 @@ static int opt_params(const struct span *w, size_t n, struct vi_target *t,
 	return 0;
 }
 
-static int table(struct span tbl, struct vi_target *t, struct verity_err *err)
+static int table(struct span tbl, struct vi_target *t, struct vi_error *err)
 {
 	struct span w[VI_DM_MAX_WORDS];
-	struct verity_params *p = &t->params;
-	struct verity_err e;
+	struct vi_params *p = &t->params;
+	struct vi_error e;
 	uint64_t start, sectors, hash_start, nopt;
 	size_t n = 0, i = 0, len;
 	int r;
@@ -269,22 +269,22 @@ static int table(struct span tbl, struct vi_target *t, struct verity_err *err)
 	if ((r = num64(w[9], "hash start block", &hash_start, err)) < 0)
 		return r;
 	if (vi_strlcpy_exact(p->hash_name, sizeof(p->hash_name), w[10].s, w[10].n) < 0 ||
-	    verity_digest_size(p->hash_name) == 0)
+	    vi_digest_size(p->hash_name) == 0)
 		return wfail(err, "algorithm", w[10], "unknown hash algorithm");
-	r = hex_decode(w[11].s, w[11].n, t->root_hash, sizeof(t->root_hash), &len);
-	if (r < 0 || len != verity_digest_size(p->hash_name))
+	r = vi_hex_decode(w[11].s, w[11].n, t->root_hash, sizeof(t->root_hash), &len);
+	if (r < 0 || len != vi_digest_size(p->hash_name))
 		return wfail(err, "digest", w[11], "not hex of the algorithm's digest size");
 	t->root_hash_len = (unsigned)len;
 	if (word_is(w[12], "-")) {
 		p->salt_size = 0;
 	} else {
-		r = hex_decode(w[12].s, w[12].n, p->salt, sizeof(p->salt), &len);
+		r = vi_hex_decode(w[12].s, w[12].n, p->salt, sizeof(p->salt), &len);
 		if (r < 0)
 			return wfail(err, "salt", w[12], "not hex of at most 256 bytes, or '-'");
 		p->salt_size = (uint16_t)len;
 	}
 	p->no_superblock = true;
-	if (verity_params_validate(p, &e) < 0)
+	if (vi_params_validate(p, &e) < 0)
 		return vi_err(err, "dm-mod.create: %s", e.msg);
 	if (hash_start > UINT64_MAX / p->hash_block_size)
 		return wfail(err, "hash start block", w[9], "too large");
@@ -310,7 +310,7 @@ static int table(struct span tbl, struct vi_target *t, struct verity_err *err)
 	return 0;
 }
 
-int vi_dm_create_parse(const char *s, size_t len, struct vi_target *ret, struct verity_err *err)
+int vi_dm_create_parse(const char *s, size_t len, struct vi_target *ret, struct vi_error *err)
 {
 	struct span f[4];
 	struct vi_target t;

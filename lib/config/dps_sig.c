@@ -53,7 +53,7 @@ static int string(struct cur *c, const char **ret, size_t *ret_len)
 	return 0;
 }
 
-int vi_dps_sig_parse(const char *buf, size_t len, struct vi_dps_sig *ret, struct verity_err *err)
+int vi_dps_sig_parse(const char *buf, size_t len, struct vi_dps_sig *ret, struct vi_error *err)
 {
 	enum { ROOT = 1u, FPR = 2u, SIG = 4u };
 	struct cur c = { buf, buf + len };
@@ -95,20 +95,20 @@ int vi_dps_sig_parse(const char *buf, size_t len, struct vi_dps_sig *ret, struct
 		seen |= bit;
 		switch (bit) {
 		case ROOT:
-			if (hex_decode(v, vlen, ret->root_hash, sizeof(ret->root_hash), &n) < 0 ||
+			if (vi_hex_decode(v, vlen, ret->root_hash, sizeof(ret->root_hash), &n) < 0 ||
 			    n < 16)
 				return vi_err(err, "signature JSON: rootHash is not a hex root hash");
 			ret->root_hash_len = (unsigned)n;
 			break;
 		case FPR:
-			if (hex_decode(v, vlen, ret->fingerprint, sizeof(ret->fingerprint), &n) < 0 ||
+			if (vi_hex_decode(v, vlen, ret->fingerprint, sizeof(ret->fingerprint), &n) < 0 ||
 			    n != sizeof(ret->fingerprint))
 				return vi_err(err, "signature JSON: certificateFingerprint is not a "
 					      "SHA-256 in hex");
 			ret->has_fingerprint = true;
 			break;
 		default:
-			if (b64_decode(v, vlen, ret->sig, sizeof(ret->sig), &n) < 0)
+			if (vi_b64_decode(v, vlen, ret->sig, sizeof(ret->sig), &n) < 0)
 				return vi_err(err, "signature JSON: signature is not base64 of at most "
 					      "%u bytes", VI_P7S_MAX);
 			ret->sig_len = n;

@@ -19,7 +19,7 @@ const char *vi_fail_action_name(enum vi_fail_action a)
 }
 
 int vi_fail_list_parse(const char *s, size_t len, enum vi_fail_action fail[VI_MAX_FAIL],
-		       struct verity_err *err)
+		       struct vi_error *err)
 {
 	enum vi_fail_action out[VI_MAX_FAIL] = { VI_FAIL_NONE };
 	unsigned n = 0;

@@ -135,7 +135,7 @@ static int read_param(enum vi_param p, const char *v, size_t n, struct vi_param_
 		ret->len = 0;
 		if (n == 1 && v[0] == '-')
 			return 0;
-		if (hex_decode(v, n, buf, VERITY_MAX_SALT, &ret->len) < 0 || ret->len == 0)
+		if (vi_hex_decode(v, n, buf, VERITY_MAX_SALT, &ret->len) < 0 || ret->len == 0)
 			return -EINVAL;
 		return 0;
 	case VI_PARAM_UUID: {
@@ -147,7 +147,7 @@ static int read_param(enum vi_param p, const char *v, size_t n, struct vi_param_
 		s[n] = '\0';
 		ret->s = buf;
 		ret->len = 16;
-		return verity_uuid_parse(s, buf) < 0 ? -EINVAL : 0;
+		return vi_uuid_parse(s, buf) < 0 ? -EINVAL : 0;
 	}
 	case VI_PARAM_FEC_DEVICE:
 		if (parse_devspec(v, n, spec) < 0)
@@ -204,7 +204,7 @@ static int set_value(struct vi_manifest *m, struct vi_target *t, enum key k, con
 		return 0;
 	case K_ROOT_HASH:
 		/* length checked against the algorithm once both are known */
-		if (hex_decode(v, n, m->root_hash, sizeof(m->root_hash), &got) < 0 || got == 0)
+		if (vi_hex_decode(v, n, m->root_hash, sizeof(m->root_hash), &got) < 0 || got == 0)
 			return -EINVAL;
 		m->root_hash_len = (unsigned)got;
 		return 0;
@@ -260,7 +260,7 @@ static void from_target(const struct vi_target *t, struct vi_manifest *m)
 }
 
 /* Whole-manifest rules once every line is in. */
-static int check_manifest(const struct vi_manifest *m, uint32_t seen, struct verity_err *err)
+static int check_manifest(const struct vi_manifest *m, uint32_t seen, struct vi_error *err)
 {
 	unsigned dsize;
 	int r;
@@ -268,7 +268,7 @@ static int check_manifest(const struct vi_manifest *m, uint32_t seen, struct ver
 	for (unsigned k = 0; k < FIRST_OPTIONAL; k++)
 		if (!(seen & (1u << k)))
 			return vi_err(err, "manifest: required key '%s' missing", key_name(k));
-	dsize = verity_digest_size(m->params.hash_name);
+	dsize = vi_digest_size(m->params.hash_name);
 	if (m->root_hash_len != dsize)
 		return vi_err(err, "manifest: root-hash has %u bytes, %s needs %u",
 			      m->root_hash_len, m->params.hash_name, dsize);
@@ -278,14 +278,14 @@ static int check_manifest(const struct vi_manifest *m, uint32_t seen, struct ver
 		return vi_err(err, "manifest: fec-offset/fec-roots without fec-device");
 	if (m->hash.spec[0] == '\0' && m->params.hash_offset == 0)
 		return vi_err(err, "manifest: hash area on the data device needs a hash-offset");
-	r = verity_params_validate(&m->params, err);
+	r = vi_params_validate(&m->params, err);
 	if (r < 0)
 		return r;
 	return 0;
 }
 
 int vi_manifest_parse(const char *buf, size_t len, struct vi_manifest *ret,
-		      struct verity_err *err)
+		      struct vi_error *err)
 {
 	static const char magic[] = VI_MANIFEST_MAGIC "\n";
 	struct vi_manifest m;
@@ -372,7 +372,7 @@ static int format_key(const struct vi_manifest *m, const struct vi_target *t, en
 		return add(out, out_size, pos, "%s %llu\n", key_name(k),
 			   (unsigned long long)m->version);
 	case K_ROOT_HASH:
-		hex_encode(m->root_hash, m->root_hash_len, hex, sizeof(hex));
+		vi_hex_encode(m->root_hash, m->root_hash_len, hex, sizeof(hex));
 		return add(out, out_size, pos, "%s %s\n", key_name(k), hex);
 	case K_DATA_DEV:
 		return add(out, out_size, pos, "%s %s\n", key_name(k), m->data.spec);
@@ -397,7 +397,7 @@ static int format_key(const struct vi_manifest *m, const struct vi_target *t, en
 }
 
 int vi_manifest_format(const struct vi_manifest *m, char *out, size_t out_size,
-		       size_t *ret_len, struct verity_err *err)
+		       size_t *ret_len, struct vi_error *err)
 {
 	struct vi_target t;
 	size_t pos = 0;
@@ -408,11 +408,11 @@ int vi_manifest_format(const struct vi_manifest *m, char *out, size_t out_size,
 	out[0] = '\0';
 	if (m->version == 0)
 		return vi_err(err, "manifest version must be at least 1");
-	if (m->root_hash_len == 0 || m->root_hash_len != verity_digest_size(m->params.hash_name))
+	if (m->root_hash_len == 0 || m->root_hash_len != vi_digest_size(m->params.hash_name))
 		return vi_err(err, "root hash length does not match %s", m->params.hash_name);
 	if (m->data.spec[0] == '\0')
 		return vi_err(err, "manifest needs a data device");
-	r = verity_params_validate(&m->params, err);
+	r = vi_params_validate(&m->params, err);
 	if (r < 0)
 		return r;
 	as_target(m, &t);
@@ -463,7 +463,7 @@ bool vi_manifest_devspec_eq(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
-static int contradicts(struct verity_err *err, const char *what)
+static int contradicts(struct vi_error *err, const char *what)
 {
 	vi_err(err, "command line %s contradicts the signed manifest", what);
 	return -EPERM;
@@ -474,9 +474,9 @@ static int contradicts(struct verity_err *err, const char *what)
 #define APPLY_COMPARED (((1u << VI_PARAM_COUNT) - 1u) & ~(VI_PARAM_BIT(VI_PARAM_FEC_DEVICE) | \
 			 VI_PARAM_BIT(VI_PARAM_FEC_BLOCKS) | VI_PARAM_BIT(VI_PARAM_SIGNATURE)))
 
-int vi_manifest_apply(const struct vi_manifest *m, struct vi_target *t, struct verity_err *err)
+int vi_manifest_apply(const struct vi_manifest *m, struct vi_target *t, struct vi_error *err)
 {
-	const struct verity_params *mp = &m->params;
+	const struct vi_params *mp = &m->params;
 	struct vi_target n, mt;
 	char what[48];
 	int p;
@@ -537,7 +537,7 @@ int vi_manifest_apply(const struct vi_manifest *m, struct vi_target *t, struct v
 }
 
 int vi_bundle_split(const char *buf, size_t len, size_t *ret_manifest_len, size_t *ret_sig_off,
-		    size_t *ret_sig_len, struct verity_err *err)
+		    size_t *ret_sig_len, struct vi_error *err)
 {
 	static const char sep[] = "\nuntrusted comment: ";
 	const char *nul, *s;
@@ -565,12 +565,12 @@ int vi_bundle_split(const char *buf, size_t len, size_t *ret_manifest_len, size_
 	return 0;
 }
 
-int vi_bundle_offset(const struct verity_params *p, uint64_t *ret, struct verity_err *err)
+int vi_bundle_offset(const struct vi_params *p, uint64_t *ret, struct vi_error *err)
 {
-	struct verity_geometry g;
+	struct vi_geometry g;
 	int r;
 
-	r = verity_geometry_compute(p, &g, err);
+	r = vi_geometry_compute(p, &g, err);
 	if (r < 0)
 		return r;
 	*ret = g.hash_device_size;
@@ -579,15 +579,15 @@ int vi_bundle_offset(const struct verity_params *p, uint64_t *ret, struct verity
 
 int vi_manifest_verify(const struct vi_keyset *keys, const char *man, size_t man_len,
 		       const char *sig, size_t sig_len, uint64_t min_version,
-		       struct vi_manifest *ret, unsigned *ret_key, struct verity_err *err)
+		       struct vi_manifest *ret, unsigned *ret_key, struct vi_error *err)
 {
-	struct minisign_sig s;
+	struct vi_minisign_sig s;
 	struct vi_manifest m;
 	char id[17], why[sizeof(err->msg)];
 	unsigned k;
 	int r;
 
-	r = minisign_sig_parse(sig, sig_len, &s, err);
+	r = vi_minisign_sig_parse(sig, sig_len, &s, err);
 	if (r < 0) {
 		snprintf(why, sizeof(why), "%s", err->msg);
 		return vi_err(err, "manifest signature: %s", why);
@@ -595,7 +595,7 @@ int vi_manifest_verify(const struct vi_keyset *keys, const char *man, size_t man
 	for (k = 0; k < keys->n; k++)
 		if (memcmp(keys->key[k].key_id, s.key_id, sizeof(s.key_id)) == 0)
 			break;
-	minisign_key_id_format(s.key_id, id);
+	vi_minisign_key_id_format(s.key_id, id);
 	if (k == keys->n) {
 		vi_err(err, "manifest signed by key %s, which is not a trusted key", id);
 		return -ENOKEY;
@@ -605,7 +605,7 @@ int vi_manifest_verify(const struct vi_keyset *keys, const char *man, size_t man
 		vi_err(err, "manifest larger than %u bytes", VI_MANIFEST_MAX);
 		return -E2BIG;
 	}
-	r = minisign_verify(&keys->key[k], &s, (const uint8_t *)man, man_len, false, err);
+	r = vi_minisign_verify(&keys->key[k], &s, (const uint8_t *)man, man_len, false, err);
 	if (r < 0) {
 		snprintf(why, sizeof(why), "%s", err->msg);
 		vi_err(err, "manifest signature (key %s): %s", id, why);

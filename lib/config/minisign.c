@@ -60,7 +60,7 @@ static bool starts_with(const char *s, size_t len, const char *prefix)
 	return len >= n && memcmp(s, prefix, n) == 0;
 }
 
-static int check_size(size_t len, struct verity_err *err)
+static int check_size(size_t len, struct vi_error *err)
 {
 	if (len == 0)
 		return vi_err(err, "empty file");
@@ -69,7 +69,7 @@ static int check_size(size_t len, struct verity_err *err)
 	return 0;
 }
 
-static int untrusted_line(struct lines *l, struct verity_err *err)
+static int untrusted_line(struct lines *l, struct vi_error *err)
 {
 	const char *s;
 	size_t n;
@@ -83,26 +83,26 @@ static int untrusted_line(struct lines *l, struct verity_err *err)
 
 /* A base64 line that must decode to exactly want bytes. */
 static int b64_line(struct lines *l, uint8_t *out, size_t want, const char *what,
-		    struct verity_err *err)
+		    struct vi_error *err)
 {
 	const char *s;
 	size_t n, got = 0;
 
 	if (next_line(l, &s, &n) < 0)
 		return vi_err(err, "%s line missing", what);
-	if (b64_decode(s, n, out, want, &got) < 0 || got != want)
+	if (vi_b64_decode(s, n, out, want, &got) < 0 || got != want)
 		return vi_err(err, "%s is not base64 of %zu bytes", what, want);
 	return 0;
 }
 
-static int at_end(struct lines *l, struct verity_err *err)
+static int at_end(struct lines *l, struct vi_error *err)
 {
 	if (l->pos != l->len)
 		return vi_err(err, "unexpected data after the last line");
 	return 0;
 }
 
-void minisign_key_id_format(const uint8_t key_id[MINISIGN_KEYID_LEN], char out[17])
+void vi_minisign_key_id_format(const uint8_t key_id[MINISIGN_KEYID_LEN], char out[17])
 {
 	static const char digits[] = "0123456789ABCDEF";
 
@@ -140,7 +140,7 @@ void sodium_misuse(void)
 /* The start every minisign file shares: a size within bounds, an "untrusted comment:" line,
  * then one base64 line of exactly `size` bytes (`what` names it in errors). */
 static int head_blob(struct lines *l, uint8_t *blob, size_t size, const char *what,
-		     struct verity_err *err)
+		     struct vi_error *err)
 {
 	int r = check_size(l->len, err);
 
@@ -152,8 +152,8 @@ static int head_blob(struct lines *l, uint8_t *blob, size_t size, const char *wh
 	return b64_line(l, blob, size, what, err);
 }
 
-int minisign_pubkey_parse(const char *buf, size_t len, struct minisign_pubkey *ret,
-			  struct verity_err *err)
+int vi_minisign_pubkey_parse(const char *buf, size_t len, struct vi_minisign_pubkey *ret,
+			  struct vi_error *err)
 {
 	struct lines l = { buf, len, 0 };
 	uint8_t blob[PK_BLOB_LEN];
@@ -172,8 +172,8 @@ int minisign_pubkey_parse(const char *buf, size_t len, struct minisign_pubkey *r
 	return 0;
 }
 
-int minisign_sig_parse(const char *buf, size_t len, struct minisign_sig *ret,
-		       struct verity_err *err)
+int vi_minisign_sig_parse(const char *buf, size_t len, struct vi_minisign_sig *ret,
+		       struct vi_error *err)
 {
 	struct lines l = { buf, len, 0 };
 	uint8_t blob[SIG_BLOB_LEN];
@@ -212,8 +212,8 @@ int minisign_sig_parse(const char *buf, size_t len, struct minisign_sig *ret,
 	return 0;
 }
 
-int minisign_verify(const struct minisign_pubkey *pk, const struct minisign_sig *sig,
-		    const uint8_t *msg, size_t msg_len, bool allow_legacy, struct verity_err *err)
+int vi_minisign_verify(const struct vi_minisign_pubkey *pk, const struct vi_minisign_sig *sig,
+		    const uint8_t *msg, size_t msg_len, bool allow_legacy, struct vi_error *err)
 {
 	uint8_t prehash[crypto_generichash_blake2b_BYTES_MAX];
 	uint8_t global[MINISIGN_SIG_LEN + MINISIGN_COMMENT_MAX];
@@ -221,8 +221,8 @@ int minisign_verify(const struct minisign_pubkey *pk, const struct minisign_sig 
 	int r;
 
 	if (memcmp(pk->key_id, sig->key_id, MINISIGN_KEYID_LEN) != 0) {   /* public data */
-		minisign_key_id_format(sig->key_id, got);
-		minisign_key_id_format(pk->key_id, want);
+		vi_minisign_key_id_format(sig->key_id, got);
+		vi_minisign_key_id_format(pk->key_id, want);
 		vi_err(err, "signature made by key %s, not by key %s", got, want);
 		return -ENOKEY;
 	}
@@ -253,8 +253,8 @@ int minisign_verify(const struct minisign_pubkey *pk, const struct minisign_sig 
 	return 0;
 }
 
-int minisign_seckey_parse(const char *buf, size_t len, struct minisign_seckey *ret,
-			  struct verity_err *err)
+int vi_minisign_seckey_parse(const char *buf, size_t len, struct vi_minisign_seckey *ret,
+			  struct vi_error *err)
 {
 	static const uint8_t zero_chk[32];
 	struct lines l = { buf, len, 0 };
@@ -327,7 +327,7 @@ static int put_b64(char *out, size_t out_size, size_t *pos, const uint8_t *bin, 
 	char b64[128];
 	int r;
 
-	r = b64_encode(bin, n, b64, sizeof(b64));
+	r = vi_b64_encode(bin, n, b64, sizeof(b64));
 	if (r < 0)
 		return r;
 	r = put(out, out_size, pos, b64, strlen(b64));
@@ -341,9 +341,9 @@ static bool comment_ok(const char *c)
 	return strlen(c) <= MINISIGN_COMMENT_MAX && !strpbrk(c, "\r\n");
 }
 
-int minisign_sign(const struct minisign_seckey *sk, const uint8_t *msg, size_t msg_len,
+int vi_minisign_sign(const struct vi_minisign_seckey *sk, const uint8_t *msg, size_t msg_len,
 		  const char *trusted_comment, const char *untrusted_comment,
-		  char *out, size_t out_size, size_t *ret_len, struct verity_err *err)
+		  char *out, size_t out_size, size_t *ret_len, struct vi_error *err)
 {
 	uint8_t prehash[crypto_generichash_blake2b_BYTES_MAX];
 	uint8_t blob[SIG_BLOB_LEN];
@@ -386,8 +386,8 @@ int minisign_sign(const struct minisign_seckey *sk, const uint8_t *msg, size_t m
 	return 0;
 }
 
-int minisign_pubkey_format(const struct minisign_seckey *sk, char *out, size_t out_size,
-			   struct verity_err *err)
+int vi_minisign_pubkey_format(const struct vi_minisign_seckey *sk, char *out, size_t out_size,
+			   struct vi_error *err)
 {
 	uint8_t blob[PK_BLOB_LEN];
 	char id[17], line[64];
@@ -397,7 +397,7 @@ int minisign_pubkey_format(const struct minisign_seckey *sk, char *out, size_t o
 	if (out_size == 0)
 		return -ENOBUFS;
 	out[0] = '\0';
-	minisign_key_id_format(sk->key_id, id);
+	vi_minisign_key_id_format(sk->key_id, id);
 	snprintf(line, sizeof(line), "minisign public key %s\n", id);
 	memcpy(blob, "Ed", 2);
 	memcpy(blob + 2, sk->key_id, MINISIGN_KEYID_LEN);

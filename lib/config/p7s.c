@@ -6,7 +6,7 @@
 
 #include "strutil.h"
 
-int vi_p7s_check(const uint8_t *buf, size_t len, struct verity_err *err)
+int vi_p7s_check(const uint8_t *buf, size_t len, struct vi_error *err)
 {
 	size_t hdr, body;
 

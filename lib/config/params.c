@@ -166,7 +166,7 @@ const char *vi_param_range_check(enum vi_param p, uint64_t v)
 		break;
 	case VI_PARAM_DATA_BS:
 	case VI_PARAM_HASH_BS:
-		ok = verity_block_size_ok(v);
+		ok = vi_block_size_ok(v);
 		break;
 	case VI_PARAM_DATA_BLOCKS:
 	case VI_PARAM_FEC_BLOCKS:
@@ -199,7 +199,7 @@ const char *vi_param_range_check(enum vi_param p, uint64_t v)
 	return ok ? NULL : params[p].range;
 }
 
-void vi_params_fill_defaults(struct verity_params *p, uint32_t given)
+void vi_params_fill_defaults(struct vi_params *p, uint32_t given)
 {
 	if (!(given & VI_GIVEN_HASH_NAME))
 		snprintf(p->hash_name, sizeof(p->hash_name), "sha256");
@@ -328,7 +328,7 @@ static int store(struct vi_target *n, enum vi_param p, const struct vi_param_val
 		char name[VERITY_MAX_HASH_NAME] = { 0 };   /* copied whole: no stack bytes after the NUL */
 
 		if (vi_strlcpy_exact(name, sizeof(name), v->s, v->len) < 0 ||
-		    verity_digest_size(name) == 0)
+		    vi_digest_size(name) == 0)
 			return -ERANGE;
 		memcpy(n->params.hash_name, name, sizeof(name));
 		return 0;
@@ -438,7 +438,7 @@ static const char *spec_text(const char *spec, char *out, size_t size)
 		{ "LABEL=", "/dev/disk/by-label/" },
 		{ "PARTLABEL=", "/dev/disk/by-partlabel/" },
 	};
-	struct verity_err e;
+	struct vi_error e;
 	size_t len = strlen(spec);
 
 	if (vi_devspec_chars_check("device", spec, len, &e) == 0)
@@ -495,12 +495,12 @@ static const char *value_text(const struct vi_target *t, enum vi_param p, enum v
 		       vi_ioerror_word(t->ioerror, s);
 	case BYTES:
 		if (p == VI_PARAM_UUID) {
-			verity_uuid_format(t->params.uuid, val);
+			vi_uuid_format(t->params.uuid, val);
 			return val;
 		}
 		if (t->params.salt_size == 0)
 			return "-";
-		if (hex_encode(t->params.salt, t->params.salt_size, val, size) < 0)
+		if (vi_hex_encode(t->params.salt, t->params.salt_size, val, size) < 0)
 			return NULL;
 		return val;
 	case NUM:

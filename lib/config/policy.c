@@ -108,7 +108,7 @@ bool vi_policy_env_allowed(const struct vi_policy *p, const char *name, size_t l
 	return false;
 }
 
-static int env_list(struct vi_policy *p, const char *s, size_t len, struct verity_err *err)
+static int env_list(struct vi_policy *p, const char *s, size_t len, struct vi_error *err)
 {
 	size_t start = 0;
 
@@ -143,7 +143,7 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
-static int weak_list(const char *s, size_t len, uint32_t *ret, struct verity_err *err)
+static int weak_list(const char *s, size_t len, uint32_t *ret, struct vi_error *err)
 {
 	uint32_t bits = 0;
 	size_t start = 0;
@@ -175,7 +175,7 @@ static int weak_list(const char *s, size_t len, uint32_t *ret, struct verity_err
 }
 
 static int set_value(struct vi_policy *p, enum pkey k, const char *v, size_t n,
-		     struct verity_err *err)
+		     struct vi_error *err)
 {
 	uint64_t u;
 
@@ -209,7 +209,7 @@ static int set_value(struct vi_policy *p, enum pkey k, const char *v, size_t n,
 			return vi_err(err, "min_version: not a decimal number");
 		return 0;
 	case P_INIT: {
-		struct verity_err e;
+		struct vi_error e;
 
 		if (vi_init_path_check(v, n, &e) < 0)
 			return vi_err(err, "init: %s", e.msg);
@@ -229,7 +229,7 @@ static int set_value(struct vi_policy *p, enum pkey k, const char *v, size_t n,
 	return -EINVAL;
 }
 
-int vi_policy_parse(const char *buf, size_t len, struct vi_policy *ret, struct verity_err *err)
+int vi_policy_parse(const char *buf, size_t len, struct vi_policy *ret, struct vi_error *err)
 {
 	struct { const char *v; size_t n; } seen[P__MAX] = { { NULL, 0 } };
 	struct vi_policy p;
@@ -246,7 +246,7 @@ int vi_policy_parse(const char *buf, size_t len, struct vi_policy *ret, struct v
 	while (pos < len) {
 		const char *l = buf + pos, *nl = memchr(l, '\n', len - pos), *eq;
 		size_t n = nl ? (size_t)(nl - l) : len - pos, kn, vs, vn;
-		struct verity_err e;
+		struct vi_error e;
 		enum pkey k = P__MAX;
 		int r;
 
@@ -301,7 +301,7 @@ int vi_policy_parse(const char *buf, size_t len, struct vi_policy *ret, struct v
 	return 0;
 }
 
-int vi_policy_load(const char *path, struct vi_policy *ret, struct verity_err *err)
+int vi_policy_load(const char *path, struct vi_policy *ret, struct vi_error *err)
 {
 	size_t len = 0;
 	char *buf;
@@ -312,7 +312,7 @@ int vi_policy_load(const char *path, struct vi_policy *ret, struct verity_err *e
 		vi_err(err, "out of memory reading %s", path);
 		return -ENOMEM;
 	}
-	r = fileio_read_file_at(AT_FDCWD, path, FILEIO_REGULAR, buf, VI_POLICY_MAX_SIZE, &len);
+	r = vi_fileio_read_file_at(AT_FDCWD, path, FILEIO_REGULAR, buf, VI_POLICY_MAX_SIZE, &len);
 	if (r == -ENOENT) {
 		vi_policy_init(ret);
 		r = 0;
@@ -329,7 +329,7 @@ int vi_policy_load(const char *path, struct vi_policy *ret, struct verity_err *e
 	return r;
 }
 
-static int refuse(struct verity_err *err, const char *what, uint32_t weak)
+static int refuse(struct vi_error *err, const char *what, uint32_t weak)
 {
 	vi_err(err, "%s: '%s' weakens verification and the initramfs policy (%s allow_weak=) "
 	       "does not allow it", what, vi_weak_name(weak), VI_POLICY_FILE);
@@ -337,7 +337,7 @@ static int refuse(struct verity_err *err, const char *what, uint32_t weak)
 }
 
 static int check_target(const struct vi_target *t, const char *what, const struct vi_policy *p,
-			struct verity_err *err)
+			struct vi_error *err)
 {
 	if (!t->enabled)
 		return 0;
@@ -354,7 +354,7 @@ static int check_target(const struct vi_target *t, const char *what, const struc
 }
 
 int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
-		    struct verity_err *err)
+		    struct vi_error *err)
 {
 	int r;
 
@@ -447,7 +447,7 @@ int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 	return 0;
 }
 
-int vi_policy_apply(const struct vi_policy *p, struct vi_config *cfg, struct verity_err *err)
+int vi_policy_apply(const struct vi_policy *p, struct vi_config *cfg, struct vi_error *err)
 {
 	enum vi_fail_action out[VI_MAX_FAIL] = { VI_FAIL_NONE };
 	unsigned n = 0;

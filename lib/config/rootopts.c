@@ -34,7 +34,7 @@ static bool names_device(const char *opt, size_t klen)
 }
 
 int vi_rootflags_parse(const char *rootflags, unsigned long *ret_flags, char *data,
-		       size_t data_size, struct verity_err *err)
+		       size_t data_size, struct vi_error *err)
 {
 	unsigned long flags = MS_RDONLY;
 	size_t dlen = 0;
@@ -109,7 +109,7 @@ static bool root_fs_type_allowed(const char *type, size_t len)
 	return false;
 }
 
-int vi_rootfstype_check(const char *list, struct verity_err *err)
+int vi_rootfstype_check(const char *list, struct vi_error *err)
 {
 	const char *p = list ? list : "";
 

@@ -23,7 +23,7 @@
 #include "params.h"
 #include "strutil.h"
 
-static int bad_value(struct verity_err *err, const char *name, const char *v, size_t n,
+static int bad_value(struct vi_error *err, const char *name, const char *v, size_t n,
 		     const char *why)
 {
 	char s[64];
@@ -35,7 +35,7 @@ static int bad_value(struct verity_err *err, const char *name, const char *v, si
 /* The value v[0..n) of word p into *ret, in veritytab's syntax (the grammar above); the reason
  * of a refusal in *why. */
 static int read_value(enum vi_param p, const char *v, size_t n, struct vi_param_value *ret,
-		      uint8_t *buf, char *spec, const char **why, struct verity_err *err)
+		      uint8_t *buf, char *spec, const char **why, struct vi_error *err)
 {
 	bool b = false;
 	size_t len = 0;
@@ -65,7 +65,7 @@ static int read_value(enum vi_param p, const char *v, size_t n, struct vi_param_
 		ret->len = 0;
 		if (n == 1 && v[0] == '-')
 			return 0;
-		r = hex_decode(v, n, buf, VERITY_MAX_SALT, &ret->len);
+		r = vi_hex_decode(v, n, buf, VERITY_MAX_SALT, &ret->len);
 		*why = r == -ENOBUFS ? "longer than 256 bytes" : "not hex (use '-' for no salt)";
 		return r < 0 || n == 0 ? -EINVAL : 0;
 	case VI_PARAM_UUID: {
@@ -75,9 +75,9 @@ static int read_value(enum vi_param p, const char *v, size_t n, struct vi_param_
 		ret->s = buf;
 		ret->len = 16;
 		/* systemd also takes the 32 hex digits without dashes (sd_id128_from_string) */
-		if (n == 32 && hex_decode(v, n, buf, 16, &len) == 0 && len == 16)
+		if (n == 32 && vi_hex_decode(v, n, buf, 16, &len) == 0 && len == 16)
 			return 0;
-		if (vi_strlcpy_exact(tmp, sizeof(tmp), v, n) < 0 || verity_uuid_parse(tmp, buf) < 0)
+		if (vi_strlcpy_exact(tmp, sizeof(tmp), v, n) < 0 || vi_uuid_parse(tmp, buf) < 0)
 			return -EINVAL;
 		return 0;
 	}
@@ -138,7 +138,7 @@ static int mode_word(const char *w, size_t n, uint64_t *num)
 	return -1;
 }
 
-static int apply_word(struct vi_target *t, const char *w, size_t n, struct verity_err *err)
+static int apply_word(struct vi_target *t, const char *w, size_t n, struct vi_error *err)
 {
 	const char *eq = memchr(w, '=', n), *v = eq ? eq + 1 : NULL, *why = NULL, *name;
 	size_t klen = eq ? (size_t)(eq - w) : n, vlen = eq ? n - klen - 1 : 0;
@@ -187,7 +187,7 @@ static int apply_word(struct vi_target *t, const char *w, size_t n, struct verit
 	return 0;
 }
 
-int vi_vopts_parse(const char *s, size_t len, struct vi_target *t, struct verity_err *err)
+int vi_vopts_parse(const char *s, size_t len, struct vi_target *t, struct vi_error *err)
 {
 	size_t start = 0;
 
@@ -227,7 +227,7 @@ static const enum vi_param format_order[] = {
 
 int vi_vopts_format(const struct vi_target *t, char *out, size_t out_size)
 {
-	const struct verity_params *p = &t->params;
+	const struct vi_params *p = &t->params;
 	/* Without a superblock every parameter matters: print them all once they are filled in
 	 * (lib/config/cmdline.c fills veritysetup's defaults); before that, only what was given. */
 	bool all = !t->superblock && p->data_block_size && p->hash_block_size && p->hash_name[0];

@@ -19,13 +19,13 @@
 #define AF_ALG 38
 #endif
 
-struct digest_ctx {
+struct vi_digest_ctx {
 	int tfm_fd;      /* bound transform socket; -1 in duplicates (the kernel keeps a ref) */
 	int op_fd;       /* operation socket carrying the hash state */
 	unsigned size;
 };
 
-static void alg_free(struct digest_ctx *c)
+static void alg_free(struct vi_digest_ctx *c)
 {
 	if (!c)
 		return;
@@ -36,10 +36,10 @@ static void alg_free(struct digest_ctx *c)
 	free(c);
 }
 
-static int alg_new(const char *hash_name, struct digest_ctx **ret)
+static int alg_new(const char *hash_name, struct vi_digest_ctx **ret)
 {
 	struct sockaddr_alg sa = { .salg_family = AF_ALG, .salg_type = "hash" };
-	struct digest_ctx *c;
+	struct vi_digest_ctx *c;
 	int r;
 
 	if (strlen(hash_name) >= sizeof(sa.salg_name))
@@ -49,7 +49,7 @@ static int alg_new(const char *hash_name, struct digest_ctx **ret)
 		return -ENOMEM;
 	c->tfm_fd = c->op_fd = -1;
 	/* The digest size is needed for recv(); only names whose size we know are accepted. */
-	c->size = verity_digest_size(hash_name);
+	c->size = vi_digest_size(hash_name);
 	if (!c->size) {
 		r = -ENOENT;
 		goto out_free;
@@ -78,9 +78,9 @@ out_free:
 	return r;
 }
 
-static int alg_dup(const struct digest_ctx *src, struct digest_ctx **ret)
+static int alg_dup(const struct vi_digest_ctx *src, struct vi_digest_ctx **ret)
 {
-	struct digest_ctx *c;
+	struct vi_digest_ctx *c;
 	int r;
 
 	c = calloc(1, sizeof(*c));
@@ -98,7 +98,7 @@ static int alg_dup(const struct digest_ctx *src, struct digest_ctx **ret)
 	return 0;
 }
 
-static int alg_copy(struct digest_ctx *dst, const struct digest_ctx *src)
+static int alg_copy(struct vi_digest_ctx *dst, const struct vi_digest_ctx *src)
 {
 	int fd = accept4(src->op_fd, NULL, NULL, SOCK_CLOEXEC);
 
@@ -110,7 +110,7 @@ static int alg_copy(struct digest_ctx *dst, const struct digest_ctx *src)
 	return 0;
 }
 
-static int alg_update(struct digest_ctx *c, const void *buf, size_t len)
+static int alg_update(struct vi_digest_ctx *c, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 
@@ -130,7 +130,7 @@ static int alg_update(struct digest_ctx *c, const void *buf, size_t len)
 	return 0;
 }
 
-static int alg_final(struct digest_ctx *c, uint8_t *out, size_t out_len)
+static int alg_final(struct vi_digest_ctx *c, uint8_t *out, size_t out_len)
 {
 	ssize_t n;
 
@@ -144,7 +144,7 @@ static int alg_final(struct digest_ctx *c, uint8_t *out, size_t out_len)
 	return (size_t)n == c->size ? 0 : -EIO;
 }
 
-const struct digest_ops digest_afalg_ops = {
+const struct vi_digest_ops vi_digest_afalg_ops = {
 	.name = "af_alg",
 	.new_ctx = alg_new,
 	.dup = alg_dup,

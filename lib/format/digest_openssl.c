@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* OpenSSL EVP digest backend for host programs (SHA-NI / AVX2 code paths come with it). The
- * static agent never links this object: nothing it uses refers to digest_openssl_ops. */
+ * static agent never links this object: nothing it uses refers to vi_digest_openssl_ops. */
 #include "digest.h"
 
 #include <errno.h>
@@ -8,13 +8,13 @@
 
 #include <openssl/evp.h>
 
-struct digest_ctx {
+struct vi_digest_ctx {
 	EVP_MD *md;          /* fetched once per context family; each context holds a ref */
 	EVP_MD_CTX *ctx;
 	unsigned size;
 };
 
-static void ossl_free(struct digest_ctx *c)
+static void ossl_free(struct vi_digest_ctx *c)
 {
 	if (!c)
 		return;
@@ -23,9 +23,9 @@ static void ossl_free(struct digest_ctx *c)
 	free(c);
 }
 
-static int ossl_new(const char *hash_name, struct digest_ctx **ret)
+static int ossl_new(const char *hash_name, struct vi_digest_ctx **ret)
 {
-	struct digest_ctx *c;
+	struct vi_digest_ctx *c;
 	int r;
 
 	c = calloc(1, sizeof(*c));
@@ -55,9 +55,9 @@ out_free:
 	return r;
 }
 
-static int ossl_dup(const struct digest_ctx *src, struct digest_ctx **ret)
+static int ossl_dup(const struct vi_digest_ctx *src, struct vi_digest_ctx **ret)
 {
-	struct digest_ctx *c;
+	struct vi_digest_ctx *c;
 	int r;
 
 	c = calloc(1, sizeof(*c));
@@ -86,24 +86,24 @@ out_free:
 	return r;
 }
 
-static int ossl_copy(struct digest_ctx *dst, const struct digest_ctx *src)
+static int ossl_copy(struct vi_digest_ctx *dst, const struct vi_digest_ctx *src)
 {
 	return EVP_MD_CTX_copy_ex(dst->ctx, src->ctx) == 1 ? 0 : -ENOMEM;
 }
 
-static int ossl_update(struct digest_ctx *c, const void *buf, size_t len)
+static int ossl_update(struct vi_digest_ctx *c, const void *buf, size_t len)
 {
 	return EVP_DigestUpdate(c->ctx, buf, len) == 1 ? 0 : -EINVAL;
 }
 
-static int ossl_final(struct digest_ctx *c, uint8_t *out, size_t out_len)
+static int ossl_final(struct vi_digest_ctx *c, uint8_t *out, size_t out_len)
 {
 	if (out_len < c->size)
 		return -ENOBUFS;
 	return EVP_DigestFinal_ex(c->ctx, out, NULL) == 1 ? 0 : -EINVAL;
 }
 
-const struct digest_ops digest_openssl_ops = {
+const struct vi_digest_ops vi_digest_openssl_ops = {
 	.name = "openssl",
 	.new_ctx = ossl_new,
 	.dup = ossl_dup,

@@ -27,16 +27,16 @@
 
 /* ---- geometry ----------------------------------------------------------------------------- */
 
-int verity_fec_geometry_compute(uint64_t data_blocks, uint32_t block_size, uint64_t hash_start,
+int vi_fec_geometry_compute(uint64_t data_blocks, uint32_t block_size, uint64_t hash_start,
 				uint64_t hash_blocks, unsigned roots,
-				struct verity_fec_geometry *ret, struct verity_err *err)
+				struct vi_fec_geometry *ret, struct vi_error *err)
 {
-	struct verity_fec_geometry g;
+	struct vi_fec_geometry g;
 
 	if (roots < VERITY_FEC_MIN_ROOTS || roots > VERITY_FEC_MAX_ROOTS)
 		return vi_err(err, "FEC roots %u out of range (%u to %u parity bytes)", roots,
 			      VERITY_FEC_MIN_ROOTS, VERITY_FEC_MAX_ROOTS);
-	if (!verity_block_size_ok(block_size))
+	if (!vi_block_size_ok(block_size))
 		return vi_err(err, "FEC block size %u is not a power of two from %u to %u",
 			      block_size, VERITY_MIN_BLOCK, VERITY_MAX_BLOCK);
 	if (data_blocks == 0)
@@ -71,9 +71,9 @@ overflow:
 		      (unsigned long long)data_blocks, (unsigned long long)hash_blocks);
 }
 
-int verity_fec_hash_blocks(uint64_t hash_end, bool fec_on_hash, uint32_t block_size,
+int vi_fec_hash_blocks(uint64_t hash_end, bool fec_on_hash, uint32_t block_size,
 			   uint64_t tree_start, uint64_t tree_blocks, uint64_t *ret,
-			   struct verity_err *err)
+			   struct vi_error *err)
 {
 	uint64_t end;
 
@@ -101,10 +101,10 @@ static bool fec_is_file(int fd)
 }
 
 /* -EIO unless the FEC device holds size bytes at offset. */
-static int fec_device_fits(int fec_fd, uint64_t offset, uint64_t size, struct verity_err *err)
+static int fec_device_fits(int fec_fd, uint64_t offset, uint64_t size, struct vi_error *err)
 {
 	uint64_t have = 0;
-	int r = verity_fd_size(fec_fd, &have);
+	int r = vi_fd_size(fec_fd, &have);
 
 	if (r < 0) {
 		return vi_errno(err, r, "cannot get the FEC device size: %s",
@@ -118,11 +118,11 @@ static int fec_device_fits(int fec_fd, uint64_t offset, uint64_t size, struct ve
 	return 0;
 }
 
-int verity_fec_layout(int data_fd, int hash_fd, int fec_fd, const struct verity_params *p,
-		      const struct verity_geometry *g, uint64_t fec_offset, unsigned roots,
-		      struct verity_fec_geometry *ret, bool *ret_on_hash, struct verity_err *err)
+int vi_fec_layout(int data_fd, int hash_fd, int fec_fd, const struct vi_params *p,
+		      const struct vi_geometry *g, uint64_t fec_offset, unsigned roots,
+		      struct vi_fec_geometry *ret, bool *ret_on_hash, struct vi_error *err)
 {
-	struct verity_fec_geometry fg;
+	struct vi_fec_geometry fg;
 	uint64_t hash_end, hash_blocks;
 	bool on_hash;
 	int r;
@@ -136,11 +136,11 @@ int verity_fec_layout(int data_fd, int hash_fd, int fec_fd, const struct verity_
 	if (fec_offset % 512)
 		return vi_err(err, "FEC offset %llu is not a multiple of 512",
 			      (unsigned long long)fec_offset);
-	if (verity_same_file(fec_fd, data_fd) && fec_offset < g->data_size)
+	if (vi_same_file(fec_fd, data_fd) && fec_offset < g->data_size)
 		return vi_err(err, "FEC area at byte %llu lies inside the data (%llu bytes) on the "
 			      "same device", (unsigned long long)fec_offset,
 			      (unsigned long long)g->data_size);
-	on_hash = verity_same_file(fec_fd, hash_fd);
+	on_hash = vi_same_file(fec_fd, hash_fd);
 	if (on_hash) {
 		/* The whole hash area, superblock included, comes first; veritysetup checks
 		 * hash_offset + tree bytes only and lets the parity overwrite the last tree block. */
@@ -152,20 +152,20 @@ int verity_fec_layout(int data_fd, int hash_fd, int fec_fd, const struct verity_
 	} else {
 		struct stat st;
 
-		r = verity_fd_size(hash_fd, &hash_end);
+		r = vi_fd_size(hash_fd, &hash_end);
 		if (r < 0) {
 			return vi_errno(err, r, "cannot get the hash device size: %s",
 				 strerror(-r));
 		}
-		/* verity_tree_build extends a short hash file to the end of the tree */
+		/* vi_tree_build extends a short hash file to the end of the tree */
 		if (fstat(hash_fd, &st) == 0 && S_ISREG(st.st_mode) && hash_end < g->hash_device_size)
 			hash_end = g->hash_device_size;
 	}
-	r = verity_fec_hash_blocks(hash_end, on_hash, p->hash_block_size, g->tree_start,
+	r = vi_fec_hash_blocks(hash_end, on_hash, p->hash_block_size, g->tree_start,
 				   g->hash_blocks, &hash_blocks, err);
 	if (r < 0)
 		return r;
-	r = verity_fec_geometry_compute(p->data_blocks, p->data_block_size, g->tree_start,
+	r = vi_fec_geometry_compute(p->data_blocks, p->data_block_size, g->tree_start,
 					hash_blocks, roots, &fg, err);
 	if (r < 0)
 		return r;
@@ -186,8 +186,8 @@ int verity_fec_layout(int data_fd, int hash_fd, int fec_fd, const struct verity_
 /* ---- streaming over the devices ----------------------------------------------------------- */
 
 struct fec_job {
-	const struct verity_fec_geometry *g;
-	struct verity_rs rs;
+	const struct vi_fec_geometry *g;
+	struct vi_rs rs;
 	int data_fd, hash_fd, fec_fd;
 	uint64_t fec_offset;
 	uint64_t data_bytes;            /* input bytes from the data device */
@@ -221,7 +221,7 @@ static int read_input(struct fec_job *j, uint64_t off, size_t len, uint8_t *dst)
 
 		if (off < j->data_bytes) {
 			n = j->data_bytes - off < len ? (size_t)(j->data_bytes - off) : len;
-			r = verity_pread_full(j->data_fd, dst, n, off);
+			r = vi_pread_full(j->data_fd, dst, n, off);
 			if (r < 0) {
 				vi_work_fail(&j->pool, r, "FEC: read of the data device failed", off);
 				return r;
@@ -230,7 +230,7 @@ static int read_input(struct fec_job *j, uint64_t off, size_t len, uint8_t *dst)
 			uint64_t h = off - j->data_bytes;
 
 			n = j->hash_bytes - h < len ? (size_t)(j->hash_bytes - h) : len;
-			r = verity_pread_full(j->hash_fd, dst, n, j->hash_off + h);
+			r = vi_pread_full(j->hash_fd, dst, n, j->hash_off + h);
 			if (r < 0) {
 				vi_work_fail(&j->pool, r, "FEC: read of the hash device failed",
 					     j->hash_off + h);
@@ -250,7 +250,7 @@ static int read_input(struct fec_job *j, uint64_t off, size_t len, uint8_t *dst)
 static int run_window(struct fec_worker *w, uint64_t k)
 {
 	struct fec_job *j = w->job;
-	const struct verity_fec_geometry *g = j->g;
+	const struct vi_fec_geometry *g = j->g;
 	uint64_t c0 = k * j->window;
 	size_t n = g->rs_blocks - c0 < j->window ? (size_t)(g->rs_blocks - c0) : j->window;
 	size_t plen = n * g->roots;
@@ -264,15 +264,15 @@ static int run_window(struct fec_worker *w, uint64_t k)
 			return r;
 	}
 	for (size_t c = 0; c < n; c += SUB_COLUMNS)
-		verity_rs_encode_cols(&j->rs, w->rows + c, n, n - c < SUB_COLUMNS ? n - c : SUB_COLUMNS,
+		vi_rs_encode_cols(&j->rs, w->rows + c, n, n - c < SUB_COLUMNS ? n - c : SUB_COLUMNS,
 			    w->st, w->par + c * g->roots);
 	if (!j->verify) {
-		r = verity_pwrite_full(j->fec_fd, w->par, plen, poff);
+		r = vi_pwrite_full(j->fec_fd, w->par, plen, poff);
 		if (r < 0)
 			vi_work_fail(&j->pool, r, "FEC: write failed", poff);
 		return r;
 	}
-	r = verity_pread_full(j->fec_fd, w->cmp, plen, poff);
+	r = vi_pread_full(j->fec_fd, w->cmp, plen, poff);
 	if (r < 0) {
 		vi_work_fail(&j->pool, r, "FEC: read of the FEC device failed", poff);
 		return r;
@@ -298,7 +298,7 @@ static int run_window(struct fec_worker *w, uint64_t k)
 		for (unsigned i = 0; i < g->rsn; i++)
 			w->cw[i] = w->rows[(size_t)i * n + c];
 		memcpy(w->cw + g->rsn, want, g->roots);
-		nerr = verity_rs_decode(&j->rs, w->cw);
+		nerr = vi_rs_decode(&j->rs, w->cw);
 		if (nerr < 0) {
 			vi_atomic_min_u64(&j->bad, (c0 + c) * g->roots + b);
 			/* windows after this one cannot hold the first such block */
@@ -324,9 +324,9 @@ static int window_item(void *arg, uint64_t k)
 	return r;
 }
 
-static int run_job(struct fec_job *j, const struct verity_fec_opts *o, struct verity_err *err)
+static int run_job(struct fec_job *j, const struct vi_fec_opts *o, struct vi_error *err)
 {
-	const struct verity_fec_geometry *g = j->g;
+	const struct vi_fec_geometry *g = j->g;
 	unsigned n = vi_work_threads(o->threads, UINT64_MAX);
 	size_t win = o->window;
 	struct fec_worker *ws = NULL;
@@ -384,12 +384,12 @@ out:
 	return r;
 }
 
-static int job_init(struct fec_job *j, const struct verity_fec_geometry *g, int data_fd,
+static int job_init(struct fec_job *j, const struct vi_fec_geometry *g, int data_fd,
 		    int hash_fd, int fec_fd, uint64_t fec_offset, bool verify,
-		    struct verity_err *err)
+		    struct vi_error *err)
 {
 	memset(j, 0, sizeof(*j));
-	if (verity_rs_init(&j->rs, g->roots) < 0 || g->rsn != VERITY_FEC_RSM - g->roots ||
+	if (vi_rs_init(&j->rs, g->roots) < 0 || g->rsn != VERITY_FEC_RSM - g->roots ||
 	    g->rs_blocks == 0 || fec_offset > (uint64_t)INT64_MAX - g->size)
 		return vi_err(err, "FEC: invalid geometry");
 	j->g = g;
@@ -404,9 +404,9 @@ static int job_init(struct fec_job *j, const struct verity_fec_geometry *g, int 
 	return 0;
 }
 
-int verity_fec_encode(const struct verity_fec_geometry *g, int data_fd, int hash_fd,
-		      int fec_fd, uint64_t fec_offset, const struct verity_fec_opts *o,
-		      struct verity_err *err)
+int vi_fec_encode(const struct vi_fec_geometry *g, int data_fd, int hash_fd,
+		      int fec_fd, uint64_t fec_offset, const struct vi_fec_opts *o,
+		      struct vi_error *err)
 {
 	struct fec_job *j;
 	struct stat st;
@@ -450,9 +450,9 @@ out:
 	return r;
 }
 
-int verity_fec_verify(const struct verity_fec_geometry *g, int data_fd, int hash_fd,
-		      int fec_fd, uint64_t fec_offset, const struct verity_fec_opts *o,
-		      struct verity_fec_bad *bad, struct verity_err *err)
+int vi_fec_verify(const struct vi_fec_geometry *g, int data_fd, int hash_fd,
+		      int fec_fd, uint64_t fec_offset, const struct vi_fec_opts *o,
+		      struct vi_fec_bad *bad, struct vi_error *err)
 {
 	struct fec_job *j;
 	int r;

@@ -14,7 +14,7 @@ static unsigned log2_down(uint64_t x)
 	return b;
 }
 
-uint64_t verity_tree_start(const struct verity_params *p)
+uint64_t vi_tree_start(const struct vi_params *p)
 {
 	if (p->no_superblock)
 		return p->hash_offset / p->hash_block_size;
@@ -24,19 +24,19 @@ uint64_t verity_tree_start(const struct verity_params *p)
 	       p->hash_block_size;
 }
 
-int verity_geometry_compute(const struct verity_params *p, struct verity_geometry *ret,
-			    struct verity_err *err)
+int vi_geometry_compute(const struct vi_params *p, struct vi_geometry *ret,
+			    struct vi_error *err)
 {
-	struct verity_geometry g;
+	struct vi_geometry g;
 	uint64_t pos;
 	int r;
 
-	r = verity_params_validate(p, err);
+	r = vi_params_validate(p, err);
 	if (r < 0)
 		return r;
 
 	memset(&g, 0, sizeof(g));
-	g.digest_size = verity_digest_size(p->hash_name);
+	g.digest_size = vi_digest_size(p->hash_name);
 	g.hash_per_block_bits = log2_down(p->hash_block_size / g.digest_size);
 	g.hash_per_block = 1u << g.hash_per_block_bits;
 	g.digest_stride = p->hash_type == 0 ? g.digest_size
@@ -54,7 +54,7 @@ int verity_geometry_compute(const struct verity_params *p, struct verity_geometr
 		return -EINVAL;
 	}
 
-	g.tree_start = verity_tree_start(p);
+	g.tree_start = vi_tree_start(p);
 	pos = g.tree_start;
 	for (int i = (int)g.levels - 1; i >= 0; i--) {
 		unsigned shift = (unsigned)(i + 1) * g.hash_per_block_bits;

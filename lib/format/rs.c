@@ -16,12 +16,12 @@
 
 /* Multiplication in GF(2^8) on the tables of rs (exp written twice over, so that
  * exp[log a + log b] needs no modulo), for the generator and the decoder alike. */
-static inline uint8_t rs_mul(const struct verity_rs *rs, uint8_t a, uint8_t b)
+static inline uint8_t rs_mul(const struct vi_rs *rs, uint8_t a, uint8_t b)
 {
 	return a && b ? rs->exp[rs->log[a] + rs->log[b]] : 0;
 }
 
-int verity_rs_init(struct verity_rs *rs, unsigned roots)
+int vi_rs_init(struct vi_rs *rs, unsigned roots)
 {
 	uint8_t g[VERITY_FEC_MAX_ROOTS + 1];   /* g[k]: coefficient of x^k of the generator */
 	unsigned x = 1;
@@ -60,13 +60,13 @@ int verity_rs_init(struct verity_rs *rs, unsigned roots)
 }
 
 /* a × alpha^e, e < 255 */
-static inline uint8_t rs_mul_pow(const struct verity_rs *rs, uint8_t a, unsigned e)
+static inline uint8_t rs_mul_pow(const struct vi_rs *rs, uint8_t a, unsigned e)
 {
 	return a ? rs->exp[rs->log[a] + e] : 0;
 }
 
 /* p(alpha^e) for p[0] + p[1] x + ... + p[n-1] x^(n-1) */
-static uint8_t rs_eval(const struct verity_rs *rs, const uint8_t *p, unsigned n, unsigned e)
+static uint8_t rs_eval(const struct vi_rs *rs, const uint8_t *p, unsigned n, unsigned e)
 {
 	uint8_t v = 0;
 
@@ -77,7 +77,7 @@ static uint8_t rs_eval(const struct verity_rs *rs, const uint8_t *p, unsigned n,
 
 /* Syndromes S_j = c(alpha^j), j < roots (first consecutive root 0); true when any is not 0.
  * cw[i] is the coefficient of x^(254 - i). */
-static bool rs_syndromes(const struct verity_rs *rs, const uint8_t *cw, uint8_t *s)
+static bool rs_syndromes(const struct vi_rs *rs, const uint8_t *cw, uint8_t *s)
 {
 	bool any = false;
 
@@ -95,7 +95,7 @@ static bool rs_syndromes(const struct verity_rs *rs, const uint8_t *cw, uint8_t 
 /* Textbook decoding: Berlekamp-Massey for the error locator Lambda(x) = prod (1 + X_k x),
  * Chien search for its roots X_k^-1, Forney for the values: with the first root 0,
  * e_k = X_k Omega(X_k^-1) / Lambda'(X_k^-1), Omega(x) = S(x) Lambda(x) mod x^roots. */
-int verity_rs_decode(const struct verity_rs *rs, uint8_t *cw)
+int vi_rs_decode(const struct vi_rs *rs, uint8_t *cw)
 {
 	unsigned nr = rs->roots, len = 0, m = 1, nerr = 0;
 	uint8_t s[VERITY_FEC_MAX_ROOTS], lambda[VERITY_FEC_MAX_ROOTS + 1] = { 1 };
@@ -175,7 +175,7 @@ int verity_rs_decode(const struct verity_rs *rs, uint8_t *cw)
 }
 
 /* One message symbol into the state (words: 1..3, a constant where inlined). */
-static inline __attribute__((always_inline)) void lfsr_step(const struct verity_rs *rs,
+static inline __attribute__((always_inline)) void lfsr_step(const struct vi_rs *rs,
 							    uint64_t *s, unsigned words,
 							    uint8_t m)
 {
@@ -192,8 +192,8 @@ static void state_out(const uint64_t *s, unsigned roots, uint8_t *parity)
 		parity[j] = (uint8_t)(s[j / 8] >> (8 * (j % 8)));
 }
 
-/* One copy of verity_rs_encode_cols per state width (words: 1..3, a constant where inlined). */
-static inline __attribute__((always_inline)) void encode_cols_w(const struct verity_rs *rs,
+/* One copy of vi_rs_encode_cols per state width (words: 1..3, a constant where inlined). */
+static inline __attribute__((always_inline)) void encode_cols_w(const struct vi_rs *rs,
 								unsigned words,
 								const uint8_t *rows,
 								size_t stride, size_t n,
@@ -212,7 +212,7 @@ static inline __attribute__((always_inline)) void encode_cols_w(const struct ver
 		state_out(st + b * words, rs->roots, out + b * rs->roots);
 }
 
-void verity_rs_encode_cols(const struct verity_rs *rs, const uint8_t *rows, size_t stride,
+void vi_rs_encode_cols(const struct vi_rs *rs, const uint8_t *rows, size_t stride,
 			   size_t n, uint64_t *st, uint8_t *out)
 {
 	/* One copy of the loop per state width, so that the word loop unrolls away. */
@@ -229,10 +229,10 @@ void verity_rs_encode_cols(const struct verity_rs *rs, const uint8_t *rows, size
 	}
 }
 
-void verity_rs_encode(const struct verity_rs *rs, const uint8_t *msg, uint8_t *parity)
+void vi_rs_encode(const struct vi_rs *rs, const uint8_t *msg, uint8_t *parity)
 {
 	uint64_t st[3];
 
 	/* One RS block: symbol i is "row" i, one byte wide (stride 1). */
-	verity_rs_encode_cols(rs, msg, 1, 1, st, parity);
+	vi_rs_encode_cols(rs, msg, 1, 1, st, parity);
 }

@@ -15,7 +15,7 @@
 static const uint8_t sb_magic[8] = { 'v', 'e', 'r', 'i', 't', 'y', 0, 0 };
 
 /* On-disk layout (cryptsetup lib/verity/verity.c, struct verity_sb). */
-struct verity_sb_disk {
+struct vi_sb_disk {
 	uint8_t  signature[8];     /* "verity\0\0" */
 	uint32_t version;          /* le32, 1 */
 	uint32_t hash_type;        /* le32, 0 Chrome OS, 1 normal */
@@ -30,7 +30,7 @@ struct verity_sb_disk {
 	uint8_t  _pad2[168];
 } __attribute__((packed));
 
-_Static_assert(sizeof(struct verity_sb_disk) == VERITY_SB_SIZE, "superblock is 512 bytes");
+_Static_assert(sizeof(struct vi_sb_disk) == VERITY_SB_SIZE, "superblock is 512 bytes");
 
 static const struct {
 	const char *name;
@@ -42,7 +42,7 @@ static const struct {
 	{ "sm3", 32 }, { "blake2b-512", 64 },
 };
 
-unsigned verity_digest_size(const char *hash_name)
+unsigned vi_digest_size(const char *hash_name)
 {
 	if (!hash_name)
 		return 0;
@@ -52,7 +52,7 @@ unsigned verity_digest_size(const char *hash_name)
 	return 0;
 }
 
-bool verity_block_size_ok(uint64_t bs)
+bool vi_block_size_ok(uint64_t bs)
 {
 	return bs >= VERITY_MIN_BLOCK && bs <= VERITY_MAX_BLOCK && (bs & (bs - 1)) == 0;
 }
@@ -65,14 +65,14 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
-int verity_params_validate(const struct verity_params *p, struct verity_err *err)
+int vi_params_validate(const struct vi_params *p, struct vi_error *err)
 {
 	size_t name_len = strnlen(p->hash_name, sizeof(p->hash_name));
 	unsigned ds;
 
 	if (name_len == 0 || name_len == sizeof(p->hash_name))
 		return vi_err(err, "hash algorithm name is empty or not terminated");
-	ds = verity_digest_size(p->hash_name);
+	ds = vi_digest_size(p->hash_name);
 	if (!ds) {
 		/* The name may come from a disk: never hand its raw bytes (terminal escapes, kmsg
 		 * record separators) to a log line. */
@@ -83,10 +83,10 @@ int verity_params_validate(const struct verity_params *p, struct verity_err *err
 	}
 	if (p->hash_type > 1)
 		return vi_err(err, "unknown hash type %u (0 or 1)", p->hash_type);
-	if (!verity_block_size_ok(p->data_block_size))
+	if (!vi_block_size_ok(p->data_block_size))
 		return vi_err(err, "data block size %u is not a power of two in [%u, %u]",
 			    p->data_block_size, VERITY_MIN_BLOCK, VERITY_MAX_BLOCK);
-	if (!verity_block_size_ok(p->hash_block_size))
+	if (!vi_block_size_ok(p->hash_block_size))
 		return vi_err(err, "hash block size %u is not a power of two in [%u, %u]",
 			    p->hash_block_size, VERITY_MIN_BLOCK, VERITY_MAX_BLOCK);
 	/* The kernel needs at least two digests per hash block. */
@@ -110,8 +110,8 @@ int verity_params_validate(const struct verity_params *p, struct verity_err *err
 	return 0;
 }
 
-int verity_params_kernel_check(const struct verity_params *p, unsigned long page_size,
-			       struct verity_err *err)
+int vi_params_kernel_check(const struct vi_params *p, unsigned long page_size,
+			       struct vi_error *err)
 {
 	if (p->data_block_size > page_size)
 		return vi_err(err, "data block size %u exceeds the kernel page size %lu",
@@ -122,13 +122,13 @@ int verity_params_kernel_check(const struct verity_params *p, unsigned long page
 	return 0;
 }
 
-int verity_sb_encode(const struct verity_params *p, uint8_t buf[VERITY_SB_SIZE],
-		     struct verity_err *err)
+int vi_sb_encode(const struct vi_params *p, uint8_t buf[VERITY_SB_SIZE],
+		     struct vi_error *err)
 {
-	struct verity_sb_disk sb;
+	struct vi_sb_disk sb;
 	int r;
 
-	r = verity_params_validate(p, err);
+	r = vi_params_validate(p, err);
 	if (r < 0)
 		return r;
 
@@ -148,11 +148,11 @@ int verity_sb_encode(const struct verity_params *p, uint8_t buf[VERITY_SB_SIZE],
 	return 0;
 }
 
-int verity_sb_decode(const uint8_t buf[VERITY_SB_SIZE], struct verity_params *ret,
-		     struct verity_err *err)
+int vi_sb_decode(const uint8_t buf[VERITY_SB_SIZE], struct vi_params *ret,
+		     struct vi_error *err)
 {
-	struct verity_sb_disk sb;
-	struct verity_params p;
+	struct vi_sb_disk sb;
+	struct vi_params p;
 	size_t name_len;
 	uint32_t v;
 	int r;
@@ -191,14 +191,14 @@ int verity_sb_decode(const uint8_t buf[VERITY_SB_SIZE], struct verity_params *re
 	p.hash_offset = ret->hash_offset;
 	p.no_superblock = ret->no_superblock;
 
-	r = verity_params_validate(&p, err);
+	r = vi_params_validate(&p, err);
 	if (r < 0)
 		return r;
 	*ret = p;
 	return 0;
 }
 
-void verity_uuid_format(const uint8_t uuid[16], char out[VERITY_UUID_STR_LEN + 1])
+void vi_uuid_format(const uint8_t uuid[16], char out[VERITY_UUID_STR_LEN + 1])
 {
 	static const char hexd[] = "0123456789abcdef";
 	size_t o = 0;
@@ -212,7 +212,7 @@ void verity_uuid_format(const uint8_t uuid[16], char out[VERITY_UUID_STR_LEN + 1
 	out[o] = '\0';
 }
 
-int verity_uuid_parse(const char *s, uint8_t ret_uuid[16])
+int vi_uuid_parse(const char *s, uint8_t ret_uuid[16])
 {
 	uint8_t u[16];
 	unsigned n = 0;
@@ -228,8 +228,8 @@ int verity_uuid_parse(const char *s, uint8_t ret_uuid[16])
 			i++;
 			continue;
 		}
-		hi = hex_nibble(s[i]);
-		lo = hex_nibble(s[i + 1]);
+		hi = vi_hex_nibble(s[i]);
+		lo = vi_hex_nibble(s[i + 1]);
 		if (hi < 0 || lo < 0)
 			return -EINVAL;
 		u[n++] = (uint8_t)(hi << 4 | lo);

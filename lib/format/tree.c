@@ -27,15 +27,15 @@
 #define DEFAULT_CHUNK   (512u << 10)   /* swept 256 KiB - 2 MiB: 512 KiB was best */
 
 struct hasher {
-	const struct digest_ops *ops;
-	struct digest_ctx *base;   /* H after the salt (type 1), or fresh (type 0) */
+	const struct vi_digest_ops *ops;
+	struct vi_digest_ctx *base;   /* H after the salt (type 1), or fresh (type 0) */
 	const uint8_t *tail;       /* type 0: salt appended after the block */
 	size_t tail_len;
 	unsigned ds;
 };
 
-static int hasher_init(struct hasher *h, const struct digest_ops *ops,
-		       const struct verity_params *p, unsigned ds)
+static int hasher_init(struct hasher *h, const struct vi_digest_ops *ops,
+		       const struct vi_params *p, unsigned ds)
 {
 	int r;
 
@@ -66,7 +66,7 @@ static void hasher_done(struct hasher *h)
 	h->base = NULL;
 }
 
-static int hasher_block(const struct hasher *h, struct digest_ctx *work, const void *blk,
+static int hasher_block(const struct hasher *h, struct vi_digest_ctx *work, const void *blk,
 			size_t len, uint8_t *out)
 {
 	int r;
@@ -85,11 +85,11 @@ static int hasher_block(const struct hasher *h, struct digest_ctx *work, const v
 	return h->ops->final(work, out, h->ds);
 }
 
-int verity_hash_block(const struct digest_ops *ops, const struct verity_params *p,
+int vi_hash_block(const struct vi_digest_ops *ops, const struct vi_params *p,
 		      const void *block, size_t len, uint8_t *out, size_t out_len)
 {
-	struct digest_ctx *c = NULL;
-	unsigned ds = verity_digest_size(p->hash_name);
+	struct vi_digest_ctx *c = NULL;
+	unsigned ds = vi_digest_size(p->hash_name);
 	int r;
 
 	if (!ds || p->salt_size > VERITY_MAX_SALT || p->hash_type > 1)
@@ -118,7 +118,7 @@ out_free:
 	return r;
 }
 
-int verity_fd_size(int fd, uint64_t *ret_size)
+int vi_fd_size(int fd, uint64_t *ret_size)
 {
 	struct stat st;
 	uint64_t sz = 0;
@@ -138,7 +138,7 @@ int verity_fd_size(int fd, uint64_t *ret_size)
 	return -ENOTBLK;
 }
 
-int verity_pread_full(int fd, void *buf, size_t len, uint64_t off)
+int vi_pread_full(int fd, void *buf, size_t len, uint64_t off)
 {
 	uint8_t *p = buf;
 
@@ -159,7 +159,7 @@ int verity_pread_full(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-int verity_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
+int vi_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
 {
 	const uint8_t *p = buf;
 
@@ -202,7 +202,7 @@ struct job {
 struct worker {
 	struct job *job;
 	uint8_t *in, *out, *cmp;
-	struct digest_ctx *work;
+	struct vi_digest_ctx *work;
 };
 
 static uint64_t digest_pos(const struct job *j, uint64_t i)
@@ -234,7 +234,7 @@ static int run_chunk(struct worker *w, uint64_t c)
 	uint64_t in_off = j->in_off + a * j->in_bs;
 	int r;
 
-	r = verity_pread_full(j->in_fd, w->in, (size_t)(b - a) * j->in_bs, in_off);
+	r = vi_pread_full(j->in_fd, w->in, (size_t)(b - a) * j->in_bs, in_off);
 	if (r < 0) {
 		vi_work_fail(&j->pool, r, "read failed", in_off);
 		return r;
@@ -249,13 +249,13 @@ static int run_chunk(struct worker *w, uint64_t c)
 		}
 	}
 	if (!j->verify) {
-		r = verity_pwrite_full(j->out_fd, w->out, len, j->out_off + start);
+		r = vi_pwrite_full(j->out_fd, w->out, len, j->out_off + start);
 		if (r < 0)
 			vi_work_fail(&j->pool, r, "write failed", j->out_off + start);
 		return r;
 	}
 
-	r = verity_pread_full(j->out_fd, w->cmp, len, j->out_off + start);
+	r = vi_pread_full(j->out_fd, w->cmp, len, j->out_off + start);
 	if (r < 0) {
 		vi_work_fail(&j->pool, r, "read failed", j->out_off + start);
 		return r;
@@ -295,8 +295,8 @@ static int chunk_item(void *arg, uint64_t c)
 }
 
 /* Run a job on up to o->threads workers; progress is reported (when report) out of total. */
-static int run_job(struct job *j, const struct verity_tree_opts *o, bool report,
-		   uint64_t total, struct verity_err *err)
+static int run_job(struct job *j, const struct vi_tree_opts *o, bool report,
+		   uint64_t total, struct vi_error *err)
 {
 	size_t chunk = o->chunk_size ? o->chunk_size : DEFAULT_CHUNK;
 	unsigned n = vi_work_threads(o->threads, UINT64_MAX);
@@ -352,8 +352,8 @@ out:
 	return r;
 }
 
-static void job_setup(struct job *j, const struct hasher *h, const struct verity_params *p,
-		      const struct verity_geometry *g)
+static void job_setup(struct job *j, const struct hasher *h, const struct vi_params *p,
+		      const struct vi_geometry *g)
 {
 	memset(j, 0, sizeof(*j));
 	j->h = h;
@@ -363,7 +363,7 @@ static void job_setup(struct job *j, const struct hasher *h, const struct verity
 	j->ds = g->digest_size;
 }
 
-bool verity_same_file(int a, int b)
+bool vi_same_file(int a, int b)
 {
 	struct stat sa, sb;
 
@@ -375,16 +375,16 @@ bool verity_same_file(int a, int b)
 }
 
 /* Common checks: geometry, device sizes, data and hash areas apart on one device. */
-static int prepare(int data_fd, int hash_fd, const struct verity_params *p, bool need_hash,
-		   struct verity_geometry *g, struct verity_err *err)
+static int prepare(int data_fd, int hash_fd, const struct vi_params *p, bool need_hash,
+		   struct vi_geometry *g, struct vi_error *err)
 {
 	uint64_t size = 0;
 	int r;
 
-	r = verity_geometry_compute(p, g, err);
+	r = vi_geometry_compute(p, g, err);
 	if (r < 0)
 		return r;
-	r = verity_fd_size(data_fd, &size);
+	r = vi_fd_size(data_fd, &size);
 	if (r < 0) {
 		return vi_errno(err, r, "cannot get the data device size: %s",
 			 strerror(-r));
@@ -397,13 +397,13 @@ static int prepare(int data_fd, int hash_fd, const struct verity_params *p, bool
 	}
 	/* One sequential pass: ask for aggressive readahead (a hint; failure is harmless). */
 	(void)posix_fadvise(data_fd, 0, (off_t)g->data_size, POSIX_FADV_SEQUENTIAL);
-	if (verity_same_file(data_fd, hash_fd) && p->hash_offset < g->data_size) {
+	if (vi_same_file(data_fd, hash_fd) && p->hash_offset < g->data_size) {
 		return vi_errno(err, -EINVAL,
 			 "hash offset %llu lies inside the data (%llu bytes) on the same device",
 			 (unsigned long long)p->hash_offset, (unsigned long long)g->data_size);
 	}
 	if (need_hash) {
-		r = verity_fd_size(hash_fd, &size);
+		r = vi_fd_size(hash_fd, &size);
 		if (r < 0) {
 			return vi_errno(err, r, "cannot get the hash device size: %s",
 				 strerror(-r));
@@ -417,17 +417,17 @@ static int prepare(int data_fd, int hash_fd, const struct verity_params *p, bool
 	return 0;
 }
 
-static int write_superblock(int hash_fd, const struct verity_params *p,
-			    struct verity_err *err)
+static int write_superblock(int hash_fd, const struct vi_params *p,
+			    struct vi_error *err)
 {
 	/* The 512-byte superblock only: the gap up to the tree start keeps whatever the device
 	 * held (a hole in a new file), as veritysetup leaves it; nothing reads it. */
 	uint8_t buf[VERITY_SB_SIZE] = { 0 };
-	int r = verity_sb_encode(p, buf, err);
+	int r = vi_sb_encode(p, buf, err);
 
 	if (r < 0)
 		return r;
-	r = verity_pwrite_full(hash_fd, buf, sizeof(buf), p->hash_offset);
+	r = vi_pwrite_full(hash_fd, buf, sizeof(buf), p->hash_offset);
 	if (r < 0)
 		snprintf(err->msg, sizeof(err->msg), "cannot write the superblock at byte %llu: %s",
 			 (unsigned long long)p->hash_offset, strerror(-r));
@@ -436,9 +436,9 @@ static int write_superblock(int hash_fd, const struct verity_params *p,
 
 /* Digest of one block read from fd at off (the single data block, or the top hash block). */
 static int hash_one(const struct hasher *h, int fd, uint64_t off, uint32_t bs, uint8_t *out,
-		    struct verity_err *err)
+		    struct vi_error *err)
 {
-	struct digest_ctx *work = NULL;
+	struct vi_digest_ctx *work = NULL;
 	uint8_t *buf;
 	int r;
 
@@ -446,7 +446,7 @@ static int hash_one(const struct hasher *h, int fd, uint64_t off, uint32_t bs, u
 	if (!buf) {
 		return vi_errno(err, -ENOMEM, "out of memory");
 	}
-	r = verity_pread_full(fd, buf, bs, off);
+	r = vi_pread_full(fd, buf, bs, off);
 	if (r < 0) {
 		snprintf(err->msg, sizeof(err->msg), "read failed at byte %llu: %s",
 			 (unsigned long long)off, strerror(-r));
@@ -464,9 +464,9 @@ out:
 	return r;
 }
 
-static int hasher_for(struct hasher *h, const struct verity_tree_opts *o,
-		      const struct verity_params *p, const struct verity_geometry *g,
-		      struct verity_err *err)
+static int hasher_for(struct hasher *h, const struct vi_tree_opts *o,
+		      const struct vi_params *p, const struct vi_geometry *g,
+		      struct vi_error *err)
 {
 	int r = hasher_init(h, o->ops, p, g->digest_size);
 
@@ -476,11 +476,11 @@ static int hasher_for(struct hasher *h, const struct verity_tree_opts *o,
 	return r;
 }
 
-int verity_tree_build(int data_fd, int hash_fd, const struct verity_params *p,
-		      const struct verity_tree_opts *o, uint8_t *root, size_t root_len,
-		      struct verity_err *err)
+int vi_tree_build(int data_fd, int hash_fd, const struct vi_params *p,
+		      const struct vi_tree_opts *o, uint8_t *root, size_t root_len,
+		      struct vi_error *err)
 {
-	struct verity_geometry g;
+	struct vi_geometry g;
 	struct hasher h;
 	struct job j;
 	int r;
@@ -552,8 +552,8 @@ out:
 	return r;
 }
 
-static int mismatch(struct verity_bad *bad, enum verity_bad_kind kind, unsigned level,
-		    uint64_t index, uint64_t offset, struct verity_err *err)
+static int mismatch(struct vi_bad *bad, enum vi_bad_kind kind, unsigned level,
+		    uint64_t index, uint64_t offset, struct vi_error *err)
 {
 	bad->kind = kind;
 	bad->level = level;
@@ -569,12 +569,12 @@ static int mismatch(struct verity_bad *bad, enum verity_bad_kind kind, unsigned 
 	return -EPERM;
 }
 
-int verity_tree_verify(int data_fd, int hash_fd, const struct verity_params *p,
-		       const uint8_t *root, size_t root_len, const struct verity_tree_opts *o,
-		       struct verity_bad *bad, struct verity_err *err)
+int vi_tree_verify(int data_fd, int hash_fd, const struct vi_params *p,
+		       const uint8_t *root, size_t root_len, const struct vi_tree_opts *o,
+		       struct vi_bad *bad, struct vi_error *err)
 {
 	uint8_t digest[VERITY_MAX_DIGEST];
-	struct verity_geometry g;
+	struct vi_geometry g;
 	uint64_t hbs = p->hash_block_size;
 	struct hasher h;
 	struct job j;

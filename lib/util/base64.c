@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <sodium.h>
 
-int b64_decode(const char *in, size_t in_len, uint8_t *out, size_t out_size, size_t *ret_len)
+int vi_b64_decode(const char *in, size_t in_len, uint8_t *out, size_t out_size, size_t *ret_len)
 {
 	const char *end = NULL;
 	size_t n = 0;
@@ -26,14 +26,14 @@ int b64_decode(const char *in, size_t in_len, uint8_t *out, size_t out_size, siz
 	return 0;
 }
 
-size_t b64_encoded_size(size_t len)
+size_t vi_b64_encoded_size(size_t len)
 {
 	return sodium_base64_ENCODED_LEN(len, sodium_base64_VARIANT_ORIGINAL);
 }
 
-int b64_encode(const uint8_t *in, size_t len, char *out, size_t out_size)
+int vi_b64_encode(const uint8_t *in, size_t len, char *out, size_t out_size)
 {
-	if (out_size < b64_encoded_size(len))
+	if (out_size < vi_b64_encoded_size(len))
 		return -ENOBUFS;
 	sodium_bin2base64(out, out_size, in, len, sodium_base64_VARIANT_ORIGINAL);
 	return 0;

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The one way lib/ fills a struct verity_err (include/err.h). */
+/* The one way lib/ fills a struct vi_error (include/err.h). */
 #include "err.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-static void vformat(struct verity_err *err, const char *fmt, va_list ap)
+static void vformat(struct vi_error *err, const char *fmt, va_list ap)
 {
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 }
 
-int (vi_err)(struct verity_err *err, const char *fmt, ...)
+int (vi_err)(struct vi_error *err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -23,7 +23,7 @@ int (vi_err)(struct verity_err *err, const char *fmt, ...)
 	return -EINVAL;
 }
 
-int (vi_errno)(struct verity_err *err, int r, const char *fmt, ...)
+int (vi_errno)(struct vi_error *err, int r, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -35,7 +35,7 @@ int (vi_errno)(struct verity_err *err, int r, const char *fmt, ...)
 	return r < 0 ? r : -EINVAL;
 }
 
-int vi_err_wrap(struct verity_err *err, int r, const char *fmt, ...)
+int vi_err_wrap(struct vi_error *err, int r, const char *fmt, ...)
 {
 	char why[sizeof(err->msg)], ctx[sizeof(err->msg)];
 	va_list ap;

@@ -7,7 +7,7 @@
 
 #include "fileio.h"
 
-int fileio_open_input_at(int dirfd, const char *path, int flags, unsigned mode, int *ret_fd)
+int vi_fileio_open_input_at(int dirfd, const char *path, int flags, unsigned mode, int *ret_fd)
 {
 	struct stat st;
 	int fd, fl, r;
@@ -36,12 +36,12 @@ fail:
 	return r;
 }
 
-int fileio_open_input(const char *path, int flags, unsigned mode, int *ret_fd)
+int vi_fileio_open_input(const char *path, int flags, unsigned mode, int *ret_fd)
 {
-	return fileio_open_input_at(AT_FDCWD, path, flags, mode, ret_fd);
+	return vi_fileio_open_input_at(AT_FDCWD, path, flags, mode, ret_fd);
 }
 
-int fileio_read_fd(int fd, void *buf, size_t size, size_t *ret_len, bool *ret_more)
+int vi_fileio_read_fd(int fd, void *buf, size_t size, size_t *ret_len, bool *ret_more)
 {
 	char *p = buf, extra;
 	size_t len = 0;
@@ -72,25 +72,25 @@ int fileio_read_fd(int fd, void *buf, size_t size, size_t *ret_len, bool *ret_mo
 	return 0;
 }
 
-int fileio_read_head(const char *path, void *buf, size_t size, size_t *ret_len, bool *ret_more)
+int vi_fileio_read_head(const char *path, void *buf, size_t size, size_t *ret_len, bool *ret_more)
 {
 	int fd = -1, r;
 
-	r = fileio_open_input(path, O_RDONLY, 0, &fd);
+	r = vi_fileio_open_input(path, O_RDONLY, 0, &fd);
 	if (r < 0)
 		return r;
-	r = fileio_read_fd(fd, buf, size, ret_len, ret_more);
+	r = vi_fileio_read_fd(fd, buf, size, ret_len, ret_more);
 	close(fd);
 	return r;
 }
 
-int fileio_read_all(const char *path, void *buf, size_t size, size_t *ret_len)
+int vi_fileio_read_all(const char *path, void *buf, size_t size, size_t *ret_len)
 {
 	bool more = false;
 	size_t len = 0;
 	int r;
 
-	r = fileio_read_head(path, buf, size, &len, &more);
+	r = vi_fileio_read_head(path, buf, size, &len, &more);
 	if (r < 0)
 		return r;
 	if (more)
@@ -99,7 +99,7 @@ int fileio_read_all(const char *path, void *buf, size_t size, size_t *ret_len)
 	return 0;
 }
 
-int fileio_read_file_at(int dirfd, const char *path, unsigned flags, void *buf, size_t size,
+int vi_fileio_read_file_at(int dirfd, const char *path, unsigned flags, void *buf, size_t size,
 			size_t *ret_len)
 {
 	struct stat st;
@@ -107,14 +107,14 @@ int fileio_read_file_at(int dirfd, const char *path, unsigned flags, void *buf, 
 	size_t len = 0;
 	int fd = -1, r;
 
-	r = fileio_open_input_at(dirfd, path, O_RDONLY, 0, &fd);
+	r = vi_fileio_open_input_at(dirfd, path, O_RDONLY, 0, &fd);
 	if (r < 0)
 		return r == -ENOTBLK && (flags & FILEIO_REGULAR) ? -EINVAL : r;
 	if ((flags & FILEIO_REGULAR) && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
 		r = -EINVAL;
 		goto out;
 	}
-	r = fileio_read_fd(fd, buf, size, &len, &more);
+	r = vi_fileio_read_fd(fd, buf, size, &len, &more);
 	if (r == 0 && more)
 		r = -EFBIG;
 	if (r == 0)
@@ -124,15 +124,15 @@ out:
 	return r;
 }
 
-int fileio_read_text_at(int dirfd, const char *path, char *buf, size_t size)
+int vi_fileio_read_text_at(int dirfd, const char *path, char *buf, size_t size)
 {
 	size_t len = 0;
 	int fd = -1, r;
 
-	r = fileio_open_input_at(dirfd, path, O_RDONLY, 0, &fd);
+	r = vi_fileio_open_input_at(dirfd, path, O_RDONLY, 0, &fd);
 	if (r < 0)
 		return r;
-	r = fileio_read_fd(fd, buf, size - 1, &len, NULL);
+	r = vi_fileio_read_fd(fd, buf, size - 1, &len, NULL);
 	close(fd);
 	if (r < 0)
 		return r;

@@ -9,7 +9,7 @@
 
 #include "kmsg.h"
 
-void kmsg_open(struct kmsg *k, int fallback_fd)
+void vi_kmsg_open(struct vi_kmsg *k, int fallback_fd)
 {
 	k->fallback_fd = fallback_fd;
 	k->pid = getpid();
@@ -20,14 +20,14 @@ void kmsg_open(struct kmsg *k, int fallback_fd)
 	k->fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
 }
 
-void kmsg_close(struct kmsg *k)
+void vi_kmsg_close(struct vi_kmsg *k)
 {
 	if (k->fd >= 0)
 		close(k->fd);
 	k->fd = -1;
 }
 
-size_t kmsg_format(char *out, size_t out_size, int prio, pid_t pid, const char *msg)
+size_t vi_kmsg_format(char *out, size_t out_size, int prio, pid_t pid, const char *msg)
 {
 	int n;
 	size_t len, i, room;
@@ -54,7 +54,7 @@ size_t kmsg_format(char *out, size_t out_size, int prio, pid_t pid, const char *
 	return len;
 }
 
-void kmsg_log(struct kmsg *k, int prio, const char *fmt, ...)
+void vi_kmsg_log(struct vi_kmsg *k, int prio, const char *fmt, ...)
 {
 	char msg[KMSG_LINE_MAX];
 	char rec[KMSG_LINE_MAX + 48];
@@ -64,12 +64,12 @@ void kmsg_log(struct kmsg *k, int prio, const char *fmt, ...)
 
 	if (prio > k->max_prio)
 		return;
-	if (k->pid <= 0)   /* a record before kmsg_open (KMSG_INIT) */
+	if (k->pid <= 0)   /* a record before vi_kmsg_open (KMSG_INIT) */
 		k->pid = getpid();
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	len = kmsg_format(rec, sizeof(rec), prio, k->pid, msg);
+	len = vi_kmsg_format(rec, sizeof(rec), prio, k->pid, msg);
 	if (len == 0)
 		goto out;
 	if (k->fd >= 0 && write(k->fd, rec, len) == (ssize_t)len)

@@ -56,7 +56,7 @@ int vi_parse_u64_c(const char *s, size_t len, uint64_t *ret)
 		i = 1;
 	}
 	for (; i < len; i++) {
-		int n = hex_nibble(s[i]);
+		int n = vi_hex_nibble(s[i]);
 		unsigned d;
 
 		if (n < 0 || (unsigned)n >= base)
@@ -274,7 +274,7 @@ bool vi_has_prefix(const char *s, size_t len, const char *p)
 	return len >= n && memcmp(s, p, n) == 0;
 }
 
-int vi_err_value(struct verity_err *err, const char *what, const char *s, size_t len,
+int vi_err_value(struct vi_error *err, const char *what, const char *s, size_t len,
 		 const char *why)
 {
 	char v[80];

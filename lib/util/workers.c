@@ -112,7 +112,7 @@ static void *thread_main(void *arg)
 int vi_work_run(struct vi_work *w, uint64_t count, unsigned threads, void *workers,
 		size_t worker_size, int (*fn)(void *worker, uint64_t item),
 		void (*progress)(void *userdata, uint64_t done, uint64_t total), void *userdata,
-		uint64_t total, struct verity_err *err)
+		uint64_t total, struct vi_error *err)
 {
 	struct thread *ts;
 	unsigned started = 0;

@@ -270,7 +270,7 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "raw") == 0)
 		return fwrite(buf, 1, len, stdout) == len ? 0 : 1;
 	if (strcmp(mode, "check") == 0) {
-		struct verity_err err = { { 0 } };
+		struct vi_error err = { { 0 } };
 		int r = vi_cmdline_split_check(buf, len, &err);
 
 		puts(r == 0 ? "ok" : err.msg);

@@ -3,13 +3,13 @@
  * reads it from a partition or from the hash device after the tree — untrusted bytes — then the
  * full verification against a keyset holding one real test key. The input is a file of any
  * length (a bundle partition image is longer than the region), read with the function
- * `verity-image check-manifest --bundle` uses, fileio_read_head, into a heap buffer of exactly
+ * `verity-image check-manifest --bundle` uses, vi_fileio_read_head, into a heap buffer of exactly
  * VI_BUNDLE_MAX bytes: a byte written past it is a heap-buffer-overflow. Oracles besides the
  * sanitizers:
  *  - the reader returns the file's first min(size, VI_BUNDLE_MAX) bytes, unchanged, and says
  *    whether more follow;
  *  - the split lies inside the bytes read: manifest first, then the signature;
- *  - verification succeeds only if the signature independently verifies with minisign_verify
+ *  - verification succeeds only if the signature independently verifies with vi_minisign_verify
  *    for that key over exactly the manifest bytes, and the manifest parses to the same result
  *    with a version not below the floor. (The seeds include a bundle really signed by the key.) */
 #include <stdint.h>
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	input_file(data, size, path, sizeof(path));
 	buf = malloc(VI_BUNDLE_MAX);
 	CHECK(buf);
-	CHECK(fileio_read_head(path, buf, VI_BUNDLE_MAX, &len, &more) == 0);
+	CHECK(vi_fileio_read_head(path, buf, VI_BUNDLE_MAX, &len, &more) == 0);
 	CHECK(len == (size < VI_BUNDLE_MAX ? size : VI_BUNDLE_MAX));
 	CHECK(more == (size > VI_BUNDLE_MAX));
 	CHECK(len == 0 || memcmp(buf, data, len) == 0);
@@ -73,9 +73,9 @@ static void check_bundle(const char *buf, size_t size)
 {
 	static struct vi_keyset keys;
 	static struct vi_manifest m, m2;
-	static struct minisign_sig sig;
+	static struct vi_minisign_sig sig;
 	size_t man_len = 0, sig_off = 0, sig_len = 0;
-	struct verity_err err;
+	struct vi_error err;
 	unsigned key = 99;
 
 	if (vi_bundle_split(buf, size, &man_len, &sig_off, &sig_len, &err) < 0)
@@ -85,7 +85,7 @@ static void check_bundle(const char *buf, size_t size)
 
 	memset(&keys, 0, sizeof(keys));
 	keys.n = 1;
-	CHECK(minisign_pubkey_parse(test_pub, sizeof(test_pub) - 1, &keys.key[0], &err) == 0);
+	CHECK(vi_minisign_pubkey_parse(test_pub, sizeof(test_pub) - 1, &keys.key[0], &err) == 0);
 	memcpy(keys.file[0], "test.pub", sizeof("test.pub"));
 
 	if (vi_manifest_verify(&keys, buf, man_len, buf + sig_off, sig_len, MIN_VERSION, &m, &key,
@@ -93,8 +93,8 @@ static void check_bundle(const char *buf, size_t size)
 		return;
 	/* Accepted: every step must hold on its own. */
 	CHECK(key == 0);
-	CHECK(minisign_sig_parse(buf + sig_off, sig_len, &sig, &err) == 0);
-	CHECK(minisign_verify(&keys.key[0], &sig, (const uint8_t *)buf, man_len, false, &err) == 0);
+	CHECK(vi_minisign_sig_parse(buf + sig_off, sig_len, &sig, &err) == 0);
+	CHECK(vi_minisign_verify(&keys.key[0], &sig, (const uint8_t *)buf, man_len, false, &err) == 0);
 	CHECK(vi_manifest_parse(buf, man_len, &m2, &err) == 0);
 	CHECK(m2.version == m.version && m.version >= MIN_VERSION);
 	CHECK(m2.root_hash_len == m.root_hash_len &&

@@ -91,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct vi_config cfg, cfg2, before;
 	const char *buf = (const char *)data;
-	struct verity_err err;
+	struct vi_error err;
 	int r, r2;
 
 	check_tokens(buf, size);

@@ -101,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *buf = (const char *)data;
 	struct vi_split s[VI_SPLIT__READERS];
-	struct verity_err err, err2;
+	struct vi_error err, err2;
 	int r, r2;
 
 	for (int i = 0; i < VI_SPLIT__READERS; i++)

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct vi_config cfg;
 	struct vi_target t, before;
-	struct verity_err err;
+	struct vi_error err;
 
 	vi_config_init(&cfg);
 	t = cfg.root;
@@ -34,9 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(t.data.spec[0] != '\0');
 	CHECK(memchr(t.name, '\0', sizeof(t.name)) != NULL && t.name[0] != '\0');
 	CHECK(memchr(t.dm_uuid, '\0', sizeof(t.dm_uuid)) != NULL);
-	CHECK(t.root_hash_len == verity_digest_size(t.params.hash_name));
+	CHECK(t.root_hash_len == vi_digest_size(t.params.hash_name));
 	CHECK(t.params.salt_size <= VERITY_MAX_SALT);
 	CHECK(t.dm_minor >= -1 && t.dm_minor <= (int)VI_DM_MAX_MINOR);
-	CHECK(verity_params_validate(&t.params, &err) == 0);
+	CHECK(vi_params_validate(&t.params, &err) == 0);
 	return 0;
 }

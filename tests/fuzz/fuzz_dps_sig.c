@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct vi_dps_sig s;
-	struct verity_err err;
+	struct vi_error err;
 	int r;
 
 	memset(&err, 0x55, sizeof(err));

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct vi_manifest m, m2, before;
 	static char out[VI_MANIFEST_MAX * 2], again[VI_MANIFEST_MAX * 2];
 	static struct vi_config cfg;
-	struct verity_err err;
+	struct vi_error err;
 	size_t n, n2;
 	int r;
 
@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	CHECK(size <= VI_MANIFEST_MAX);
 	CHECK(m.version >= 1);
-	CHECK(m.root_hash_len == verity_digest_size(m.params.hash_name));
+	CHECK(m.root_hash_len == vi_digest_size(m.params.hash_name));
 
 	CHECK(vi_manifest_format(&m, out, sizeof(out), &n, &err) == 0);
 	CHECK(n == strlen(out));

@@ -23,17 +23,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint8_t msg[] = "not the signed message\n";
 	const char *s = (const char *)data;
-	struct minisign_pubkey pk, fixed;
-	struct minisign_seckey sk;
-	struct minisign_sig sig;
-	struct verity_err err;
+	struct vi_minisign_pubkey pk, fixed;
+	struct vi_minisign_seckey sk;
+	struct vi_minisign_sig sig;
+	struct vi_error err;
 	int r;
 
-	(void)minisign_pubkey_parse(s, size, &pk, &err);
-	(void)minisign_seckey_parse(s, size, &sk, &err);
+	(void)vi_minisign_pubkey_parse(s, size, &pk, &err);
+	(void)vi_minisign_seckey_parse(s, size, &sk, &err);
 
 	memset(&err, 0x55, sizeof(err));
-	r = minisign_sig_parse(s, size, &sig, &err);
+	r = vi_minisign_sig_parse(s, size, &sig, &err);
 	if (r < 0) {
 		CHECK(memchr(err.msg, '\0', sizeof(err.msg)) != NULL);
 		return 0;
@@ -42,9 +42,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(sig.trusted_comment_len <= MINISIGN_COMMENT_MAX);
 	CHECK(strlen(sig.trusted_comment) == sig.trusted_comment_len);
 
-	CHECK(minisign_pubkey_parse(test_pub, sizeof(test_pub) - 1, &fixed, &err) == 0);
+	CHECK(vi_minisign_pubkey_parse(test_pub, sizeof(test_pub) - 1, &fixed, &err) == 0);
 	memcpy(sig.key_id, fixed.key_id, sizeof(sig.key_id));
-	CHECK(minisign_verify(&fixed, &sig, msg, sizeof(msg) - 1, true, &err) < 0);
-	CHECK(minisign_verify(&fixed, &sig, msg, sizeof(msg) - 1, false, &err) < 0);
+	CHECK(vi_minisign_verify(&fixed, &sig, msg, sizeof(msg) - 1, true, &err) < 0);
+	CHECK(vi_minisign_verify(&fixed, &sig, msg, sizeof(msg) - 1, false, &err) < 0);
 	return 0;
 }

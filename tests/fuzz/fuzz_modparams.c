@@ -126,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t lens[3] = { 0, 0, 0 };
 	const char *module, *p, *end;
 	struct vi_cmdline_tok t;
-	struct verity_err err;
+	struct vi_error err;
 	char *in, *out, *again, *joined;
 	size_t out_size, limit, len, pos = 0, joined_len;
 	unsigned words = 0;

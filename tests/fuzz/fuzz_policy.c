@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void check_apply(const struct vi_policy *p, const char *cmdline)
 {
 	static struct vi_config cfg;
-	struct verity_err err;
+	struct vi_error err;
 	bool has_shell = false;
 	int r;
 
@@ -53,7 +53,7 @@ static void check_apply(const struct vi_policy *p, const char *cmdline)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct vi_policy p, before;
-	struct verity_err err;
+	struct vi_error err;
 	int r;
 
 	memset(&p, 0xa5, sizeof(p));

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct verity_rs rs[VERITY_FEC_MAX_ROOTS + 1];
+	static struct vi_rs rs[VERITY_FEC_MAX_ROOTS + 1];
 	static int ready[VERITY_FEC_MAX_ROOTS + 1];
 	uint8_t cw[VERITY_FEC_RSM], before[VERITY_FEC_RSM], par[VERITY_FEC_MAX_ROOTS];
 	unsigned roots, rsn, changed = 0;
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	roots = VERITY_FEC_MIN_ROOTS + data[0] % (VERITY_FEC_MAX_ROOTS - VERITY_FEC_MIN_ROOTS + 1);
 	rsn = VERITY_FEC_RSM - roots;
 	if (!ready[roots]) {
-		CHECK(verity_rs_init(&rs[roots], roots) == 0);
+		CHECK(vi_rs_init(&rs[roots], roots) == 0);
 		ready[roots] = 1;
 	}
 	memset(cw, 0, sizeof(cw));
@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(cw, data + 1, size < sizeof(cw) ? size : sizeof(cw));
 	memcpy(before, cw, sizeof(cw));
 
-	r = verity_rs_decode(&rs[roots], cw);
+	r = vi_rs_decode(&rs[roots], cw);
 	if (r < 0) {
 		CHECK(r == -EBADMSG);
 		CHECK(memcmp(cw, before, sizeof(cw)) == 0);
@@ -46,15 +46,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (unsigned i = 0; i < VERITY_FEC_RSM; i++)
 			changed += cw[i] != before[i];
 		CHECK(changed == (unsigned)r && (unsigned)r <= roots);
-		verity_rs_encode(&rs[roots], cw, par);
+		vi_rs_encode(&rs[roots], cw, par);
 		CHECK(memcmp(par, cw + rsn, roots) == 0);
-		CHECK(verity_rs_decode(&rs[roots], cw) == 0);
+		CHECK(vi_rs_decode(&rs[roots], cw) == 0);
 	}
 	/* the input's message with its own parity */
 	memcpy(cw, before, sizeof(cw));
-	verity_rs_encode(&rs[roots], cw, cw + rsn);
+	vi_rs_encode(&rs[roots], cw, cw + rsn);
 	memcpy(before, cw, sizeof(cw));
-	CHECK(verity_rs_decode(&rs[roots], cw) == 0);
+	CHECK(vi_rs_decode(&rs[roots], cw) == 0);
 	CHECK(memcmp(cw, before, sizeof(cw)) == 0);
 	return 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* libFuzzer target: the helpers every untrusted string passes through before it is shown or
- * used — kmsg_format (log records), vi_sanitize (messages, status file), hex_decode (root hashes,
+ * used — vi_kmsg_format (log records), vi_sanitize (messages, status file), vi_hex_decode (root hashes,
  * salts). Input: one byte choosing the output buffer size, then the string. Oracles:
  *  - a kmsg record is exactly one line: starts with "<", ends with the only '\n', no other byte
  *    outside printable ASCII, never longer than the buffer;
@@ -36,9 +36,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	out_size = 1 + data[0] * 4u;              /* 1 .. 1021 */
 	n = size - 1;
 	memcpy(msg, data + 1, n);
-	msg[n] = '\0';                            /* kmsg_format takes a C string */
+	msg[n] = '\0';                            /* vi_kmsg_format takes a C string */
 
-	len = kmsg_format(out, out_size, KMSG_INFO, 1, msg);
+	len = vi_kmsg_format(out, out_size, KMSG_INFO, 1, msg);
 	if (len) {
 		CHECK(len < out_size && len == strlen(out));
 		CHECK(out[0] == '<' && out[len - 1] == '\n');
@@ -49,9 +49,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(len < out_size && len == strlen(out));
 	check_printable(out, len);
 
-	if (hex_decode(msg, n, bin, sizeof(bin), &len) == 0) {
+	if (vi_hex_decode(msg, n, bin, sizeof(bin), &len) == 0) {
 		CHECK(len == n / 2);
-		CHECK(hex_encode(bin, len, enc, sizeof(enc)) == 0);
+		CHECK(vi_hex_encode(bin, len, enc, sizeof(enc)) == 0);
 		for (size_t i = 0; i < n; i++)
 			CHECK(enc[i] == tolower((unsigned char)msg[i]));
 	}

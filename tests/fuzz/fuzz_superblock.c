@@ -19,14 +19,14 @@ static uint64_t div_up(uint64_t a, uint64_t b)
 	return a / b + ((a % b) ? 1 : 0);
 }
 
-static void check_geometry(const struct verity_params *p)
+static void check_geometry(const struct vi_params *p)
 {
-	struct verity_geometry g;
-	struct verity_err err;
+	struct vi_geometry g;
+	struct vi_error err;
 	uint64_t sum = 0;
 
 	memset(&err, 0x55, sizeof(err));
-	if (verity_geometry_compute(p, &g, &err) < 0) {
+	if (vi_geometry_compute(p, &g, &err) < 0) {
 		CHECK(memchr(err.msg, '\0', sizeof(err.msg)) != NULL);
 		return;
 	}
@@ -60,8 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t sb[VERITY_SB_SIZE] = { 0 };
 	uint8_t again[VERITY_SB_SIZE];
-	struct verity_params p;
-	struct verity_err err;
+	struct vi_params p;
+	struct vi_error err;
 	uint64_t off = 0;
 
 	memcpy(sb, data, size < sizeof(sb) ? size : sizeof(sb));
@@ -71,20 +71,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&p, 0, sizeof(p));
 	p.hash_offset = off & ~UINT64_C(511);
 	memset(&err, 0x55, sizeof(err));
-	if (verity_sb_decode(sb, &p, &err) < 0) {
+	if (vi_sb_decode(sb, &p, &err) < 0) {
 		CHECK(memchr(err.msg, '\0', sizeof(err.msg)) != NULL);
 		return 0;
 	}
 	CHECK(p.salt_size <= VERITY_MAX_SALT);
-	CHECK(verity_digest_size(p.hash_name) != 0);
+	CHECK(vi_digest_size(p.hash_name) != 0);
 
-	CHECK(verity_sb_encode(&p, again, &err) == 0);
+	CHECK(vi_sb_encode(&p, again, &err) == 0);
 	CHECK(memcmp(sb, again, sizeof(sb)) == 0);
 
 	check_geometry(&p);
 	p.no_superblock = true;
 	p.hash_offset -= p.hash_offset % p.hash_block_size;
 	check_geometry(&p);
-	(void)verity_params_kernel_check(&p, 4096, &err);
+	(void)vi_params_kernel_check(&p, 4096, &err);
 	return 0;
 }

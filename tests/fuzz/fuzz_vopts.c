@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *s = (const char *)data;
 	static char out[8192], again[8192];
 	struct vi_target t, t2;
-	struct verity_err err;
+	struct vi_error err;
 
 	(void)vi_abspath_check(s, size, &err);
 	(void)vi_location_check(s, size, &err);

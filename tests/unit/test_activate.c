@@ -12,7 +12,7 @@
 #include "activate.h"
 #include "devices.h"
 
-static void sb(struct verity_params *p)
+static void sb(struct vi_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	strcpy(p->hash_name, "sha256");
@@ -28,8 +28,8 @@ static void sb(struct verity_params *p)
 static void test_merge_agrees(void **state)
 {
 	struct vi_target t;
-	struct verity_params s, out;
-	struct verity_err err = { "" };
+	struct vi_params s, out;
+	struct vi_error err = { "" };
 
 	(void)state;
 	memset(&t, 0, sizeof(t));
@@ -51,8 +51,8 @@ static void test_merge_agrees(void **state)
 static void test_merge_conflicts(void **state)
 {
 	struct vi_target t;
-	struct verity_params s, out;
-	struct verity_err err = { "" };
+	struct vi_params s, out;
+	struct vi_error err = { "" };
 
 	(void)state;
 	memset(&t, 0, sizeof(t));
@@ -86,8 +86,8 @@ static void test_merge_conflicts(void **state)
 static void test_merge_fewer_data_blocks(void **state)
 {
 	struct vi_target t;
-	struct verity_params s, out;
-	struct verity_err err = { "" };
+	struct vi_params s, out;
+	struct vi_error err = { "" };
 
 	(void)state;
 	memset(&t, 0, sizeof(t));

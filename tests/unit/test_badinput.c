@@ -26,8 +26,8 @@ static bool printable(const char *s)
 /* An algorithm name from a disk never reaches err->msg raw (found by badinput_test.sh). */
 static void test_superblock_name_sanitized(void **state)
 {
-	struct verity_params p;
-	struct verity_err err = { "" };
+	struct vi_params p;
+	struct vi_error err = { "" };
 	uint8_t sb[VERITY_SB_SIZE];
 
 	(void)state;
@@ -36,10 +36,10 @@ static void test_superblock_name_sanitized(void **state)
 	p.hash_type = 1;
 	p.data_block_size = p.hash_block_size = 4096;
 	p.data_blocks = 8;
-	assert_int_equal(verity_sb_encode(&p, sb, &err), 0);
+	assert_int_equal(vi_sb_encode(&p, sb, &err), 0);
 	memcpy(sb + 32, "sha\x1b[2J\n<0>x\x07", 13);   /* the algorithm field */
 	memset(&p, 0, sizeof(p));
-	assert_int_equal(verity_sb_decode(sb, &p, &err), -EINVAL);
+	assert_int_equal(vi_sb_decode(sb, &p, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "unknown hash algorithm"));
 	assert_non_null(strstr(err.msg, "\\x1b[2J\\x0a<0>x\\x07"));
 	assert_true(printable(err.msg));
@@ -59,7 +59,7 @@ static __attribute__((noinline)) void dirty_stack(void)
 static void test_vopts_hash_name_fully_initialised(void **state)
 {
 	static struct vi_config a;
-	struct verity_err err;
+	struct vi_error err;
 	const char *w = "hash=sha1,hash-offset=4096";
 	const char *name = a.root.params.hash_name;
 
@@ -77,7 +77,7 @@ static void test_vopts_hash_name_fully_initialised(void **state)
 static void test_vopts_format_round_trip(void **state)
 {
 	static struct vi_config a, b;
-	struct verity_err err;
+	struct vi_error err;
 	char out[1024], again[1024];
 	const char *w = "superblock=false,hash=sha256,panic-on-corruption";
 
@@ -96,7 +96,7 @@ static void test_bundle_split_rejects(void **state)
 {
 	static char buf[VI_BUNDLE_MAX + 16];
 	const char good[] = "verity-manifest 1\nversion 1\nuntrusted comment: x\nRUQ\n";
-	struct verity_err err;
+	struct vi_error err;
 	size_t ml = 0, so = 0, sl = 0;
 
 	(void)state;

@@ -23,7 +23,7 @@
 #define DEVS " verity.data=/dev/vda1 verity.hash=/dev/vda2"
 
 static struct vi_config cfg;
-static struct verity_err err;
+static struct vi_error err;
 
 static void ok(const char *cmdline)
 {

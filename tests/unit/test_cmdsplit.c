@@ -16,7 +16,7 @@
 #include "cmdsplit.h"
 #include "config.h"
 
-static struct verity_err err;
+static struct vi_error err;
 
 static void ok(const char *line)
 {

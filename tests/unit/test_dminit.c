@@ -18,7 +18,7 @@
 #define TBL(rest) "0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 2049 sha256 " H " " rest
 
 static struct vi_target t;
-static struct verity_err err;
+static struct vi_error err;
 
 static void fresh(void)
 {

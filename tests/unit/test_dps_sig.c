@@ -45,7 +45,7 @@ static const char REPART[] =
 
 static struct vi_dps_sig sig;   /* 16 KiB: not on the stack */
 
-static int parse(const char *s, size_t len, struct verity_err *err)
+static int parse(const char *s, size_t len, struct vi_error *err)
 {
 	return vi_dps_sig_parse(s, len, &sig, err);
 }
@@ -64,7 +64,7 @@ static char *subst(const char *from, const char *to, size_t *ret_len)
 	return out;
 }
 
-static int parse_subst(const char *from, const char *to, struct verity_err *err)
+static int parse_subst(const char *from, const char *to, struct vi_error *err)
 {
 	size_t n = 0;
 	char *s = subst(from, to, &n);
@@ -76,13 +76,13 @@ static int parse_subst(const char *from, const char *to, struct verity_err *err)
 
 static void test_repart_object(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	uint8_t root[32], fpr[32];
 
 	(void)state;
 	assert_int_equal(parse(REPART, sizeof(REPART) - 1, &err), 0);
-	assert_int_equal(hex_decode_exact(ROOT, root, sizeof(root)), 0);
-	assert_int_equal(hex_decode_exact(FPR, fpr, sizeof(fpr)), 0);
+	assert_int_equal(vi_hex_decode_exact(ROOT, root, sizeof(root)), 0);
+	assert_int_equal(vi_hex_decode_exact(FPR, fpr, sizeof(fpr)), 0);
 	assert_int_equal(sig.root_hash_len, 32);
 	assert_memory_equal(sig.root_hash, root, 32);
 	assert_true(sig.has_fingerprint);
@@ -94,7 +94,7 @@ static void test_repart_object(void **state)
 
 static void test_padding(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	size_t n = sizeof(REPART) - 1;
 	char *buf = calloc(1, 16384);
 
@@ -115,7 +115,7 @@ static void test_padding(void **state)
 
 static void test_key_order_and_optional(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char buf[sizeof(REPART) + 64];
 
 	(void)state;
@@ -132,7 +132,7 @@ static void test_key_order_and_optional(void **state)
 
 static void test_rejects(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 
 	(void)state;
 	assert_int_equal(parse("", 0, &err), -EINVAL);

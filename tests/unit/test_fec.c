@@ -116,15 +116,15 @@ static const struct grow grows[] = {
 
 static void test_geometry(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(grows) / sizeof(grows[0]); i++) {
 		const struct grow *r = &grows[i];
-		struct verity_fec_geometry g;
+		struct vi_fec_geometry g;
 
 		print_message("row %zu\n", i);
-		assert_int_equal(verity_fec_geometry_compute(r->data_blocks, r->bs, r->hash_start,
+		assert_int_equal(vi_fec_geometry_compute(r->data_blocks, r->bs, r->hash_start,
 							     r->hash_blocks, r->roots, &g, &err), 0);
 		assert_int_equal(g.rsn, 255 - r->roots);
 		assert_int_equal(g.blocks, r->blocks);
@@ -141,58 +141,58 @@ static void test_geometry(void **state)
 
 static void test_geometry_refusals(void **state)
 {
-	struct verity_fec_geometry g;
-	struct verity_err err = { "" };
+	struct vi_fec_geometry g;
+	struct vi_error err = { "" };
 
 	(void)state;
-	assert_int_equal(verity_fec_geometry_compute(10, 4096, 1, 1, 1, &g, &err), -EINVAL);
+	assert_int_equal(vi_fec_geometry_compute(10, 4096, 1, 1, 1, &g, &err), -EINVAL);
 	assert_string_equal(err.msg, "FEC roots 1 out of range (2 to 24 parity bytes)");
-	assert_int_equal(verity_fec_geometry_compute(10, 4096, 1, 1, 25, &g, &err), -EINVAL);
+	assert_int_equal(vi_fec_geometry_compute(10, 4096, 1, 1, 25, &g, &err), -EINVAL);
 	assert_string_equal(err.msg, "FEC roots 25 out of range (2 to 24 parity bytes)");
-	assert_int_equal(verity_fec_geometry_compute(10, 4096, 1, 1, 0, &g, &err), -EINVAL);
-	assert_int_equal(verity_fec_geometry_compute(10, 1000, 1, 1, 2, &g, &err), -EINVAL);
+	assert_int_equal(vi_fec_geometry_compute(10, 4096, 1, 1, 0, &g, &err), -EINVAL);
+	assert_int_equal(vi_fec_geometry_compute(10, 1000, 1, 1, 2, &g, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "power of two"));
-	assert_int_equal(verity_fec_geometry_compute(0, 4096, 1, 1, 2, &g, &err), -EINVAL);
+	assert_int_equal(vi_fec_geometry_compute(0, 4096, 1, 1, 2, &g, &err), -EINVAL);
 	assert_string_equal(err.msg, "FEC needs at least one data block");
 	/* 64-bit overflow: of the input size, of the block count, of the hash device offset */
-	assert_int_equal(verity_fec_geometry_compute(UINT64_MAX / 4096 + 1, 4096, 1, 0, 2, &g,
+	assert_int_equal(vi_fec_geometry_compute(UINT64_MAX / 4096 + 1, 4096, 1, 0, 2, &g,
 						     &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "overflows 64 bits"));
-	assert_int_equal(verity_fec_geometry_compute(2, 4096, 1, UINT64_MAX - 1, 2, &g, &err),
+	assert_int_equal(vi_fec_geometry_compute(2, 4096, 1, UINT64_MAX - 1, 2, &g, &err),
 			 -EINVAL);
-	assert_int_equal(verity_fec_geometry_compute(2, 4096, UINT64_MAX / 4096, 1, 2, &g, &err),
+	assert_int_equal(vi_fec_geometry_compute(2, 4096, UINT64_MAX / 4096, 1, 2, &g, &err),
 			 -EINVAL);
 	/* padded stripes: rounds × rsn × block size must fit too */
-	assert_int_equal(verity_fec_geometry_compute(UINT64_MAX / 4096, 4096, 0, 0, 24, &g, &err),
+	assert_int_equal(vi_fec_geometry_compute(UINT64_MAX / 4096, 4096, 0, 0, 24, &g, &err),
 			 -EINVAL);
 	/* the largest that fits */
-	assert_int_equal(verity_fec_geometry_compute(UINT64_MAX / 4096 / 256, 4096, 0, 0, 24, &g,
+	assert_int_equal(vi_fec_geometry_compute(UINT64_MAX / 4096 / 256, 4096, 0, 0, 24, &g,
 						     &err), 0);
 }
 
 static void test_hash_blocks(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	uint64_t n = 0;
 
 	(void)state;
 	/* own device: all of it from the tree start, in whole blocks */
-	assert_int_equal(verity_fec_hash_blocks(40960, false, 4096, 1, 9, &n, &err), 0);
+	assert_int_equal(vi_fec_hash_blocks(40960, false, 4096, 1, 9, &n, &err), 0);
 	assert_int_equal(n, 9);
-	assert_int_equal(verity_fec_hash_blocks(200000, false, 4096, 1, 9, &n, &err), 0);
+	assert_int_equal(vi_fec_hash_blocks(200000, false, 4096, 1, 9, &n, &err), 0);
 	assert_int_equal(n, 47);
-	assert_int_equal(verity_fec_hash_blocks(0, false, 4096, 0, 0, &n, &err), 0);
+	assert_int_equal(vi_fec_hash_blocks(0, false, 4096, 0, 0, &n, &err), 0);
 	assert_int_equal(n, 0);
 	/* shared with the FEC area: up to it */
-	assert_int_equal(verity_fec_hash_blocks(40960, true, 4096, 1, 9, &n, &err), 0);
+	assert_int_equal(vi_fec_hash_blocks(40960, true, 4096, 1, 9, &n, &err), 0);
 	assert_int_equal(n, 9);
-	assert_int_equal(verity_fec_hash_blocks(65536 + 512, true, 4096, 1, 9, &n, &err), 0);
+	assert_int_equal(vi_fec_hash_blocks(65536 + 512, true, 4096, 1, 9, &n, &err), 0);
 	assert_int_equal(n, 15);
 	/* less than the tree */
-	assert_int_equal(verity_fec_hash_blocks(36864, true, 4096, 1, 9, &n, &err), -EINVAL);
+	assert_int_equal(vi_fec_hash_blocks(36864, true, 4096, 1, 9, &n, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "overlaps the hash area"));
-	assert_int_equal(verity_fec_hash_blocks(0, true, 4096, 1, 9, &n, &err), -EINVAL);
-	assert_int_equal(verity_fec_hash_blocks(8192, false, 4096, 1, 9, &n, &err), -EINVAL);
+	assert_int_equal(vi_fec_hash_blocks(0, true, 4096, 1, 9, &n, &err), -EINVAL);
+	assert_int_equal(vi_fec_hash_blocks(8192, false, 4096, 1, 9, &n, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "ends before the tree"));
 	assert_int_equal(n, 15);   /* untouched on failure */
 }
@@ -201,33 +201,33 @@ static void test_hash_blocks(void **state)
 
 static void test_rs_known(void **state)
 {
-	struct verity_rs rs;
+	struct vi_rs rs;
 	uint8_t msg[253], par[24];
 
 	(void)state;
-	assert_int_equal(verity_rs_init(&rs, 1), -EINVAL);
-	assert_int_equal(verity_rs_init(&rs, 25), -EINVAL);
+	assert_int_equal(vi_rs_init(&rs, 1), -EINVAL);
+	assert_int_equal(vi_rs_init(&rs, 25), -EINVAL);
 
 	/* The message "1" (last symbol): parity = x^roots mod g(x) = g(x) - x^roots.
 	 * roots 2: g = (x + 1)(x + 2) = x^2 + 3x + 2.
 	 * roots 3: g × (x + 4) = x^3 + 7x^2 + 14x + 8 (3 × 4 = 12, 2 × 4 = 8 in GF(2^8)). */
-	assert_int_equal(verity_rs_init(&rs, 2), 0);
+	assert_int_equal(vi_rs_init(&rs, 2), 0);
 	memset(msg, 0, sizeof(msg));
 	msg[252] = 1;
-	verity_rs_encode(&rs, msg, par);
+	vi_rs_encode(&rs, msg, par);
 	assert_int_equal(par[0], 3);
 	assert_int_equal(par[1], 2);
-	assert_int_equal(verity_rs_init(&rs, 3), 0);
+	assert_int_equal(vi_rs_init(&rs, 3), 0);
 	msg[252] = 0;
 	msg[251] = 1;
-	verity_rs_encode(&rs, msg, par);
+	vi_rs_encode(&rs, msg, par);
 	assert_int_equal(par[0], 7);
 	assert_int_equal(par[1], 14);
 	assert_int_equal(par[2], 8);
 	/* zero in, zero out */
 	memset(msg, 0, sizeof(msg));
 	memset(par, 0xff, sizeof(par));
-	verity_rs_encode(&rs, msg, par);
+	vi_rs_encode(&rs, msg, par);
 	assert_int_equal(par[0] | par[1] | par[2], 0);
 }
 
@@ -239,10 +239,10 @@ static void test_rs_codewords(void **state)
 	(void)state;
 	for (size_t t = 0; t < sizeof(roots_list) / sizeof(roots_list[0]); t++) {
 		unsigned roots = roots_list[t], rsn = 255 - roots;
-		struct verity_rs rs;
+		struct vi_rs rs;
 		uint8_t cw[255];
 
-		assert_int_equal(verity_rs_init(&rs, roots), 0);
+		assert_int_equal(vi_rs_init(&rs, roots), 0);
 		for (int rep = 0; rep < 20; rep++) {
 			uint8_t a = 1;   /* alpha^0 */
 
@@ -252,7 +252,7 @@ static void test_rs_codewords(void **state)
 				x ^= x << 17;
 				cw[i] = (uint8_t)(rep == 0 ? 0xff : rep == 1 ? (i == 0) : x);
 			}
-			verity_rs_encode(&rs, cw, cw + rsn);
+			vi_rs_encode(&rs, cw, cw + rsn);
 			/* systematic: message || parity is a codeword, c(alpha^i) = 0 for each root */
 			for (unsigned i = 0; i < roots; i++) {
 				assert_int_equal(eval(cw, 255, a), 0);
@@ -280,14 +280,14 @@ static void test_rs_encode_cols(void **state)
 		rows[i] = (uint8_t)(i * 37 + 11);
 	for (size_t t = 0; t < sizeof(roots_list) / sizeof(roots_list[0]); t++) {
 		unsigned roots = roots_list[t], rsn = 255 - roots;
-		struct verity_rs rs;
+		struct vi_rs rs;
 
-		assert_int_equal(verity_rs_init(&rs, roots), 0);
-		verity_rs_encode_cols(&rs, rows, STRIDE, N, st, par);
+		assert_int_equal(vi_rs_init(&rs, roots), 0);
+		vi_rs_encode_cols(&rs, rows, STRIDE, N, st, par);
 		for (unsigned b = 0; b < N; b++) {
 			for (unsigned i = 0; i < rsn; i++)
 				msg[i] = rows[i * STRIDE + b];
-			verity_rs_encode(&rs, msg, one);
+			vi_rs_encode(&rs, msg, one);
 			assert_memory_equal(one, par + b * roots, roots);
 		}
 	}
@@ -321,10 +321,10 @@ static void test_rs_decode(void **state)
 	(void)state;
 	for (size_t t = 0; t < sizeof(roots_list) / sizeof(roots_list[0]); t++) {
 		unsigned roots = roots_list[t], rsn = 255 - roots;
-		struct verity_rs rs;
+		struct vi_rs rs;
 		uint8_t good[255], cw[255], before[255];
 
-		assert_int_equal(verity_rs_init(&rs, roots), 0);
+		assert_int_equal(vi_rs_init(&rs, roots), 0);
 		for (int rep = 0; rep < 200; rep++) {
 			unsigned nerr = (unsigned)(rep % (roots / 2 + 1));
 			bool used[255] = { false };
@@ -332,7 +332,7 @@ static void test_rs_decode(void **state)
 
 			for (unsigned i = 0; i < rsn; i++)
 				good[i] = (uint8_t)xs_next(&x);
-			verity_rs_encode(&rs, good, good + rsn);
+			vi_rs_encode(&rs, good, good + rsn);
 			memcpy(cw, good, sizeof(cw));
 			for (unsigned e = 0; e < nerr; e++) {
 				unsigned p;
@@ -343,7 +343,7 @@ static void test_rs_decode(void **state)
 				used[p] = true;
 				cw[p] ^= (uint8_t)(1 + xs_next(&x) % 255);
 			}
-			assert_int_equal(verity_rs_decode(&rs, cw), (int)nerr);
+			assert_int_equal(vi_rs_decode(&rs, cw), (int)nerr);
 			assert_memory_equal(cw, good, sizeof(cw));
 
 			/* roots / 2 + 1 .. 255 errors, or pure garbage: refused or a codeword */
@@ -351,7 +351,7 @@ static void test_rs_decode(void **state)
 			for (unsigned e = 0; e < nerr; e++)
 				cw[xs_next(&x) % 255] ^= (uint8_t)(1 + xs_next(&x) % 255);
 			memcpy(before, cw, sizeof(cw));
-			r = verity_rs_decode(&rs, cw);
+			r = vi_rs_decode(&rs, cw);
 			if (r < 0) {
 				assert_int_equal(r, -EBADMSG);
 				assert_memory_equal(cw, before, sizeof(cw));
@@ -373,19 +373,19 @@ static void test_rs_decode_as_veritysetup(void **state)
 		{ 1, 1 }, { 2, 2 }, { 3, 3 }, { 4, 2 }, { 5, -EBADMSG }, { 6, -EBADMSG },
 		{ 10, -EBADMSG },
 	};
-	struct verity_rs rs;
+	struct vi_rs rs;
 	uint8_t good[255], cw[255];
 
 	(void)state;
-	assert_int_equal(verity_rs_init(&rs, 5), 0);
+	assert_int_equal(vi_rs_init(&rs, 5), 0);
 	for (unsigned i = 0; i < 250; i++)
 		good[i] = (uint8_t)(i * 37 + 11);
-	verity_rs_encode(&rs, good, good + 250);
+	vi_rs_encode(&rs, good, good + 250);
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		memcpy(cw, good, sizeof(cw));
 		for (unsigned e = 0; e < cases[c].nerr; e++)
 			cw[e] ^= 1;
-		assert_int_equal(verity_rs_decode(&rs, cw), cases[c].want);
+		assert_int_equal(vi_rs_decode(&rs, cw), cases[c].want);
 		if (cases[c].want < 0)
 			continue;
 		assert_true(is_codeword(cw, 5));
@@ -399,27 +399,27 @@ static void test_rs_decode_as_veritysetup(void **state)
 	 * symbols give S1 = 0, S0 != 0, a locator of length 1 that is the constant 1.
 	 * cryptsetup's decoder returns 0 ("repairable", the block unchanged and no codeword);
 	 * the kernel's, and this one, refuse it. */
-	assert_int_equal(verity_rs_init(&rs, 2), 0);
-	verity_rs_encode(&rs, good, good + 253);
+	assert_int_equal(vi_rs_init(&rs, 2), 0);
+	vi_rs_encode(&rs, good, good + 253);
 	memcpy(cw, good, sizeof(cw));
 	cw[0] ^= 1;
 	cw[1] ^= 2;
-	assert_int_equal(verity_rs_decode(&rs, cw), -EBADMSG);
+	assert_int_equal(vi_rs_decode(&rs, cw), -EBADMSG);
 }
 
 /* ---- streaming over files --------------------------------------------------------------- */
 
 /* Parity of every RS block computed one at a time, symbol positions from the kernel's
  * fec_interleave(): RS offset o = rsb × rsn + i lives at o / rsn + (o % rsn) × rounds × bs. */
-static uint8_t *reference(const struct verity_fec_geometry *g, const uint8_t *data,
+static uint8_t *reference(const struct vi_fec_geometry *g, const uint8_t *data,
 			  const uint8_t *hash)
 {
 	uint64_t dbytes = g->data_blocks * g->block_size, hbytes = g->hash_blocks * g->block_size;
 	uint8_t *out = malloc(g->size), msg[253];
-	struct verity_rs rs;
+	struct vi_rs rs;
 
 	assert_non_null(out);
-	assert_int_equal(verity_rs_init(&rs, g->roots), 0);
+	assert_int_equal(vi_rs_init(&rs, g->roots), 0);
 	for (uint64_t rsb = 0; rsb < g->rs_blocks; rsb++) {
 		for (unsigned i = 0; i < g->rsn; i++) {
 			uint64_t o = rsb * g->rsn + i;
@@ -429,7 +429,7 @@ static uint8_t *reference(const struct verity_fec_geometry *g, const uint8_t *da
 				 at - dbytes < hbytes ? hash[g->hash_start * g->block_size + at - dbytes] :
 				 0;
 		}
-		verity_rs_encode(&rs, msg, out + rsb * g->roots);
+		vi_rs_encode(&rs, msg, out + rsb * g->roots);
 	}
 	return out;
 }
@@ -452,30 +452,30 @@ static void test_stream_matches_reference(void **state)
 
 	(void)state;
 	for (size_t t = 0; t < sizeof(roots_list) / sizeof(roots_list[0]); t++) {
-		struct verity_fec_geometry g;
-		struct verity_err err = { "" };
-		struct verity_fec_bad bad;
+		struct vi_fec_geometry g;
+		struct vi_error err = { "" };
+		struct vi_fec_bad bad;
 		uint8_t *want, *got;
 		static const struct { unsigned threads; size_t window; } runs[] = {
 			{ 1, 0 }, { 3, 7 }, { 2, 100 }, { 0, 1023 }, { 4, 5000 },
 		};
 
-		assert_int_equal(verity_fec_geometry_compute(700, 512, 3, 50, roots_list[t], &g,
+		assert_int_equal(vi_fec_geometry_compute(700, 512, 3, 50, roots_list[t], &g,
 							     &err), 0);
 		want = reference(&g, data, hash);
 		for (size_t k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
-			struct verity_fec_opts o = { .threads = runs[k].threads,
+			struct vi_fec_opts o = { .threads = runs[k].threads,
 						     .window = runs[k].window };
 			int ffd = make_file("fec", 0, 0);
 
 			print_message("roots %u, %u threads, window %zu\n", roots_list[t],
 				      runs[k].threads, runs[k].window);
 			/* at an offset, after foreign bytes */
-			assert_int_equal(verity_fec_encode(&g, dfd, hfd, ffd, 1024, &o, &err), 0);
+			assert_int_equal(vi_fec_encode(&g, dfd, hfd, ffd, 1024, &o, &err), 0);
 			got = slurp(ffd, 1024, g.size);
 			assert_memory_equal(got, want, g.size);
 			free(got);
-			assert_int_equal(verity_fec_verify(&g, dfd, hfd, ffd, 1024, &o, &bad, &err),
+			assert_int_equal(vi_fec_verify(&g, dfd, hfd, ffd, 1024, &o, &bad, &err),
 					 0);
 			close(ffd);
 		}
@@ -491,20 +491,20 @@ static void test_verify_mismatch(void **state)
 {
 	int dfd = make_file("data", 700 * 512, 0), hfd = make_file("hash", 60 * 512, 5);
 	int ffd = make_file("fec", 0, 0);
-	struct verity_fec_geometry g;
-	struct verity_fec_opts o = { .threads = 2, .window = 300 };
-	struct verity_err err = { "" };
-	struct verity_fec_bad bad;
+	struct vi_fec_geometry g;
+	struct vi_fec_opts o = { .threads = 2, .window = 300 };
+	struct vi_error err = { "" };
+	struct vi_fec_bad bad;
 	uint64_t x;
 
 	(void)state;
-	assert_int_equal(verity_fec_geometry_compute(700, 512, 3, 50, 11, &g, &err), 0);
-	assert_int_equal(verity_fec_encode(&g, dfd, hfd, ffd, 512, &o, &err), 0);
+	assert_int_equal(vi_fec_geometry_compute(700, 512, 3, 50, 11, &g, &err), 0);
+	assert_int_equal(vi_fec_encode(&g, dfd, hfd, ffd, 512, &o, &err), 0);
 
 	/* Two wrong parity bytes: the first one is named, with its RS block. */
 	flip(ffd, 512 + 2000 * 11 + 4);
 	flip(ffd, 512 + 900 * 11 + 10);
-	assert_int_equal(verity_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), -EPERM);
+	assert_int_equal(vi_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), -EPERM);
 	assert_int_equal(bad.rsb, 900);
 	assert_int_equal(bad.offset, 512 + 900 * 11 + 10);
 	assert_false(bad.uncorrectable);
@@ -513,10 +513,10 @@ static void test_verify_mismatch(void **state)
 	assert_string_equal(err.msg, "FEC parity of RS block 900 (byte 10422 of the FEC device) "
 			    "does not match (2 parity bytes differ)");
 	flip(ffd, 512 + 900 * 11 + 10);
-	assert_int_equal(verity_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), -EPERM);
+	assert_int_equal(vi_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), -EPERM);
 	assert_int_equal(bad.rsb, 2000);
 	flip(ffd, 512 + 2000 * 11 + 4);
-	assert_int_equal(verity_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), 0);
+	assert_int_equal(vi_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), 0);
 
 	/* Six wrong parity bytes in RS block 1500 are beyond 11 roots (this pattern does not
 	 * decode: the result depends on the error pattern only), one in RS block 300 is not:
@@ -524,53 +524,53 @@ static void test_verify_mismatch(void **state)
 	flip(ffd, 512 + 300 * 11 + 1);
 	for (unsigned b = 0; b < 6; b++)
 		flip(ffd, 512 + 1500 * 11 + b);
-	assert_int_equal(verity_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), -EPERM);
+	assert_int_equal(vi_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), -EPERM);
 	assert_true(bad.uncorrectable);
 	assert_int_equal(bad.rsb, 1500);
 	assert_non_null(strstr(err.msg, "cannot be repaired"));
 	flip(ffd, 512 + 300 * 11 + 1);
 	for (unsigned b = 0; b < 6; b++)
 		flip(ffd, 512 + 1500 * 11 + b);
-	assert_int_equal(verity_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), 0);
+	assert_int_equal(vi_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), 0);
 
 	/* A changed input byte at input offset x belongs to RS block x mod (rounds × bs). */
 	x = 123456;
 	flip(dfd, x);
-	assert_int_equal(verity_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), -EPERM);
+	assert_int_equal(vi_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), -EPERM);
 	assert_int_equal(bad.rsb, x % g.rs_blocks);
 	flip(dfd, x);
 	/* The hash part of the input starts at hash block 3. */
 	x = 700 * 512 + 1000;
 	flip(hfd, 3 * 512 + 1000);
-	assert_int_equal(verity_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), -EPERM);
+	assert_int_equal(vi_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), -EPERM);
 	assert_int_equal(bad.rsb, x % g.rs_blocks);
 	flip(hfd, 3 * 512 + 1000);
 	/* Hash bytes outside the covered blocks do not matter. */
 	flip(hfd, 1 * 512 + 3);
 	flip(hfd, 53 * 512 + 3);
-	assert_int_equal(verity_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), 0);
+	assert_int_equal(vi_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), 0);
 
 	/* A short FEC file is an I/O error, not a mismatch. */
 	assert_int_equal(ftruncate(ffd, (off_t)(512 + g.size - 1)), 0);
-	assert_int_equal(verity_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), -EIO);
+	assert_int_equal(vi_fec_verify(&g, dfd, hfd, ffd, 512, &o, &bad, &err), -EIO);
 	assert_non_null(strstr(err.msg, "FEC device has"));
 	/* A short data file too. */
-	assert_int_equal(verity_fec_encode(&g, dfd, hfd, ffd, 512, &o, &err), 0);
+	assert_int_equal(vi_fec_encode(&g, dfd, hfd, ffd, 512, &o, &err), 0);
 	assert_int_equal(ftruncate(dfd, 600 * 512), 0);
-	assert_int_equal(verity_fec_encode(&g, dfd, hfd, ffd, 512, &o, &err), -EIO);
+	assert_int_equal(vi_fec_encode(&g, dfd, hfd, ffd, 512, &o, &err), -EIO);
 	assert_non_null(strstr(err.msg, "read of the data device failed"));
 	close(dfd);
 	close(hfd);
 	close(ffd);
 }
 
-/* ---- against veritysetup, through verity_fec_layout -------------------------------------- */
+/* ---- against veritysetup, through vi_fec_layout -------------------------------------- */
 
 #define S32 "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
-static struct verity_params params300(void)
+static struct vi_params params300(void)
 {
-	struct verity_params p;
+	struct vi_params p;
 	size_t n = 0;
 	static const uint8_t uuid[16] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x47, 0x88,
 					  0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x00 };
@@ -581,7 +581,7 @@ static struct verity_params params300(void)
 	p.data_block_size = 512;
 	p.hash_block_size = 512;
 	p.data_blocks = 300;
-	assert_int_equal(hex_decode(S32, strlen(S32), p.salt, sizeof(p.salt), &n), 0);
+	assert_int_equal(vi_hex_decode(S32, strlen(S32), p.salt, sizeof(p.salt), &n), 0);
 	p.salt_size = (uint16_t)n;
 	memcpy(p.uuid, uuid, sizeof(uuid));
 	return p;
@@ -590,13 +590,13 @@ static struct verity_params params300(void)
 static void sha256_of(int fd, uint64_t off, uint64_t n, const char *want_hex)
 {
 	uint8_t *b = slurp(fd, off, n), got[32], want[32];
-	struct digest_ctx *c = NULL;
+	struct vi_digest_ctx *c = NULL;
 
-	assert_int_equal(hex_decode_exact(want_hex, want, 32), 0);
-	assert_int_equal(digest_openssl_ops.new_ctx("sha256", &c), 0);
-	assert_int_equal(digest_openssl_ops.update(c, b, n), 0);
-	assert_int_equal(digest_openssl_ops.final(c, got, sizeof(got)), 0);
-	digest_openssl_ops.free(c);
+	assert_int_equal(vi_hex_decode_exact(want_hex, want, 32), 0);
+	assert_int_equal(vi_digest_openssl_ops.new_ctx("sha256", &c), 0);
+	assert_int_equal(vi_digest_openssl_ops.update(c, b, n), 0);
+	assert_int_equal(vi_digest_openssl_ops.final(c, got, sizeof(got)), 0);
+	vi_digest_openssl_ops.free(c);
 	free(b);
 	assert_memory_equal(got, want, 32);
 }
@@ -611,33 +611,33 @@ static void test_veritysetup_known(void **state)
 		{ 3, 3072, "27266623ce0b05799e37ec4d431e1c9cbe06d072047b2fe2161269f0f21bad2d" },
 		{ 24, 24576, "b451708605df936cfabc1e8907da46a3759f0e670d5d7eaec3f1b366de1a0102" },
 	};
-	struct verity_params p = params300();
-	struct verity_tree_opts to = { .ops = &digest_openssl_ops };
-	struct verity_fec_opts fo = { .threads = 2 };
-	struct verity_err err = { "" };
-	struct verity_geometry g;
-	struct verity_fec_geometry fg;
+	struct vi_params p = params300();
+	struct vi_tree_opts to = { .ops = &vi_digest_openssl_ops };
+	struct vi_fec_opts fo = { .threads = 2 };
+	struct vi_error err = { "" };
+	struct vi_geometry g;
+	struct vi_fec_geometry fg;
 	uint8_t root[32], want_root[32];
 	bool on_hash = true;
 	int dfd = make_file("data", 300 * 512 + 100, 0);
 
 	(void)state;
-	assert_int_equal(hex_decode_exact("2412e796659e0fb9a0db714e0a99cc55f7d5cdb23676ead19479196e"
+	assert_int_equal(vi_hex_decode_exact("2412e796659e0fb9a0db714e0a99cc55f7d5cdb23676ead19479196e"
 					  "8e945182", want_root, 32), 0);
-	assert_int_equal(verity_geometry_compute(&p, &g, &err), 0);
+	assert_int_equal(vi_geometry_compute(&p, &g, &err), 0);
 	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
 		int hfd = make_file("hash", 0, 0), ffd = make_file("fec", 0, 0);
 
 		/* planned before the tree exists: the empty hash file counts as the tree's size */
-		assert_int_equal(verity_fec_layout(dfd, hfd, ffd, &p, &g, 0, k[i].roots, &fg,
+		assert_int_equal(vi_fec_layout(dfd, hfd, ffd, &p, &g, 0, k[i].roots, &fg,
 						   &on_hash, &err), 0);
 		assert_false(on_hash);
 		assert_int_equal(fg.hash_start, 1);
 		assert_int_equal(fg.hash_blocks, 22);
 		assert_int_equal(fg.size, k[i].size);
-		assert_int_equal(verity_tree_build(dfd, hfd, &p, &to, root, sizeof(root), &err), 0);
+		assert_int_equal(vi_tree_build(dfd, hfd, &p, &to, root, sizeof(root), &err), 0);
 		assert_memory_equal(root, want_root, 32);
-		assert_int_equal(verity_fec_encode(&fg, dfd, hfd, ffd, 0, &fo, &err), 0);
+		assert_int_equal(vi_fec_encode(&fg, dfd, hfd, ffd, 0, &fo, &err), 0);
 		assert_int_equal(lseek(ffd, 0, SEEK_END), (off_t)k[i].size);
 		sha256_of(ffd, 0, k[i].size, k[i].sha);
 		close(hfd);
@@ -649,12 +649,12 @@ static void test_veritysetup_known(void **state)
 	{
 		int hfd = make_file("hash", 0, 0);
 
-		assert_int_equal(verity_fec_layout(dfd, hfd, hfd, &p, &g, 11776, 5, &fg, &on_hash,
+		assert_int_equal(vi_fec_layout(dfd, hfd, hfd, &p, &g, 11776, 5, &fg, &on_hash,
 						   &err), 0);
 		assert_true(on_hash);
 		assert_int_equal(fg.hash_blocks, 22);
-		assert_int_equal(verity_tree_build(dfd, hfd, &p, &to, root, sizeof(root), &err), 0);
-		assert_int_equal(verity_fec_encode(&fg, dfd, hfd, hfd, 11776, &fo, &err), 0);
+		assert_int_equal(vi_tree_build(dfd, hfd, &p, &to, root, sizeof(root), &err), 0);
+		assert_int_equal(vi_fec_encode(&fg, dfd, hfd, hfd, 11776, &fo, &err), 0);
 		assert_int_equal(lseek(hfd, 0, SEEK_END), 16896);
 		sha256_of(hfd, 11776, 5120,
 			  "99f7a9036a15a54a10cf4c512960223eafcce82bdd6ac22ca88d27f0f17016fb");
@@ -665,48 +665,48 @@ static void test_veritysetup_known(void **state)
 
 static void test_layout_refusals(void **state)
 {
-	struct verity_params p = params300();
-	struct verity_err err = { "" };
-	struct verity_geometry g;
-	struct verity_fec_geometry fg;
+	struct vi_params p = params300();
+	struct vi_error err = { "" };
+	struct vi_geometry g;
+	struct vi_fec_geometry fg;
 	bool on_hash = false;
 	int dfd = make_file("data", 300 * 512, 0), hfd = make_file("hash", 0, 0);
 	int ffd = make_file("fec", 0, 0);
 
 	(void)state;
-	assert_int_equal(verity_geometry_compute(&p, &g, &err), 0);
+	assert_int_equal(vi_geometry_compute(&p, &g, &err), 0);
 	/* tree: hash blocks 1..22, hash area ends at byte 11776 */
-	assert_int_equal(verity_fec_layout(dfd, hfd, ffd, &p, &g, 100, 2, &fg, &on_hash, &err),
+	assert_int_equal(vi_fec_layout(dfd, hfd, ffd, &p, &g, 100, 2, &fg, &on_hash, &err),
 			 -EINVAL);
 	assert_string_equal(err.msg, "FEC offset 100 is not a multiple of 512");
-	assert_int_equal(verity_fec_layout(dfd, hfd, ffd, &p, &g, 0, 25, &fg, &on_hash, &err),
+	assert_int_equal(vi_fec_layout(dfd, hfd, ffd, &p, &g, 0, 25, &fg, &on_hash, &err),
 			 -EINVAL);
-	assert_int_equal(verity_fec_layout(dfd, hfd, hfd, &p, &g, 11264, 2, &fg, &on_hash, &err),
+	assert_int_equal(vi_fec_layout(dfd, hfd, hfd, &p, &g, 11264, 2, &fg, &on_hash, &err),
 			 -EINVAL);
 	assert_string_equal(err.msg, "FEC area at byte 11264 overlaps the hash area (ending at "
 			    "byte 11776) on the same device");
-	assert_int_equal(verity_fec_layout(dfd, hfd, dfd, &p, &g, 153088, 2, &fg, &on_hash, &err),
+	assert_int_equal(vi_fec_layout(dfd, hfd, dfd, &p, &g, 153088, 2, &fg, &on_hash, &err),
 			 -EINVAL);
 	assert_string_equal(err.msg, "FEC area at byte 153088 lies inside the data (153600 bytes) "
 			    "on the same device");
 	/* right after the data on the data file: fine, hash blocks from the hash file */
-	assert_int_equal(verity_fec_layout(dfd, hfd, dfd, &p, &g, 153600, 2, &fg, &on_hash, &err),
+	assert_int_equal(vi_fec_layout(dfd, hfd, dfd, &p, &g, 153600, 2, &fg, &on_hash, &err),
 			 0);
 	assert_false(on_hash);
 	/* a hash file larger than the tree: all of it is covered, as veritysetup does */
 	assert_int_equal(ftruncate(hfd, 40 * 512 + 100), 0);
-	assert_int_equal(verity_fec_layout(dfd, hfd, ffd, &p, &g, 0, 2, &fg, &on_hash, &err), 0);
+	assert_int_equal(vi_fec_layout(dfd, hfd, ffd, &p, &g, 0, 2, &fg, &on_hash, &err), 0);
 	assert_int_equal(fg.hash_blocks, 39);
 	/* the FEC area further along the hash file: the gap is covered */
-	assert_int_equal(verity_fec_layout(dfd, hfd, hfd, &p, &g, 65536, 2, &fg, &on_hash, &err),
+	assert_int_equal(vi_fec_layout(dfd, hfd, hfd, &p, &g, 65536, 2, &fg, &on_hash, &err),
 			 0);
 	assert_int_equal(fg.hash_blocks, 127);
 	/* no data device known (dump) */
-	assert_int_equal(verity_fec_layout(-1, hfd, ffd, &p, &g, 0, 2, &fg, &on_hash, &err), 0);
+	assert_int_equal(vi_fec_layout(-1, hfd, ffd, &p, &g, 0, 2, &fg, &on_hash, &err), 0);
 	/* block sizes */
 	p.hash_block_size = 1024;
-	assert_int_equal(verity_geometry_compute(&p, &g, &err), 0);
-	assert_int_equal(verity_fec_layout(dfd, hfd, ffd, &p, &g, 0, 2, &fg, &on_hash, &err),
+	assert_int_equal(vi_geometry_compute(&p, &g, &err), 0);
+	assert_int_equal(vi_fec_layout(dfd, hfd, ffd, &p, &g, 0, 2, &fg, &on_hash, &err),
 			 -EINVAL);
 	assert_string_equal(err.msg, "block sizes must match for FEC (data 512, hash 1024 bytes)");
 	close(dfd);

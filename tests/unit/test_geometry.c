@@ -11,10 +11,10 @@
 
 #include "geometry.h"
 
-static struct verity_params mk(const char *hash, uint32_t type, uint32_t dbs, uint32_t hbs,
+static struct vi_params mk(const char *hash, uint32_t type, uint32_t dbs, uint32_t hbs,
 			       uint64_t blocks, uint64_t off, bool nosb)
 {
-	struct verity_params p;
+	struct vi_params p;
 
 	memset(&p, 0, sizeof(p));
 	strcpy(p.hash_name, hash);
@@ -79,14 +79,14 @@ static void test_table(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const struct row *w = &rows[i];
-		struct verity_params p = mk(w->hash, w->type, w->dbs, w->hbs, w->blocks, w->off,
+		struct vi_params p = mk(w->hash, w->type, w->dbs, w->hbs, w->blocks, w->off,
 					    w->nosb);
-		struct verity_geometry g;
-		struct verity_err err = { "" };
+		struct vi_geometry g;
+		struct vi_error err = { "" };
 		uint64_t pos;
 
 		print_message("row %zu\n", i);
-		assert_int_equal(verity_geometry_compute(&p, &g, &err), 0);
+		assert_int_equal(vi_geometry_compute(&p, &g, &err), 0);
 		assert_int_equal(g.hash_per_block_bits, w->bits);
 		assert_int_equal(g.digest_stride, w->stride);
 		assert_int_equal(g.levels, w->levels);
@@ -106,45 +106,45 @@ static void test_table(void **state)
 
 static void test_rejects(void **state)
 {
-	struct verity_geometry g;
-	struct verity_err err;
-	struct verity_params p;
+	struct vi_geometry g;
+	struct vi_error err;
+	struct vi_params p;
 
 	(void)state;
 	p = mk("sha256", 1, 4096, 4096, 0, 0, false);
-	assert_int_equal(verity_geometry_compute(&p, &g, &err), -EINVAL);
+	assert_int_equal(vi_geometry_compute(&p, &g, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "zero"));
 
 	p = mk("sha256", 1, 4096, 4096, UINT64_MAX / 4096 + 1, 0, false);
-	assert_int_equal(verity_geometry_compute(&p, &g, &err), -EINVAL);
+	assert_int_equal(vi_geometry_compute(&p, &g, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "overflow"));
 
 	/* Largest data size that fits: the tree offsets still must not wrap. */
 	p = mk("sha256", 1, 512, 512, UINT64_MAX / 512, UINT64_MAX - 511 - 4095, false);
 	p.hash_offset -= p.hash_offset % 512;
-	assert_int_equal(verity_geometry_compute(&p, &g, &err), -EINVAL);
+	assert_int_equal(vi_geometry_compute(&p, &g, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "overflow"));
 
 	p = mk("md4", 1, 4096, 4096, 10, 0, false);
-	assert_int_equal(verity_geometry_compute(&p, &g, &err), -EINVAL);
+	assert_int_equal(vi_geometry_compute(&p, &g, &err), -EINVAL);
 
 	p = mk("sha256", 1, 4096, 4096, 10, 4096 + 512, true);  /* tree not block-aligned */
-	assert_int_equal(verity_geometry_compute(&p, &g, &err), -EINVAL);
+	assert_int_equal(vi_geometry_compute(&p, &g, &err), -EINVAL);
 }
 
 static void test_tree_start(void **state)
 {
-	struct verity_params p = mk("sha256", 1, 4096, 512, 10, 0, false);
+	struct vi_params p = mk("sha256", 1, 4096, 512, 10, 0, false);
 
 	(void)state;
-	assert_int_equal(verity_tree_start(&p), 1);     /* superblock fills one 512-byte block */
+	assert_int_equal(vi_tree_start(&p), 1);     /* superblock fills one 512-byte block */
 	p.hash_offset = 512;
-	assert_int_equal(verity_tree_start(&p), 2);
+	assert_int_equal(vi_tree_start(&p), 2);
 	p.hash_block_size = 1024;
-	assert_int_equal(verity_tree_start(&p), 1);     /* 512 + 512 = 1024: exactly one block */
+	assert_int_equal(vi_tree_start(&p), 1);     /* 512 + 512 = 1024: exactly one block */
 	p.no_superblock = true;
 	p.hash_offset = 8192;
-	assert_int_equal(verity_tree_start(&p), 8);
+	assert_int_equal(vi_tree_start(&p), 8);
 }
 
 int main(void)

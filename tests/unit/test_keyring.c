@@ -17,7 +17,7 @@
 
 static void test_p7s_check(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	uint8_t buf[300] = { 0x30, 0x03, 1, 2, 3 };
 
 	(void)state;
@@ -53,7 +53,7 @@ static void test_desc(void **state)
 static void test_add_read_remove(void **state)
 {
 	static const uint8_t payload[] = { 0x30, 0x02, 0xab, 0xcd };
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	uint8_t back[16];
 	int32_t serial;
 	long n;

@@ -60,13 +60,13 @@ static const char FULL[] =
 static void test_parse_good(void **state)
 {
 	struct vi_manifest m;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	uint8_t root[32];
 
 	(void)state;
 	assert_int_equal(vi_manifest_parse(S(GOOD), &m, &err), 0);
 	assert_int_equal(m.version, 7);
-	assert_int_equal(hex_decode_exact(ROOT, root, sizeof(root)), 0);
+	assert_int_equal(vi_hex_decode_exact(ROOT, root, sizeof(root)), 0);
 	assert_int_equal(m.root_hash_len, 32);
 	assert_memory_equal(m.root_hash, root, 32);
 	assert_string_equal(m.params.hash_name, "sha256");
@@ -91,7 +91,7 @@ static void test_parse_good(void **state)
 static void test_parse_full(void **state)
 {
 	struct vi_manifest m;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 
 	(void)state;
 	assert_int_equal(vi_manifest_parse(S(FULL), &m, &err), 0);
@@ -114,7 +114,7 @@ static void test_parse_full(void **state)
 static void test_format_roundtrip(void **state)
 {
 	struct vi_manifest m;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char out[VI_MANIFEST_MAX];
 	size_t n = 0;
 
@@ -156,7 +156,7 @@ static size_t edit(char *out, size_t out_size, const char *key, const char *line
 	return n;
 }
 
-static int parse_edit(const char *key, const char *line, struct verity_err *err)
+static int parse_edit(const char *key, const char *line, struct vi_error *err)
 {
 	char buf[VI_MANIFEST_MAX];
 	struct vi_manifest m;
@@ -167,7 +167,7 @@ static int parse_edit(const char *key, const char *line, struct verity_err *err)
 
 static void test_parse_rejects(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	struct vi_manifest m;
 	char buf[VI_MANIFEST_MAX + 64];
 
@@ -257,7 +257,7 @@ static void test_parse_rejects(void **state)
 static void target(struct vi_target *t, const char *opts)
 {
 	struct vi_config cfg;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 
 	vi_config_init(&cfg);
 	*t = cfg.root;
@@ -270,7 +270,7 @@ static void test_apply_fills_everything(void **state)
 {
 	struct vi_manifest m;
 	struct vi_target t;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 
 	(void)state;
 	assert_int_equal(vi_manifest_parse(S(FULL), &m, &err), 0);
@@ -302,14 +302,14 @@ static void test_apply_agreeing_cmdline(void **state)
 {
 	struct vi_manifest m;
 	struct vi_target t;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 
 	(void)state;
 	assert_int_equal(vi_manifest_parse(S(GOOD), &m, &err), 0);
 	/* the same values written again on the command line are fine */
 	target(&t, "hash=sha256,format=1,data-block-size=4K,hash-block-size=4096,data-blocks=4096,"
 		   "hash-offset=16M,salt=0011223344556677,superblock=yes");
-	assert_int_equal(hex_decode_exact(ROOT, t.root_hash, 32), 0);
+	assert_int_equal(vi_hex_decode_exact(ROOT, t.root_hash, 32), 0);
 	t.root_hash_len = 32;
 	/* PARTUUID values compare without regard to case */
 	snprintf(t.data.spec, sizeof(t.data.spec), "PARTUUID=6E8A3B8C-5D0E-4E34-9D1E-8D3A0C4B7F21");
@@ -325,7 +325,7 @@ static void refused(const char *opts, void (*tweak)(struct vi_target *), const c
 {
 	struct vi_manifest m;
 	struct vi_target t, before;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char want[160];
 
 	assert_int_equal(vi_manifest_parse(S(GOOD), &m, &err), 0);
@@ -341,7 +341,7 @@ static void refused(const char *opts, void (*tweak)(struct vi_target *), const c
 
 static void other_root(struct vi_target *t)
 {
-	assert_int_equal(hex_decode_exact(ROOT, t->root_hash, 32), 0);
+	assert_int_equal(vi_hex_decode_exact(ROOT, t->root_hash, 32), 0);
 	t->root_hash[31] ^= 1;
 	t->root_hash_len = 32;
 }

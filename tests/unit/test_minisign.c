@@ -75,170 +75,170 @@ static const char SIG_K2[] =
 
 static void test_pubkey(void **state)
 {
-	struct minisign_pubkey pk;
-	struct verity_err err = { "" };
+	struct vi_minisign_pubkey pk;
+	struct vi_error err = { "" };
 	char id[17];
 
 	(void)state;
-	assert_int_equal(minisign_pubkey_parse(S(PUB), &pk, &err), 0);
-	minisign_key_id_format(pk.key_id, id);
+	assert_int_equal(vi_minisign_pubkey_parse(S(PUB), &pk, &err), 0);
+	vi_minisign_key_id_format(pk.key_id, id);
 	assert_string_equal(id, "B69F29EA89A6E4A4");
 	/* leading zeros are dropped, as minisign's own "%" PRIX64 */
 	{
 		const uint8_t kid[8] = { 0x1e, 0x16, 0xc2, 0x8c, 0x13, 0xed, 0x47, 0x0c };
 		const uint8_t zero[8] = { 0 };
 
-		minisign_key_id_format(kid, id);
+		vi_minisign_key_id_format(kid, id);
 		assert_string_equal(id, "C47ED138CC2161E");
-		minisign_key_id_format(zero, id);
+		vi_minisign_key_id_format(zero, id);
 		assert_string_equal(id, "0");
 	}
 	/* the same without the final newline, and with CRLF line ends */
-	assert_int_equal(minisign_pubkey_parse(PUB, sizeof(PUB) - 2, &pk, &err), 0);
-	assert_int_equal(minisign_pubkey_parse(S("untrusted comment: x\r\n"
+	assert_int_equal(vi_minisign_pubkey_parse(PUB, sizeof(PUB) - 2, &pk, &err), 0);
+	assert_int_equal(vi_minisign_pubkey_parse(S("untrusted comment: x\r\n"
 		"RWSk5KaJ6imftpKcZppgAyOWpZOSxIa/ygKDAvcD07fdwkL8GzeQee7o\r\n"), &pk, &err), 0);
 }
 
 static void test_pubkey_rejects(void **state)
 {
-	struct minisign_pubkey pk;
-	struct verity_err err = { "" };
+	struct vi_minisign_pubkey pk;
+	struct vi_error err = { "" };
 	char buf[256];
 
 	(void)state;
 	/* no comment line */
-	assert_int_equal(minisign_pubkey_parse(S("RWSk5KaJ6imftpKcZppgAyOWpZOSxIa/ygKDAvcD07fdwkL8GzeQee7o\n"),
+	assert_int_equal(vi_minisign_pubkey_parse(S("RWSk5KaJ6imftpKcZppgAyOWpZOSxIa/ygKDAvcD07fdwkL8GzeQee7o\n"),
 					       &pk, &err), -EINVAL);
 	/* a trailing line */
 	snprintf(buf, sizeof(buf), "%sextra\n", PUB);
-	assert_int_equal(minisign_pubkey_parse(buf, strlen(buf), &pk, &err), -EINVAL);
+	assert_int_equal(vi_minisign_pubkey_parse(buf, strlen(buf), &pk, &err), -EINVAL);
 	assert_string_equal(err.msg, "unexpected data after the last line");
 	/* a base64 character changed into one outside the alphabet */
 	memcpy(buf, PUB, sizeof(PUB));
 	buf[sizeof(PUB) - 10] = '*';
-	assert_int_equal(minisign_pubkey_parse(buf, sizeof(PUB) - 1, &pk, &err), -EINVAL);
+	assert_int_equal(vi_minisign_pubkey_parse(buf, sizeof(PUB) - 1, &pk, &err), -EINVAL);
 	/* truncated key (one base64 quantum less) */
-	assert_int_equal(minisign_pubkey_parse(S("untrusted comment: x\n"
+	assert_int_equal(vi_minisign_pubkey_parse(S("untrusted comment: x\n"
 		"RWSk5KaJ6imftpKcZppgAyOWpZOSxIa/ygKDAvcD07fdwkL8GzeQ\n"), &pk, &err), -EINVAL);
 	/* a signature is not a public key */
-	assert_int_equal(minisign_pubkey_parse(S(SIG), &pk, &err), -EINVAL);
+	assert_int_equal(vi_minisign_pubkey_parse(S(SIG), &pk, &err), -EINVAL);
 	/* empty, and a NUL inside */
-	assert_int_equal(minisign_pubkey_parse("", 0, &pk, &err), -EINVAL);
+	assert_int_equal(vi_minisign_pubkey_parse("", 0, &pk, &err), -EINVAL);
 	memcpy(buf, PUB, sizeof(PUB));
 	buf[25] = '\0';
-	assert_int_equal(minisign_pubkey_parse(buf, sizeof(PUB) - 1, &pk, &err), -EINVAL);
+	assert_int_equal(vi_minisign_pubkey_parse(buf, sizeof(PUB) - 1, &pk, &err), -EINVAL);
 }
 
 static void test_verify_tool_signature(void **state)
 {
-	struct minisign_pubkey pk;
-	struct minisign_sig sig;
-	struct verity_err err = { "" };
+	struct vi_minisign_pubkey pk;
+	struct vi_minisign_sig sig;
+	struct vi_error err = { "" };
 
 	(void)state;
-	assert_int_equal(minisign_pubkey_parse(S(PUB), &pk, &err), 0);
-	assert_int_equal(minisign_sig_parse(S(SIG), &sig, &err), 0);
+	assert_int_equal(vi_minisign_pubkey_parse(S(PUB), &pk, &err), 0);
+	assert_int_equal(vi_minisign_sig_parse(S(SIG), &sig, &err), 0);
 	assert_true(sig.prehashed);
 	assert_string_equal(sig.trusted_comment, "verity-init test vector");
-	assert_int_equal(minisign_verify(&pk, &sig, MSGB, false, &err), 0);
+	assert_int_equal(vi_minisign_verify(&pk, &sig, MSGB, false, &err), 0);
 }
 
 static void test_verify_tampered(void **state)
 {
-	struct minisign_pubkey pk;
-	struct minisign_sig sig;
-	struct verity_err err = { "" };
+	struct vi_minisign_pubkey pk;
+	struct vi_minisign_sig sig;
+	struct vi_error err = { "" };
 	char msg[sizeof(MSG)];
 	char sigbuf[sizeof(SIG)];
 	char *p;
 
 	(void)state;
-	assert_int_equal(minisign_pubkey_parse(S(PUB), &pk, &err), 0);
-	assert_int_equal(minisign_sig_parse(S(SIG), &sig, &err), 0);
+	assert_int_equal(vi_minisign_pubkey_parse(S(PUB), &pk, &err), 0);
+	assert_int_equal(vi_minisign_sig_parse(S(SIG), &sig, &err), 0);
 	/* "version 7" -> "version 8": the rollback an attacker would want the other way */
 	memcpy(msg, MSG, sizeof(MSG));
 	p = strstr(msg, "version 7");
 	assert_non_null(p);
 	p[8] = '8';
-	assert_int_equal(minisign_verify(&pk, &sig, (const uint8_t *)msg, sizeof(MSG) - 1, false,
+	assert_int_equal(vi_minisign_verify(&pk, &sig, (const uint8_t *)msg, sizeof(MSG) - 1, false,
 					 &err), -EBADMSG);
 	assert_string_equal(err.msg, "signature does not verify");
 	/* one byte less */
-	assert_int_equal(minisign_verify(&pk, &sig, (const uint8_t *)MSG, sizeof(MSG) - 2, false,
+	assert_int_equal(vi_minisign_verify(&pk, &sig, (const uint8_t *)MSG, sizeof(MSG) - 2, false,
 					 &err), -EBADMSG);
 	/* trusted comment edited: the message signature holds, the global one does not */
 	memcpy(sigbuf, SIG, sizeof(SIG));
 	p = strstr(sigbuf, "test vector");
 	assert_non_null(p);
 	p[0] = 'T';
-	assert_int_equal(minisign_sig_parse(sigbuf, sizeof(SIG) - 1, &sig, &err), 0);
-	assert_int_equal(minisign_verify(&pk, &sig, MSGB, false, &err), -EBADMSG);
+	assert_int_equal(vi_minisign_sig_parse(sigbuf, sizeof(SIG) - 1, &sig, &err), 0);
+	assert_int_equal(vi_minisign_verify(&pk, &sig, MSGB, false, &err), -EBADMSG);
 	assert_string_equal(err.msg, "trusted comment signature does not verify");
 	/* untrusted comment edited: still valid (it is not signed, by design) */
 	memcpy(sigbuf, SIG, sizeof(SIG));
 	p = strstr(sigbuf, "from minisign");
 	p[0] = 'F';
-	assert_int_equal(minisign_sig_parse(sigbuf, sizeof(SIG) - 1, &sig, &err), 0);
-	assert_int_equal(minisign_verify(&pk, &sig, MSGB, false, &err), 0);
+	assert_int_equal(vi_minisign_sig_parse(sigbuf, sizeof(SIG) - 1, &sig, &err), 0);
+	assert_int_equal(vi_minisign_verify(&pk, &sig, MSGB, false, &err), 0);
 }
 
 static void test_verify_other_key(void **state)
 {
-	struct minisign_pubkey pk, pk2;
-	struct minisign_sig sig;
-	struct verity_err err = { "" };
+	struct vi_minisign_pubkey pk, pk2;
+	struct vi_minisign_sig sig;
+	struct vi_error err = { "" };
 
 	(void)state;
-	assert_int_equal(minisign_pubkey_parse(S(PUB), &pk, &err), 0);
-	assert_int_equal(minisign_pubkey_parse(S(PUB2), &pk2, &err), 0);
-	assert_int_equal(minisign_sig_parse(S(SIG_K2), &sig, &err), 0);
-	assert_int_equal(minisign_verify(&pk, &sig, MSGB, false, &err), -ENOKEY);
+	assert_int_equal(vi_minisign_pubkey_parse(S(PUB), &pk, &err), 0);
+	assert_int_equal(vi_minisign_pubkey_parse(S(PUB2), &pk2, &err), 0);
+	assert_int_equal(vi_minisign_sig_parse(S(SIG_K2), &sig, &err), 0);
+	assert_int_equal(vi_minisign_verify(&pk, &sig, MSGB, false, &err), -ENOKEY);
 	assert_string_equal(err.msg, "signature made by key 4D180D24B34BE6B4, not by key B69F29EA89A6E4A4");
-	assert_int_equal(minisign_verify(&pk2, &sig, MSGB, false, &err), 0);
+	assert_int_equal(vi_minisign_verify(&pk2, &sig, MSGB, false, &err), 0);
 	/* a key id forged to match, with the other key's signature: the crypto catches it */
 	memcpy(sig.key_id, pk.key_id, sizeof(sig.key_id));
-	assert_int_equal(minisign_verify(&pk, &sig, MSGB, false, &err), -EBADMSG);
+	assert_int_equal(vi_minisign_verify(&pk, &sig, MSGB, false, &err), -EBADMSG);
 }
 
 static void test_legacy(void **state)
 {
-	struct minisign_pubkey pk;
-	struct minisign_sig sig;
-	struct verity_err err = { "" };
+	struct vi_minisign_pubkey pk;
+	struct vi_minisign_sig sig;
+	struct vi_error err = { "" };
 
 	(void)state;
-	assert_int_equal(minisign_pubkey_parse(S(PUB), &pk, &err), 0);
-	assert_int_equal(minisign_sig_parse(S(SIG_LEGACY), &sig, &err), 0);
+	assert_int_equal(vi_minisign_pubkey_parse(S(PUB), &pk, &err), 0);
+	assert_int_equal(vi_minisign_sig_parse(S(SIG_LEGACY), &sig, &err), 0);
 	assert_false(sig.prehashed);
-	assert_int_equal(minisign_verify(&pk, &sig, MSGB, false, &err), -EPROTO);
-	assert_int_equal(minisign_verify(&pk, &sig, MSGB, true, &err), 0);
-	assert_int_equal(minisign_verify(&pk, &sig, (const uint8_t *)MSG, sizeof(MSG) - 2, true,
+	assert_int_equal(vi_minisign_verify(&pk, &sig, MSGB, false, &err), -EPROTO);
+	assert_int_equal(vi_minisign_verify(&pk, &sig, MSGB, true, &err), 0);
+	assert_int_equal(vi_minisign_verify(&pk, &sig, (const uint8_t *)MSG, sizeof(MSG) - 2, true,
 					 &err), -EBADMSG);
 }
 
 static void test_sig_rejects(void **state)
 {
-	struct minisign_sig sig;
-	struct verity_err err = { "" };
+	struct vi_minisign_sig sig;
+	struct vi_error err = { "" };
 	char buf[MINISIGN_MAX_FILE + 16];
 	char *p;
 
 	(void)state;
 	/* missing global signature line */
-	assert_int_equal(minisign_sig_parse(SIG, strlen(SIG) - 89, &sig, &err), -EINVAL);
+	assert_int_equal(vi_minisign_sig_parse(SIG, strlen(SIG) - 89, &sig, &err), -EINVAL);
 	/* unknown algorithm: "RUS" decodes to "E" "D"; make it "EE" ("RUU") */
 	memcpy(buf, SIG, sizeof(SIG));
 	p = strstr(buf, "\nRUS") + 1;
 	p[2] = 'U';
-	assert_int_equal(minisign_sig_parse(buf, sizeof(SIG) - 1, &sig, &err), -EINVAL);
+	assert_int_equal(vi_minisign_sig_parse(buf, sizeof(SIG) - 1, &sig, &err), -EINVAL);
 	/* no "trusted comment: " prefix */
 	memcpy(buf, SIG, sizeof(SIG));
 	p = strstr(buf, "trusted comment: verity");
 	p[0] = 'T';
-	assert_int_equal(minisign_sig_parse(buf, sizeof(SIG) - 1, &sig, &err), -EINVAL);
+	assert_int_equal(vi_minisign_sig_parse(buf, sizeof(SIG) - 1, &sig, &err), -EINVAL);
 	/* oversized file */
 	memset(buf, 'A', sizeof(buf));
-	assert_int_equal(minisign_sig_parse(buf, sizeof(buf), &sig, &err), -EINVAL);
+	assert_int_equal(vi_minisign_sig_parse(buf, sizeof(buf), &sig, &err), -EINVAL);
 	/* over-long trusted comment */
 	{
 		size_t n = 0;
@@ -250,60 +250,60 @@ static void test_sig_rejects(void **state)
 		n += MINISIGN_COMMENT_MAX + 1;
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\n"
 			"dmte8R7/Tlme8/pTp0AhzpQYtAK5bPj2xcrMPGwx8Dqhu/YLKuyY5Irm/OrllYFOZ5HqAJB17XKEfguJtTPsCg==\n");
-		assert_int_equal(minisign_sig_parse(buf, n, &sig, &err), -EINVAL);
+		assert_int_equal(vi_minisign_sig_parse(buf, n, &sig, &err), -EINVAL);
 	}
 }
 
 static void test_seckey_and_sign(void **state)
 {
-	struct minisign_seckey sk;
-	struct minisign_pubkey pk;
-	struct minisign_sig sig;
-	struct verity_err err = { "" };
+	struct vi_minisign_seckey sk;
+	struct vi_minisign_pubkey pk;
+	struct vi_minisign_sig sig;
+	struct vi_error err = { "" };
 	char out[1024];
 	size_t n = 0;
 
 	(void)state;
-	assert_int_equal(minisign_seckey_parse(S(SEC), &sk, &err), 0);
+	assert_int_equal(vi_minisign_seckey_parse(S(SEC), &sk, &err), 0);
 	/* Ed25519 is deterministic: with the same trusted comment our signature file is byte for
 	 * byte the one minisign wrote. */
-	assert_int_equal(minisign_sign(&sk, MSGB, "verity-init test vector", NULL, out, sizeof(out),
+	assert_int_equal(vi_minisign_sign(&sk, MSGB, "verity-init test vector", NULL, out, sizeof(out),
 				       &n, &err), 0);
 	assert_int_equal(n, sizeof(SIG) - 1);
 	assert_string_equal(out, SIG);
 	/* and it verifies with our verifier, with another trusted comment too */
-	assert_int_equal(minisign_sign(&sk, MSGB, "timestamp:1 file:manifest", "mine", out,
+	assert_int_equal(vi_minisign_sign(&sk, MSGB, "timestamp:1 file:manifest", "mine", out,
 				       sizeof(out), &n, &err), 0);
-	assert_int_equal(minisign_pubkey_parse(S(PUB), &pk, &err), 0);
-	assert_int_equal(minisign_sig_parse(out, n, &sig, &err), 0);
-	assert_int_equal(minisign_verify(&pk, &sig, MSGB, false, &err), 0);
+	assert_int_equal(vi_minisign_pubkey_parse(S(PUB), &pk, &err), 0);
+	assert_int_equal(vi_minisign_sig_parse(out, n, &sig, &err), 0);
+	assert_int_equal(vi_minisign_verify(&pk, &sig, MSGB, false, &err), 0);
 	/* the public key file we derive is minisign's */
-	assert_int_equal(minisign_pubkey_format(&sk, out, sizeof(out), &err), 0);
+	assert_int_equal(vi_minisign_pubkey_format(&sk, out, sizeof(out), &err), 0);
 	assert_string_equal(out, PUB);
 	/* too small an output buffer */
-	assert_int_equal(minisign_sign(&sk, MSGB, "x", NULL, out, 100, &n, &err), -ENOBUFS);
+	assert_int_equal(vi_minisign_sign(&sk, MSGB, "x", NULL, out, 100, &n, &err), -ENOBUFS);
 	/* a newline in a comment would forge a line */
-	assert_int_equal(minisign_sign(&sk, MSGB, "a\nb", NULL, out, sizeof(out), &n, &err), -EINVAL);
+	assert_int_equal(vi_minisign_sign(&sk, MSGB, "a\nb", NULL, out, sizeof(out), &n, &err), -EINVAL);
 }
 
 static void test_seckey_rejects(void **state)
 {
-	struct minisign_seckey sk;
-	struct verity_err err = { "" };
+	struct vi_minisign_seckey sk;
+	struct vi_error err = { "" };
 	char buf[sizeof(SEC)];
 	char *p;
 
 	(void)state;
-	assert_int_equal(minisign_seckey_parse(S(SEC_ENCRYPTED), &sk, &err), -EOPNOTSUPP);
+	assert_int_equal(vi_minisign_seckey_parse(S(SEC_ENCRYPTED), &sk, &err), -EOPNOTSUPP);
 	assert_non_null(strstr(err.msg, "minisign -C -W"));
 	/* the public half no longer matches the seed */
 	memcpy(buf, SEC, sizeof(SEC));
 	p = strstr(buf, "DByZK");
 	assert_non_null(p);
 	p[1] = 'C';
-	assert_int_equal(minisign_seckey_parse(buf, sizeof(SEC) - 1, &sk, &err), -EINVAL);
+	assert_int_equal(vi_minisign_seckey_parse(buf, sizeof(SEC) - 1, &sk, &err), -EINVAL);
 	/* a public key is not a secret key */
-	assert_int_equal(minisign_seckey_parse(S(PUB), &sk, &err), -EINVAL);
+	assert_int_equal(vi_minisign_seckey_parse(S(PUB), &sk, &err), -EINVAL);
 }
 
 int main(void)

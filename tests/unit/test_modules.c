@@ -21,7 +21,7 @@
 
 static void test_missing_list_is_fine(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	unsigned loaded = 9, skipped = 9;
 
 	(void)state;
@@ -43,7 +43,7 @@ static void write_file(const char *path, const char *text)
 static void test_failures_named(void **state)
 {
 	char list[] = "/tmp/vi-modules-XXXXXX";
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	unsigned loaded = 9, skipped = 9;
 	FILE *f;
 	int fd, r;
@@ -68,7 +68,7 @@ static void test_failures_named(void **state)
 
 static void name_is(const char *path, const char *want)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char out[VI_MODULE_NAME_MAX + 1];
 
 	assert_int_equal(vi_module_name(path, out, sizeof(out), &err), 0);
@@ -77,7 +77,7 @@ static void name_is(const char *path, const char *want)
 
 static void name_refused(const char *path)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char out[VI_MODULE_NAME_MAX + 1];
 
 	assert_int_equal(vi_module_name(path, out, sizeof(out), &err), -EINVAL);
@@ -86,7 +86,7 @@ static void name_refused(const char *path)
 
 static void test_module_name(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char small[4];
 
 	(void)state;
@@ -107,7 +107,7 @@ static void test_module_name(void **state)
 /* ---- the parameter string ------------------------------------------------------------------- */
 
 static int build(const char *module, const char *conf, const char *cmdline, const char *forced,
-		 char *out, size_t out_size, struct verity_err *err)
+		 char *out, size_t out_size, struct vi_error *err)
 {
 	memset(out, 'Z', out_size);
 	return vi_modparams_build(module, conf, conf ? strlen(conf) : 0, cmdline,
@@ -117,7 +117,7 @@ static int build(const char *module, const char *conf, const char *cmdline, cons
 static void params_are(const char *module, const char *conf, const char *cmdline,
 		       const char *forced, const char *want)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char out[VI_MODPARAMS_MAX];
 	int r = build(module, conf, cmdline, forced, out, sizeof(out), &err);
 
@@ -130,7 +130,7 @@ static void params_are(const char *module, const char *conf, const char *cmdline
 static void params_refused(const char *module, const char *conf, const char *cmdline,
 			   const char *forced, int want_r, const char *want_msg)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char out[VI_MODPARAMS_MAX];
 	int r = build(module, conf, cmdline, forced, out, sizeof(out), &err);
 
@@ -257,7 +257,7 @@ static void test_forced_last_and_strict(void **state)
 
 static void test_control_bytes_refused(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char out[64];
 	static const char nul[] = "dm_verity.a=1\0dm_verity.b=2";
 
@@ -278,7 +278,7 @@ static void test_control_bytes_refused(void **state)
 
 static void test_limits(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char out[VI_MODPARAMS_MAX], *cl;
 	size_t n = 0;
 
@@ -341,7 +341,7 @@ static void test_limits(void **state)
 /* Every output word reads back, with the kernel's tokenizer, as one parameter of the module. */
 static void test_output_reads_back_word_by_word(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char out[VI_MODPARAMS_MAX];
 	struct vi_cmdline_tok t;
 	size_t pos = 0;
@@ -364,7 +364,7 @@ static void test_output_reads_back_word_by_word(void **state)
 static void test_conf_read(void **state)
 {
 	char dir[] = "/tmp/vi-modprobe-XXXXXX", path[256];
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char *buf = NULL;
 	size_t len = 9;
 
@@ -442,7 +442,7 @@ static void test_loader_parameter_failures(void **state)
 {
 	char dir[] = "/tmp/vi-modload-XXXXXX", list[256], ko[256];
 	struct vi_modload_params mp = { 0 };
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	unsigned loaded = 9, skipped = 9;
 	char text[600];
 

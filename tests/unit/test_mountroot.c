@@ -62,7 +62,7 @@ static void run_child(int (*fn)(void))
 
 static void test_rootflags(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	unsigned long flags = 0;
 	char data[64];
 
@@ -152,7 +152,7 @@ static int teardown(void **state)
 
 static void test_rootfstype_and_device_options(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	unsigned long flags;
 	char data[64];
 
@@ -190,7 +190,7 @@ static void test_rootfstype_and_device_options(void **state)
 
 static void test_init_check(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char path[256];
 	struct stat st;
 
@@ -216,7 +216,7 @@ static void test_init_check(void **state)
  * refuse anything else only after the switch. */
 static void test_init_format(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 
 	(void)state;
 	assert_int_equal(vi_init_check(root, "/sbin/elf", 0, NULL, &err), 0);
@@ -230,7 +230,7 @@ static void test_init_format(void **state)
 /* The file checked is named (dev, ino) and found again after the switch, or refused. */
 static void test_init_identity(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	struct vi_file_id id = { 0, 0 };
 	char path[256], other[256];
 	struct stat st;
@@ -259,7 +259,7 @@ static void test_init_identity(void **state)
 static int noexec_child(void)
 {
 	char dir[] = "/tmp/vi-noexec-XXXXXX", p[300];
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	int fd, r, r2;
 
 	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
@@ -339,7 +339,7 @@ static int dirs_teardown(void **state)
  * question where it lives unanswered, and is refused. */
 static void test_root_dirs(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	struct stat st;
 
 	(void)state;
@@ -364,7 +364,7 @@ static void test_root_dirs(void **state)
  * from here is not taken for "absent". */
 static int no_openat2_child(void)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	struct stat st;
 	int r;
 
@@ -398,7 +398,7 @@ static void test_root_dirs_without_openat2(void **state)
 /* The init check's own fallback without openat2: a file named directly is found and read. */
 static int init_no_openat2_child(void)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	int r;
 
 	if (deny_syscall(SYS_openat2) < 0) {

@@ -87,9 +87,9 @@ static void test_ranges(void **state)
 	assert_string_equal(vi_param_range_check(VI_PARAM_FEC_ROOTS, 25), "must be between 2 and 24");
 	assert_non_null(vi_param_range_check(VI_PARAM_FEC_ROOTS, 1));
 	assert_null(vi_param_range_check(VI_PARAM_FEC_ROOTS, 24));
-	assert_true(verity_block_size_ok(4096));
-	assert_false(verity_block_size_ok(0));
-	assert_false(verity_block_size_ok(4097));
+	assert_true(vi_block_size_ok(4096));
+	assert_false(vi_block_size_ok(0));
+	assert_false(vi_block_size_ok(4097));
 }
 
 static void test_repeat_rule(void **state)
@@ -191,7 +191,7 @@ static void test_format(void **state)
 
 static void test_defaults(void **state)
 {
-	struct verity_params p;
+	struct vi_params p;
 
 	(void)state;
 	memset(&p, 0, sizeof(p));

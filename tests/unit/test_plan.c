@@ -177,7 +177,7 @@ static void test_boot_checks(void **state)
 static void test_failure_value(void **state)
 {
 	struct vi_target t = { .name = "root" };
-	struct verity_err e = { "top hash block mismatch" };
+	struct vi_error e = { "top hash block mismatch" };
 	struct vi_failure f;
 
 	(void)state;

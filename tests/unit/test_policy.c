@@ -21,7 +21,7 @@
 
 static struct vi_policy pol;
 static struct vi_config cfg;
-static struct verity_err err;
+static struct vi_error err;
 
 static void pok(const char *text)
 {

@@ -16,7 +16,7 @@
 static void test_write(void **state)
 {
 	char top[] = "/tmp/vi-status-XXXXXX", dir[300], path[320], buf[1024] = "";
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	struct vi_status st = {
 		.result = "failed",
 		.name = "root",
@@ -59,7 +59,7 @@ static void test_from_failure(void **state)
 {
 	struct vi_target root = { .name = "root", .root_hash = { 0xab, 0xcd }, .root_hash_len = 2 };
 	struct vi_target rec = { .name = "recovery", .root_hash = { 0x01 }, .root_hash_len = 1 };
-	struct verity_err e = { "top hash block mismatch" };
+	struct vi_error e = { "top hash block mismatch" };
 	struct vi_status_hashes h;
 	struct vi_failure f;
 	struct vi_status st;

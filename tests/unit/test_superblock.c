@@ -20,21 +20,21 @@ static const char golden_hex[] =
 static void golden(uint8_t buf[VERITY_SB_SIZE])
 {
 	memset(buf, 0, VERITY_SB_SIZE);
-	assert_int_equal(hex_decode(golden_hex, strlen(golden_hex), buf, VERITY_SB_SIZE, NULL), 0);
+	assert_int_equal(vi_hex_decode(golden_hex, strlen(golden_hex), buf, VERITY_SB_SIZE, NULL), 0);
 }
 
 static void test_decode_golden(void **state)
 {
 	uint8_t buf[VERITY_SB_SIZE];
-	struct verity_params p;
-	struct verity_err err = { "" };
+	struct vi_params p;
+	struct vi_error err = { "" };
 	char uuid[VERITY_UUID_STR_LEN + 1];
 
 	(void)state;
 	golden(buf);
 	memset(&p, 0, sizeof(p));
 	p.hash_offset = 4096;   /* caller-owned fields survive */
-	assert_int_equal(verity_sb_decode(buf, &p, &err), 0);
+	assert_int_equal(vi_sb_decode(buf, &p, &err), 0);
 	assert_string_equal(p.hash_name, "sha1");
 	assert_int_equal(p.hash_type, 0);
 	assert_int_equal(p.data_block_size, 4096);
@@ -43,21 +43,21 @@ static void test_decode_golden(void **state)
 	assert_int_equal(p.salt_size, 1);
 	assert_int_equal(p.salt[0], 0xab);
 	assert_int_equal(p.hash_offset, 4096);
-	verity_uuid_format(p.uuid, uuid);
+	vi_uuid_format(p.uuid, uuid);
 	assert_string_equal(uuid, "fb6d35db-cb14-41c8-8356-552d86dd7760");
 }
 
 static void test_round_trip(void **state)
 {
 	uint8_t buf[VERITY_SB_SIZE], again[VERITY_SB_SIZE];
-	struct verity_params p, q;
-	struct verity_err err = { "" };
+	struct vi_params p, q;
+	struct vi_error err = { "" };
 
 	(void)state;
 	golden(buf);
 	memset(&p, 0, sizeof(p));
-	assert_int_equal(verity_sb_decode(buf, &p, &err), 0);
-	assert_int_equal(verity_sb_encode(&p, again, &err), 0);
+	assert_int_equal(vi_sb_decode(buf, &p, &err), 0);
+	assert_int_equal(vi_sb_encode(&p, again, &err), 0);
 	assert_memory_equal(buf, again, VERITY_SB_SIZE);
 
 	/* A full 256-byte salt and sha512 survive too. */
@@ -72,11 +72,11 @@ static void test_round_trip(void **state)
 		p.salt[i] = (uint8_t)(i ^ 0x5a);
 	for (unsigned i = 0; i < 16; i++)
 		p.uuid[i] = (uint8_t)(i * 17);
-	assert_int_equal(verity_sb_encode(&p, buf, &err), 0);
+	assert_int_equal(vi_sb_encode(&p, buf, &err), 0);
 	assert_memory_equal(buf + 72, ((uint8_t[]){ 5, 4, 3, 2, 1, 0, 0, 0 }), 8); /* le64 */
 	assert_memory_equal(buf + 80, ((uint8_t[]){ 0, 1 }), 2);                   /* le16 256 */
 	memset(&q, 0, sizeof(q));
-	assert_int_equal(verity_sb_decode(buf, &q, &err), 0);
+	assert_int_equal(vi_sb_decode(buf, &q, &err), 0);
 	assert_memory_equal(&p, &q, sizeof(p));
 }
 
@@ -84,15 +84,15 @@ static void test_round_trip(void **state)
 static void expect_reject(size_t off, const uint8_t *bytes, size_t n, const char *reason)
 {
 	uint8_t buf[VERITY_SB_SIZE];
-	struct verity_params p;
-	struct verity_err err = { "" };
+	struct vi_params p;
+	struct vi_error err = { "" };
 
 	golden(buf);
 	memcpy(buf + off, bytes, n);
 	memset(&p, 0x77, sizeof(p));
 	p.no_superblock = false;   /* an input of decode: must be a valid bool (UBSan) */
 	print_message("expect '%s'\n", reason);
-	assert_int_equal(verity_sb_decode(buf, &p, &err), -EINVAL);
+	assert_int_equal(vi_sb_decode(buf, &p, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, reason));
 	assert_int_equal(p.data_blocks, 0x7777777777777777ull);  /* untouched */
 }
@@ -123,8 +123,8 @@ static void test_rejects(void **state)
 
 static void test_hash_block_too_small(void **state)
 {
-	struct verity_params p;
-	struct verity_err err = { "" };
+	struct vi_params p;
+	struct vi_error err = { "" };
 	uint8_t buf[VERITY_SB_SIZE];
 
 	(void)state;
@@ -134,26 +134,26 @@ static void test_hash_block_too_small(void **state)
 	p.data_block_size = 4096;
 	p.hash_block_size = 512;
 	p.data_blocks = 1;
-	assert_int_equal(verity_params_validate(&p, &err), 0);  /* 8 digests per block: fine */
+	assert_int_equal(vi_params_validate(&p, &err), 0);  /* 8 digests per block: fine */
 	p.hash_offset = 100;
-	assert_int_equal(verity_sb_encode(&p, buf, &err), -EINVAL);
+	assert_int_equal(vi_sb_encode(&p, buf, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "multiple of 512"));
 }
 
 static void test_kernel_check(void **state)
 {
-	struct verity_params p;
-	struct verity_err err = { "" };
+	struct vi_params p;
+	struct vi_error err = { "" };
 
 	(void)state;
 	memset(&p, 0, sizeof(p));
 	p.data_block_size = 4096;
 	p.hash_block_size = 4096;
-	assert_int_equal(verity_params_kernel_check(&p, 4096, &err), 0);
+	assert_int_equal(vi_params_kernel_check(&p, 4096, &err), 0);
 	p.data_block_size = 8192;
-	assert_int_equal(verity_params_kernel_check(&p, 4096, &err), -EINVAL);
+	assert_int_equal(vi_params_kernel_check(&p, 4096, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "page size"));
-	assert_int_equal(verity_params_kernel_check(&p, 65536, &err), 0);
+	assert_int_equal(vi_params_kernel_check(&p, 65536, &err), 0);
 }
 
 static void test_uuid(void **state)
@@ -162,16 +162,16 @@ static void test_uuid(void **state)
 	char s[VERITY_UUID_STR_LEN + 1];
 
 	(void)state;
-	assert_int_equal(verity_uuid_parse("FB6D35DB-cb14-41c8-8356-552d86dd7760", u), 0);
-	verity_uuid_format(u, s);
+	assert_int_equal(vi_uuid_parse("FB6D35DB-cb14-41c8-8356-552d86dd7760", u), 0);
+	vi_uuid_format(u, s);
 	assert_string_equal(s, "fb6d35db-cb14-41c8-8356-552d86dd7760");
-	assert_int_equal(verity_uuid_parse(s, v), 0);
+	assert_int_equal(vi_uuid_parse(s, v), 0);
 	assert_memory_equal(u, v, 16);
-	assert_int_equal(verity_uuid_parse("fb6d35dbcb1441c88356552d86dd7760", u), -EINVAL);
-	assert_int_equal(verity_uuid_parse("fb6d35db-cb14-41c8-8356-552d86dd776", u), -EINVAL);
-	assert_int_equal(verity_uuid_parse("fb6d35db-cb14-41c8-8356-552d86dd77600", u), -EINVAL);
-	assert_int_equal(verity_uuid_parse("fb6d35db+cb14-41c8-8356-552d86dd7760", u), -EINVAL);
-	assert_int_equal(verity_uuid_parse("gb6d35db-cb14-41c8-8356-552d86dd7760", u), -EINVAL);
+	assert_int_equal(vi_uuid_parse("fb6d35dbcb1441c88356552d86dd7760", u), -EINVAL);
+	assert_int_equal(vi_uuid_parse("fb6d35db-cb14-41c8-8356-552d86dd776", u), -EINVAL);
+	assert_int_equal(vi_uuid_parse("fb6d35db-cb14-41c8-8356-552d86dd77600", u), -EINVAL);
+	assert_int_equal(vi_uuid_parse("fb6d35db+cb14-41c8-8356-552d86dd7760", u), -EINVAL);
+	assert_int_equal(vi_uuid_parse("gb6d35db-cb14-41c8-8356-552d86dd7760", u), -EINVAL);
 }
 
 int main(void)

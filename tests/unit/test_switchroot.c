@@ -100,7 +100,7 @@ static void test_rm_tree_other_device(void **state)
 
 static void test_switch_root_checks(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	struct vi_switch_result res = { true, { "x" } };
 	char dir[] = "vi-newroot-XXXXXX";
 	struct statfs sfs;
@@ -151,7 +151,7 @@ static int cloexec_verify(const int fds[3])
 
 static void test_fds_cloexec(void **state)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	int fds[3];
 
 	(void)state;
@@ -171,7 +171,7 @@ static void test_fds_cloexec(void **state)
  * (a tmpfs over it in a private mount namespace) every descriptor up to the limit. */
 static int no_close_range_child(bool hide_proc)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	int fds[3], r;
 
 	if (hide_proc && (unshare(CLONE_NEWNS) < 0 ||

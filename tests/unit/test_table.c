@@ -35,7 +35,7 @@ static void base(struct vi_table *t)
 static void test_plain(void **state)
 {
 	struct vi_table t;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char out[VI_TABLE_MAX];
 
 	(void)state;
@@ -51,7 +51,7 @@ static void test_plain(void **state)
 static void test_options_in_kernel_order(void **state)
 {
 	struct vi_table t;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char out[VI_TABLE_MAX];
 
 	(void)state;
@@ -76,7 +76,7 @@ static void test_options_in_kernel_order(void **state)
 static void test_refusals(void **state)
 {
 	struct vi_table t;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char out[VI_TABLE_MAX];
 
 	(void)state;
@@ -136,7 +136,7 @@ static void test_equal(void **state)
 static void test_build_then_equal(void **state)
 {
 	struct vi_table t;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char a[VI_TABLE_MAX], b[VI_TABLE_MAX];
 
 	(void)state;

@@ -55,10 +55,10 @@ static int make_empty(const char *name)
 	return fd;
 }
 
-static struct verity_params params(const char *hash, uint32_t type, uint32_t dbs, uint32_t hbs,
+static struct vi_params params(const char *hash, uint32_t type, uint32_t dbs, uint32_t hbs,
 				   uint64_t blocks, const char *salt_hex)
 {
-	struct verity_params p;
+	struct vi_params p;
 	size_t n = 0;
 
 	memset(&p, 0, sizeof(p));
@@ -67,7 +67,7 @@ static struct verity_params params(const char *hash, uint32_t type, uint32_t dbs
 	p.data_block_size = dbs;
 	p.hash_block_size = hbs;
 	p.data_blocks = blocks;
-	assert_int_equal(hex_decode(salt_hex, strlen(salt_hex), p.salt, sizeof(p.salt), &n), 0);
+	assert_int_equal(vi_hex_decode(salt_hex, strlen(salt_hex), p.salt, sizeof(p.salt), &n), 0);
 	p.salt_size = (uint16_t)n;
 	for (int i = 0; i < 16; i++)
 		p.uuid[i] = (uint8_t)(0x11 * (i + 1));
@@ -103,20 +103,20 @@ static const struct known known[] = {
 
 static void build_and_check(const struct known *k, unsigned threads, size_t chunk)
 {
-	struct verity_params p = params(k->hash, k->type, k->dbs, k->hbs, k->blocks, k->salt);
-	struct verity_tree_opts o = { .ops = &digest_openssl_ops, .threads = threads,
+	struct vi_params p = params(k->hash, k->type, k->dbs, k->hbs, k->blocks, k->salt);
+	struct vi_tree_opts o = { .ops = &vi_digest_openssl_ops, .threads = threads,
 				      .chunk_size = chunk };
-	struct verity_err err = { "" };
-	struct verity_bad bad;
+	struct vi_error err = { "" };
+	struct vi_bad bad;
 	uint8_t root[VERITY_MAX_DIGEST], want[VERITY_MAX_DIGEST];
-	unsigned ds = verity_digest_size(k->hash);
+	unsigned ds = vi_digest_size(k->hash);
 	int dfd = make_data("data", k->bytes), hfd = make_empty("hash");
 
 	print_message("%s, %u threads, chunk %zu\n", k->what, threads, chunk);
-	assert_int_equal(hex_decode_exact(k->root, want, ds), 0);
-	assert_int_equal(verity_tree_build(dfd, hfd, &p, &o, root, sizeof(root), &err), 0);
+	assert_int_equal(vi_hex_decode_exact(k->root, want, ds), 0);
+	assert_int_equal(vi_tree_build(dfd, hfd, &p, &o, root, sizeof(root), &err), 0);
 	assert_memory_equal(root, want, ds);
-	assert_int_equal(verity_tree_verify(dfd, hfd, &p, root, ds, &o, &bad, &err), 0);
+	assert_int_equal(vi_tree_verify(dfd, hfd, &p, root, ds, &o, &bad, &err), 0);
 	assert_int_equal(bad.kind, VERITY_BAD_NONE);
 	close(dfd);
 	close(hfd);
@@ -137,29 +137,29 @@ static void test_hash_after_data(void **state)
 {
 	/* Same parameters as the 1074x1024 image, tree on the data file at 1101824: same root. */
 	const struct known *k = &known[5];
-	struct verity_params p = params(k->hash, k->type, k->dbs, k->hbs, k->blocks, k->salt);
-	struct verity_tree_opts o = { .ops = &digest_openssl_ops };
-	struct verity_err err = { "" };
-	struct verity_bad bad;
+	struct vi_params p = params(k->hash, k->type, k->dbs, k->hbs, k->blocks, k->salt);
+	struct vi_tree_opts o = { .ops = &vi_digest_openssl_ops };
+	struct vi_error err = { "" };
+	struct vi_bad bad;
 	uint8_t root[32], want[32], sb[VERITY_SB_SIZE];
-	struct verity_params back;
+	struct vi_params back;
 	int fd = make_data("data", k->bytes);
 
 	(void)state;
-	assert_int_equal(hex_decode_exact(k->root, want, 32), 0);
+	assert_int_equal(vi_hex_decode_exact(k->root, want, 32), 0);
 	p.hash_offset = 1101824;
-	assert_int_equal(verity_tree_build(fd, fd, &p, &o, root, sizeof(root), &err), 0);
+	assert_int_equal(vi_tree_build(fd, fd, &p, &o, root, sizeof(root), &err), 0);
 	assert_memory_equal(root, want, 32);
 	assert_int_equal(pread(fd, sb, sizeof(sb), 1101824), (ssize_t)sizeof(sb));
 	memset(&back, 0, sizeof(back));
 	back.hash_offset = p.hash_offset;
-	assert_int_equal(verity_sb_decode(sb, &back, &err), 0);
+	assert_int_equal(vi_sb_decode(sb, &back, &err), 0);
 	assert_memory_equal(&back, &p, sizeof(p));
-	assert_int_equal(verity_tree_verify(fd, fd, &p, root, 32, &o, &bad, &err), 0);
+	assert_int_equal(vi_tree_verify(fd, fd, &p, root, 32, &o, &bad, &err), 0);
 
 	/* Hash area inside the data on the same file: refused. */
 	p.hash_offset = 4096;
-	assert_int_equal(verity_tree_build(fd, fd, &p, &o, root, sizeof(root), &err), -EINVAL);
+	assert_int_equal(vi_tree_build(fd, fd, &p, &o, root, sizeof(root), &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "inside the data"));
 	close(fd);
 }
@@ -178,21 +178,21 @@ static void test_corruption(void **state)
 	/* 1074 data blocks of 1024, sha256 in 4096-byte hash blocks: 128 per block;
 	 * level 0 = 9 blocks at hash blocks 2..10, level 1 = 1 block at hash block 1. */
 	const struct known *k = &known[5];
-	struct verity_params p = params(k->hash, k->type, k->dbs, k->hbs, k->blocks, k->salt);
-	struct verity_tree_opts o = { .ops = &digest_openssl_ops, .threads = 2,
+	struct vi_params p = params(k->hash, k->type, k->dbs, k->hbs, k->blocks, k->salt);
+	struct vi_tree_opts o = { .ops = &vi_digest_openssl_ops, .threads = 2,
 				      .chunk_size = 64 * 1024 };
-	struct verity_err err = { "" };
-	struct verity_bad bad;
+	struct vi_error err = { "" };
+	struct vi_bad bad;
 	uint8_t root[32];
 	int dfd = make_data("data", k->bytes), hfd = make_empty("hash");
 
 	(void)state;
-	assert_int_equal(verity_tree_build(dfd, hfd, &p, &o, root, sizeof(root), &err), 0);
+	assert_int_equal(vi_tree_build(dfd, hfd, &p, &o, root, sizeof(root), &err), 0);
 
 	/* Two bad data blocks: the first one is reported. */
 	flip(dfd, 1000 * 1024 + 5);
 	flip(dfd, 700 * 1024 + 1023);
-	assert_int_equal(verity_tree_verify(dfd, hfd, &p, root, 32, &o, &bad, &err), -EPERM);
+	assert_int_equal(vi_tree_verify(dfd, hfd, &p, root, 32, &o, &bad, &err), -EPERM);
 	assert_int_equal(bad.kind, VERITY_BAD_DATA);
 	assert_int_equal(bad.index, 700);
 	assert_int_equal(bad.offset, 700 * 1024);
@@ -202,7 +202,7 @@ static void test_corruption(void **state)
 
 	/* A level-0 hash block: named as such, not as the data blocks it covers. */
 	flip(hfd, 5 * 4096 + 77);
-	assert_int_equal(verity_tree_verify(dfd, hfd, &p, root, 32, &o, &bad, &err), -EPERM);
+	assert_int_equal(vi_tree_verify(dfd, hfd, &p, root, 32, &o, &bad, &err), -EPERM);
 	assert_int_equal(bad.kind, VERITY_BAD_HASH);
 	assert_int_equal(bad.level, 0);
 	assert_int_equal(bad.index, 3);
@@ -211,7 +211,7 @@ static void test_corruption(void **state)
 
 	/* The top block (level 1). */
 	flip(hfd, 1 * 4096 + 4000);
-	assert_int_equal(verity_tree_verify(dfd, hfd, &p, root, 32, &o, &bad, &err), -EPERM);
+	assert_int_equal(vi_tree_verify(dfd, hfd, &p, root, 32, &o, &bad, &err), -EPERM);
 	assert_int_equal(bad.kind, VERITY_BAD_HASH);
 	assert_int_equal(bad.level, 1);
 	assert_int_equal(bad.index, 0);
@@ -219,19 +219,19 @@ static void test_corruption(void **state)
 
 	/* Wrong root. */
 	root[0] ^= 1;
-	assert_int_equal(verity_tree_verify(dfd, hfd, &p, root, 32, &o, &bad, &err), -EPERM);
+	assert_int_equal(vi_tree_verify(dfd, hfd, &p, root, 32, &o, &bad, &err), -EPERM);
 	assert_int_equal(bad.kind, VERITY_BAD_HASH);
 	assert_int_equal(bad.level, 1);
 	root[0] ^= 1;
 
 	/* Truncated hash device: an I/O-class error, not a mismatch. */
 	assert_int_equal(ftruncate(hfd, 10 * 4096), 0);
-	assert_int_equal(verity_tree_verify(dfd, hfd, &p, root, 32, &o, &bad, &err), -EIO);
+	assert_int_equal(vi_tree_verify(dfd, hfd, &p, root, 32, &o, &bad, &err), -EIO);
 	assert_non_null(strstr(err.msg, "hash device has"));
 
 	/* Data shorter than data_blocks. */
 	assert_int_equal(ftruncate(dfd, 1073 * 1024), 0);
-	assert_int_equal(verity_tree_build(dfd, hfd, &p, &o, root, sizeof(root), &err), -EIO);
+	assert_int_equal(vi_tree_build(dfd, hfd, &p, &o, root, sizeof(root), &err), -EIO);
 	assert_non_null(strstr(err.msg, "data device has"));
 	close(dfd);
 	close(hfd);
@@ -240,23 +240,23 @@ static void test_corruption(void **state)
 static void test_dirty_padding(void **state)
 {
 	/* sha1 type 1: 20-byte digests in 32-byte slots; veritysetup wants the rest zero. */
-	struct verity_params p = params("sha1", 1, 4096, 4096, 10, "");
-	struct verity_tree_opts o = { .ops = &digest_openssl_ops };
-	struct verity_err err = { "" };
-	struct verity_bad bad;
+	struct vi_params p = params("sha1", 1, 4096, 4096, 10, "");
+	struct vi_tree_opts o = { .ops = &vi_digest_openssl_ops };
+	struct vi_error err = { "" };
+	struct vi_bad bad;
 	uint8_t root[20], top[4096];
 	int dfd = make_data("data", 40960), hfd = make_empty("hash");
 
 	(void)state;
 	p.no_superblock = true;
-	assert_int_equal(verity_tree_build(dfd, hfd, &p, &o, root, sizeof(root), &err), 0);
+	assert_int_equal(vi_tree_build(dfd, hfd, &p, &o, root, sizeof(root), &err), 0);
 	/* Dirty the padding of the single (top) block and re-derive a matching root: only the
 	 * zero check can catch it. */
 	flip(hfd, 25);
 	assert_int_equal(pread(hfd, top, sizeof(top), 0), (ssize_t)sizeof(top));
-	assert_int_equal(verity_hash_block(&digest_openssl_ops, &p, top, sizeof(top), root,
+	assert_int_equal(vi_hash_block(&vi_digest_openssl_ops, &p, top, sizeof(top), root,
 					   sizeof(root)), 0);
-	assert_int_equal(verity_tree_verify(dfd, hfd, &p, root, 20, &o, &bad, &err), -EPERM);
+	assert_int_equal(vi_tree_verify(dfd, hfd, &p, root, 20, &o, &bad, &err), -EPERM);
 	assert_int_equal(bad.kind, VERITY_BAD_HASH);
 	assert_int_equal(bad.level, 0);
 	assert_non_null(strstr(err.msg, "non-zero unused bytes"));
@@ -268,61 +268,61 @@ static void test_hash_block_helper(void **state)
 {
 	/* Type 1 is H(salt || block), type 0 is H(block || salt): check against one-shot
 	 * digests of the concatenations. */
-	struct verity_params p = params("sha256", 1, 4096, 4096, 1, "abcd");
+	struct vi_params p = params("sha256", 1, 4096, 4096, 1, "abcd");
 	uint8_t blk[8] = "blockXYZ", a[32], b[32], cat[10];
-	struct digest_ctx *c;
+	struct vi_digest_ctx *c;
 
 	(void)state;
 	memcpy(cat, "\xab\xcd", 2);
 	memcpy(cat + 2, blk, 8);
-	assert_int_equal(verity_hash_block(&digest_openssl_ops, &p, blk, 8, a, sizeof(a)), 0);
-	assert_int_equal(digest_openssl_ops.new_ctx("sha256", &c), 0);
-	assert_int_equal(digest_openssl_ops.update(c, cat, 10), 0);
-	assert_int_equal(digest_openssl_ops.final(c, b, sizeof(b)), 0);
-	digest_openssl_ops.free(c);
+	assert_int_equal(vi_hash_block(&vi_digest_openssl_ops, &p, blk, 8, a, sizeof(a)), 0);
+	assert_int_equal(vi_digest_openssl_ops.new_ctx("sha256", &c), 0);
+	assert_int_equal(vi_digest_openssl_ops.update(c, cat, 10), 0);
+	assert_int_equal(vi_digest_openssl_ops.final(c, b, sizeof(b)), 0);
+	vi_digest_openssl_ops.free(c);
 	assert_memory_equal(a, b, 32);
 
 	p.hash_type = 0;
 	memcpy(cat, blk, 8);
 	memcpy(cat + 8, "\xab\xcd", 2);
-	assert_int_equal(verity_hash_block(&digest_openssl_ops, &p, blk, 8, a, sizeof(a)), 0);
-	assert_int_equal(digest_openssl_ops.new_ctx("sha256", &c), 0);
-	assert_int_equal(digest_openssl_ops.update(c, cat, 10), 0);
-	assert_int_equal(digest_openssl_ops.final(c, b, sizeof(b)), 0);
-	digest_openssl_ops.free(c);
+	assert_int_equal(vi_hash_block(&vi_digest_openssl_ops, &p, blk, 8, a, sizeof(a)), 0);
+	assert_int_equal(vi_digest_openssl_ops.new_ctx("sha256", &c), 0);
+	assert_int_equal(vi_digest_openssl_ops.update(c, cat, 10), 0);
+	assert_int_equal(vi_digest_openssl_ops.final(c, b, sizeof(b)), 0);
+	vi_digest_openssl_ops.free(c);
 	assert_memory_equal(a, b, 32);
-	assert_int_equal(verity_hash_block(&digest_openssl_ops, &p, blk, 8, a, 31), -ENOBUFS);
+	assert_int_equal(vi_hash_block(&vi_digest_openssl_ops, &p, blk, 8, a, 31), -ENOBUFS);
 }
 
 static void test_afalg(void **state)
 {
 	/* The agent's backend must give veritysetup's roots too (skipped without AF_ALG). */
-	struct digest_ctx *probe;
-	int r = digest_afalg_ops.new_ctx("sha256", &probe);
+	struct vi_digest_ctx *probe;
+	int r = vi_digest_afalg_ops.new_ctx("sha256", &probe);
 
 	(void)state;
 	if (r < 0) {
 		print_message("AF_ALG unavailable (%s): skipped\n", strerror(-r));
 		skip();
 	}
-	digest_afalg_ops.free(probe);
+	vi_digest_afalg_ops.free(probe);
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
 		const struct known *k = &known[i];
-		struct verity_params p = params(k->hash, k->type, k->dbs, k->hbs, k->blocks, k->salt);
-		struct verity_tree_opts o = { .ops = &digest_afalg_ops, .threads = 2 };
-		struct verity_err err = { "" };
+		struct vi_params p = params(k->hash, k->type, k->dbs, k->hbs, k->blocks, k->salt);
+		struct vi_tree_opts o = { .ops = &vi_digest_afalg_ops, .threads = 2 };
+		struct vi_error err = { "" };
 		uint8_t root[VERITY_MAX_DIGEST], want[VERITY_MAX_DIGEST];
-		unsigned ds = verity_digest_size(k->hash);
+		unsigned ds = vi_digest_size(k->hash);
 		int dfd = make_data("data", k->bytes), hfd = make_empty("hash");
 
-		assert_int_equal(hex_decode_exact(k->root, want, ds), 0);
-		assert_int_equal(verity_tree_build(dfd, hfd, &p, &o, root, sizeof(root), &err), 0);
+		assert_int_equal(vi_hex_decode_exact(k->root, want, ds), 0);
+		assert_int_equal(vi_tree_build(dfd, hfd, &p, &o, root, sizeof(root), &err), 0);
 		assert_memory_equal(root, want, ds);
 		close(dfd);
 		close(hfd);
 	}
 	/* Unknown algorithm: -ENOENT, no fd leak path crashes. */
-	assert_int_equal(digest_afalg_ops.new_ctx("nosuchhash", &probe), -ENOENT);
+	assert_int_equal(vi_digest_afalg_ops.new_ctx("nosuchhash", &probe), -ENOENT);
 }
 
 static int setup(void **state)

@@ -113,7 +113,7 @@ static int teardown(void **state)
 
 static void parse(struct vi_config *cfg, const char *cmdline)
 {
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 
 	vi_config_init(cfg);
 	if (vi_cmdline_parse(cmdline, 0, cfg, &err) < 0)
@@ -121,7 +121,7 @@ static void parse(struct vi_config *cfg, const char *cmdline)
 }
 
 static int run(struct tree *t, struct vi_config *cfg, uint64_t min_version,
-	       struct vi_trust_result *res, struct verity_err *err)
+	       struct vi_trust_result *res, struct vi_error *err)
 {
 	struct vi_trust_ctx ctx = { .rootfd = t->fd, .min_version = min_version, .timeout_ms = 0 };
 
@@ -132,7 +132,7 @@ static void test_keys_load(void **state)
 {
 	struct tree *t = *state;
 	struct vi_keyset ks;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 
 	assert_int_equal(vi_keys_load(t->fd, VI_KEYS_DIR, &ks, &err), 0);
 	assert_int_equal(ks.n, 1);
@@ -155,7 +155,7 @@ static void test_manifest_from_initramfs(void **state)
 	struct tree *t = *state;
 	struct vi_config cfg;
 	struct vi_trust_result res;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	uint8_t root[32];
 
 	/* the command line names only the manifest: everything else comes from it */
@@ -168,7 +168,7 @@ static void test_manifest_from_initramfs(void **state)
 	assert_string_equal(res.key_id, "B69F29EA89A6E4A4");
 	assert_string_equal(res.key_file, "release.pub");
 	assert_string_equal(res.source, "/etc/verity-init/manifest");
-	assert_int_equal(hex_decode_exact(ROOT, root, 32), 0);
+	assert_int_equal(vi_hex_decode_exact(ROOT, root, 32), 0);
 	assert_int_equal(cfg.root.root_hash_len, 32);
 	assert_memory_equal(cfg.root.root_hash, root, 32);
 	assert_string_equal(cfg.root.data.spec, "PARTUUID=6e8a3b8c-5d0e-4e34-9d1e-8d3a0c4b7f21");
@@ -181,7 +181,7 @@ static void test_refusals(void **state)
 	struct tree *t = *state;
 	struct vi_config cfg;
 	struct vi_trust_result res;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	char tampered[sizeof(MAN)];
 
 	/* rollback */
@@ -251,7 +251,7 @@ static void test_required_signature_missing(void **state)
 	struct tree *t = *state;
 	struct vi_config cfg;
 	struct vi_trust_result res;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 
 	/* the policy raised require_signature after parsing; the command line has a bare hash */
 	parse(&cfg, "verity.roothash=" ROOT " verity.data=/dev/vda verity.hash=/dev/vdb");
@@ -283,7 +283,7 @@ static void test_root_refused_recovery_still_checked(void **state)
 	struct tree *t = *state;
 	struct vi_config cfg;
 	struct vi_trust_result res;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 
 	/* root: rollback refused; recovery: a PEM "signature" the kernel would never accept */
 	put(t, "etc/verity-init/rec.p7s", "-----BEGIN PKCS7-----\n", 22);
@@ -326,7 +326,7 @@ static void test_p7s_into_keyring(void **state)
 	struct tree *t = *state;
 	struct vi_config cfg;
 	struct vi_trust_result res;
-	struct verity_err err = { "" };
+	struct vi_error err = { "" };
 	static const char p7s[] = { 0x30, 0x03, 0x02, 0x01, 0x01 };
 	long found;
 	int r;

@@ -14,7 +14,7 @@
 #include "vopts.h"
 
 static struct vi_target t;
-static struct verity_err err;
+static struct vi_error err;
 
 static void fresh(void)
 {
@@ -248,13 +248,13 @@ static void test_inline_signature(void **state)
 	 * characters: 2047 with the prefix */
 	uint8_t der[1533] = { 0x30, 0x82, 0x05, 0xf6 };
 
-	assert_int_equal(b64_encode(der, 1530, big + 20 + n, sizeof(big) - 20 - n), 0);
+	assert_int_equal(vi_b64_encode(der, 1530, big + 20 + n, sizeof(big) - 20 - n), 0);
 	assert_int_equal(strlen(big + 20), VI_MAX_SIG_LOC - 1);
 	ok(big);
 	assert_int_equal(strlen(t.sig_path), VI_MAX_SIG_LOC - 1);
 	/* three DER bytes more (4 base64 characters) no longer fit */
 	der[3] = 0xf9;
-	assert_int_equal(b64_encode(der, sizeof(der), big + 20 + n, sizeof(big) - 20 - n), 0);
+	assert_int_equal(vi_b64_encode(der, sizeof(der), big + 20 + n, sizeof(big) - 20 - n), 0);
 	bad(big, "too long");
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The AF_ALG digest backend inside a real kernel: build and verify the tiny images of
- * tests/unit/test_tree.c (roots from veritysetup 2.6.1) with digest_afalg_ops on 2 threads, so
+ * tests/unit/test_tree.c (roots from veritysetup 2.6.1) with vi_digest_afalg_ops on 2 threads, so
  * that dup/copy (accept() on an operation socket) are exercised, then corrupt one data block.
  * The host kernel of the development machine has no AF_ALG, so test_tree skips this; run it in
  * QEMU with run-in-qemu.sh. Runs as PID 1 and powers off. Prints AFALG-PASS or AFALG-FAIL n. */
@@ -28,20 +28,20 @@ int main(void) {
 	int fails = 0;
 	for (size_t i = 0; i < sizeof(known)/sizeof(known[0]); i++) {
 		const struct known *k = &known[i];
-		struct verity_params p; size_t n = 0; memset(&p, 0, sizeof(p));
+		struct vi_params p; size_t n = 0; memset(&p, 0, sizeof(p));
 		strcpy(p.hash_name, k->hash); p.hash_type = k->type; p.data_block_size = k->dbs; p.hash_block_size = k->hbs; p.data_blocks = k->blocks;
-		hex_decode(k->salt, strlen(k->salt), p.salt, sizeof(p.salt), &n); p.salt_size = n;
+		vi_hex_decode(k->salt, strlen(k->salt), p.salt, sizeof(p.salt), &n); p.salt_size = n;
 		uint8_t *b = malloc(k->bytes); for (uint64_t j = 0; j < k->bytes; j++) b[j] = pattern(j);
 		int d = open("/d", O_RDWR|O_CREAT|O_TRUNC, 0600), h = open("/h", O_RDWR|O_CREAT|O_TRUNC, 0600);
 		write(d, b, k->bytes); free(b);
-		struct verity_tree_opts o = { .ops = &digest_afalg_ops, .threads = 2, .chunk_size = 3 * k->dbs };
-		struct verity_err err = { "" }; struct verity_bad bad;
-		uint8_t root[64], want[64]; unsigned ds = verity_digest_size(k->hash);
-		hex_decode_exact(k->root, want, ds);
-		int r = verity_tree_build(d, h, &p, &o, root, sizeof(root), &err);
+		struct vi_tree_opts o = { .ops = &vi_digest_afalg_ops, .threads = 2, .chunk_size = 3 * k->dbs };
+		struct vi_error err = { "" }; struct vi_bad bad;
+		uint8_t root[64], want[64]; unsigned ds = vi_digest_size(k->hash);
+		vi_hex_decode_exact(k->root, want, ds);
+		int r = vi_tree_build(d, h, &p, &o, root, sizeof(root), &err);
 		int ok = r == 0 && memcmp(root, want, ds) == 0;
-		if (ok) ok = verity_tree_verify(d, h, &p, root, ds, &o, &bad, &err) == 0;
-		if (ok) { uint8_t x = pattern(k->bytes / 2) ^ 0xff; pwrite(d, &x, 1, k->bytes / 2); ok = verity_tree_verify(d, h, &p, root, ds, &o, &bad, &err) == -EPERM && bad.kind == VERITY_BAD_DATA; }
+		if (ok) ok = vi_tree_verify(d, h, &p, root, ds, &o, &bad, &err) == 0;
+		if (ok) { uint8_t x = pattern(k->bytes / 2) ^ 0xff; pwrite(d, &x, 1, k->bytes / 2); ok = vi_tree_verify(d, h, &p, root, ds, &o, &bad, &err) == -EPERM && bad.kind == VERITY_BAD_DATA; }
 		printf("AFALG case %zu %s: %s (r=%d %s)\n", i, k->hash, ok ? "ok" : "FAIL", r, err.msg);
 		fails += !ok; close(d); close(h);
 	}
