@@ -164,7 +164,7 @@ test_dracut_shell_rd_shell_false_refused() {
 	vm_assert_booted || return
 	vm_assert_no_marker "$VM_LOG" || return
 	vm_assert_log_contains "$VM_LOG" \
-		"verity-init-dracut: root verification failed: command line refused: 'rd.shell' opens a root shell" \
+		"verity-init-dracut: root verification failed: command line refused: command line: 'rd.shell' after '--' is an argument for init" \
 		"rd.shell=false not refused" || return
 	vm_assert_log_contains "$VM_LOG" 'Kernel panic' "the kernel did not panic" || return
 	vm_assert_log_lacks "$VM_LOG" 'Dropping to debug shell' "dracut's emergency shell was reached" || return
