@@ -6,136 +6,136 @@
 # The agent copied into the image. `make install` puts the static build (when it was built) at
 # $(SBINDIR)/verity-init; VERITY_INIT_AGENT overrides the lookup (tests, staged installs).
 verity_init_agent() {
-    local _p
-    for _p in "${VERITY_INIT_AGENT:-}" \
-        "$dracutsysrootdir"/usr/sbin/verity-init \
-        "$dracutsysrootdir"/sbin/verity-init \
-        "$dracutsysrootdir"/usr/local/sbin/verity-init; do
-        [[ -n $_p && -f $_p && -x $_p ]] || continue
-        printf '%s\n' "$_p"
-        return 0
-    done
-    return 1
+	local _p
+	for _p in "${VERITY_INIT_AGENT:-}" \
+		"$dracutsysrootdir"/usr/sbin/verity-init \
+		"$dracutsysrootdir"/sbin/verity-init \
+		"$dracutsysrootdir"/usr/local/sbin/verity-init; do
+		[[ -n $_p && -f $_p && -x $_p ]] || continue
+		printf '%s\n' "$_p"
+		return 0
+	done
+	return 1
 }
 
 # verity_init_host_root_is_verity: the build host's root file system sits on a dm "verity" target.
 verity_init_host_root_is_verity() {
-    local _majmin _table
-    _majmin=$(find_root_block_device) || return 1
-    [[ $_majmin == *:* ]] || return 1
-    _table=$(dmsetup table -j "${_majmin%%:*}" -m "${_majmin##*:}" 2> /dev/null) || return 1
-    [[ " $_table " == *" verity "* ]]
+	local _majmin _table
+	_majmin=$(find_root_block_device) || return 1
+	[[ $_majmin == *:* ]] || return 1
+	_table=$(dmsetup table -j "${_majmin%%:*}" -m "${_majmin##*:}" 2> /dev/null) || return 1
+	[[ " $_table " == *" verity "* ]]
 }
 
 # verity_init_realinitpath_refused: dracut.conf's realinitpath= puts rd.distroinit= into the
 # image's /etc/cmdline.d, an init run in place of the checked init=, which the agent refuses on
 # every boot.
 verity_init_realinitpath_refused() {
-    [[ -n ${realinitpath:-} ]] || return 1
-    derror "dracut module 'verity-init' cannot be used with realinitpath=\"$realinitpath\": dracut would run that init in place of the one verity-init checks (rd.distroinit=), and every boot would be refused; use init= on the kernel command line"
+	[[ -n ${realinitpath:-} ]] || return 1
+	derror "dracut module 'verity-init' cannot be used with realinitpath=\"$realinitpath\": dracut would run that init in place of the one verity-init checks (rd.distroinit=), and every boot would be refused; use init= on the kernel command line"
 }
 
 # called by dracut
 check() {
-    if verity_init_realinitpath_refused; then
-        # --add makes dracut stop on our 1; a host-only build for a host that boots a verity root
-        # would include us on its own and must not go on without us either
-        [[ $hostonly ]] && verity_init_host_root_is_verity && exit 1
-        return 1
-    fi
-    if ! verity_init_agent > /dev/null; then
-        dinfo "dracut module 'verity-init' will not be installed: no verity-init agent found (install it, or set VERITY_INIT_AGENT)"
-        return 1
-    fi
-    require_binaries udevadm || return 1
-    # host-only: include the module by itself only when this host boots a verity root
-    if [[ $hostonly ]] && verity_init_host_root_is_verity; then
-        return 0
-    fi
-    return 255
+	if verity_init_realinitpath_refused; then
+		# --add makes dracut stop on our 1; a host-only build for a host that boots a verity root
+		# would include us on its own and must not go on without us either
+		[[ $hostonly ]] && verity_init_host_root_is_verity && exit 1
+		return 1
+	fi
+	if ! verity_init_agent > /dev/null; then
+		dinfo "dracut module 'verity-init' will not be installed: no verity-init agent found (install it, or set VERITY_INIT_AGENT)"
+		return 1
+	fi
+	require_binaries udevadm || return 1
+	# host-only: include the module by itself only when this host boots a verity root
+	if [[ $hostonly ]] && verity_init_host_root_is_verity; then
+		return 0
+	fi
+	return 255
 }
 
 # called by dracut
 depends() {
-    # dm: dm_mod, dmsetup and the dm udev rules that name /dev/mapper/*;
-    # rootfs-block: mounting root= under shell init (systemd mounts it through sysroot.mount)
-    echo dm rootfs-block
-    return 0
+	# dm: dm_mod, dmsetup and the dm udev rules that name /dev/mapper/*;
+	# rootfs-block: mounting root= under shell init (systemd mounts it through sysroot.mount)
+	echo dm rootfs-block
+	return 0
 }
 
 # called by dracut
 installkernel() {
-    # the target, FEC's Reed-Solomon decoder, AF_ALG hashing for the agent's pre-flight check,
-    # and the hash algorithms a verity tree may use (not just the host's: images move)
-    hostonly='' instmods dm-verity reed_solomon algif_hash \
-        crypto-sha256 crypto-sha512 crypto-sha1
+	# the target, FEC's Reed-Solomon decoder, AF_ALG hashing for the agent's pre-flight check,
+	# and the hash algorithms a verity tree may use (not just the host's: images move)
+	hostonly='' instmods dm-verity reed_solomon algif_hash \
+		crypto-sha256 crypto-sha512 crypto-sha1
 }
 
 # called by dracut
 # dracut does not look at install()'s status: a failure exits, so no image is written without
 # the agent or the policy it was asked to carry (the way 00systemd does).
 install() {
-    local _agent _conf
-    verity_init_realinitpath_refused && exit 1
-    _agent=$(verity_init_agent) || {
-        dfatal "verity-init: agent binary not found"
-        exit 1
-    }
-    # an image with half the module could boot the root unchecked
-    { inst_binary "$_agent" /usr/sbin/verity-init \
-        && inst_multiple udevadm tr cat sed mv cp mount umount dmsetup sleep \
-        && inst_simple "$moddir/verity-init-lib.sh" /lib/verity-init-lib.sh \
-        && inst_script "$moddir/verity-init-dracut.sh" /sbin/verity-init-dracut \
-        && chmod 0755 "$initdir"/sbin/verity-init-dracut \
-        && inst_hook cmdline 30 "$moddir/parse-verity-init.sh" \
-        && inst_hook pre-pivot 90 "$moddir/verity-init-check-init.sh"; } || {
-        dfatal "verity-init: cannot install the agent or the module's scripts"
-        exit 1
-    }
+	local _agent _conf
+	verity_init_realinitpath_refused && exit 1
+	_agent=$(verity_init_agent) || {
+		dfatal "verity-init: agent binary not found"
+		exit 1
+	}
+	# an image with half the module could boot the root unchecked
+	{ inst_binary "$_agent" /usr/sbin/verity-init \
+		&& inst_multiple udevadm tr cat sed mv cp mount umount dmsetup sleep \
+		&& inst_simple "$moddir/verity-init-lib.sh" /lib/verity-init-lib.sh \
+		&& inst_script "$moddir/verity-init-dracut.sh" /sbin/verity-init-dracut \
+		&& chmod 0755 "$initdir"/sbin/verity-init-dracut \
+		&& inst_hook cmdline 30 "$moddir/parse-verity-init.sh" \
+		&& inst_hook pre-pivot 90 "$moddir/verity-init-check-init.sh"; } || {
+		dfatal "verity-init: cannot install the agent or the module's scripts"
+		exit 1
+	}
 
-    # the policy file: the build host's in host-only mode, or the one named in dracut.conf
-    # (verity_init_conf=FILE) in any mode
-    _conf=${verity_init_conf:-}
-    if [[ -z $_conf && $hostonly && -f "$dracutsysrootdir"/etc/verity-init.conf ]]; then
-        _conf="$dracutsysrootdir"/etc/verity-init.conf
-    fi
-    if [[ -n $_conf ]]; then
-        inst_simple "$_conf" /etc/verity-init.conf || {
-            dfatal "verity-init: cannot install $_conf"
-            exit 1
-        }
-        # require_signature=kernel: the kernel's own guard too, for every table; udev's
-        # modprobe reads it when it loads dm_verity (the standalone agent forces it itself)
-        if grep -Eq '^[[:space:]]*require_signature[[:space:]]*=[[:space:]]*kernel[[:space:]]*$' "$_conf"; then
-            mkdir -p "$initdir"/etc/modprobe.d
-            echo "options dm_verity require_signatures=1" > "$initdir"/etc/modprobe.d/verity-init-policy.conf
-        fi
-    fi
+	# the policy file: the build host's in host-only mode, or the one named in dracut.conf
+	# (verity_init_conf=FILE) in any mode
+	_conf=${verity_init_conf:-}
+	if [[ -z $_conf && $hostonly && -f "$dracutsysrootdir"/etc/verity-init.conf ]]; then
+		_conf="$dracutsysrootdir"/etc/verity-init.conf
+	fi
+	if [[ -n $_conf ]]; then
+		inst_simple "$_conf" /etc/verity-init.conf || {
+			dfatal "verity-init: cannot install $_conf"
+			exit 1
+		}
+		# require_signature=kernel: the kernel's own guard too, for every table; udev's
+		# modprobe reads it when it loads dm_verity (the standalone agent forces it itself)
+		if grep -Eq '^[[:space:]]*require_signature[[:space:]]*=[[:space:]]*kernel[[:space:]]*$' "$_conf"; then
+			mkdir -p "$initdir"/etc/modprobe.d
+			echo "options dm_verity require_signatures=1" > "$initdir"/etc/modprobe.d/verity-init-policy.conf
+		fi
+	fi
 
-    # signed manifests (docs/signing.md): the minisign public keys the agent trusts, from
-    # dracut.conf's verity_init_keys=DIR or the build host's /etc/verity-init/keys
-    local _k _keys=${verity_init_keys:-"$dracutsysrootdir"/etc/verity-init/keys}
-    for _k in "$_keys"/*.pub; do
-        [[ -f $_k ]] || continue
-        inst_simple "$_k" "/etc/verity-init/keys/${_k##*/}" || {
-            dfatal "verity-init: cannot install $_k"
-            exit 1
-        }
-    done
+	# signed manifests (docs/signing.md): the minisign public keys the agent trusts, from
+	# dracut.conf's verity_init_keys=DIR or the build host's /etc/verity-init/keys
+	local _k _keys=${verity_init_keys:-"$dracutsysrootdir"/etc/verity-init/keys}
+	for _k in "$_keys"/*.pub; do
+		[[ -f $_k ]] || continue
+		inst_simple "$_k" "/etc/verity-init/keys/${_k##*/}" || {
+			dfatal "verity-init: cannot install $_k"
+			exit 1
+		}
+	done
 
-    if dracut_module_included systemd; then
-        inst_simple "$moddir/verity-init-setup.service" \
-            "$systemdsystemunitdir"/verity-init-setup.service
-        inst_script "$moddir/verity-init-generator.sh" \
-            "$systemdutildir"/system-generators/verity-init-generator
-        chmod 0755 "$initdir$systemdutildir"/system-generators/verity-init-generator
-        # One program owns the root mapping: with verity-init in the image, systemd's
-        # generator would race it for the same keys (roothash=, systemd.verity_root_*).
-        if dracut_module_included systemd-veritysetup; then
-            inst_dir /etc/systemd/system-generators
-            ln -sfn /dev/null "$initdir"/etc/systemd/system-generators/systemd-veritysetup-generator
-        fi
-    fi
+	if dracut_module_included systemd; then
+		inst_simple "$moddir/verity-init-setup.service" \
+			"$systemdsystemunitdir"/verity-init-setup.service
+		inst_script "$moddir/verity-init-generator.sh" \
+			"$systemdutildir"/system-generators/verity-init-generator
+		chmod 0755 "$initdir$systemdutildir"/system-generators/verity-init-generator
+		# One program owns the root mapping: with verity-init in the image, systemd's
+		# generator would race it for the same keys (roothash=, systemd.verity_root_*).
+		if dracut_module_included systemd-veritysetup; then
+			inst_dir /etc/systemd/system-generators
+			ln -sfn /dev/null "$initdir"/etc/systemd/system-generators/systemd-veritysetup-generator
+		fi
+	fi
 
-    dracut_need_initqueue
+	dracut_need_initqueue
 }

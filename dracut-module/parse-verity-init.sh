@@ -8,25 +8,25 @@ type vi_load > /dev/null 2>&1 || . /lib/verity-init-lib.sh
 
 vi_load
 case $? in
-    1)
-        # no verity root asked for: leave the boot alone
-        return 0
-        ;;
-    2)
-        # malformed: the setup job reports it and applies the failure policy (fail closed)
-        VERITY_NAME=root
-        VERITY_ROOTFSTYPE=
-        VERITY_ROOTFLAGS=
-        vi_log "command line refused: $VI_PARSE_ERROR" 3
-        ;;
+	1)
+		# no verity root asked for: leave the boot alone
+		return 0
+		;;
+	2)
+		# malformed: the setup job reports it and applies the failure policy (fail closed)
+		VERITY_NAME=root
+		VERITY_ROOTFSTYPE=
+		VERITY_ROOTFLAGS=
+		vi_log "command line refused: $VI_PARSE_ERROR" 3
+		;;
 esac
 
 # dracut's own parser must work on this line: where it fails, getargbool answers with its
 # defaults, and rd.shell=0 (written below) would not be read by dracut's emergency shell.
 if ! vi_getarg_ok; then
-    # shellcheck disable=SC2034 # read by vi_recovery
-    VI_NO_RECOVERY="dracut cannot parse the command line"
-    vi_fail "dracut's command-line parser (dracut-getarg) fails on this command line${VI_PARSE_ERROR:+: $VI_PARSE_ERROR}"
+	# shellcheck disable=SC2034 # read by vi_recovery
+	VI_NO_RECOVERY="dracut cannot parse the command line"
+	vi_fail "dracut's command-line parser (dracut-getarg) fails on this command line${VI_PARSE_ERROR:+: $VI_PARSE_ERROR}"
 fi
 
 # A shell the image's policy does not allow, as dracut itself reads rd.break / rd.shell (the
@@ -34,20 +34,20 @@ fi
 # now, before dracut's next breakpoint or emergency shell opens it (rd.break=cmdline came before
 # any hook: see docs/security.md). No recovery root: the line would open the shell there too.
 if [ "${VERITY_SHELL_ALLOWED:-0}" != 1 ] && vi_dracut_shell_asked "$VI_CMDLINE"; then
-    # shellcheck disable=SC2034 # read by vi_recovery
-    VI_NO_RECOVERY="the command line asks dracut for a shell (rd.break / rd.shell)"
-    if [ -n "$VI_PARSE_ERROR" ]; then
-        vi_fail "command line refused: $VI_PARSE_ERROR"
-    else
-        vi_fail "the command line asks dracut for a shell (rd.break / rd.shell) and the initramfs policy allows none"
-    fi
+	# shellcheck disable=SC2034 # read by vi_recovery
+	VI_NO_RECOVERY="the command line asks dracut for a shell (rd.break / rd.shell)"
+	if [ -n "$VI_PARSE_ERROR" ]; then
+		vi_fail "command line refused: $VI_PARSE_ERROR"
+	else
+		vi_fail "the command line asks dracut for a shell (rd.break / rd.shell) and the initramfs policy allows none"
+	fi
 fi
 
 # The root is the mapping, never one of the devices under it: a LABEL= or UUID= of the data
 # device would also name the unverified device.
 case "${root#block:}" in
-    '' | "/dev/mapper/$VERITY_NAME") ;;
-    *) vi_log "root= ignored: the verified root is /dev/mapper/$VERITY_NAME" 4 ;;
+	'' | "/dev/mapper/$VERITY_NAME") ;;
+	*) vi_log "root= ignored: the verified root is /dev/mapper/$VERITY_NAME" 4 ;;
 esac
 root="block:/dev/mapper/$VERITY_NAME"
 # shellcheck disable=SC2034 # read by dracut after the cmdline hooks
@@ -75,5 +75,5 @@ echo "rd.skipfsck" > "$VI_CMDLINE_D/90verity-init.conf"
 # Shell init runs the job from the initqueue once udev has settled; under systemd the
 # verity-init-setup.service (enabled by verity-init-generator) does it.
 if [ -z "$DRACUT_SYSTEMD" ]; then
-    /sbin/initqueue --settled --onetime --unique --name verity-init-setup /sbin/verity-init-dracut setup
+	/sbin/initqueue --settled --onetime --unique --name verity-init-setup /sbin/verity-init-dracut setup
 fi

@@ -7,11 +7,11 @@
 type vi_setup > /dev/null 2>&1 || . /lib/verity-init-lib.sh
 
 case "$1" in
-    setup)
-        vi_setup
-        ;;
-    *)
-        echo "usage: verity-init-dracut setup" >&2
-        exit 2
-        ;;
+	setup)
+		vi_setup
+		;;
+	*)
+		echo "usage: verity-init-dracut setup" >&2
+		exit 2
+		;;
 esac
