@@ -261,7 +261,9 @@ static int collect_handover(const struct vi_cmdline_tok *t, struct cmdline_state
 		k += 3;
 		n -= 3;
 	}
-	if (vi_key_eq(k, n, "systemd.debug_shell") || vi_key_eq(k, n, "systemd.crash_shell")) {
+	if (vi_key_eq(k, n, "systemd.debug_shell") || vi_key_eq(k, n, "systemd.crash_shell") ||
+	    /* whoever is at the console skips or fails units one by one */
+	    vi_key_eq(k, n, "systemd.confirm_spawn")) {
 		if (!systemd_false(t))
 			handover(st, t);
 	} else if (vi_key_eq(k, n, "systemd.wants") || vi_key_eq(k, n, "systemd.mask") ||
@@ -272,10 +274,6 @@ static int collect_handover(const struct vi_cmdline_tok *t, struct cmdline_state
 		   /* runs a program as root whenever a process crashes */
 		   vi_key_eq(k, n, "systemd.early_core_pattern")) {
 		handover(st, t);
-	} else if (vi_key_eq(k, n, "systemd.confirm_spawn")) {
-		/* whoever is at the console skips or fails units one by one */
-		if (!systemd_false(t))
-			handover(st, t);
 	} else if (vi_key_eq(k, n, "systemd.unit")) {
 		/* a target to boot into, never a service, and not the ones that are shells */
 		if (!t->val || !ends_with_n(t->val, t->val_len, ".target") ||
