@@ -35,6 +35,14 @@ Build a standalone initramfs with the static verity-init agent as /init.
   -i, --include SRC DEST  add a file at DEST (absolute path in the image; repeatable)
   -z, --compress METHOD   gzip (default), xz, zstd, lz4 or none
       --epoch SECONDS     time stamp of every entry (default: \$SOURCE_DATE_EPOCH or 0)
+      --uki OUT.efi       also build a Unified Kernel Image for UEFI (verity-init-mkuki):
+                          systemd-stub + --kernel + this initramfs + --cmdline
+      --kernel FILE       the UKI's kernel (default: BASEDIR/boot/vmlinuz-VERSION)
+      --cmdline TEXT      the UKI's embedded command line (with the root hash:
+                          see verity-image cmdline); or --cmdline-file FILE
+      --os-release FILE   the UKI's .osrel (default /etc/os-release)
+      --sign-key KEY      sign the UKI for Secure Boot (sbsign) with KEY (PEM) ...
+      --sign-cert CERT    ... and its certificate CERT (PEM); both or neither
   -v, --verbose           list the modules and files put in
   -h, --help              this text
 EOF
@@ -59,6 +67,7 @@ comp=gzip
 epoch=${SOURCE_DATE_EPOCH:-0}
 verbose=0
 includes=()
+uki="" ukernel="" ucmdline="" ucmdfile="" uosrel="" skey="" scert="" uki_opts=0
 
 need() { [ $# -ge 2 ] || die "option $1 needs a value"; }
 while [ $# -gt 0 ]; do
@@ -76,6 +85,13 @@ while [ $# -gt 0 ]; do
 		includes+=("$2" "$3"); shift 3 ;;
 	-z | --compress) need "$@"; comp=$2; shift 2 ;;
 	--epoch) need "$@"; epoch=$2; shift 2 ;;
+	--uki) need "$@"; uki=$2; shift 2 ;;
+	--kernel) need "$@"; ukernel=$2; uki_opts=1; shift 2 ;;
+	--cmdline) need "$@"; ucmdline=$2; uki_opts=1; shift 2 ;;
+	--cmdline-file) need "$@"; ucmdfile=$2; uki_opts=1; shift 2 ;;
+	--os-release) need "$@"; uosrel=$2; uki_opts=1; shift 2 ;;
+	--sign-key) need "$@"; skey=$2; uki_opts=1; shift 2 ;;
+	--sign-cert) need "$@"; scert=$2; uki_opts=1; shift 2 ;;
 	-v | --verbose) verbose=1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; break ;;
@@ -85,6 +101,33 @@ while [ $# -gt 0 ]; do
 done
 [ $# -eq 1 ] || { usage >&2; exit 1; }
 out=$1
+
+# --uki: checked before anything is built (nothing is written when the UKI cannot be made)
+if [ -z "$uki" ]; then
+	[ "$uki_opts" = 0 ] || die "--kernel, --cmdline, --cmdline-file, --os-release, --sign-key and --sign-cert go only with --uki"
+else
+	[ -n "$ucmdline" ] || [ -n "$ucmdfile" ] ||
+		die "--uki needs --cmdline or --cmdline-file (the command line carries the root hash)"
+	[ -z "$ucmdline" ] || [ -z "$ucmdfile" ] || die "--cmdline and --cmdline-file: give one"
+	if { [ -n "$skey" ] && [ -z "$scert" ]; } || { [ -z "$skey" ] && [ -n "$scert" ]; }; then
+		die "--sign-key and --sign-cert go together"
+	fi
+	if [ -n "${VERITY_INIT_MKUKI:-}" ]; then
+		mkuki=$VERITY_INIT_MKUKI
+	else
+		mkuki=""
+		for m in "$(dirname -- "$0")/verity-init-mkuki" "$(dirname -- "$0")/verity-init-mkuki.sh" \
+			"$(command -v verity-init-mkuki 2>/dev/null)"; do
+			[ -n "$m" ] && [ -x "$m" ] && { mkuki=$m; break; }
+		done
+	fi
+	if [ -z "$mkuki" ] || [ ! -x "$mkuki" ]; then
+		die "--uki: verity-init-mkuki not found (next to $prog or in PATH)"
+	fi
+	for f in ${ucmdfile:+"$ucmdfile"} ${uosrel:+"$uosrel"} ${skey:+"$skey"} ${scert:+"$scert"}; do
+		if [ ! -f "$f" ] || [ ! -r "$f" ]; then die "--uki: cannot read '$f'"; fi
+	done
+fi
 
 case $comp in
 gzip) compress=(gzip -n -9) ;;
@@ -113,6 +156,11 @@ elif [ -d "$basedir/usr/lib/modules/$kver" ]; then
 	modbase=$basedir/usr
 else
 	die "no modules for kernel $kver under ${basedir:-/} (lib/modules/$kver or usr/lib/modules/$kver)"
+fi
+if [ -n "$uki" ]; then
+	# the UKI's kernel: the one whose modules go in, unless --kernel names another file
+	[ -n "$ukernel" ] || ukernel=$basedir/boot/vmlinuz-$kver
+	if [ ! -f "$ukernel" ] || [ ! -r "$ukernel" ]; then die "--uki: cannot read the kernel '$ukernel' (--kernel)"; fi
 fi
 
 # Pre-flight against the kernel's configuration, when it is installed: an image that kernel
@@ -427,3 +475,14 @@ find "$root" -exec touch -h -d "@$epoch" {} + || die "cannot set time stamps"
 tmpout=""
 printf '%s: %s bytes, agent %s bytes, %d modules for %s\n' "$out" "$(stat -c %s "$out")" \
 	"$(stat -c %s "$agent")" "${#seen[@]}" "$kver"
+
+if [ -n "$uki" ]; then
+	ua=(--kernel "$ukernel" --initrd "$out")
+	if [ -n "$ucmdfile" ]; then ua+=(--cmdline-file "$ucmdfile"); else ua+=(--cmdline "$ucmdline"); fi
+	[ -z "$uosrel" ] || ua+=(--os-release "$uosrel")
+	[ -z "$skey" ] || ua+=(--key "$skey" --cert "$scert")
+	[ "$verbose" = 1 ] && ua+=(-v)
+	# a failed UKI leaves neither file behind (exit status 1: nothing written)
+	"$mkuki" "${ua[@]}" "$uki" || { rm -f -- "$out"; die "--uki: the UKI was not built (see above); $out removed"; }
+	printf '%s: %s bytes, UKI of %s%s\n' "$uki" "$(stat -c %s "$uki")" "$ukernel" "${skey:+, signed}"
+fi

@@ -266,5 +266,79 @@ test_shellcheck_clean() {
 	assertEquals "shellcheck" "" "$out"
 }
 
+# --- --uki: a Unified Kernel Image (verity-init/verity-init-mkuki.sh) ---------------------------
+# uki_key : a throw-away signing key and certificate in $T (made once)
+uki_key() {
+	[ -s "$T/db.key" ] || openssl req -new -x509 -newkey rsa:2048 -nodes -sha256 -days 1 \
+		-subj "/CN=mkinitramfs test db/" -keyout "$T/db.key" -out "$T/db.crt" >/dev/null 2>&1
+}
+# section IMG NAME OUT : the bytes of one PE section
+section() { objcopy -O binary --only-section="$2" "$1" "$3"; }
+
+test_uki_built_signed_with_the_initramfs_and_cmdline() {
+	for t in objcopy objdump sbsign sbverify openssl; do
+		command -v "$t" >/dev/null || { startSkipping; fail "$t missing (tests/deps.sh)"; return; }
+	done
+	[ -r /usr/lib/systemd/boot/efi/linuxx64.efi.stub ] || { startSkipping; fail "no systemd-stub (systemd-boot-efi)"; return; }
+	[ -r "/boot/vmlinuz-$KVER" ] || { startSkipping; fail "no /boot/vmlinuz-$KVER"; return; }
+	uki_key || { fail "openssl"; return; }
+	local cl="console=ttyS0 roothash=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef root=/dev/mapper/root"
+	mk -m virtio_blk -f ext4 --uki "$T/uki.efi" --cmdline "$cl" --sign-key "$T/db.key" \
+		--sign-cert "$T/db.crt" "$T/rd-uki" || { fail "$(cat "$T/out")"; return; }
+	assertTrue "initramfs written" "[ -s '$T/rd-uki' ]"
+	assertTrue "signed with the key: $(sbverify --cert "$T/db.crt" "$T/uki.efi" 2>&1)" \
+		"sbverify --cert '$T/db.crt' '$T/uki.efi'"
+	section "$T/uki.efi" .cmdline "$T/s.cmdline"
+	assertEquals ".cmdline" "$cl" "$(cat "$T/s.cmdline")"
+	section "$T/uki.efi" .initrd "$T/s.initrd"
+	assertTrue ".initrd is the initramfs" "cmp -s '$T/s.initrd' '$T/rd-uki'"
+	section "$T/uki.efi" .linux "$T/s.linux"
+	assertTrue ".linux is the kernel of -k" "cmp -s '$T/s.linux' '/boot/vmlinuz-$KVER'"
+	section "$T/uki.efi" .osrel "$T/s.osrel"
+	assertTrue ".osrel is /etc/os-release" "cmp -s '$T/s.osrel' /etc/os-release"
+	# the four sections after the stub's, in order, each on a 4 KiB boundary, none overlapping
+	local layout
+	layout=$(objdump -h "$T/uki.efi" | awk '$1 ~ /^[0-9]+$/ { print $2, $3, $4 }')
+	assertEquals "order" ".osrel .cmdline .linux .initrd" "$(awk '{ print $1 }' <<<"$layout" | tail -n 4 | tr '\n' ' ' | sed 's/ $//')"
+	local prev_end=0 name size vma
+	while read -r name size vma; do
+		case $name in .osrel|.cmdline|.linux|.initrd)
+			assertEquals "$name at a 4 KiB boundary" 0 $(( 0x$vma % 4096 )) ;;
+		esac
+		assertTrue "$name after the previous section" "[ $(( 0x$vma )) -ge $prev_end ]"
+		prev_end=$(( 0x$vma + 0x$size ))
+	done <<<"$layout"
+}
+
+test_uki_unsigned_without_a_key() {
+	if ! command -v sbverify >/dev/null || [ ! -r /usr/lib/systemd/boot/efi/linuxx64.efi.stub ] ||
+		[ ! -r "/boot/vmlinuz-$KVER" ]; then
+		startSkipping; fail "sbverify, systemd-stub or the kernel missing"; return
+	fi
+	printf 'console=ttyS0 roothash=00\n' >"$T/cl"
+	mk -m virtio_blk -f ext4 --uki "$T/uki-u.efi" --cmdline-file "$T/cl" "$T/rd-u" || { fail "$(cat "$T/out")"; return; }
+	assertFalse "no signature" "sbverify --list '$T/uki-u.efi' 2>/dev/null | grep -q 'signature 1'"
+	section "$T/uki-u.efi" .cmdline "$T/s.cl"
+	assertEquals "--cmdline-file without its newline" "console=ttyS0 roothash=00" "$(cat "$T/s.cl")"
+}
+
+test_uki_option_refusals_write_nothing() {
+	uki_key || { fail "openssl"; return; }
+	mk --uki "$T/x.efi" "$T/x.rd"
+	assertEquals "--uki without a command line" 1 $?
+	assertContains "$(cat "$T/out")" "--uki needs --cmdline"
+	mk --uki "$T/x.efi" --cmdline "roothash=00" --sign-key "$T/db.key" "$T/x.rd"
+	assertEquals "key without certificate" 1 $?
+	assertContains "$(cat "$T/out")" "--sign-key and --sign-cert go together"
+	mk --cmdline "roothash=00" "$T/x.rd"
+	assertEquals "--cmdline without --uki" 1 $?
+	assertContains "$(cat "$T/out")" "only with --uki"
+	mk --uki "$T/x.efi" --cmdline "roothash=00" --kernel "$T/no-such-kernel" "$T/x.rd"
+	assertEquals "missing kernel" 1 $?
+	assertContains "$(cat "$T/out")" "no-such-kernel"
+	assertFalse "no initramfs written" "[ -e '$T/x.rd' ]"
+	assertFalse "no UKI written" "[ -e '$T/x.efi' ]"
+}
+
 # shellcheck source=/dev/null
 . /usr/share/shunit2/shunit2
