@@ -10,7 +10,8 @@
 #   - systemd-boot (signed too) starting the UKI with an entry whose "options" carry another root
 #     hash: under Secure Boot the kernel gets the embedded line and boots the verified root; the
 #     twin without Secure Boot shows the loader's options really reach the stub (there they win,
-#     and the agent refuses the other root hash).
+#     and the agent refuses the other root hash);
+#   - verity-init-mkinitramfs --uki (initramfs + UKI, signed, in one step) boots the same way.
 # Runs on the default kernel series (VM_KERNEL_SERIES); the 6.12 signature boots are in
 # kernel612_sig_test.sh.
 # shellcheck source=tests/vm/lib.sh
@@ -118,6 +119,25 @@ test_loader_options_win_without_secure_boot() {
 		"the loader's options did not reach the kernel (the Secure Boot test would prove nothing)" || return
 	agent_assert_refused "$VM_LOG" preflight 'root hash mismatch' || return
 	agent_assert_fallback "$VM_LOG" poweroff
+}
+
+# The one-step path: verity-init-mkinitramfs --uki builds the initramfs, then the UKI (through
+# verity-init-mkuki), signed with the db key; the firmware starts it and the root is verified.
+test_uki_from_mkinitramfs_boots() {
+	local key
+	key=$(uefi_db_key) || { fail "key"; return; }
+	"$VM_TOPDIR/verity-init/verity-init-mkinitramfs.sh" -k "$VM_KVER" -a "$VM_AGENT" \
+		-m "virtio_pci virtio_blk" -f ext4 --uki "$D/mk.efi" --kernel "$VM_KERNEL" \
+		--cmdline "$VM_CMDLINE_BASE roothash=$RH $KEYS" --sign-key "$key" --sign-cert "$UEFI_DB_CERT" \
+		"$D/mk-initrd.img" >"$D/mk.out" 2>&1 || { fail "verity-init-mkinitramfs --uki: $(cat "$D/mk.out")"; return; }
+	sbverify --cert "$UEFI_DB_CERT" "$D/mk.efi" >/dev/null 2>&1 || { fail "the UKI is not signed by the db key"; return; }
+	uefi_esp "$D/esp-mk.img" "$D/mk.efi" || { fail "esp"; return; }
+	uefi_boot --disk "$D/data.img" --disk "$D/hash.img" uki-mkinitramfs "$D/esp-mk.img"
+	vm_assert_booted || return
+	vm_assert_log_contains "$VM_LOG" 'secureboot: Secure boot enabled' "Secure Boot was not on" || return
+	vm_assert_log_contains "$VM_LOG" "Command line: .*roothash=$RH " "the kernel did not get the embedded command line" || return
+	vm_assert_marker "$VM_LOG" main || return
+	vm_assert_root_mapper "$VM_LOG" root ext4
 }
 
 # shellcheck source=/dev/null
