@@ -151,6 +151,7 @@ install: all
 	else install -m 0755 $(AGENT) $(DESTDIR)$(SBINDIR)/verity-init; fi
 	install -m 0755 $(IMAGE) $(DESTDIR)$(BINDIR)/verity-image
 	install -m 0755 verity-init/verity-init-mkinitramfs.sh $(DESTDIR)$(SBINDIR)/verity-init-mkinitramfs
+	install -m 0755 verity-init/verity-init-mkuki.sh $(DESTDIR)$(SBINDIR)/verity-init-mkuki
 	install -m 0755 dracut-module/*.sh $(DESTDIR)$(DRACUTDIR)/90verity-init/
 	install -m 0644 dracut-module/*.service $(DESTDIR)$(DRACUTDIR)/90verity-init/
 	install -d $(DESTDIR)$(MANDIR)/man8
@@ -161,7 +162,7 @@ install: all
 # unless it holds files of others; directories shared with the system (sbin, bin, man8) stay.
 # tests/cli/install_test.sh checks that install + uninstall leave no file behind.
 .PHONY: uninstall
-UNINSTALL_FILES = $(SBINDIR)/verity-init $(BINDIR)/verity-image \
+UNINSTALL_FILES = $(SBINDIR)/verity-init $(BINDIR)/verity-image $(SBINDIR)/verity-init-mkuki \
 	$(SBINDIR)/verity-init-mkinitramfs \
 	$(patsubst dracut-module/%,$(DRACUTDIR)/90verity-init/%,$(wildcard dracut-module/*.sh dracut-module/*.service)) \
 	$(addprefix $(MANDIR)/man8/,verity-init.8 verity-image.8 verity-init-mkinitramfs.8)

@@ -98,6 +98,9 @@ test_missing_device_refused_after_timeout() {
 # restart-on-error needs dm-verity 1.10 (Linux 6.12); on this 6.1 kernel it is refused with the
 # versions named, instead of silently booting with plain EIO on I/O errors (CVE-2024-47725).
 test_restart_on_error_refused_on_old_kernel() {
+	# the refusal holds on a kernel whose dm-verity predates these options (6.1); 6.12 has them
+	# (kernel612_sig_test shows them working)
+	case $VM_KVER in 6.1.*) ;; *) startSkipping; return ;; esac
 	local d rh
 	d=$(vm_workdir agent-ioerr)
 	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }

@@ -38,6 +38,9 @@ test_status_C_after_setup_is_a_failure() {
 # agent must refuse (never silently drop the option: plain EIO is exploitable, CVE-2024-47725)
 # and take the fallback.
 test_restart_on_error_refused_on_an_older_kernel() {
+	# the refusal holds on a kernel whose dm-verity predates these options (6.1); 6.12 has them
+	# (kernel612_sig_test shows them working)
+	case $VM_KVER in 6.1.*) ;; *) startSkipping; return ;; esac
 	local d rh rd
 	# shellcheck disable=SC2119  # no options: the default agent initramfs
 	rd=$(agent_initramfs) || { fail "initramfs"; return; }
