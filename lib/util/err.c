@@ -7,6 +7,9 @@
 #include <string.h>
 
 static void vformat(struct vi_error *err, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void vformat(struct vi_error *err, const char *fmt, va_list ap)
 {
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 }
