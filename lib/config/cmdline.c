@@ -96,6 +96,8 @@ static const struct key keys[] = {
 	{ "mount.usrfstype",              S_EXTRA_MOUNT,  K_RD },
 	{ "mount.usrflags",               S_EXTRA_MOUNT,  K_RD },
 	{ "systemd.mount-extra",          S_EXTRA_MOUNT,  K_RD },
+	/* memory pages written to and read back from an unverified device */
+	{ "systemd.swap-extra",           S_EXTRA_MOUNT,  K_RD },
 	/* dracut's: a fallback root and an xfs log device, both unverified */
 	{ "rootfallback",                 S_EXTRA_MOUNT,  0 },
 	{ "root.journaldev",              S_EXTRA_MOUNT,  0 },
@@ -256,7 +258,15 @@ static int collect_handover(const struct vi_cmdline_tok *t, struct cmdline_state
 		for (size_t i = 0; i < sizeof(runlevel_shells) / sizeof(runlevel_shells[0]); i++)
 			if (vi_str_eq(k, n, runlevel_shells[i]))
 				handover(st, t);
+		/* the initramfs's systemd reads these two with the "rd." prefix (a value is
+		 * dracut's rd.emergency= action instead) */
+		if (vi_str_eq(k, n, "rd.emergency") || vi_str_eq(k, n, "rd.rescue"))
+			handover(st, t);
 	}
+	/* Words starting with "-" reach init as arguments, and systemd as PID 1 reads its own
+	 * options there: --unit=debug-shell.service, --crash-shell, --confirm-spawn. */
+	if (n > 1 && k[0] == '-' && !(n == 2 && k[1] == '-'))
+		handover(st, t);
 	if (n > 3 && memcmp(k, "rd.", 3) == 0) {
 		k += 3;
 		n -= 3;

@@ -938,6 +938,37 @@ VERITY_ROOTFLAGS='context=x%Qy,data=ordered'"
 		"Options: context=x%Qy,data=ordered,ro"
 }
 
+# The initramfs's systemd acts on rd.systemd.unit=emergency.target, rd.systemd.debug_shell or
+# rd.emergency before any job of ours runs: unless the policy allows a shell, every unit that
+# opens one first applies the policy's fail actions (and never returns to start the shell).
+test_generator_shell_units_apply_the_policy_first() {
+	local u d
+	PARSE_OUT="VERITY_ENABLED=1"
+	run_generator "roothash=ab systemd.verity_root_data=/dev/vda"
+	for u in emergency.service rescue.service debug-shell.service dracut-emergency.service; do
+		d=$SHUNIT_TMPDIR/gen-early/$u.d/50-verity-init.conf
+		assertContains "$u" "$(cat "$d" 2>/dev/null)" "ExecStartPre=/sbin/verity-init-dracut refuse-shell $u"
+	done
+	# a refused line too (the case that matters most: the agent said no, systemd goes on)
+	PARSE_OUT="VERITY_FAIL=reboot"
+	PARSE_RC=1 run_generator "roothash=ab rd.systemd.unit=emergency.target"
+	assertTrue "[ -e '$SHUNIT_TMPDIR/gen-early/emergency.service.d/50-verity-init.conf' ]"
+	# the policy allows a shell: the units stay as they are
+	PARSE_OUT="VERITY_ENABLED=1
+VERITY_SHELL_ALLOWED=1"
+	run_generator "roothash=ab systemd.verity_root_data=/dev/vda"
+	assertFalse "[ -e '$SHUNIT_TMPDIR/gen-early/emergency.service.d' ]"
+}
+
+test_refuse_shell_applies_the_fail_actions() {
+	local out
+	PARSE_OUT="VERITY_FAIL=poweroff"
+	out=$(PARSE_RC=1 run_glue "set -- refuse-shell emergency.service; . '$MOD/verity-init-dracut.sh'; echo returned")
+	assertNotContains "the shell unit never starts: $out" "$out" returned
+	assertEquals "the policy's action" o "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
+	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "emergency.service would open a shell in the initramfs and the initramfs policy allows none"
+}
+
 test_generator_without_verity_fails_closed_unless_the_policy_allows_it() {
 	PARSE_OUT="VERITY_ENABLED=0
 VERITY_OFF_ALLOWED=1"

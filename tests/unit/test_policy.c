@@ -355,7 +355,8 @@ static void test_handover(void **state)
 		"systemd.set_credential=passwd.hashed-password.root:x",
 		"systemd.set_credential_binary=tmpfiles.extra:eA==",
 		"systemd.early_core_pattern=/bin/sh", "systemd.confirm_spawn=1",
-		"rd.systemd.confirm_spawn",
+		"rd.systemd.confirm_spawn", "rd.emergency", "rd.rescue", "--unit=debug-shell.service",
+		"--crash-shell", "--confirm-spawn",
 	};
 
 	(void)state;
@@ -369,6 +370,8 @@ static void test_handover(void **state)
 	/* systemd reads its runlevel words past "--" too: the parser refuses them there */
 	assert_int_equal(vi_cmdline_parse(ROOT "-- single", 0, &cfg, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "'single' after '--'"));
+	/* dracut's own rd.emergency= action is no shell */
+	apply("", ROOT "rd.emergency=reboot", 0, NULL);
 	apply("", ROOT "systemd.debug_shell=0 systemd.crash_shell=no systemd.unit=multi-user.target "
 	      "rd.systemd.unit=initrd.target 2 3 5 single-user", 0, NULL);
 }

@@ -101,5 +101,21 @@ test_attacker_quote_hiding_init_from_the_agent_refused_dracut_systemd() {
 	refused_and_panicked "$VM_LOG" "command line: 'init' is read differently by systemd"
 }
 
+# The initramfs's systemd acts on these before any job of the module runs, refused or not: the
+# shell units apply the policy first (the generator's drop-ins), so no shell opens.
+test_attacker_systemd_initrd_shells_never_open() {
+	local line n=0
+	for line in "rd.systemd.unit=emergency.target" \
+		"rd.systemd.unit=basic.target rd.systemd.debug_shell=ttyS0" "rd.emergency"; do
+		n=$((n + 1))
+		vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" "attacker-initrd-shell-$n" \
+			"$RD_SYSTEMD" "roothash=$ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb rootfstype=ext4 $line"
+		vm_assert_booted || return
+		vm_assert_log_lacks "$VM_LOG" '(Press Enter for maintenance|Started .*debug-shell|Started .*Early root shell)' \
+			"'$line': a shell opened" || return
+		refused_and_panicked "$VM_LOG" ".*" || return
+	done
+}
+
 # shellcheck source=/dev/null
 . /usr/share/shunit2/shunit2
