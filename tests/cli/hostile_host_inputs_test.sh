@@ -11,6 +11,8 @@
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
+# shellcheck source=tests/cli/mkinitramfs_lib.sh
+. "$ROOT/tests/cli/mkinitramfs_lib.sh"
 VI=$BUILD/verity-image
 MKRD=${MKRD:-$ROOT/verity-init/verity-init-mkinitramfs.sh}
 BUNDLE_MAX=8192
@@ -35,12 +37,7 @@ oneTimeSetUp() {
 		--manifest "$W/m" >/dev/null || exit 1
 	mkfifo "$W/fifo"
 	# verity-init-mkinitramfs: this machine's kernel modules and a static stand-in agent
-	# (a kernel whose modules are stored uncompressed: the fixtures copy and replace crc16.ko)
-	KVER=""
-	for d in /lib/modules/*/modules.dep; do
-		[ -e "$d" ] && [ -e "$(dirname "$d")/kernel/lib/crc16.ko" ] &&
-			KVER=$(basename "$(dirname "$d")")
-	done
+	KVER=$(mkrd_pick_kver)
 	[ -n "$KVER" ] || { echo "no kernel modules installed (tests/deps.sh installs linux-image-amd64)" >&2; exit 1; }
 	printf 'int main(void) { return 0; }\n' >"$W/agent.c"
 	cc -static -o "$W/agent" "$W/agent.c" || { echo "cannot build a static program" >&2; exit 1; }
@@ -247,18 +244,9 @@ mk() {
 	run "$MKRD" -k "$KVER" -a "$W/agent" "$@"
 }
 
-# tree DIR MODULE... : DIR/lib/modules/KVER with copies of this machine's MODULE files (and
-# their dependencies), depmod run over it
+# tree DIR MODULE... : mkrd_fake_tree for the kernel of this test
 tree() {
-	local b=$1 p rel
-	shift
-	rm -rf "$b"
-	for p in $(for m in "$@"; do modprobe -S "$KVER" --show-depends "$m"; done | awk '$1 == "insmod" { print $2 }'); do
-		rel=${p#/lib/modules/"$KVER"/}
-		rel=${rel#/usr/lib/modules/"$KVER"/}
-		mkdir -p "$b/lib/modules/$KVER/$(dirname "$rel")" && cp "$p" "$b/lib/modules/$KVER/$rel" || return 1
-	done
-	depmod -b "$b" "$KVER" 2>/dev/null
+	mkrd_fake_tree "$KVER" "$@"
 }
 
 # refused_tree WHAT WORDS ARGS... : the build from the tree ends within LIMIT with exit 1, the

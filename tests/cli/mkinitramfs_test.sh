@@ -8,17 +8,13 @@
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
+# shellcheck source=tests/cli/mkinitramfs_lib.sh
+. "$ROOT/tests/cli/mkinitramfs_lib.sh"
 MKRD=$ROOT/verity-init/verity-init-mkinitramfs.sh
 
 oneTimeSetUp() {
 	T=$SHUNIT_TMPDIR
-	# (a kernel whose modules are stored uncompressed, as the fixtures expect: with both of
-	# Debian's kernels installed, 6.12's are .ko.xz)
-	KVER=""
-	for d in /lib/modules/*/modules.dep; do
-		[ -e "$d" ] && [ -e "$(dirname "$d")/kernel/lib/crc16.ko" ] &&
-			KVER=$(basename "$(dirname "$d")")
-	done
+	KVER=$(mkrd_pick_kver)
 	[ -n "$KVER" ] || { echo "no kernel modules installed (tests/deps.sh installs linux-image-amd64)" >&2; exit 1; }
 	# a static program stands in for the agent (make static is not needed for this test)
 	printf 'int main(void) { return 0; }\n' >"$T/agent.c"
@@ -129,16 +125,9 @@ test_compressed_module_from_basedir() {
 	assertTrue "decompressed" "cmp -s '$T/ko' '$src'"
 }
 
-# fake_tree DIR MODULE... : DIR/lib/modules/KVER with copies of the host's MODULE files (and
-# their dependencies), depmod run over it.
+# fake_tree DIR MODULE... : mkrd_fake_tree for the kernel of this test
 fake_tree() {
-	local b=$1 p rel; shift
-	for p in $(for m in "$@"; do modprobe -S "$KVER" --show-depends "$m"; done | awk '$1 == "insmod" { print $2 }'); do
-		rel=${p#/lib/modules/"$KVER"/}
-		rel=${rel#/usr/lib/modules/"$KVER"/}
-		mkdir -p "$b/lib/modules/$KVER/$(dirname "$rel")" && cp "$p" "$b/lib/modules/$KVER/$rel" || return 1
-	done
-	depmod -b "$b" "$KVER" 2>/dev/null
+	mkrd_fake_tree "$KVER" "$@"
 }
 
 # A target tree: its own modprobe.d (options written into the image, install commands), a
