@@ -53,13 +53,6 @@ static int next_line(struct lines *l, const char **ret, size_t *ret_len)
 	return 0;
 }
 
-static bool starts_with(const char *s, size_t len, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	return len >= n && memcmp(s, prefix, n) == 0;
-}
-
 static int check_size(size_t len, struct vi_error *err)
 {
 	if (len == 0)
@@ -74,7 +67,7 @@ static int untrusted_line(struct lines *l, struct vi_error *err)
 	const char *s;
 	size_t n;
 
-	if (next_line(l, &s, &n) < 0 || !starts_with(s, n, UNTRUSTED_PREFIX))
+	if (next_line(l, &s, &n) < 0 || !vi_has_prefix(s, n, UNTRUSTED_PREFIX))
 		return vi_err(err, "first line is not \"" UNTRUSTED_PREFIX "...\"");
 	if (n - strlen(UNTRUSTED_PREFIX) > MINISIGN_COMMENT_MAX)
 		return vi_err(err, "untrusted comment longer than %u bytes", MINISIGN_COMMENT_MAX);
@@ -191,7 +184,7 @@ int vi_minisign_sig_parse(const char *buf, size_t len, struct vi_minisign_sig *r
 		prehashed = false;
 	else
 		return vi_err(err, "signature algorithm is neither \"ED\" nor \"Ed\"");
-	if (next_line(&l, &tc, &tc_len) < 0 || !starts_with(tc, tc_len, TRUSTED_PREFIX))
+	if (next_line(&l, &tc, &tc_len) < 0 || !vi_has_prefix(tc, tc_len, TRUSTED_PREFIX))
 		return vi_err(err, "third line is not \"" TRUSTED_PREFIX "...\"");
 	tc += strlen(TRUSTED_PREFIX);
 	tc_len -= strlen(TRUSTED_PREFIX);
