@@ -27,6 +27,8 @@ enum vi_stage {
 	VI_STAGE_MOUNT,        /* (agent) mounting the mapping failed */
 	VI_STAGE_INIT,         /* (agent) init missing, not executable, or unreadable */
 	VI_STAGE_SWITCH,       /* (agent) switch_root failed */
+	VI_STAGE_MEASURE,      /* (agent) the TPM measurement the policy requires failed */
+	VI_STAGE_IPE,          /* (agent) the policy's IPE policy was not loaded or activated */
 };
 
 const char *vi_stage_name(enum vi_stage s);

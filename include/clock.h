@@ -9,4 +9,7 @@
  * sets (or a RTC-less machine corrects) during the boot. */
 uint64_t vi_now_ms(void);
 
+/* The same clock in microseconds, for steps that take a few milliseconds. */
+uint64_t vi_now_us(void);
+
 #endif

@@ -23,6 +23,14 @@
  *                                  SYSTEMD_*, ...: vi_env_name_forbidden) are refused here
  *   require_manifest=no            yes: the root needs a signed manifest (which carries a
  *                                  version); min_version above 0 implies it
+ *   require_tpm=no                 yes: the boot stops when the booted target cannot be
+ *                                  measured into the TPM (no TPM, or the extend failed);
+ *                                  no: measured when there is a TPM, skipped (one log line)
+ *                                  when there is none
+ *   tpm_pcr=14                     the PCR the measurement extends (include/measure.h says
+ *                                  why 14); 16 and 23 are refused: anyone can reset them
+ *   ipe_policy=none                a PKCS#7-signed IPE policy in the initramfs, loaded and
+ *                                  activated right before the switch (include/ipe.h)
  * Unknown keys, a key repeated with another value, lines without "=" are errors. No file at
  * all means the strictest defaults (nothing weakening, no shell). */
 #ifndef VERITY_POLICY_H
@@ -37,6 +45,10 @@
 #define VI_POLICY_FILE      "/etc/verity-init.conf"
 #define VI_POLICY_MAX_SIZE  (64u * 1024u)
 #define VI_POLICY_MAX_LINE  1024u
+/* PCR 14: no systemd component extends it (systemd: 5, 11, 12, 13, 15), Ubuntu Core measures
+ * its boot model and command line into 12, GRUB uses 8 and 9, the kernel 9 and 10 (IMA), and
+ * shim only puts its static MOK lists into 14 (docs/signing.md, "TPM measurement"). */
+#define VI_POLICY_TPM_PCR_DEFAULT 14u
 
 /* Weakening options (allow_weak= words). */
 #define VI_WEAK_IGNORE_CORRUPTION   (1u << 0)
@@ -61,6 +73,9 @@ struct vi_policy {
 	char init_env[VI_MAX_ENV][VI_MAX_ENV_NAME];   /* init_env= names */
 	unsigned init_env_count;
 	bool require_manifest;
+	bool require_tpm;
+	unsigned tpm_pcr;           /* VI_POLICY_TPM_PCR_DEFAULT */
+	char ipe_policy[VI_MAX_PATH];   /* "" or the signed IPE policy to activate */
 };
 
 /* The module parameters the policy forces ("module.param=value" words, or NULL): the kernel's

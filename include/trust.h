@@ -45,6 +45,8 @@ struct vi_trust_result {
 	struct vi_trust_sig {      /* a PKCS#7 signature in the keyring for the kernel */
 		int32_t serial;    /* > 0: present */
 		size_t len;
+		uint64_t own_us;   /* reading, checking and adding it to the keyring,
+		                    * device wait excluded */
 	} root_sig, recovery_sig;
 	bool recovery_dropped;     /* the recovery root must not be booted: see recovery_note */
 	char recovery_note[256];   /* why: unsigned while signatures are required, bad signature */

@@ -25,7 +25,9 @@
 #include "digest.h"
 #include "dm.h"
 #include "fileio.h"
+#include "ipe.h"
 #include "kmsg.h"
+#include "measure.h"
 #include "modules.h"
 #include "mountroot.h"
 #include "plan.h"
@@ -49,6 +51,7 @@ struct agent {
 	uint64_t wait_ms;          /* time spent waiting for devices (excluded from agent time) */
 	uint64_t modules_ms;       /* time in finit_module (the kernel's module init) */
 	uint64_t mark_ms[4];       /* own time per step: early mounts, set-up, mount, switch */
+	uint64_t measure_us;       /* the TPM measurement */
 	int init_argc;             /* PID 1: the kernel's arguments for init ("single", after --) */
 	char **init_argv;
 	char **init_envp;          /* PID 1: the kernel's environment, for init (not for us) */
@@ -153,8 +156,8 @@ static int configure(struct agent *a, const char *cmdline, bool boot, bool quiet
 			 tr->source, tr->key_id, tr->key_file);
 	if (tr->root_sig.serial > 0)
 		vi_kmsg_log(&a->log, KMSG_INFO, "%s: root hash signature (%zu bytes) passed to the "
-			 "kernel as key %s", p->cfg.root.name, tr->root_sig.len,
-			 p->cfg.root.sig_key_desc);
+			 "kernel as key %s (%llu us)", p->cfg.root.name, tr->root_sig.len,
+			 p->cfg.root.sig_key_desc, (unsigned long long)tr->root_sig.own_us);
 	return 0;
 }
 
@@ -342,6 +345,67 @@ static int switch_and_exec(struct agent *a, const struct vi_target *t,
 	return fail(a, VI_STAGE_SWITCH, t, r, "", &err);
 }
 
+/* Measure t into the policy's PCR (include/measure.h). Without a TPM, or when the extend fails,
+ * the boot goes on with one log line unless the policy says require_tpm=yes. */
+static int measure(struct agent *a, const struct vi_target *t)
+{
+	const struct vi_policy *p = &a->plan.policy;
+	const struct vi_measure_opts o = {
+		.pcr = p->tpm_pcr,
+		.sysfs_dir = VI_TPM_SYSFS,
+		.dev = VI_TPM_DEV,
+		.log_path = VI_MEASURE_LOG,
+		.boot_id_path = VI_MEASURE_BOOT_ID,
+		.ops = &vi_digest_afalg_ops,
+	};
+	char signer[VI_MAX_PATH + 16], event[VI_MEASURE_EVENT_MAX], banks[48] = "";
+	struct vi_measure_result res;
+	struct vi_error err = { "" };
+	uint64_t t0 = vi_now_us();
+	int r;
+
+	vi_measure_signer(t, t == &a->plan.cfg.root, &a->plan.trust, signer, sizeof(signer));
+	r = vi_measure_event(t, signer, event, sizeof(event), &err);
+	if (r == 0)
+		r = vi_measure(&o, event, &res, &err);
+	a->measure_us = vi_now_us() - t0;
+	if (r < 0 && p->require_tpm)
+		return fail_target(a, VI_STAGE_MEASURE, t, r, &err);
+	if (r < 0) {
+		vi_kmsg_log(&a->log, r == -ENODEV ? KMSG_INFO : KMSG_WARNING,
+			 "%s: not measured: %s", t->name, err.msg);
+		return 0;
+	}
+	for (size_t i = 0; i < res.banks; i++)
+		snprintf(banks + strlen(banks), sizeof(banks) - strlen(banks), "%s%s", i ? "," : "",
+			 vi_tpm_alg_name(res.digests[i].alg));
+	vi_kmsg_log(&a->log, KMSG_INFO, "%s: measured into PCR %u (%s) in %llu us: %s", t->name,
+		 o.pcr, banks, (unsigned long long)a->measure_us, event);
+	if (!res.logged)
+		vi_kmsg_log(&a->log, KMSG_WARNING, "%s: measurement not in " VI_MEASURE_LOG ": %s",
+			 t->name, res.log_note.msg);
+	return 0;
+}
+
+/* The policy's signed IPE policy, activated last: it may deny the initramfs's own programs. */
+static int activate_ipe(struct agent *a, const struct vi_target *t)
+{
+	const char *path = a->plan.policy.ipe_policy;
+	struct vi_ipe_result res;
+	struct vi_error err = { "" };
+	uint64_t t0 = vi_now_us();
+	int r;
+
+	if (!path[0])
+		return 0;
+	r = vi_ipe_activate(path, VI_SECURITYFS, VI_IPE_DIR, &res, &err);
+	if (r < 0)
+		return fail_target(a, VI_STAGE_IPE, t, r, &err);
+	vi_kmsg_log(&a->log, KMSG_INFO, "IPE policy %s from %s active (%llu us)", res.name, path,
+		 (unsigned long long)(vi_now_us() - t0));
+	return 0;
+}
+
 /* Boot one target: activate, mount, check init, switch, exec. Returns only on failure;
  * *ret_switched tells whether the initramfs is already gone (no more recovery then). */
 static int boot_target(struct agent *a, const struct vi_target *t, const char *result,
@@ -363,12 +427,19 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 	a->mark_ms[2] = vi_now_ms() - t0;
 	if (r < 0)
 		goto out_remove;
+	r = measure(a, t);
+	if (r < 0)
+		goto out_umount;
 	write_status(a, result, action, t);
+	r = activate_ipe(a, t);
+	if (r < 0)
+		goto out_umount;
 	r = switch_and_exec(a, t, &init_id, ret_switched);
 	if (*ret_switched)
 		return r;
 	/* refused by the switch's own checks, nothing moved: undo as after a failed init check,
 	 * so the recovery root can use NEWROOT */
+out_umount:
 	umount2(NEWROOT, MNT_DETACH);
 out_remove:
 	if (!act.reused)

@@ -309,6 +309,7 @@ static int signature_step(struct vi_target *t, const struct vi_trust_ctx *ctx,
 	const uint8_t *sig;
 	char desc[VI_MAX_PATH];
 	size_t len = 0;
+	uint64_t t0 = vi_now_us(), w0 = *wait_ms, elapsed, waited;
 	int32_t serial;
 	int r;
 
@@ -352,6 +353,9 @@ static int signature_step(struct vi_target *t, const struct vi_trust_ctx *ctx,
 	snprintf(t->sig_key_desc, sizeof(t->sig_key_desc), "%s", desc);
 	res->serial = serial;
 	res->len = len;
+	elapsed = vi_now_us() - t0;
+	waited = (*wait_ms - w0) * 1000u;
+	res->own_us = elapsed > waited ? elapsed - waited : 0;
 	return 0;
 }
 

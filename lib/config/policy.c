@@ -44,18 +44,20 @@ void vi_policy_init(struct vi_policy *p)
 	memset(p, 0, sizeof(*p));
 	p->fail[0] = VI_FAIL_PANIC;
 	p->timeout_s = VI_DEFAULT_TIMEOUT_S;
+	p->tpm_pcr = VI_POLICY_TPM_PCR_DEFAULT;
 }
 
 enum pkey {
 	P_FAIL, P_TIMEOUT, P_ALLOW_SHELL, P_ALLOW_WEAK, P_REQSIG, P_MIN_VERSION, P_INIT,
-	P_INIT_ENV, P_REQ_MANIFEST, P__MAX
+	P_INIT_ENV, P_REQ_MANIFEST, P_REQ_TPM, P_TPM_PCR, P_IPE_POLICY, P__MAX
 };
 
 static const char *const pkeys[P__MAX] = {
 	[P_FAIL] = "fail", [P_TIMEOUT] = "timeout", [P_ALLOW_SHELL] = "allow_shell",
 	[P_ALLOW_WEAK] = "allow_weak", [P_REQSIG] = "require_signature",
 	[P_MIN_VERSION] = "min_version", [P_INIT] = "init", [P_INIT_ENV] = "init_env",
-	[P_REQ_MANIFEST] = "require_manifest",
+	[P_REQ_MANIFEST] = "require_manifest", [P_REQ_TPM] = "require_tpm",
+	[P_TPM_PCR] = "tpm_pcr", [P_IPE_POLICY] = "ipe_policy",
 };
 
 const char *vi_policy_forced_modparams(const struct vi_policy *p)
@@ -223,6 +225,30 @@ static int set_value(struct vi_policy *p, enum pkey k, const char *v, size_t n,
 		if (vi_parse_bool(v, n, &p->require_manifest) < 0)
 			return vi_err(err, "require_manifest: not yes or no");
 		return 0;
+	case P_REQ_TPM:
+		if (vi_parse_bool(v, n, &p->require_tpm) < 0)
+			return vi_err(err, "require_tpm: not yes or no");
+		return 0;
+	case P_TPM_PCR:
+		/* 16 (debug) and 23 (application) can be reset by anyone: a measurement there
+		 * proves nothing */
+		if (vi_parse_u64(v, n, &u) < 0 || u > 22 || u == 16)
+			return vi_err(err, "tpm_pcr: not a PCR that cannot be reset (0-15, 17-22)");
+		p->tpm_pcr = (unsigned)u;
+		return 0;
+	case P_IPE_POLICY: {
+		struct vi_error e;
+
+		if (vi_str_eq(v, n, "none")) {
+			p->ipe_policy[0] = '\0';
+			return 0;
+		}
+		if (vi_init_path_check(v, n, &e) < 0)
+			return vi_err(err, "ipe_policy: %s", e.msg);
+		memcpy(p->ipe_policy, v, n);   /* n < VI_MAX_PATH: checked above */
+		p->ipe_policy[n] = '\0';
+		return 0;
+	}
 	case P__MAX:
 		break;
 	}

@@ -408,6 +408,28 @@ static void test_kernel_signature(void **state)
 	pbad("require_signature=kernels", "not yes, no or kernel");
 }
 
+static void test_tpm_and_ipe(void **state)
+{
+	(void)state;
+	pok("");
+	assert_false(pol.require_tpm);
+	assert_int_equal(pol.tpm_pcr, 14);
+	assert_string_equal(pol.ipe_policy, "");
+	pok("require_tpm=yes\ntpm_pcr=15\nipe_policy=/etc/verity-init/ipe.p7s");
+	assert_true(pol.require_tpm);
+	assert_int_equal(pol.tpm_pcr, 15);
+	assert_string_equal(pol.ipe_policy, "/etc/verity-init/ipe.p7s");
+	pok("ipe_policy=none");
+	assert_string_equal(pol.ipe_policy, "");
+	/* resettable PCRs (16 debug, 23 application) prove nothing */
+	pbad("tpm_pcr=16", "cannot be reset");
+	pbad("tpm_pcr=23", "cannot be reset");
+	pbad("tpm_pcr=x", "cannot be reset");
+	pbad("require_tpm=maybe", "require_tpm: not yes or no");
+	pbad("ipe_policy=relative.p7s", "ipe_policy:");
+	pbad("ipe_policy=/etc/../x", "ipe_policy:");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_handover),
 		cmocka_unit_test(test_version_floor_needs_manifest),
 		cmocka_unit_test(test_kernel_signature),
+		cmocka_unit_test(test_tpm_and_ipe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

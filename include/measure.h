@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The agent's TPM measurement of the target it boots (docs/signing.md, "TPM measurement"):
+ * before the switch, one PCR (the policy's tpm_pcr=, 14 by default) is extended in
+ * every bank the TPM has with the digest of one event string
+ *
+ *     dm-verity:NAME:ROOTHASH:SIGNER
+ *
+ * (SIGNER: "minisign:KEYID" for a signed manifest, "pkcs7:KEYDESC" for a root hash signature
+ * the kernel checked, "none"), and the event is appended to systemd's userspace measurement log
+ * /run/log/systemd/tpm2-measure.log in its format (JSON-SEQ records, close to TCG CEL-JSON), so
+ * `systemd-pcrlock`, `systemd-analyze pcrs` and attestation tools replay it with systemd's own
+ * records. lib/boot/measure.c */
+#ifndef VERITY_MEASURE_H
+#define VERITY_MEASURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "digest.h"
+#include "err.h"
+#include "tpm.h"
+#include "trust.h"
+
+#define VI_MEASURE_LOG         "/run/log/systemd/tpm2-measure.log"
+#define VI_MEASURE_BOOT_ID     "/proc/sys/kernel/random/boot_id"
+#define VI_MEASURE_EVENT_MAX   (16u + VI_MAX_NAME + 2u * VERITY_MAX_DIGEST + 16u + VI_MAX_PATH)
+#define VI_MEASURE_RECORD_MAX  (VI_MEASURE_EVENT_MAX * 2u + 1024u)
+
+struct vi_measure_opts {
+	unsigned pcr;
+	const char *sysfs_dir;       /* VI_TPM_SYSFS */
+	const char *dev;             /* VI_TPM_DEV */
+	const char *log_path;        /* VI_MEASURE_LOG; NULL: no log */
+	const char *boot_id_path;    /* VI_MEASURE_BOOT_ID */
+	const struct vi_digest_ops *ops;
+};
+
+struct vi_measure_result {
+	size_t banks;
+	struct vi_tpm_digest digests[VI_TPM_MAX_BANKS];   /* what each bank was extended with */
+	bool logged;                 /* the record is in the log */
+	struct vi_error log_note;    /* why not, when a log was asked for */
+};
+
+/* SIGNER for target t: the manifest's key id when trust merged a manifest into the root (root:
+ * t is the root), the key description of a kernel-checked signature, else "none". */
+void vi_measure_signer(const struct vi_target *t, bool root, const struct vi_trust_result *tr,
+		       char *buf, size_t size);
+
+/* The event string for target t (see above) into buf. -EINVAL when a part is not printable
+ * ASCII or has a ':' where one would make the string ambiguous (name). Pure. */
+int vi_measure_event(const struct vi_target *t, const char *signer, char *buf, size_t size,
+		     struct vi_error *err);
+
+/* One JSON-SEQ record (0x1E, the JSON object, '\n') for the event: pcr, digests (per bank, lower
+ * case hex), content_type "systemd", content {string, bootId (32 hex digits), timestamp
+ * (CLOCK_BOOTTIME, µs), eventType "dm-verity"}. Returns its length, or -EINVAL / -ENOBUFS. Pure. */
+int vi_measure_record(unsigned pcr, const struct vi_tpm_digest *d, size_t n, const char *event,
+		      const char *boot_id, uint64_t timestamp_us, char *buf, size_t size,
+		      struct vi_error *err);
+
+/* Measure event (above): the TPM's banks, each digest with o->ops, one extend, then the log
+ * record (its failure is only res->log_note). -ENODEV when there is no TPM; any other error
+ * means the PCR may not hold the measurement. */
+int vi_measure(const struct vi_measure_opts *o, const char *event, struct vi_measure_result *res,
+	       struct vi_error *err);
+
+#endif

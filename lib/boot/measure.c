@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The measurement of the booted target into a PCR and systemd's userspace measurement log
+ * (include/measure.h). */
+#include "measure.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "hex.h"
+
+void vi_measure_signer(const struct vi_target *t, bool root, const struct vi_trust_result *tr,
+		       char *buf, size_t size)
+{
+	if (root && tr && tr->manifest)
+		snprintf(buf, size, "minisign:%s", tr->key_id);
+	else if (t->sig_key_desc[0])
+		snprintf(buf, size, "pkcs7:%s", t->sig_key_desc);
+	else
+		snprintf(buf, size, "none");
+}
+
+/* Printable ASCII without the characters JSON would need to escape. */
+static bool plain(const char *s, bool colon_ok)
+{
+	for (; *s; s++)
+		if (*s < 0x21 || *s > 0x7e || *s == '"' || *s == '\\' || (*s == ':' && !colon_ok))
+			return false;
+	return true;
+}
+
+int vi_measure_event(const struct vi_target *t, const char *signer, char *buf, size_t size,
+		     struct vi_error *err)
+{
+	char hex[2 * VERITY_MAX_DIGEST + 1];
+	int n;
+
+	if (!t->root_hash_len ||
+	    vi_hex_encode(t->root_hash, t->root_hash_len, hex, sizeof(hex)) < 0)
+		return vi_err(err, "%s: no root hash to measure", t->name);
+	if (!plain(t->name, false) || !plain(signer, true))
+		return vi_err(err, "%s: name or signer not printable for the measurement", t->name);
+	n = snprintf(buf, size, "dm-verity:%s:%s:%s", t->name, hex, signer);
+	if (n < 0 || (size_t)n >= size)
+		return vi_errno(err, -ENOBUFS, "%s: measurement event too long", t->name);
+	return 0;
+}
+
+struct out {
+	char *p;
+	size_t left;
+	bool full;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void emit(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->full)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(o->p, o->left, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= o->left) {
+		o->full = true;
+		return;
+	}
+	o->p += n;
+	o->left -= (size_t)n;
+}
+
+int vi_measure_record(unsigned pcr, const struct vi_tpm_digest *d, size_t n, const char *event,
+		      const char *boot_id, uint64_t timestamp_us, char *buf, size_t size,
+		      struct vi_error *err)
+{
+	struct out o = { buf, size, false };
+
+	if (!plain(event, true) || !plain(boot_id, false) || strlen(boot_id) != 32)
+		return vi_err(err, "measurement record: event or boot id not printable");
+	emit(&o, "\x1e{\"pcr\":%u,\"digests\":[", pcr);
+	for (size_t i = 0; i < n; i++) {
+		char hex[2 * VI_TPM_MAX_DIGEST + 1];
+		const char *name = vi_tpm_alg_name(d[i].alg);
+
+		if (!name || vi_hex_encode(d[i].value, vi_tpm_alg_size(d[i].alg), hex,
+					   sizeof(hex)) < 0)
+			return vi_err(err, "measurement record: unknown algorithm 0x%04x", d[i].alg);
+		emit(&o, "%s{\"hashAlg\":\"%s\",\"digest\":\"%s\"}", i ? "," : "", name, hex);
+	}
+	emit(&o, "],\"content_type\":\"systemd\",\"content\":{\"string\":\"%s\",\"bootId\":\"%s\","
+		 "\"timestamp\":%llu,\"eventType\":\"dm-verity\"}}\n", event, boot_id,
+	     (unsigned long long)timestamp_us);
+	if (o.full)
+		return vi_errno(err, -ENOBUFS, "measurement record longer than %zu bytes", size);
+	return (int)(size - o.left);
+}
+
+/* The boot id as systemd writes it in its records: 32 lower-case hex digits, no dashes. */
+static int read_boot_id(const char *path, char out[33], struct vi_error *err)
+{
+	char raw[64];
+	size_t n = 0;
+	int r;
+
+	r = vi_fileio_read_text_at(AT_FDCWD, path, raw, sizeof(raw));
+	if (r < 0)
+		return vi_errno(err, r, "%.100s: %s", path, strerror(-r));
+	for (const char *p = raw; *p && n < 32; p++) {
+		if ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'))
+			out[n++] = *p;
+		else if (*p != '-' && *p != '\n')
+			break;
+	}
+	out[n] = '\0';
+	if (n != 32)
+		return vi_err(err, "%.100s: not a boot id", path);
+	return 0;
+}
+
+static int mkdir_parents(const char *path)
+{
+	char dir[VI_MAX_PATH];
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	for (char *p = dir + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
+/* Append one record under an exclusive lock, as systemd's writers do. */
+static int log_append(const char *path, const char *rec, size_t len, struct vi_error *err)
+{
+	ssize_t n;
+	int fd, r;
+
+	r = mkdir_parents(path);
+	if (r < 0)
+		return vi_errno(err, r, "cannot create the directory of %.100s: %s", path, strerror(-r));
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+	if (fd < 0) {
+		r = -errno;
+		return vi_errno(err, r, "%.100s: %s", path, strerror(-r));
+	}
+	if (flock(fd, LOCK_EX) < 0) {
+		r = -errno;
+		vi_errno(err, r, "locking %.100s: %s", path, strerror(-r));
+		goto out;
+	}
+	n = write(fd, rec, len);
+	r = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
+	if (r < 0)
+		vi_errno(err, r, "writing %.100s: %s", path, strerror(-r));
+out:
+	close(fd);
+	return r;
+}
+
+static int digest_of(const struct vi_digest_ops *ops, uint16_t alg, const char *data,
+		     uint8_t *out, struct vi_error *err)
+{
+	struct vi_digest_ctx *c = NULL;
+	int r;
+
+	r = ops->new_ctx(vi_tpm_alg_name(alg), &c);
+	if (r == 0)
+		r = ops->update(c, data, strlen(data));
+	if (r == 0)
+		r = ops->final(c, out, vi_tpm_alg_size(alg));
+	if (c)
+		ops->free(c);
+	if (r < 0)
+		return vi_errno(err, r, "%s of the measurement: %s", vi_tpm_alg_name(alg),
+				strerror(-r));
+	return 0;
+}
+
+int vi_measure(const struct vi_measure_opts *o, const char *event, struct vi_measure_result *res,
+	       struct vi_error *err)
+{
+	uint16_t algs[VI_TPM_MAX_BANKS];
+	uint8_t cmd[VI_TPM_CMD_MAX];
+	char rec[VI_MEASURE_RECORD_MAX], boot_id[33];
+	struct timespec ts;
+	int r, len;
+
+	memset(res, 0, sizeof(*res));
+	r = vi_tpm_banks(o->sysfs_dir, algs, &res->banks, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < res->banks; i++) {
+		res->digests[i].alg = algs[i];
+		r = digest_of(o->ops, algs[i], event, res->digests[i].value, err);
+		if (r < 0)
+			return r;
+	}
+	len = vi_tpm_extend_command(o->pcr, res->digests, res->banks, cmd, sizeof(cmd), err);
+	if (len < 0)
+		return len;
+	r = vi_tpm_transmit(o->dev, cmd, (size_t)len, err);
+	if (r < 0)
+		return r;
+	if (!o->log_path)
+		return 0;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	if (read_boot_id(o->boot_id_path, boot_id, &res->log_note) < 0)
+		return 0;
+	len = vi_measure_record(o->pcr, res->digests, res->banks, event, boot_id,
+				(uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u, rec,
+				sizeof(rec), &res->log_note);
+	if (len < 0)
+		return 0;
+	res->logged = log_append(o->log_path, rec, (size_t)len, &res->log_note) == 0;
+	return 0;
+}
