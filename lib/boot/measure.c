@@ -183,8 +183,9 @@ static int digest_of(const struct vi_digest_ops *ops, uint16_t alg, const char *
 	if (c)
 		ops->free(c);
 	if (r < 0)
-		return vi_errno(err, r, "%s of the measurement: %s", vi_tpm_alg_name(alg),
-				strerror(-r));
+		return vi_errno(err, r, "the TPM has a %s bank and the kernel's crypto API no %s "
+				"(%s): every bank must be extended", vi_tpm_alg_name(alg),
+				vi_tpm_alg_name(alg), strerror(-r));
 	return 0;
 }
 

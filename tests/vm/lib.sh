@@ -54,7 +54,7 @@ VM_GPT_TYPE_ROOT=4f68bce3-e8cd-4db1-96e7-fbcaf984b709
 VM_GPT_TYPE_VERITY=2c7357ed-ebd2-46d9-aec1-23d437ec2bf5
 
 # Modules a standalone initramfs loads, by module name; dependencies are added in order.
-VM_MODULES_DEFAULT="virtio_pci virtio_blk dm-mod dm-verity ext4 squashfs erofs algif_hash"
+VM_MODULES_DEFAULT="virtio_pci virtio_blk dm-mod dm-verity ext4 squashfs erofs algif_hash crypto-sha512"
 
 mkdir -p "$VM_LOGDIR" "$VM_CACHE" "$VM_WORKROOT" "$VM_SLOT_DIR"
 
@@ -218,6 +218,14 @@ echo "VERITY-TEST-ARGS \$*"
 echo "VERITY-TEST-ENV \${VERITY_TEST_ENV:-unset}"
 # the whole environment PID 1 was started with, sorted, on one line, each variable after a '|'
 echo "VERITY-TEST-ENVIRON \$(tr '\\0' '\\n' </proc/1/environ | sort | awk '{ printf "|%s", \$0 }')"
+# a TPM's PCRs 8-15 and the userspace measurement log (tests/vm/tpm_measure_test.sh)
+for b in /sys/class/tpm/tpm0/pcr-*; do
+	[ -d "\$b" ] || continue
+	for n in 8 9 10 11 12 13 14 15; do echo "VERITY-TEST-PCR \${b##*/pcr-} \$n \$(cat "\$b/\$n")"; done
+done
+if [ -r /run/log/systemd/tpm2-measure.log ]; then
+	tr -d '\\036' </run/log/systemd/tpm2-measure.log | while read -r line; do echo "VERITY-TEST-MEASURE \$line"; done
+fi
 for d in /sys/block/dm-*; do
 	[ -r "\$d/dm/name" ] && echo "VERITY-TEST-DM \${d##*/} \$(cat "\$d/dm/name") uuid=\$(cat "\$d/dm/uuid")"
 done

@@ -1,0 +1,108 @@
+#!/bin/bash
+# TPM measurement (docs/signing.md, "TPM measurement"), with a real TPM 2.0 emulator (swtpm,
+# QEMU tpm-tis, a fresh TPM per boot): before the switch the agent extends PCR 14 in every bank
+# the TPM has with the digest of "dm-verity:NAME:ROOTHASH:SIGNER" and appends the record to
+# /run/log/systemd/tpm2-measure.log. The root's init prints the PCRs and the log; the test
+# recomputes the PCR on the host from the root hash, for an unsigned root and for another root
+# signed with a manifest (another PCR value). Without a TPM the step is skipped with one log
+# line; with require_tpm=yes in the initramfs policy the boot is refused instead.
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/vm/agent_lib.sh
+. "$(dirname "$0")/agent_lib.sh"
+# shellcheck source=tests/vm/sign_lib.sh
+. "$(dirname "$0")/sign_lib.sh"
+# shellcheck source=tests/vm/lib-tpm.sh
+. "$(dirname "$0")/lib-tpm.sh"
+
+oneTimeSetUp() {
+	vm_require_tools qemu-system-x86_64 mkfs.ext4 debugfs cpio modprobe openssl basenc || exit 1
+	tpm_require || exit 1
+	[ -x "$VI_TOOL" ] || { echo "no $VI_TOOL" >&2; exit 1; }
+	D=$(vm_workdir tpm-root)
+	RH=$(vm_verity_setup ext4 "$D") || exit 1
+	KEYS="roothash=$RH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root verity.fail=poweroff"
+	TEST_ID=$(sed -n 's/^untrusted comment: minisign public key //p' "$SIGN_KEYS/test.pub")
+}
+
+# measured_boot NAME INITRD CMDLINE DIR : boot DIR's root with a fresh TPM (SeaBIOS and the
+# bzImage: see tpm_start).
+measured_boot() {
+	local extra
+	extra=$(tpm_start "$VM_WORKROOT/$1-tpm") || { fail "swtpm"; return 1; }
+	VM_BIOS=seabios VM_BOOT_KERNEL=$VM_KERNEL VM_QEMU_EXTRA="$extra" vm_boot --disk "$4/data.img" --disk "$4/hash.img" "$1" "$2" "$3"
+	vm_assert_booted
+}
+
+# assert_measured LOG EVENT : the agent logged the measurement of EVENT; every bank the guest
+# shows holds the value the host computes from EVENT alone; the guest's log has the record.
+assert_measured() {
+	local log=$1 ev=$2 alg want got n=0 d
+	vm_assert_marker "$log" || return 1
+	vm_assert_log_contains "$log" "verity-init\[1\]: root: measured into PCR 14 \([a-z0-9,]*sha256[a-z0-9,]*\) in [0-9]+ us: $ev" \
+		"the agent did not log the measurement of $ev" || return 1
+	for alg in sha1 sha256 sha384 sha512; do
+		got=$(tpm_guest_pcr "$log" "$alg" 14)
+		[ -n "$got" ] || continue
+		want=$(tpm_expected_pcr "$alg" "$ev")
+		assertEquals "PCR 14 ($alg) in the guest" "$want" "$got" || return 1
+		# no other PCR moved: the agent extends one
+		[ "$(tpm_guest_pcr "$log" "$alg" 15)" = "$(tpm_guest_pcr "$log" "$alg" 13)" ] ||
+			{ fail "PCR 13 and 15 ($alg) differ: something else was extended"; return 1; }
+		n=$((n + 1))
+	done
+	[ "$n" -ge 1 ] || { fail "the guest showed no PCR bank"; return 1; }
+	d=$(printf '%s' "$ev" | openssl dgst -sha256 -r | cut -d' ' -f1)
+	vm_assert_log_contains "$log" "VERITY-TEST-MEASURE \{\"pcr\":14,\"digests\":\[.*\{\"hashAlg\":\"sha256\",\"digest\":\"$d\"\}.*\],\"content_type\":\"systemd\",\"content\":\{\"string\":\"$ev\",\"bootId\":\"[0-9a-f]{32}\",\"timestamp\":[0-9]+,\"eventType\":\"dm-verity\"\}\}" \
+		"no matching record in /run/log/systemd/tpm2-measure.log"
+}
+
+test_unsigned_root_measured_into_pcr14() {
+	local rd
+	# shellcheck disable=SC2119
+	rd=$(agent_initramfs) || { fail "initramfs"; return; }
+	measured_boot tpm-unsigned "$rd" "$KEYS" "$D" || return
+	vm_assert_root_mapper "$VM_LOG" root ext4 || return
+	assert_measured "$VM_LOG" "dm-verity:root:$RH:none" || return
+	PCR_UNSIGNED=$(tpm_guest_pcr "$VM_LOG" sha256 14)
+}
+
+# Another root, signed with a manifest: its own root hash and the key id in the event, so
+# another PCR value.
+test_other_root_with_manifest_gives_another_pcr() {
+	local rd w rh
+	w=$(vm_workdir tpm-manifest)
+	rh=$(VM_ROOT_ID=other vm_verity_setup ext4 "$w") || { fail "setup"; return; }
+	sign_manifest "$w/hash.img" 5 "$SIGN_KEYS/test.key" --embed || { fail "sign"; return; }
+	rd=$(sign_initramfs "require_signature=yes") || { fail "initramfs"; return; }
+	measured_boot tpm-manifest "$rd" \
+		"verity.manifest=/dev/vdb verity.data=/dev/vda verity.hash=/dev/vdb root=/dev/mapper/root verity.fail=poweroff" "$w" || return
+	vm_assert_marker "$VM_LOG" other || return
+	assert_measured "$VM_LOG" "dm-verity:root:$rh:minisign:$TEST_ID" || return
+	[ -n "${PCR_UNSIGNED:-}" ] || { fail "needs test_unsigned_root_measured_into_pcr14 first"; return; }
+	assertNotEquals "another root, the same PCR" "$PCR_UNSIGNED" "$(tpm_guest_pcr "$VM_LOG" sha256 14)"
+}
+
+test_no_tpm_skips_the_measurement() {
+	local rd
+	# shellcheck disable=SC2119
+	rd=$(agent_initramfs) || { fail "initramfs"; return; }
+	vm_boot --disk "$D/data.img" --disk "$D/hash.img" tpm-none "$rd" "$KEYS"
+	vm_assert_booted || return
+	vm_assert_marker "$VM_LOG" main || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root: not measured: no TPM' \
+		"no log line for the skipped measurement" || return
+	vm_assert_log_lacks "$VM_LOG" 'VERITY-TEST-MEASURE' "a measurement log without a TPM"
+}
+
+test_require_tpm_without_tpm_refuses_the_boot() {
+	local rd
+	rd=$(agent_initramfs --policy "require_tpm=yes") || { fail "initramfs"; return; }
+	vm_boot --disk "$D/data.img" --disk "$D/hash.img" tpm-required "$rd" "$KEYS"
+	vm_assert_booted || return
+	agent_assert_refused "$VM_LOG" measure 'no TPM' || return
+	agent_assert_fallback "$VM_LOG" poweroff
+}
+
+# shellcheck source=/dev/null
+. shunit2
