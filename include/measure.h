@@ -40,6 +40,7 @@ struct vi_measure_opts {
 struct vi_measure_result {
 	size_t banks;
 	struct vi_tpm_digest digests[VI_TPM_MAX_BANKS];   /* what each bank was extended with */
+	uint64_t tpm_us;             /* from the command's write to the TPM's answer */
 	bool logged;                 /* the record is in the log */
 	struct vi_error log_note;    /* why not, when a log was asked for */
 };

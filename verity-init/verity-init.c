@@ -379,8 +379,11 @@ static int measure(struct agent *a, const struct vi_target *t)
 	for (size_t i = 0; i < res.banks; i++)
 		snprintf(banks + strlen(banks), sizeof(banks) - strlen(banks), "%s%s", i ? "," : "",
 			 vi_tpm_alg_name(res.digests[i].alg));
-	vi_kmsg_log(&a->log, KMSG_INFO, "%s: measured into PCR %u (%s) in %llu us: %s", t->name,
-		 o.pcr, banks, (unsigned long long)a->measure_us, event);
+	vi_kmsg_log(&a->log, KMSG_INFO, "%s: measured into PCR %u (%s) in %llu us (%llu us own, "
+		 "%llu us the TPM's answer): %s", t->name, o.pcr, banks,
+		 (unsigned long long)a->measure_us,
+		 (unsigned long long)(a->measure_us - res.tpm_us), (unsigned long long)res.tpm_us,
+		 event);
 	if (!res.logged)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "%s: measurement not in " VI_MEASURE_LOG ": %s",
 			 t->name, res.log_note.msg);

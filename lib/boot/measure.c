@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "fileio.h"
 #include "hex.h"
 
@@ -196,6 +197,7 @@ int vi_measure(const struct vi_measure_opts *o, const char *event, struct vi_mea
 	uint8_t cmd[VI_TPM_CMD_MAX];
 	char rec[VI_MEASURE_RECORD_MAX], boot_id[33];
 	struct timespec ts;
+	uint64_t t0;
 	int r, len;
 
 	memset(res, 0, sizeof(*res));
@@ -211,7 +213,9 @@ int vi_measure(const struct vi_measure_opts *o, const char *event, struct vi_mea
 	len = vi_tpm_extend_command(o->pcr, res->digests, res->banks, cmd, sizeof(cmd), err);
 	if (len < 0)
 		return len;
+	t0 = vi_now_us();
 	r = vi_tpm_transmit(o->dev, cmd, (size_t)len, err);
+	res->tpm_us = vi_now_us() - t0;
 	if (r < 0)
 		return r;
 	if (!o->log_path)
