@@ -233,6 +233,8 @@ done
 # (0-2, and busybox ash's script descriptor, which it keeps at 10 or above).
 echo "VERITY-TEST-FDS of pid 1:"
 ls -l /proc/1/fd
+# a scenario's own checks on the booted system (tests/vm/ipe_test.sh)
+[ -r /etc/vm-root-hook ] && . /etc/vm-root-hook
 poweroff -f
 EOF
 }
