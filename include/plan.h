@@ -30,6 +30,10 @@ struct vi_plan_input {
 	bool pid1;                  /* the kernel's init: words after "--" are init's, dracut's
 	                             * shell switches (rd.break, rd.shell) mean nothing */
 	const char *policy_path;    /* VI_POLICY_FILE */
+	const struct vi_policy *policy_read; /* the policy read from policy_path already (PID 1
+	                             * needs it before loading modules), or NULL: read it here */
+	int policy_read_r;          /* with policy_read: what reading it returned, */
+	const struct vi_error *policy_read_err; /* and why, when that was an error */
 	bool boot;                  /* a root is to be set up: steps 3 and 4 (`parse`: false) */
 	bool kernel_guard_missing;  /* the policy forces dm_verity.require_signatures=Y and the
 	                             * kernel does not have it */

@@ -55,6 +55,11 @@ struct agent {
 	int init_argc;             /* PID 1: the kernel's arguments for init ("single", after --) */
 	char **init_argv;
 	char **init_envp;          /* PID 1: the kernel's environment, for init (not for us) */
+	struct vi_policy policy_read; /* PID 1: the initramfs policy, read once before the
+	                               * modules (their forced parameters) and used by the plan */
+	int policy_read_r;            /* what reading it returned (0 before it was read) */
+	struct vi_error policy_read_err;
+	bool policy_was_read;
 	bool devkmsg_restore;      /* we lifted /dev/kmsg rate limiting: put it back */
 	bool kernel_guard_missing; /* the policy forces dm_verity.require_signatures; it is off */
 };
@@ -131,6 +136,9 @@ static int configure(struct agent *a, const char *cmdline, bool boot, bool quiet
 		.cmdline = cmdline,
 		.pid1 = a->init_argv != NULL,
 		.policy_path = VI_POLICY_FILE,
+		.policy_read = a->policy_was_read ? &a->policy_read : NULL,
+		.policy_read_r = a->policy_read_r,
+		.policy_read_err = &a->policy_read_err,
 		.boot = boot,
 		.kernel_guard_missing = a->kernel_guard_missing,
 		.rootfd = AT_FDCWD,
@@ -564,14 +572,15 @@ static void load_modules(struct agent *a)
 	struct vi_modload_params mp = { .modprobe_dir = VI_MODPROBE_DIR };
 	struct vi_error err = { "" };
 	unsigned loaded = 0, skipped = 0;
-	struct vi_policy early;
 	uint64_t t0 = vi_now_ms();
 	char val[8] = "";
 	int r;
 
-	/* the configuration pipeline reads the policy again, with the command line */
-	if (vi_policy_load(VI_POLICY_FILE, &early, &err) == 0)
-		mp.forced = vi_policy_forced_modparams(&early);
+	/* read once: the configuration pipeline takes this copy (and refuses a bad file) */
+	a->policy_read_r = vi_policy_load(VI_POLICY_FILE, &a->policy_read, &a->policy_read_err);
+	a->policy_was_read = true;
+	if (a->policy_read_r == 0)
+		mp.forced = vi_policy_forced_modparams(&a->policy_read);
 	if (vi_fileio_read_text_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) == 0) {
 		mp.cmdline = cmdline;
 		mp.cmdline_len = strlen(cmdline);

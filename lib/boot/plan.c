@@ -41,6 +41,21 @@ static int parse_cmdline(const struct vi_plan_input *in, struct vi_config *cfg,
 	return r;
 }
 
+/* The initramfs policy, read once per plan: from the caller's copy when it has read it. */
+static int load_policy(const struct vi_plan_input *in, struct vi_policy *ret,
+		       struct vi_error *err)
+{
+	if (!in->policy_read)
+		return vi_policy_load(in->policy_path, ret, err);
+	if (in->policy_read_r < 0) {
+		if (in->policy_read_err)
+			*err = *in->policy_read_err;
+		return in->policy_read_r;
+	}
+	*ret = *in->policy_read;
+	return 0;
+}
+
 /* Step 2. A refused command line is not used at all, not even its fallback list or its
  * recovery root: back to the defaults, with only the policy's own fail actions. */
 static int apply_policy(const struct vi_plan_input *in, struct vi_plan *plan,
@@ -50,7 +65,7 @@ static int apply_policy(const struct vi_plan_input *in, struct vi_plan *plan,
 	bool policy_ok;
 	int r;
 
-	r = vi_policy_load(in->policy_path, &plan->policy, err);
+	r = load_policy(in, &plan->policy, err);
 	policy_ok = r >= 0;
 	if (policy_ok)
 		r = vi_policy_apply(&plan->policy, &plan->cfg, err);
@@ -101,7 +116,7 @@ int vi_plan_build(const struct vi_plan_input *in, struct vi_plan *plan,
 		struct vi_error ignored;
 
 		/* cfg holds the defaults: the policy's fail actions still apply */
-		if (vi_policy_load(in->policy_path, &plan->policy, &ignored) == 0)
+		if (load_policy(in, &plan->policy, &ignored) == 0)
 			vi_policy_apply(&plan->policy, &plan->cfg, &ignored);
 		plan->refused = true;
 		return vi_failure_set(ret_failure, VI_STAGE_CONFIG, &plan->cfg.root, r, context,

@@ -196,6 +196,36 @@ static void test_failure_value(void **state)
 	assert_string_equal(failure.reason.msg, "");
 }
 
+/* a policy the caller has read already (PID 1, for the modules' parameters) is the one used:
+ * the file is not read again, and its reading's error is the plan's */
+static void test_policy_read_by_the_caller(void **state)
+{
+	struct vi_policy pre;
+	struct vi_error perr = { "" };
+	struct vi_plan_input in = {
+		.cmdline = ROOT, .pid1 = true, .policy_path = policy_path, .boot = false,
+		.rootfd = AT_FDCWD,
+	};
+
+	(void)state;
+	policy("fail=reboot\n");
+	assert_int_equal(vi_policy_load(policy_path, &pre, &perr), 0);
+	policy("fail=poweroff\n");   /* changed on disk after the caller read it */
+	in.policy_read = &pre;
+	in.policy_read_r = 0;
+	memset(&failure, 0, sizeof(failure));
+	assert_int_equal(vi_plan_build(&in, &plan, &failure), 0);
+	assert_int_equal(plan.cfg.fail[0], VI_FAIL_REBOOT);
+	/* the caller's reading failed: refused with its reason, the strictest defaults apply */
+	snprintf(perr.msg, sizeof(perr.msg), "policy line 1: unknown key 'x'");
+	in.policy_read_r = -EINVAL;
+	in.policy_read_err = &perr;
+	assert_int_equal(vi_plan_build(&in, &plan, &failure), -EINVAL);
+	assert_true(plan.refused);
+	assert_line("policy: policy line 1: unknown key 'x'");
+	assert_int_equal(plan.cfg.fail[0], VI_FAIL_PANIC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_policy_refused),
 		cmocka_unit_test(test_boot_checks),
 		cmocka_unit_test(test_failure_value),
+		cmocka_unit_test(test_policy_read_by_the_caller),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
