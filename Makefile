@@ -182,7 +182,7 @@ DEB_SRC   := $(DEBDIR)/verity-init
 deb: $(STATIC_DEPS)/lib/libdevmapper.a
 	rm -rf $(DEBDIR)
 	mkdir -p $(DEB_SRC)
-	tar -cf - --exclude=./.git --exclude=./$(patsubst $(CURDIR)/%,%,$(abspath $(BUILD))) \
+	tar -cf - --exclude-vcs --exclude=./build --exclude=./$(patsubst $(CURDIR)/%,%,$(abspath $(BUILD))) \
 		--exclude=./debian/build . | tar -C $(DEB_SRC) -xf -
 	cd $(DEB_SRC) && STATIC_DEPS=$(abspath $(STATIC_DEPS)) dpkg-buildpackage $(DEB_FLAGS)
 	@ls $(DEBDIR)/*.deb
