@@ -96,8 +96,10 @@ $(BUILD)/static/prog/%.o: verity-init/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(STATIC_CFLAGS) -MMD -MP -c $< -o $@
 
+# Without this Makefile's CFLAGS/LDFLAGS: make exports them, with -Werror, once they came from the
+# environment (as under dpkg-buildpackage), and lvm2's configure checks fail under -Werror.
 $(STATIC_DEPS)/lib/libdevmapper.a:
-	build-aux/static-deps.sh $(STATIC_DEPS)
+	env -u CFLAGS -u CPPFLAGS -u LDFLAGS build-aux/static-deps.sh $(STATIC_DEPS)
 
 $(STATIC_AGENT): $(STATIC_OBJS) $(STATIC_DEPS)/lib/libdevmapper.a
 	$(CC) -static -Wl,--gc-sections -o $@ $(STATIC_OBJS) $(STATIC_LIBS) -lpthread -lm
