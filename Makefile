@@ -55,7 +55,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all check check-unit check-cli check-vm check-fuzz demo install static clean help \
-        deps lint fuzz bench check-sanitize
+        deps lint fuzz bench check-sanitize deb
 .DEFAULT_GOAL := all
 
 all: $(IMAGE) $(AGENT)
@@ -96,8 +96,10 @@ $(BUILD)/static/prog/%.o: verity-init/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(STATIC_CFLAGS) -MMD -MP -c $< -o $@
 
+# Without this Makefile's CFLAGS/LDFLAGS: make exports them, with -Werror, once they came from the
+# environment (as under dpkg-buildpackage), and lvm2's configure checks fail under -Werror.
 $(STATIC_DEPS)/lib/libdevmapper.a:
-	build-aux/static-deps.sh $(STATIC_DEPS)
+	env -u CFLAGS -u CPPFLAGS -u LDFLAGS build-aux/static-deps.sh $(STATIC_DEPS)
 
 $(STATIC_AGENT): $(STATIC_OBJS) $(STATIC_DEPS)/lib/libdevmapper.a
 	$(CC) -static -Wl,--gc-sections -o $@ $(STATIC_OBJS) $(STATIC_LIBS) -lpthread -lm
@@ -145,6 +147,8 @@ bench: all static
 	BUILD=$(abspath $(BUILD)) tests/bench/boot.sh
 	BUILD=$(abspath $(BUILD)) tests/bench/initramfs.sh
 
+MAN8 := verity-init.8 verity-image.8 verity-init-mkinitramfs.8 verity-init-mkuki.8
+
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(DRACUTDIR)/90verity-init
 	if [ -x $(STATIC_AGENT) ]; then install -m 0755 $(STATIC_AGENT) $(DESTDIR)$(SBINDIR)/verity-init; \
@@ -155,8 +159,7 @@ install: all
 	install -m 0755 dracut-module/*.sh $(DESTDIR)$(DRACUTDIR)/90verity-init/
 	install -m 0644 dracut-module/*.service $(DESTDIR)$(DRACUTDIR)/90verity-init/
 	install -d $(DESTDIR)$(MANDIR)/man8
-	install -m 0644 docs/verity-init.8 docs/verity-image.8 docs/verity-init-mkinitramfs.8 \
-		$(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 $(addprefix docs/,$(MAN8)) $(DESTDIR)$(MANDIR)/man8/
 
 # Removes exactly what install installs (same variables, same globs), then the module's directory
 # unless it holds files of others; directories shared with the system (sbin, bin, man8) stay.
@@ -165,11 +168,26 @@ install: all
 UNINSTALL_FILES = $(SBINDIR)/verity-init $(BINDIR)/verity-image $(SBINDIR)/verity-init-mkuki \
 	$(SBINDIR)/verity-init-mkinitramfs \
 	$(patsubst dracut-module/%,$(DRACUTDIR)/90verity-init/%,$(wildcard dracut-module/*.sh dracut-module/*.service)) \
-	$(addprefix $(MANDIR)/man8/,verity-init.8 verity-image.8 verity-init-mkinitramfs.8)
+	$(addprefix $(MANDIR)/man8/,$(MAN8))
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(UNINSTALL_FILES))
 	if [ -d $(DESTDIR)$(DRACUTDIR)/90verity-init ]; then \
 		rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DRACUTDIR)/90verity-init; fi
+
+# --- Debian packages --------------------------------------------------------------------------
+# dpkg-buildpackage (debian/) in a copy of the tree: it writes the packages beside the tree it
+# builds and cleans that tree first. libdevmapper.a is the one `make static` uses (STATIC_DEPS),
+# so the packages build in seconds once that exists (debian/README.source).
+DEBDIR    ?= $(BUILD)/deb
+DEB_FLAGS ?= -us -uc -b
+DEB_SRC   := $(DEBDIR)/verity-init
+deb: $(STATIC_DEPS)/lib/libdevmapper.a
+	rm -rf $(DEBDIR)
+	mkdir -p $(DEB_SRC)
+	tar -cf - --exclude-vcs --exclude=./build --exclude=./$(patsubst $(CURDIR)/%,%,$(abspath $(BUILD))) \
+		--exclude=./debian/build . | tar -C $(DEB_SRC) -xf -
+	cd $(DEB_SRC) && STATIC_DEPS=$(abspath $(STATIC_DEPS)) dpkg-buildpackage $(DEB_FLAGS)
+	@ls $(DEBDIR)/*.deb
 
 # --- hardening ----------------------------------------------------------------------------------
 # Static analysis (lint), libFuzzer targets and ASan/UBSan runs of the unit and cli layers
@@ -249,10 +267,13 @@ help:
 	@echo "  check-fuzz      replay the fuzz corpora, then fuzz each target $(FUZZ_SMOKE_TIME) s"
 	@echo "  check-sanitize  unit + cli tests against an ASan+UBSan build ($(SAN_BUILD))"
 	@echo "  install         install the programs (verity-init, verity-image,"
-	@echo "                  verity-init-mkinitramfs), the man pages and the dracut module"
+	@echo "                  verity-init-mkinitramfs, verity-init-mkuki), the man pages and the"
+	@echo "                  dracut module"
 	@echo "                  (DESTDIR, PREFIX=$(PREFIX), SBINDIR, BINDIR, MANDIR,"
 	@echo "                  DRACUTDIR=$(DRACUTDIR))"
 	@echo "  uninstall       remove exactly what install installs (same variables)"
+	@echo "  deb             Debian packages verity-init, verity-init-dracut and verity-image in"
+	@echo "                  $(DEBDIR)/ (dpkg-buildpackage $(DEB_FLAGS) in a copy of the tree)"
 	@echo "  clean           remove $(BUILD)/"
 	@echo "Variables: SANITIZE=1 builds with ASan+UBSan into $(BUILD)/sanitize; BUILD=dir"
 

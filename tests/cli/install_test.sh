@@ -27,7 +27,8 @@ setUp() {
 test_uninstall_removes_every_installed_file() {
 	mk install DESTDIR="$D" >"$SHUNIT_TMPDIR/out" 2>&1 || { fail "install: $(cat "$SHUNIT_TMPDIR/out")"; return; }
 	local f
-	for f in usr/sbin/verity-init usr/sbin/verity-init-mkinitramfs usr/bin/verity-image \
+	for f in usr/sbin/verity-init usr/sbin/verity-init-mkinitramfs usr/sbin/verity-init-mkuki \
+		usr/bin/verity-image usr/share/man/man8/verity-init-mkuki.8 \
 		usr/share/man/man8/verity-init.8 usr/lib/dracut/modules.d/90verity-init/module-setup.sh \
 		usr/lib/dracut/modules.d/90verity-init/verity-init-setup.service; do
 		assertTrue "installed: $f" "[ -f '$D/$f' ]"
