@@ -46,9 +46,10 @@ struct vi_measure_result {
 };
 
 /* SIGNER for target t: the manifest's key id when trust merged a manifest into the root (root:
- * t is the root), the key description of a kernel-checked signature, else "none". */
-void vi_measure_signer(const struct vi_target *t, bool root, const struct vi_trust_result *tr,
-		       char *buf, size_t size);
+ * t is the root), the key description of a kernel-checked signature, else "none". -ENOBUFS
+ * when it does not fit size. */
+int vi_measure_signer(const struct vi_target *t, bool root, const struct vi_trust_result *tr,
+		      char *buf, size_t size, struct vi_error *err);
 
 /* The event string for target t (see above) into buf. -EINVAL when a part is not printable
  * ASCII or has a ':' where one would make the string ambiguous (name). Pure. */

@@ -27,10 +27,10 @@
  *                                  measured into the TPM (no TPM, or the extend failed);
  *                                  no: measured when there is a TPM, skipped (one log line)
  *                                  when there is none
- *   tpm_pcr=14                     the PCR the measurement extends (include/measure.h says
- *                                  why 14); 16 and 23 are refused: anyone can reset them
- *   ipe_policy=none                a PKCS#7-signed IPE policy in the initramfs, loaded and
- *                                  activated right before the switch (include/ipe.h)
+ *   tpm_pcr=14                     the PCR the measurement extends, 8-15 (the operating
+ *                                  system's static PCRs; the comment below says why 14)
+ *   ipe_policy=none                a PKCS#7-signed IPE policy in the initramfs, read before
+ *                                  the switch and activated right after it (include/ipe.h)
  * Unknown keys, a key repeated with another value, lines without "=" are errors. No file at
  * all means the strictest defaults (nothing weakening, no shell). */
 #ifndef VERITY_POLICY_H

@@ -51,7 +51,8 @@ struct agent {
 	uint64_t wait_ms;          /* time spent waiting for devices (excluded from agent time) */
 	uint64_t modules_ms;       /* time in finit_module (the kernel's module init) */
 	uint64_t mark_ms[4];       /* own time per step: early mounts, set-up, mount, switch */
-	uint64_t measure_us;       /* the TPM measurement */
+	uint64_t measure_us;       /* the TPM measurement's own time */
+	struct vi_ipe_policy ipe;  /* the policy's IPE policy, read before the switch */
 	int init_argc;             /* PID 1: the kernel's arguments for init ("single", after --) */
 	char **init_argv;
 	char **init_envp;          /* PID 1: the kernel's environment, for init (not for us) */
@@ -305,6 +306,125 @@ static void hand_over_fds(struct agent *a)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
 }
 
+#define ACPI_TPM2_TABLE "/sys/firmware/acpi/tables/TPM2"
+
+/* Extend the policy's PCR with event (include/measure.h) and log it. A failure is returned
+ * with err set; *ret_us is the own time (the TPM's answer excluded). */
+static int measure_event(struct agent *a, const char *event, uint64_t *ret_us,
+			 struct vi_error *err)
+{
+	const struct vi_measure_opts o = {
+		.pcr = a->plan.policy.tpm_pcr,
+		.sysfs_dir = VI_TPM_SYSFS,
+		.dev = VI_TPM_DEV,
+		.log_path = VI_MEASURE_LOG,
+		.boot_id_path = VI_MEASURE_BOOT_ID,
+		.ops = &vi_digest_afalg_ops,
+	};
+	struct vi_measure_result res;
+	char banks[48] = "";
+	uint64_t t0 = vi_now_us(), total;
+	int r;
+
+	r = vi_measure(&o, event, &res, err);
+	total = vi_now_us() - t0;
+	*ret_us = total - res.tpm_us;
+	if (r < 0) {
+		/* a TPM the firmware announces but the kernel does not show: driver left out
+		 * (module_blacklist=, initcall_blacklist=), not a machine without one */
+		if (r == -ENODEV && access(ACPI_TPM2_TABLE, F_OK) == 0)
+			vi_err_wrap(err, r, "the firmware announces a TPM (ACPI TPM2 table) but the "
+				    "kernel has no TPM device: ");
+		return r;
+	}
+	for (size_t i = 0; i < res.banks; i++)
+		snprintf(banks + strlen(banks), sizeof(banks) - strlen(banks), "%s%s", i ? "," : "",
+			 vi_tpm_alg_name(res.digests[i].alg));
+	vi_kmsg_log(&a->log, KMSG_INFO, "measured into PCR %u (%s) in %llu us (%llu us own, "
+		 "%llu us the TPM's answer): %s", o.pcr, banks, (unsigned long long)total,
+		 (unsigned long long)*ret_us, (unsigned long long)res.tpm_us, event);
+	if (!res.logged)
+		vi_kmsg_log(&a->log, KMSG_WARNING, "measurement not in " VI_MEASURE_LOG ": %s",
+			 res.log_note.msg);
+	return 0;
+}
+
+/* Measure t into the policy's PCR before the switch. Without a TPM, or when the extend fails,
+ * the boot goes on with one log line unless the policy says require_tpm=yes. */
+static int measure(struct agent *a, const struct vi_target *t)
+{
+	char signer[VI_MAX_PATH + 16], event[VI_MEASURE_EVENT_MAX];
+	struct vi_error err = { "" };
+	int r;
+
+	r = vi_measure_signer(t, t == &a->plan.cfg.root, &a->plan.trust, signer, sizeof(signer),
+			      &err);
+	if (r == 0)
+		r = vi_measure_event(t, signer, event, sizeof(event), &err);
+	if (r == 0)
+		r = measure_event(a, event, &a->measure_us, &err);
+	if (r < 0 && a->plan.policy.require_tpm)
+		return fail_target(a, VI_STAGE_MEASURE, t, r, &err);
+	if (r < 0)
+		vi_kmsg_log(&a->log, r == -ENODEV && access(ACPI_TPM2_TABLE, F_OK) < 0 ?
+			 KMSG_INFO : KMSG_WARNING, "%s: not measured: %s", t->name, err.msg);
+	return 0;
+}
+
+/* Before any fail action: the PCR must not keep (or be able to reach) the value of a good
+ * boot while a shell or another root runs, so "dm-verity-fallback:STAGE" is extended into it.
+ * False when the policy requires the TPM and that did not work: no shell then. */
+static bool measure_fallback(struct agent *a)
+{
+	char event[64];
+	struct vi_error err = { "" };
+	uint64_t us;
+	int r;
+
+	snprintf(event, sizeof(event), "dm-verity-fallback:%s", vi_stage_name(a->failure.stage));
+	r = measure_event(a, event, &us, &err);
+	if (r == 0)
+		return true;
+	vi_kmsg_log(&a->log, r == -ENODEV && access(ACPI_TPM2_TABLE, F_OK) < 0 ? KMSG_INFO :
+		 KMSG_WARNING, "fallback not measured: %s", err.msg);
+	return !a->plan.policy.require_tpm;
+}
+
+/* The policy's signed IPE policy: read before the switch (the initramfs goes away with it). */
+static int read_ipe(struct agent *a, const struct vi_target *t)
+{
+	const char *path = a->plan.policy.ipe_policy;
+	struct vi_error err = { "" };
+	int r;
+
+	if (!path[0] || a->ipe.buf)
+		return 0;
+	r = vi_ipe_policy_read(path, &a->ipe, &err);
+	return r < 0 ? fail_target(a, VI_STAGE_IPE, t, r, &err) : 0;
+}
+
+/* ... and activated after it, right before init is executed: a policy that allows only the
+ * signed root would deny the initramfs's programs, the fallback shell and a recovery root. */
+static int activate_ipe(struct agent *a, const struct vi_target *t)
+{
+	struct vi_ipe_result res;
+	struct vi_error err = { "" };
+	uint64_t t0 = vi_now_us();
+	int r;
+
+	if (!a->ipe.buf)
+		return 0;
+	r = vi_ipe_activate(&a->ipe, VI_SECURITYFS, VI_IPE_DIR, &res, &err);
+	vi_ipe_policy_free(&a->ipe);
+	if (r < 0)
+		return fail_target(a, VI_STAGE_IPE, t, r, &err);
+	vi_kmsg_log(&a->log, KMSG_INFO, "IPE policy %s from %s active%s (%llu us)", res.name,
+		 a->plan.policy.ipe_policy, res.enforce_raised ?
+		 ", switched from permissive (ipe.enforce=0) to enforcing" : "",
+		 (unsigned long long)(vi_now_us() - t0));
+	return 0;
+}
+
 /* Switch to NEWROOT and exec init (checked before as init_id). Returns only on failure;
  * *ret_switched tells whether the switch got past its checks (the initramfs is then gone). */
 static int switch_and_exec(struct agent *a, const struct vi_target *t,
@@ -334,6 +454,9 @@ static int switch_and_exec(struct agent *a, const struct vi_target *t,
 	r = vi_init_same(init, init_id, &err);
 	if (r < 0)
 		return fail(a, VI_STAGE_SWITCH, t, r, "", &err);
+	r = activate_ipe(a, t);
+	if (r < 0)
+		return r;
 	total = vi_now_ms() - a->t_start_ms;
 	vi_kmsg_log(&a->log, KMSG_NOTICE,
 		 "exec %s (agent time %llu ms: %llu ms module loading, %llu ms device wait, "
@@ -351,70 +474,6 @@ static int switch_and_exec(struct agent *a, const struct vi_target *t,
 	r = -errno;
 	snprintf(err.msg, sizeof(err.msg), "exec %.100s failed: %s", init, strerror(-r));
 	return fail(a, VI_STAGE_SWITCH, t, r, "", &err);
-}
-
-/* Measure t into the policy's PCR (include/measure.h). Without a TPM, or when the extend fails,
- * the boot goes on with one log line unless the policy says require_tpm=yes. */
-static int measure(struct agent *a, const struct vi_target *t)
-{
-	const struct vi_policy *p = &a->plan.policy;
-	const struct vi_measure_opts o = {
-		.pcr = p->tpm_pcr,
-		.sysfs_dir = VI_TPM_SYSFS,
-		.dev = VI_TPM_DEV,
-		.log_path = VI_MEASURE_LOG,
-		.boot_id_path = VI_MEASURE_BOOT_ID,
-		.ops = &vi_digest_afalg_ops,
-	};
-	char signer[VI_MAX_PATH + 16], event[VI_MEASURE_EVENT_MAX], banks[48] = "";
-	struct vi_measure_result res;
-	struct vi_error err = { "" };
-	uint64_t t0 = vi_now_us();
-	int r;
-
-	vi_measure_signer(t, t == &a->plan.cfg.root, &a->plan.trust, signer, sizeof(signer));
-	r = vi_measure_event(t, signer, event, sizeof(event), &err);
-	if (r == 0)
-		r = vi_measure(&o, event, &res, &err);
-	a->measure_us = vi_now_us() - t0;
-	if (r < 0 && p->require_tpm)
-		return fail_target(a, VI_STAGE_MEASURE, t, r, &err);
-	if (r < 0) {
-		vi_kmsg_log(&a->log, r == -ENODEV ? KMSG_INFO : KMSG_WARNING,
-			 "%s: not measured: %s", t->name, err.msg);
-		return 0;
-	}
-	for (size_t i = 0; i < res.banks; i++)
-		snprintf(banks + strlen(banks), sizeof(banks) - strlen(banks), "%s%s", i ? "," : "",
-			 vi_tpm_alg_name(res.digests[i].alg));
-	vi_kmsg_log(&a->log, KMSG_INFO, "%s: measured into PCR %u (%s) in %llu us (%llu us own, "
-		 "%llu us the TPM's answer): %s", t->name, o.pcr, banks,
-		 (unsigned long long)a->measure_us,
-		 (unsigned long long)(a->measure_us - res.tpm_us), (unsigned long long)res.tpm_us,
-		 event);
-	if (!res.logged)
-		vi_kmsg_log(&a->log, KMSG_WARNING, "%s: measurement not in " VI_MEASURE_LOG ": %s",
-			 t->name, res.log_note.msg);
-	return 0;
-}
-
-/* The policy's signed IPE policy, activated last: it may deny the initramfs's own programs. */
-static int activate_ipe(struct agent *a, const struct vi_target *t)
-{
-	const char *path = a->plan.policy.ipe_policy;
-	struct vi_ipe_result res;
-	struct vi_error err = { "" };
-	uint64_t t0 = vi_now_us();
-	int r;
-
-	if (!path[0])
-		return 0;
-	r = vi_ipe_activate(path, VI_SECURITYFS, VI_IPE_DIR, &res, &err);
-	if (r < 0)
-		return fail_target(a, VI_STAGE_IPE, t, r, &err);
-	vi_kmsg_log(&a->log, KMSG_INFO, "IPE policy %s from %s active (%llu us)", res.name, path,
-		 (unsigned long long)(vi_now_us() - t0));
-	return 0;
 }
 
 /* Boot one target: activate, mount, check init, switch, exec. Returns only on failure;
@@ -438,13 +497,13 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 	a->mark_ms[2] = vi_now_ms() - t0;
 	if (r < 0)
 		goto out_remove;
+	r = read_ipe(a, t);
+	if (r < 0)
+		goto out_umount;
 	r = measure(a, t);
 	if (r < 0)
 		goto out_umount;
 	write_status(a, result, action, t);
-	r = activate_ipe(a, t);
-	if (r < 0)
-		goto out_umount;
 	r = switch_and_exec(a, t, &init_id, ret_switched);
 	if (*ret_switched)
 		return r;
@@ -475,6 +534,7 @@ static void try_recovery(struct agent *a, bool *switched)
 static void fallback(struct agent *a, bool switched)
 {
 	const enum vi_fail_action *fail_list = a->plan.cfg.fail;
+	bool measured = measure_fallback(a);
 
 	for (unsigned i = 0; i < VI_MAX_FAIL && fail_list[i] != VI_FAIL_NONE; i++) {
 		enum vi_fail_action act = fail_list[i];
@@ -504,6 +564,11 @@ static void fallback(struct agent *a, bool switched)
 			if (!a->plan.policy.allow_shell) {
 				vi_kmsg_log(&a->log, KMSG_WARNING,
 					 "fallback shell: not allowed by the initramfs policy");
+				continue;
+			}
+			if (!measured) {
+				vi_kmsg_log(&a->log, KMSG_WARNING, "fallback shell: the TPM did not "
+					 "record the fallback and the policy requires it (require_tpm=yes)");
 				continue;
 			}
 			write_status(a, "failed", name, NULL);

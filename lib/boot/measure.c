@@ -17,15 +17,20 @@
 #include "fileio.h"
 #include "hex.h"
 
-void vi_measure_signer(const struct vi_target *t, bool root, const struct vi_trust_result *tr,
-		       char *buf, size_t size)
+int vi_measure_signer(const struct vi_target *t, bool root, const struct vi_trust_result *tr,
+		      char *buf, size_t size, struct vi_error *err)
 {
+	int n;
+
 	if (root && tr && tr->manifest)
-		snprintf(buf, size, "minisign:%s", tr->key_id);
+		n = snprintf(buf, size, "minisign:%s", tr->key_id);
 	else if (t->sig_key_desc[0])
-		snprintf(buf, size, "pkcs7:%s", t->sig_key_desc);
+		n = snprintf(buf, size, "pkcs7:%s", t->sig_key_desc);
 	else
-		snprintf(buf, size, "none");
+		n = snprintf(buf, size, "none");
+	if (n < 0 || (size_t)n >= size)
+		return vi_errno(err, -ENOBUFS, "%s: signer too long for the measurement", t->name);
+	return 0;
 }
 
 /* Printable ASCII without the characters JSON would need to escape. */
@@ -220,7 +225,8 @@ int vi_measure(const struct vi_measure_opts *o, const char *event, struct vi_mea
 		return r;
 	if (!o->log_path)
 		return 0;
-	clock_gettime(CLOCK_BOOTTIME, &ts);
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
+		ts.tv_sec = ts.tv_nsec = 0;
 	if (read_boot_id(o->boot_id_path, boot_id, &res->log_note) < 0)
 		return 0;
 	len = vi_measure_record(o->pcr, res->digests, res->banks, event, boot_id,

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -135,31 +136,51 @@ int vi_tpm_response_check(const uint8_t *buf, size_t len, uint32_t *ret_rc, stru
 		*ret_rc = rc;
 	if (rc != 0)
 		return vi_errno(err, -EIO, "TPM refused the command: response code 0x%08x", rc);
+	/* success for a command with a session: the parameter size and the session's answer
+	 * (nonce, attributes, empty HMAC) follow */
+	if (tag != TPM_ST_SESSIONS || len < TPM_RSP_HEADER + 4 + 5)
+		return vi_errno(err, -EPROTO, "TPM success response of %zu bytes with tag 0x%04x",
+				len, tag);
 	return 0;
 }
 
 int vi_tpm_banks(const char *sysfs_dir, uint16_t out[VI_TPM_MAX_BANKS], size_t *ret_n,
 		 struct vi_error *err)
 {
-	int dfd, r;
+	bool seen[sizeof(algs) / sizeof(algs[0])] = { false };
+	struct dirent *e;
 	size_t n = 0;
+	DIR *d;
+	int r;
 
-	dfd = open(sysfs_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
+	d = opendir(sysfs_dir);
+	if (!d) {
 		r = -errno;
 		if (r == -ENOENT || r == -ENOTDIR)
 			return vi_errno(err, -ENODEV, "no TPM (%.100s)", sysfs_dir);
 		return vi_errno(err, r, "%.100s: %s", sysfs_dir, strerror(-r));
 	}
-	for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++) {
-		char name[16];
-		struct stat st;
+	/* every bank the kernel lists: one left out could later be extended by anyone with the
+	 * value a verifier expects */
+	while ((e = readdir(d))) {
+		size_t i;
 
-		snprintf(name, sizeof(name), "pcr-%s", algs[i].name);
-		if (fstatat(dfd, name, &st, 0) == 0 && S_ISDIR(st.st_mode))
-			out[n++] = algs[i].alg;
+		if (strncmp(e->d_name, "pcr-", 4))
+			continue;
+		for (i = 0; i < sizeof(algs) / sizeof(algs[0]); i++)
+			if (!strcmp(e->d_name + 4, algs[i].name))
+				break;
+		if (i == sizeof(algs) / sizeof(algs[0])) {
+			closedir(d);
+			return vi_errno(err, -EOPNOTSUPP, "the TPM has a %.32s bank, which this agent "
+					"cannot extend", e->d_name + 4);
+		}
+		seen[i] = true;
 	}
-	close(dfd);
+	closedir(d);
+	for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++)
+		if (seen[i])
+			out[n++] = algs[i].alg;
 	*ret_n = n;
 	if (n == 0)
 		return vi_errno(err, -ENOENT, "the TPM at %.100s lists no PCR bank (pcr-sha256/ ...): "

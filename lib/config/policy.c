@@ -230,10 +230,10 @@ static int set_value(struct vi_policy *p, enum pkey k, const char *v, size_t n,
 			return vi_err(err, "require_tpm: not yes or no");
 		return 0;
 	case P_TPM_PCR:
-		/* 16 (debug) and 23 (application) can be reset by anyone: a measurement there
-		 * proves nothing */
-		if (vi_parse_u64(v, n, &u) < 0 || u > 22 || u == 16)
-			return vi_err(err, "tpm_pcr: not a PCR that cannot be reset (0-15, 17-22)");
+		/* the operating system's static PCRs: 0-7 belong to the firmware, 16 and 23 can
+		 * be reset by anyone, 17-22 only by a dynamic launch and not extended from here */
+		if (vi_parse_u64(v, n, &u) < 0 || u < 8 || u > 15)
+			return vi_err(err, "tpm_pcr: not one of the operating system's PCRs (8-15)");
 		p->tpm_pcr = (unsigned)u;
 		return 0;
 	case P_IPE_POLICY: {

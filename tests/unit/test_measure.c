@@ -67,6 +67,15 @@ static void test_response_check(void **state)
 	assert_int_equal(vi_tpm_response_check(bad, sizeof(bad), &rc, &err), -EIO);
 	assert_int_equal(rc, 0x922);
 	assert_non_null(strstr(err.msg, "0x00000922"));
+	/* success must carry the session's answer: a bare 10-byte "success", or one tagged as
+	 * without sessions, is not an answer to this command */
+	{
+		uint8_t bare[] = { 0x80, 0x02, 0, 0, 0, 10, 0, 0, 0, 0 };
+		uint8_t nosess[] = { 0x80, 0x01, 0, 0, 0, 19, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0 };
+
+		assert_int_equal(vi_tpm_response_check(bare, sizeof(bare), &rc, &err), -EPROTO);
+		assert_int_equal(vi_tpm_response_check(nosess, sizeof(nosess), &rc, &err), -EPROTO);
+	}
 	/* malformed: short, size field not the length, unknown tag */
 	assert_int_equal(vi_tpm_response_check(ok, 9, &rc, &err), -EPROTO);
 	assert_int_equal(vi_tpm_response_check(ok, sizeof(ok) - 1, &rc, &err), -EPROTO);
@@ -93,6 +102,11 @@ static void test_banks_from_sysfs(void **state)
 	assert_int_equal(mkdir(p, 0755), 0);
 	snprintf(p, sizeof(p), "%s/pcr-sm3_256", top);
 	assert_int_equal(mkdir(p, 0755), 0);
+	/* a bank this code cannot hash would stay open to anyone: refused */
+	assert_int_equal(vi_tpm_banks(top, algs, &n, &err), -EOPNOTSUPP);
+	assert_non_null(strstr(err.msg, "sm3_256 bank"));
+	snprintf(p, sizeof(p), "%s/pcr-sm3_256", top);
+	assert_int_equal(rmdir(p), 0);
 	assert_int_equal(vi_tpm_banks(top, algs, &n, &err), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(algs[0], VI_TPM_ALG_SHA1);
@@ -133,14 +147,15 @@ static void test_event_and_signer(void **state)
 	struct vi_error err = { "" };
 
 	(void)state;
-	vi_measure_signer(&t, true, &tr, signer, sizeof(signer));
+	assert_int_equal(vi_measure_signer(&t, true, &tr, signer, sizeof(signer), &err), 0);
 	assert_string_equal(signer, "minisign:0123456789ABCDEF");
+	assert_int_equal(vi_measure_signer(&t, true, &tr, signer, 12, &err), -ENOBUFS);
 	/* the manifest belongs to the root: the recovery root is signed on its own or not at all */
-	vi_measure_signer(&t, false, &tr, signer, sizeof(signer));
+	assert_int_equal(vi_measure_signer(&t, false, &tr, signer, sizeof(signer), &err), 0);
 	assert_string_equal(signer, "none");
 	snprintf(t.sig_key_desc, sizeof(t.sig_key_desc), "verity-init:root");
 	tr.manifest = false;
-	vi_measure_signer(&t, true, &tr, signer, sizeof(signer));
+	assert_int_equal(vi_measure_signer(&t, true, &tr, signer, sizeof(signer), &err), 0);
 	assert_string_equal(signer, "pkcs7:verity-init:root");
 	assert_int_equal(vi_measure_event(&t, signer, ev, sizeof(ev), &err), 0);
 	assert_string_equal(ev, "dm-verity:root:deadbeef:pkcs7:verity-init:root");

@@ -421,10 +421,13 @@ static void test_tpm_and_ipe(void **state)
 	assert_string_equal(pol.ipe_policy, "/etc/verity-init/ipe.p7s");
 	pok("ipe_policy=none");
 	assert_string_equal(pol.ipe_policy, "");
-	/* resettable PCRs (16 debug, 23 application) prove nothing */
-	pbad("tpm_pcr=16", "cannot be reset");
-	pbad("tpm_pcr=23", "cannot be reset");
-	pbad("tpm_pcr=x", "cannot be reset");
+	/* the operating system's static PCRs only: not the firmware's, not the resettable or
+	 * dynamic-launch ones */
+	pbad("tpm_pcr=7", "PCRs (8-15)");
+	pbad("tpm_pcr=16", "PCRs (8-15)");
+	pbad("tpm_pcr=17", "PCRs (8-15)");
+	pbad("tpm_pcr=23", "PCRs (8-15)");
+	pbad("tpm_pcr=x", "PCRs (8-15)");
 	pbad("require_tpm=maybe", "require_tpm: not yes or no");
 	pbad("ipe_policy=relative.p7s", "ipe_policy:");
 	pbad("ipe_policy=/etc/../x", "ipe_policy:");

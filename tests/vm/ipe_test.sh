@@ -3,7 +3,7 @@
 # Secure Boot, so the firmware's db key (snakeoil) is in the kernel's platform keyring. The
 # initramfs policy says ipe_policy=/etc/verity-init/ipe.p7s: the agent loads that policy
 # (docs/examples/ipe-verity-root.pol, signed with the db key) and activates it right before
-# the switch. The root's hash is signed with the db key too (a kernel-checked signature). On the
+# the switch (read before it, activated after it, right before init runs). The root's hash is signed with the db key too (a kernel-checked signature). On the
 # booted system:
 #   - a program on the signed root runs;
 #   - the same program copied to a tmpfs is refused (exit 126), and the kernel's audit record
@@ -112,9 +112,20 @@ test_ipe_policy_allows_only_the_signed_root() {
 test_ipe_policy_signed_by_another_key_refused() {
 	ipe_boot ipe-other "$D/ipe-other.p7s" || return
 	vm_assert_no_marker "$VM_LOG" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root: ipe failed: IPE refused /etc/verity-init/ipe.p7s: signed by a key the kernel does not trust' \
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root: ipe failed: IPE refused the policy: signed by a key the kernel does not trust' \
 		"the agent did not report the kernel's refusal of the policy" || return
 	agent_assert_fallback "$VM_LOG" poweroff
+}
+
+# ipe.enforce=0 on the command line starts IPE permissive (denials only audited): the agent
+# switches it to enforcing and says so.
+test_ipe_permissive_command_line_is_overridden() {
+	KEYS="$KEYS ipe.enforce=0" ipe_boot ipe-permissive "$D/ipe-db.p7s" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: IPE policy verity_root from /etc/verity-init/ipe.p7s active, switched from permissive \(ipe.enforce=0\) to enforcing' \
+		"the agent did not switch IPE to enforcing" || return
+	vm_assert_marker "$VM_LOG" main || return
+	ipe_check "$VM_LOG" signed-root 0 || return
+	ipe_check "$VM_LOG" tmpfs 126
 }
 
 # shellcheck source=/dev/null

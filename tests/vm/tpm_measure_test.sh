@@ -25,12 +25,14 @@ oneTimeSetUp() {
 	TEST_ID=$(sed -n 's/^untrusted comment: minisign public key //p' "$SIGN_KEYS/test.pub")
 }
 
-# measured_boot NAME INITRD CMDLINE DIR : boot DIR's root with a fresh TPM (SeaBIOS and the
-# bzImage: see tpm_start).
+# measured_boot NAME INITRD CMDLINE DIR [vm_boot disk options...] : boot DIR's root (+ disks)
+# with a fresh TPM (SeaBIOS and the bzImage: see tpm_start).
 measured_boot() {
-	local extra
-	extra=$(tpm_start "$VM_WORKROOT/$1-tpm") || { fail "swtpm"; return 1; }
-	VM_BIOS=seabios VM_BOOT_KERNEL=$VM_KERNEL VM_QEMU_EXTRA="$extra" vm_boot --disk "$4/data.img" --disk "$4/hash.img" "$1" "$2" "$3"
+	local extra name=$1 rd=$2 cl=$3 dir=$4
+	shift 4
+	extra=$(tpm_start "$VM_WORKROOT/$name-tpm") || { fail "swtpm"; return 1; }
+	VM_BIOS=seabios VM_BOOT_KERNEL=$VM_KERNEL VM_QEMU_EXTRA="$extra" \
+		vm_boot --disk "$dir/data.img" --disk "$dir/hash.img" "$@" "$name" "$rd" "$cl"
 	vm_assert_booted
 }
 
@@ -39,7 +41,7 @@ measured_boot() {
 assert_measured() {
 	local log=$1 ev=$2 alg want got n=0 d
 	vm_assert_marker "$log" || return 1
-	vm_assert_log_contains "$log" "verity-init\[1\]: root: measured into PCR 14 \([a-z0-9,]*sha256[a-z0-9,]*\) in [0-9]+ us \([0-9]+ us own, [0-9]+ us the TPM.s answer\): $ev" \
+	vm_assert_log_contains "$log" "verity-init\[1\]: measured into PCR 14 \([a-z0-9,]*sha256[a-z0-9,]*\) in [0-9]+ us \([0-9]+ us own, [0-9]+ us the TPM.s answer\): $ev" \
 		"the agent did not log the measurement of $ev" || return 1
 	for alg in sha1 sha256 sha384 sha512; do
 		got=$(tpm_guest_pcr "$log" "$alg" 14)
@@ -81,6 +83,29 @@ test_other_root_with_manifest_gives_another_pcr() {
 	assert_measured "$VM_LOG" "dm-verity:root:$rh:minisign:$TEST_ID" || return
 	[ -n "${PCR_UNSIGNED:-}" ] || { fail "needs test_unsigned_root_measured_into_pcr14 first"; return; }
 	assertNotEquals "another root, the same PCR" "$PCR_UNSIGNED" "$(tpm_guest_pcr "$VM_LOG" sha256 14)"
+}
+
+# A refused root, then the recovery root: before the fail action the agent extends
+# "dm-verity-fallback:STAGE", so the PCR can no longer reach a good boot's value, then the
+# recovery root is measured on top; the log replays to the PCR.
+test_fallback_is_measured_before_the_recovery_root() {
+	local rd rec rrh bad
+	rec=$(vm_workdir tpm-recovery)
+	rrh=$(VM_ROOT_ID=recovery vm_verity_setup ext4 "$rec") || { fail "setup"; return; }
+	bad=$(printf '%s' "$RH" | tr '0-9a-f' '1-9a-f0')
+	# shellcheck disable=SC2119
+	rd=$(agent_initramfs) || { fail "initramfs"; return; }
+	measured_boot tpm-fallback "$rd" "roothash=$bad systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root verity.fail=recovery,poweroff verity.recovery.roothash=$rrh verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd" "$D" \
+		--disk "$rec/data.img" --disk "$rec/hash.img" || return
+	vm_assert_marker "$VM_LOG" recovery || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: measured into PCR 14 .*: dm-verity-fallback:preflight' \
+		"the fallback was not measured" || return
+	vm_assert_log_order "$VM_LOG" 'dm-verity-fallback:preflight' "measured into PCR 14 .*: dm-verity:recovery:$rrh:none" || return
+	assertEquals "PCR 14 (sha256) after the fallback and the recovery root" \
+		"$(tpm_expected_pcr sha256 "dm-verity-fallback:preflight" "dm-verity:recovery:$rrh:none")" \
+		"$(tpm_guest_pcr "$VM_LOG" sha256 14)" || return
+	[ "$(grep -a -c 'VERITY-TEST-MEASURE {"pcr":14' "$VM_LOG")" = 2 ] ||
+		fail "the log does not hold the two records"
 }
 
 test_no_tpm_skips_the_measurement() {
