@@ -18,6 +18,8 @@ struct vi_status {
 	const char *reason;    /* the one-line reason */
 	const char *action;    /* fallback taken: none, recovery, reboot, poweroff, panic, shell */
 	const char *booted;    /* root hash of the root that was finally mounted, or empty */
+	const char *slot;      /* A/B: the slot booted or failed (a, b, ...); NULL: no line */
+	const char *store;     /* A/B: the slot state store used; NULL: no line */
 };
 
 /* Room for a hex root hash, for vi_status_from_failure. */
@@ -33,6 +35,10 @@ struct vi_status_hashes {
 void vi_status_from_failure(const char *result, const char *action, const struct vi_failure *f,
 			    const struct vi_target *booted, struct vi_status_hashes *hashes,
 			    struct vi_status *ret);
+
+/* A/B boots: record the slot (slot=) and the store (store=) in st, which `verity-init slot
+ * get-current` and the RAUC integration read back. Without this call neither line is written. */
+void vi_status_set_slot(struct vi_status *st, const char *slot, const char *store);
 
 /* Write dir/status atomically (temporary file + rename), creating dir (0755). */
 int vi_status_write(const char *dir, const struct vi_status *st, struct vi_error *err);

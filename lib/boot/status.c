@@ -51,6 +51,10 @@ int vi_status_write(const char *dir, const struct vi_status *st, struct vi_error
 	put(f, "reason", st->reason);
 	put(f, "action", st->action);
 	put(f, "booted", st->booted);
+	if (st->slot)
+		put(f, "slot", st->slot);
+	if (st->store)
+		put(f, "store", st->store);
 	if (fclose(f) != 0) {
 		r = -EIO;
 		goto out_unlink;
@@ -64,6 +68,12 @@ out_unlink:
 	snprintf(err->msg, sizeof(err->msg), "cannot write %.150s: %s", path, strerror(-r));
 	unlink(tmp);
 	return r;
+}
+
+void vi_status_set_slot(struct vi_status *st, const char *slot, const char *store)
+{
+	st->slot = slot;
+	st->store = store;
 }
 
 static void hash_hex(const struct vi_target *t, char *out, size_t size)

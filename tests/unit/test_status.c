@@ -90,11 +90,37 @@ static void test_from_failure(void **state)
 	assert_string_equal(st.booted, "");
 }
 
+/* A/B boots: slot= and store= only after vi_status_set_slot, values sanitized like the rest. */
+static void test_slot_lines(void **state)
+{
+	char top[] = "/tmp/vi-status-XXXXXX", path[320], buf[1024] = "";
+	struct vi_error err = { "" };
+	struct vi_status st = { .result = "ok", .action = "none" };
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	vi_status_set_slot(&st, "b", "/dev/disk/by-partlabel/verity-slots\n");
+	assert_int_equal(vi_status_write(top, &st, &err), 0);
+	snprintf(path, sizeof(path), "%s/status", top);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	assert_string_equal(buf, "result=ok\nname=\nroothash=\nstage=\nreason=\naction=none\n"
+				 "booted=\nslot=b\nstore=/dev/disk/by-partlabel/verity-slots?\n");
+	snprintf(path, sizeof(path), "rm -rf '%s'", top);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_from_failure),
+		cmocka_unit_test(test_slot_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
