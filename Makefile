@@ -6,6 +6,8 @@ SBINDIR   ?= $(PREFIX)/sbin
 BINDIR    ?= $(PREFIX)/bin
 MANDIR    ?= $(PREFIX)/share/man
 DRACUTDIR ?= /usr/lib/dracut/modules.d
+LIBEXECDIR ?= $(PREFIX)/lib/verity-init
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR   ?=
 
 BUILD     ?= build
@@ -76,14 +78,15 @@ $(BUILD)/prog/%.o: verity-init/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(AGENT): $(BUILD)/prog/verity-init.o $(LIBVERITY)
+$(AGENT): $(BUILD)/prog/verity-init.o $(BUILD)/prog/slot-cmd.o $(LIBVERITY)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_AGENT)
 
 # --- static agent -----------------------------------------------------------------------------
 # glibc linked statically (klibc cannot link libdevmapper/libblkid); crypto from the kernel.
 STATIC_CFLAGS := $(BASE_CFLAGS) -Os -g -ffunction-sections -fdata-sections -DVERITY_STATIC \
                  -I$(STATIC_DEPS)/include $(PKG_CFLAGS)
-STATIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/static/%.o) $(BUILD)/static/prog/verity-init.o
+STATIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/static/%.o) $(BUILD)/static/prog/verity-init.o \
+               $(BUILD)/static/prog/slot-cmd.o
 # libblkid.a and libsodium.a where the toolchain finds them (deferred: asked only when linking).
 STATIC_LIBS = $(STATIC_DEPS)/lib/libdevmapper.a $(shell $(CC) -print-file-name=libblkid.a) \
               $(shell $(CC) -print-file-name=libsodium.a)
@@ -160,6 +163,16 @@ install: all
 	install -m 0644 dracut-module/*.service $(DESTDIR)$(DRACUTDIR)/90verity-init/
 	install -d $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 $(addprefix docs/,$(MAN8)) $(DESTDIR)$(MANDIR)/man8/
+	install -d $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(SYSTEMDUNITDIR)/rauc.service.d
+	sed 's|/usr/sbin/verity-init|$(SBINDIR)/verity-init|' rauc/verity-init-rauc-backend.sh \
+		>$(DESTDIR)$(LIBEXECDIR)/verity-init-rauc-backend
+	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/verity-init-rauc-backend
+	sed 's|/usr/lib/verity-init/|$(LIBEXECDIR)/|' rauc/rauc-verity-init.conf \
+		>$(DESTDIR)$(SYSTEMDUNITDIR)/rauc.service.d/verity-init.conf
+	sed 's|/usr/sbin/verity-init|$(SBINDIR)/verity-init|' systemd/verity-init-mark-good.service \
+		>$(DESTDIR)$(SYSTEMDUNITDIR)/verity-init-mark-good.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/rauc.service.d/verity-init.conf \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/verity-init-mark-good.service
 
 # Removes exactly what install installs (same variables, same globs), then the module's directory
 # unless it holds files of others; directories shared with the system (sbin, bin, man8) stay.
@@ -168,11 +181,13 @@ install: all
 UNINSTALL_FILES = $(SBINDIR)/verity-init $(BINDIR)/verity-image $(SBINDIR)/verity-init-mkuki \
 	$(SBINDIR)/verity-init-mkinitramfs \
 	$(patsubst dracut-module/%,$(DRACUTDIR)/90verity-init/%,$(wildcard dracut-module/*.sh dracut-module/*.service)) \
-	$(addprefix $(MANDIR)/man8/,$(MAN8))
+	$(addprefix $(MANDIR)/man8/,$(MAN8)) \
+	$(LIBEXECDIR)/verity-init-rauc-backend $(SYSTEMDUNITDIR)/verity-init-mark-good.service \
+	$(SYSTEMDUNITDIR)/rauc.service.d/verity-init.conf
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(UNINSTALL_FILES))
-	if [ -d $(DESTDIR)$(DRACUTDIR)/90verity-init ]; then \
-		rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DRACUTDIR)/90verity-init; fi
+	for d in $(DRACUTDIR)/90verity-init $(LIBEXECDIR) $(SYSTEMDUNITDIR)/rauc.service.d; do \
+		if [ -d $(DESTDIR)$$d ]; then rmdir --ignore-fail-on-non-empty $(DESTDIR)$$d; fi; done
 
 # --- Debian packages --------------------------------------------------------------------------
 # dpkg-buildpackage (debian/) in a copy of the tree: it writes the packages beside the tree it
@@ -267,14 +282,17 @@ help:
 	@echo "  check-fuzz      replay the fuzz corpora, then fuzz each target $(FUZZ_SMOKE_TIME) s"
 	@echo "  check-sanitize  unit + cli tests against an ASan+UBSan build ($(SAN_BUILD))"
 	@echo "  install         install the programs (verity-init, verity-image,"
-	@echo "                  verity-init-mkinitramfs, verity-init-mkuki), the man pages and the"
-	@echo "                  dracut module"
+	@echo "                  verity-init-mkinitramfs, verity-init-mkuki), the man pages, the"
+	@echo "                  dracut module, the A/B slot pieces (verity-init-mark-good.service,"
+	@echo "                  RAUC's backend in LIBEXECDIR, a rauc.service drop-in)"
 	@echo "                  (DESTDIR, PREFIX=$(PREFIX), SBINDIR, BINDIR, MANDIR,"
-	@echo "                  DRACUTDIR=$(DRACUTDIR))"
+	@echo "                  DRACUTDIR=$(DRACUTDIR), LIBEXECDIR=$(LIBEXECDIR),"
+	@echo "                  SYSTEMDUNITDIR=$(SYSTEMDUNITDIR))"
 	@echo "  uninstall       remove exactly what install installs (same variables)"
 	@echo "  deb             Debian packages verity-init, verity-init-dracut and verity-image in"
 	@echo "                  $(DEBDIR)/ (dpkg-buildpackage $(DEB_FLAGS) in a copy of the tree)"
 	@echo "  clean           remove $(BUILD)/"
 	@echo "Variables: SANITIZE=1 builds with ASan+UBSan into $(BUILD)/sanitize; BUILD=dir"
 
--include $(LIB_OBJS:.o=.d) $(STATIC_OBJS:.o=.d) $(BUILD)/prog/verity-image.d $(BUILD)/prog/verity-init.d $(BUILD)/prog/image-sign.d
+-include $(LIB_OBJS:.o=.d) $(STATIC_OBJS:.o=.d) $(BUILD)/prog/verity-image.d $(BUILD)/prog/verity-init.d $(BUILD)/prog/image-sign.d \
+	$(BUILD)/prog/slot-cmd.d

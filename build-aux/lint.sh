@@ -43,7 +43,7 @@ if [ $# -gt 0 ]; then
 	done
 else
 	files=$(ls lib/*/*.c verity-init/*.c tests/unit/*.c tests/fuzz/*.c 2>/dev/null || true)
-	sh_files=$(find build-aux dracut-module tests verity-init -name '*.sh' -type f | LC_ALL=C sort)
+	sh_files=$(find build-aux dracut-module rauc tests verity-init -name '*.sh' -type f | LC_ALL=C sort)
 fi
 [ -n "$files$sh_files" ] || { echo "lint: no sources" >&2; exit 1; }
 

@@ -32,6 +32,7 @@
 #include "mountroot.h"
 #include "plan.h"
 #include "policy.h"
+#include "slot-cmd.h"
 #include "status.h"
 #include "strutil.h"
 #include "switchroot.h"
@@ -867,6 +868,7 @@ static void usage(FILE *f)
 	      "       verity-init parse [--cmdline STRING] [--shell]\n"
 	      "       verity-init status [NAME]\n"
 	      "       verity-init check-init [--name NAME | --device MAJ:MIN] [--init PATH] ROOT\n"
+	      "       verity-init slot [--store DEV] VERB ...   (A/B slots; verity-init slot --help)\n"
 	      "       verity-init --help | --version\n"
 	      "See verity-init(8).\n",
 	      f);
@@ -912,6 +914,8 @@ int main(int argc, char **argv)
 		}
 		return run_status(argc == 3 ? argv[2] : VI_DEFAULT_NAME);
 	}
+	if (!strcmp(argv[1], "slot"))
+		return vi_slot_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "check-init")) {
 		int r = run_check_init(argc, argv);
 

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* `verity-init slot [OPTIONS] VERB [ARGS]`: the A/B slot state store from the running system
+ * (docs/slots.md, verity-init(8)). The decisions are lib/boot/slots.c's; this file finds the
+ * store and the booted slot, runs one verb, and prints.
+ *
+ *   status [--json]            the state in use and both copies
+ *   get-primary                the slot the next boot takes
+ *   get-current                the slot running now
+ *   get-state SLOT             good | bad (bootable or not)
+ *   set-primary SLOT           boot SLOT next, with fresh tries
+ *   set-state SLOT good|bad    as RAUC's custom backend means them
+ *   mark-good                  the running slot booted completely (raises the floor)
+ *   mark-bad [--reason TEXT]   the running slot is bad
+ *
+ * Options: --store DEV (default: the store= the agent recorded, else
+ * /dev/disk/by-partlabel/verity-slots), --status FILE (default /run/verity-init/status),
+ * --cmdline STRING (default /proc/cmdline). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "slot-cmd.h"
+#include "slots.h"
+#include "status.h"
+#include "strutil.h"
+
+#define STATUS_PATH VI_STATUS_DIR "/" VI_STATUS_FILE
+#define CMDLINE_MAX 4096
+
+struct slot_cmd {
+	const char *store;     /* --store, else the status file's store=, else the default */
+	const char *status;    /* the agent's status file */
+	const char *cmdline;   /* --cmdline, else /proc/cmdline is read */
+	const char *reason;    /* mark-bad --reason */
+	bool json;
+	char store_buf[512];
+	char current[8];       /* the booted slot's name, "" when unknown */
+};
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("verity-init: slot: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+static int usage(FILE *f)
+{
+	fputs("Usage: verity-init slot [--store DEV] [--status FILE] [--cmdline STRING] VERB\n"
+	      "  status [--json] | get-primary | get-current | get-state SLOT |\n"
+	      "  set-primary SLOT | set-state SLOT good|bad | mark-good | mark-bad [--reason TEXT]\n"
+	      "See verity-init(8), docs/slots.md.\n",
+	      f);
+	return f == stdout ? 0 : 2;
+}
+
+/* A slot name as get-current may report it: a..d. */
+static bool slot_name_ok(const char *s, size_t len)
+{
+	return len == 1 && s[0] >= 'a' && s[0] < 'a' + VI_SLOTS_MAX;
+}
+
+/* The value of KEY= on a line of the status file (key=value per line), copied into out. */
+static bool status_value(const char *file, const char *key, char *out, size_t size)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = file; *p;) {
+		const char *end = strchr(p, '\n');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len > klen && !strncmp(p, key, klen) && p[klen] == '=')
+			return vi_strlcpy_exact(out, size, p + klen + 1, len - klen - 1) == 0;
+		p += len + (end ? 1 : 0);
+	}
+	return false;
+}
+
+/* verity.slot= on the kernel command line (the last one wins, as in the kernel). Words split
+ * on spaces only: the value is a slot name, never quoted. */
+static bool cmdline_slot(const char *cmdline, char *out, size_t size)
+{
+	static const char key[] = "verity.slot=";
+	bool found = false;
+
+	for (const char *p = cmdline; *p;) {
+		size_t len = strcspn(p, " \t\n");
+
+		if (len > sizeof(key) - 1 && !strncmp(p, key, sizeof(key) - 1) &&
+		    vi_strlcpy_exact(out, size, p + sizeof(key) - 1, len - (sizeof(key) - 1)) == 0)
+			found = true;
+		p += len;
+		p += strspn(p, " \t\n");
+	}
+	return found;
+}
+
+/* What the agent recorded at boot: the slot and the store it used (docs/slots.md). */
+static void read_boot_record(struct slot_cmd *c)
+{
+	char file[4096], cmdline[CMDLINE_MAX], name[8];
+
+	if (vi_fileio_read_text_at(AT_FDCWD, c->status, file, sizeof(file)) == 0) {
+		if (!c->store && status_value(file, "store", c->store_buf, sizeof(c->store_buf)) &&
+		    c->store_buf[0] == '/')
+			c->store = c->store_buf;
+		if (status_value(file, "slot", name, sizeof(name)) &&
+		    slot_name_ok(name, strlen(name))) {
+			memcpy(c->current, name, sizeof(name));
+			return;
+		}
+	}
+	if (!c->cmdline) {
+		if (vi_fileio_read_text_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) < 0)
+			return;
+		c->cmdline = cmdline;
+	}
+	if (cmdline_slot(c->cmdline, name, sizeof(name)) && slot_name_ok(name, strlen(name)))
+		memcpy(c->current, name, sizeof(name));
+	if (c->cmdline == cmdline)
+		c->cmdline = NULL;
+}
+
+static int open_store(const struct slot_cmd *c, bool write, int *ret_fd, struct vi_slots_store *st)
+{
+	struct vi_error err = { "" };
+	int fd = -1, r;
+
+	r = vi_fileio_open_input(c->store, write ? O_RDWR : O_RDONLY, 0, &fd);
+	if (r < 0)
+		return fail("cannot open the slot store %s: %s", c->store, strerror(-r));
+	/* writers one at a time: mark-good and RAUC may run together */
+	if (flock(fd, write ? LOCK_EX : LOCK_SH) < 0) {
+		r = errno;
+		close(fd);
+		return fail("cannot lock the slot store %s: %s", c->store, strerror(r));
+	}
+	if (vi_slots_read_fd(fd, VI_SLOTS_DEFAULT_COUNT, st, &err) < 0) {
+		close(fd);
+		return fail("%s: %s", c->store, err.msg);
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+static int save(const struct slot_cmd *c, int fd, struct vi_slots_store *st,
+		const struct vi_slots *next)
+{
+	struct vi_error err = { "" };
+
+	if (vi_slots_write_fd(fd, st, next, &err) < 0)
+		return fail("%s: %s", c->store, err.msg);
+	return 0;
+}
+
+/* JSON string: printable ASCII as is (quote and backslash escaped), anything else \u00XX. */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20 || ch > 0x7e)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+static void kv(const char *key, const char *value)
+{
+	char out[256];
+
+	vi_sanitize(value, strlen(value), out, sizeof(out));
+	printf("%s=%s\n", key, out);
+}
+
+static int cmd_status(const struct slot_cmd *c, const struct vi_slots_store *st)
+{
+	const struct vi_slots *s = &st->state;
+	int primary = vi_slots_pick(s);
+
+	if (!c->json) {
+		kv("store", c->store);
+		kv("source", vi_slots_source_name(st->source));
+		printf("seq=%llu\nfloor=%llu\n", (unsigned long long)s->seq,
+		       (unsigned long long)s->floor);
+		for (unsigned k = 0; k < VI_SLOTS_COPIES; k++) {
+			if (st->valid[k])
+				printf("copy%u=valid seq %llu\n", k, (unsigned long long)st->seq[k]);
+			else
+				printf("copy%u=invalid: %s\n", k, st->why[k].msg);
+		}
+		printf("current=%s\nprimary=%s\n", c->current,
+		       primary >= 0 ? vi_slot_name((unsigned)primary) : "");
+		for (unsigned i = 0; i < s->count; i++) {
+			const struct vi_slot *sl = &s->slot[i];
+			const char *n = vi_slot_name(i);
+
+			printf("slot.%s.priority=%u\nslot.%s.tries=%u\nslot.%s.successful=%s\n"
+			       "slot.%s.bootable=%s\nslot.%s.version=%llu\nslot.%s.reason=%s\n",
+			       n, sl->priority, n, sl->tries, n, sl->successful ? "yes" : "no", n,
+			       vi_slot_bootable(sl) ? "yes" : "no", n,
+			       (unsigned long long)sl->version, n, sl->reason);
+		}
+		return 0;
+	}
+	fputs("{\"store\":", stdout);
+	json_str(c->store);
+	printf(",\"source\":\"%s\",\"seq\":%llu,\"floor\":%llu,\"copies\":[",
+	       vi_slots_source_name(st->source), (unsigned long long)s->seq,
+	       (unsigned long long)s->floor);
+	for (unsigned k = 0; k < VI_SLOTS_COPIES; k++) {
+		printf("%s{\"valid\":%s,", k ? "," : "", st->valid[k] ? "true" : "false");
+		if (st->valid[k]) {
+			printf("\"seq\":%llu}", (unsigned long long)st->seq[k]);
+		} else {
+			fputs("\"error\":", stdout);
+			json_str(st->why[k].msg);
+			putchar('}');
+		}
+	}
+	fputs("],\"current\":", stdout);
+	if (c->current[0])
+		json_str(c->current);
+	else
+		fputs("null", stdout);
+	fputs(",\"primary\":", stdout);
+	if (primary >= 0)
+		json_str(vi_slot_name((unsigned)primary));
+	else
+		fputs("null", stdout);
+	fputs(",\"slots\":[", stdout);
+	for (unsigned i = 0; i < s->count; i++) {
+		const struct vi_slot *sl = &s->slot[i];
+
+		printf("%s{\"name\":\"%s\",\"priority\":%u,\"tries\":%u,\"successful\":%s,"
+		       "\"bootable\":%s,\"version\":%llu,\"reason\":", i ? "," : "", vi_slot_name(i),
+		       sl->priority, sl->tries, sl->successful ? "true" : "false",
+		       vi_slot_bootable(sl) ? "true" : "false", (unsigned long long)sl->version);
+		json_str(sl->reason);
+		putchar('}');
+	}
+	puts("]}");
+	return 0;
+}
+
+/* The slot named by argument `name`, or a refusal. */
+static int slot_arg(const struct vi_slots *s, const char *name, unsigned *ret)
+{
+	int i = vi_slot_index(s, name);
+
+	if (i < 0) {
+		char shown[64];
+
+		vi_sanitize(name, strlen(name), shown, sizeof(shown));
+		return fail("no slot '%s' (the store has %u: a..%s)", shown, s->count,
+			    vi_slot_name(s->count - 1));
+	}
+	*ret = (unsigned)i;
+	return 0;
+}
+
+/* The running slot, or a refusal. */
+static int current_slot(const struct slot_cmd *c, const struct vi_slots *s, unsigned *ret)
+{
+	if (!c->current[0])
+		return fail("the running slot is not known: no slot= in %s and no verity.slot= "
+			    "on the kernel command line", c->status);
+	return slot_arg(s, c->current, ret);
+}
+
+static int run_verb(struct slot_cmd *c, int argc, char **argv)
+{
+	const char *verb = argv[0];
+	bool write = !strcmp(verb, "set-primary") || !strcmp(verb, "set-state") ||
+		     !strcmp(verb, "mark-good") || !strcmp(verb, "mark-bad");
+	struct vi_slots_store st;
+	struct vi_slots next;
+	unsigned i = 0;
+	int fd = -1, rc, want;
+	bool good = false;
+
+	want = !strcmp(verb, "get-state") || !strcmp(verb, "set-primary") ? 2
+	       : !strcmp(verb, "set-state")                               ? 3
+									  : 1;
+	if (argc != want || (c->json && strcmp(verb, "status")) ||
+	    (c->reason && strcmp(verb, "mark-bad")))
+		return usage(stderr);
+	if (!strcmp(verb, "set-state")) {
+		good = !strcmp(argv[2], "good");
+		if (!good && strcmp(argv[2], "bad"))
+			return usage(stderr);
+	}
+	if (!strcmp(verb, "get-current")) {
+		if (!c->current[0])
+			return fail("the running slot is not known: no slot= in %s and no "
+				    "verity.slot= on the kernel command line", c->status);
+		puts(c->current);
+		return 0;
+	}
+	if (!write && strcmp(verb, "status") && strcmp(verb, "get-primary") &&
+	    strcmp(verb, "get-state"))
+		return usage(stderr);
+	rc = open_store(c, write, &fd, &st);
+	if (rc)
+		return rc;
+	next = st.state;
+	if (want >= 2)
+		rc = slot_arg(&next, argv[1], &i);
+	else if (!strcmp(verb, "mark-good") || !strcmp(verb, "mark-bad"))
+		rc = current_slot(c, &next, &i);
+	if (rc)
+		goto out;
+
+	if (!strcmp(verb, "status")) {
+		rc = cmd_status(c, &st);
+	} else if (!strcmp(verb, "get-primary")) {
+		int p = vi_slots_pick(&next);
+
+		rc = p < 0 ? fail("no bootable slot") : 0;
+		if (p >= 0)
+			puts(vi_slot_name((unsigned)p));
+	} else if (!strcmp(verb, "get-state")) {
+		puts(vi_slot_bootable(&next.slot[i]) ? "good" : "bad");
+	} else if (!strcmp(verb, "set-primary")) {
+		vi_slots_set_primary(&next, i);
+		rc = save(c, fd, &st, &next);
+	} else if (!strcmp(verb, "set-state") && good) {
+		/* the floor rises only for the slot that is running: its version is proven */
+		vi_slots_mark_good(&next, i, c->current[0] && !strcmp(c->current, argv[1]));
+		rc = save(c, fd, &st, &next);
+	} else if (!strcmp(verb, "set-state")) {
+		vi_slots_mark_bad(&next, i, "set-state bad");
+		rc = save(c, fd, &st, &next);
+	} else if (!strcmp(verb, "mark-good")) {
+		vi_slots_mark_good(&next, i, true);
+		rc = save(c, fd, &st, &next);
+		if (!rc)
+			printf("slot %s marked good (rollback floor %llu)\n", vi_slot_name(i),
+			       (unsigned long long)next.floor);
+	} else {
+		vi_slots_mark_bad(&next, i, c->reason ? c->reason : "mark-bad");
+		rc = save(c, fd, &st, &next);
+		if (!rc)
+			printf("slot %s marked bad\n", vi_slot_name(i));
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+int vi_slot_main(int argc, char **argv)
+{
+	struct slot_cmd c = { .status = STATUS_PATH };
+	char *pos[4];
+	int n = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char **opt = !strcmp(a, "--store")   ? &c.store
+				   : !strcmp(a, "--status")  ? &c.status
+				   : !strcmp(a, "--cmdline") ? &c.cmdline
+				   : !strcmp(a, "--reason")  ? &c.reason
+							     : NULL;
+
+		if (opt && i + 1 < argc) {
+			*opt = argv[++i];
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			return usage(stdout);
+		} else if (!strcmp(a, "--json")) {
+			c.json = true;
+		} else if (a[0] == '-' || opt || n == (int)(sizeof(pos) / sizeof(pos[0]))) {
+			return usage(stderr);
+		} else {
+			pos[n++] = argv[i];
+		}
+	}
+	if (!n)
+		return usage(stderr);
+	read_boot_record(&c);
+	if (!c.store)
+		c.store = VI_SLOT_STORE_DEFAULT;
+	return run_verb(&c, n, pos);
+}
