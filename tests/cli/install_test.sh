@@ -30,7 +30,9 @@ test_uninstall_removes_every_installed_file() {
 	for f in usr/sbin/verity-init usr/sbin/verity-init-mkinitramfs usr/sbin/verity-init-mkuki \
 		usr/bin/verity-image usr/share/man/man8/verity-init-mkuki.8 \
 		usr/share/man/man8/verity-init.8 usr/lib/dracut/modules.d/90verity-init/module-setup.sh \
-		usr/lib/dracut/modules.d/90verity-init/verity-init-setup.service; do
+		usr/lib/dracut/modules.d/90verity-init/verity-init-setup.service \
+		usr/lib/verity-init/verity-init-rauc-backend usr/lib/systemd/system/verity-init-mark-good.service \
+		usr/lib/systemd/system/rauc.service.d/verity-init.conf; do
 		assertTrue "installed: $f" "[ -f '$D/$f' ]"
 	done
 	mk uninstall DESTDIR="$D" >"$SHUNIT_TMPDIR/out" 2>&1 || { fail "uninstall: $(cat "$SHUNIT_TMPDIR/out")"; return; }
@@ -46,6 +48,9 @@ test_uninstall_honours_the_directory_variables() {
 	assertTrue "verity-image in BINDIR" "[ -f '$D/opt/vi/b/verity-image' ]"
 	assertTrue "man page in MANDIR" "[ -f '$D/opt/vi/m/man8/verity-image.8' ]"
 	assertTrue "module in DRACUTDIR" "[ -f '$D/opt/dracut/90verity-init/module-setup.sh' ]"
+	assertTrue "unit under PREFIX" "[ -f '$D/opt/vi/lib/systemd/system/verity-init-mark-good.service' ]"
+	assertContains "unit runs the agent in SBINDIR" \
+		"$(cat "$D/opt/vi/lib/systemd/system/verity-init-mark-good.service")" "ExecStart=/opt/vi/s/verity-init slot mark-good"
 	assertFalse "nothing under /usr" "[ -e '$D/usr' ]"
 	# shellcheck disable=SC2086
 	mk uninstall DESTDIR="$D" $vars >"$SHUNIT_TMPDIR/out" 2>&1 || { fail "uninstall: $(cat "$SHUNIT_TMPDIR/out")"; return; }

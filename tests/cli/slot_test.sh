@@ -1,0 +1,204 @@
+#!/bin/sh
+# `verity-init slot ...` on a file-backed slot store: every verb, `status --json` parsed with jq,
+# a damaged copy and two, where the running slot comes from, and RAUC's custom backend
+# (rauc/verity-init-rauc-backend.sh) driven the way RAUC calls it. The stores with manifest
+# versions and sequence wrap are the fuzz target's seeds (tests/fuzz/corpus/slots/).
+# Environment: BUILD = build directory.
+# shellcheck disable=SC2317  # test functions and helpers are called by shunit2
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+VI=$BUILD/verity-init
+BACKEND=$ROOT/rauc/verity-init-rauc-backend.sh
+SEEDS=$ROOT/tests/fuzz/corpus/slots
+
+oneTimeSetUp() {
+	[ -x "$VI" ] || { echo "verity-init not built in $BUILD" >&2; exit 1; }
+	command -v jq >/dev/null || { echo "jq missing (make deps)" >&2; exit 1; }
+}
+
+setUp() {
+	S=$SHUNIT_TMPDIR/store.img
+	ST=$SHUNIT_TMPDIR/status
+	rm -f "$S" "$ST"
+	truncate -s 1M "$S"
+}
+
+# slot ARGS...: verity-init slot on the test store and status file
+slot() {
+	"$VI" slot --store "$S" --status "$ST" --cmdline "quiet" "$@"
+}
+
+# booted NAME: the status file the agent writes at an A/B boot
+booted() {
+	printf 'result=ok\nname=root\nroothash=ab\nstage=\nreason=\naction=none\nbooted=ab\nslot=%s\nstore=%s\n' \
+		"$1" "$S" >"$ST"
+}
+
+# j FILTER: jq over `slot status --json`
+j() {
+	slot status --json | jq -r "$1"
+}
+
+test_blank_store_reads_as_the_defaults() {
+	out=$(slot status)
+	assertContains "$out" "source=defaults"
+	assertContains "$out" "copy0=invalid: no slot state (bad magic)"
+	assertContains "$out" "primary=a"
+	assertContains "$out" "slot.b.bootable=yes"
+	assertEquals "defaults json" "defaults 0 0 a 2 15/3 14/3" \
+		"$(j '[.source, .seq, .floor, .primary, (.slots|length), (.slots[]|"\(.priority)/\(.tries)")]|join(" ")')"
+	# reading never writes
+	assertEquals "store still blank" "" "$(tr -d '\0' <"$S" | head -c 1)"
+}
+
+test_every_verb() {
+	assertEquals "get-primary" "a" "$(slot get-primary)"
+	slot set-primary b || fail "set-primary b"
+	assertEquals "get-primary after set-primary" "b" "$(slot get-primary)"
+	assertEquals "get-state b" "good" "$(slot get-state b)"
+	assertEquals "after set-primary" "copy0 1 b 14 15 false" \
+		"$(j '[.source, .seq, .primary, .slots[0].priority, .slots[1].priority, .slots[1].successful]|join(" ")')"
+	assertEquals "both copies written" "true true 1 1" "$(j '[.copies[].valid, .copies[].seq]|join(" ")')"
+	booted b
+	assertEquals "get-current" "b" "$(slot get-current)"
+	assertEquals "mark-good" "slot b marked good (rollback floor 0)" "$(slot mark-good)"
+	assertEquals "b successful" "true 3 2" "$(j '[.slots[1].successful, .slots[1].tries, .seq]|join(" ")')"
+	slot set-state a bad || fail "set-state a bad"
+	assertEquals "get-state a" "bad" "$(slot get-state a)"
+	assertEquals "a's reason" "set-state bad" "$(j '.slots[0].reason')"
+	slot set-state a good || fail "set-state a good"
+	assertEquals "get-state a good again" "good" "$(slot get-state a)"
+	assertEquals "mark-bad" "slot b marked bad" "$(slot mark-bad --reason 'verity: "corrupted" \ block 9')"
+	assertEquals "reason in json" 'verity: "corrupted" \ block 9' "$(j '.slots[1].reason')"
+	assertContains "$(slot status)" 'slot.b.reason=verity: "corrupted" \ block 9'
+	assertEquals "primary after mark-bad" "a" "$(slot get-primary)"
+}
+
+# The floor rises on mark-good of the running slot only, to the version the agent recorded.
+test_floor_rises_only_for_the_running_slot() {
+	cp "$SEEDS/b-bad-copy1-newer" "$S"
+	assertEquals "seed" "copy1 7 4 a 5" "$(j '[.source, .seq, .floor, .primary, .slots[1].version]|join(" ")')"
+	assertEquals "b's reason" "activate: verity table refused by the kernel" "$(j '.slots[1].reason')"
+	booted a
+	slot set-state b good || fail "set-state b good"
+	assertEquals "b good, not running: floor stays" "4" "$(j .floor)"
+	slot set-primary b
+	booted b
+	slot mark-good >/dev/null || fail "mark-good"
+	assertEquals "running b marked good: floor is its version" "5" "$(j .floor)"
+}
+
+test_sequence_wrap() {
+	cp "$SEEDS/four-slots-wrap" "$S"
+	assertEquals "copy 1 (seq 0) is newer than copy 0 (seq 2^64-1)" "copy1 0 9 4 d" \
+		"$(j '[.source, .seq, .floor, (.slots|length), .slots[3].name]|join(" ")')"
+	slot set-primary d || fail "set-primary d"
+	assertEquals "next seq" "1" "$(j .seq)"
+	assertEquals "get-primary" "d" "$(slot get-primary)"
+}
+
+test_damaged_copies() {
+	slot set-primary b || fail "set-primary"
+	# copy 0 (bytes 0..511) damaged: copy 1 holds the same state
+	printf 'XXXXXXXX' | dd of="$S" bs=1 seek=40 conv=notrunc status=none
+	out=$(slot status)
+	assertContains "$out" "copy0=invalid: checksum mismatch"
+	assertContains "$out" "source=copy1"
+	assertContains "$out" "primary=b"
+	# the next write repairs it
+	slot set-state a bad || fail "set-state"
+	assertEquals "repaired" "true true copy0" "$(j '[.copies[].valid, .source]|join(" ")')"
+	# both damaged: the defaults, a bootable slot
+	printf 'XXXXXXXX' | dd of="$S" bs=1 seek=40 conv=notrunc status=none
+	printf 'XXXXXXXX' | dd of="$S" bs=1 seek=4136 conv=notrunc status=none
+	assertEquals "both bad" "defaults a 0" "$(j '[.source, .primary, .floor]|join(" ")')"
+	assertEquals "get-primary" "a" "$(slot get-primary)"
+}
+
+test_where_the_running_slot_comes_from() {
+	out=$("$VI" slot --store "$S" --status "$ST" --cmdline "quiet" get-current 2>&1)
+	assertEquals "unknown: rc 1" "1" "$?"
+	assertEquals "verity-init: slot: the running slot is not known: no slot= in $ST and no verity.slot= on the kernel command line" "$out"
+	assertEquals "command line" "b" "$("$VI" slot --status "$ST" --cmdline "ro verity.slot=a verity.slot=b" get-current)"
+	booted a
+	assertEquals "status file first" "a" "$("$VI" slot --status "$ST" --cmdline "verity.slot=b" get-current)"
+	booted z
+	assertEquals "a name that is no slot is ignored" "b" "$("$VI" slot --status "$ST" --cmdline "verity.slot=b" get-current)"
+	# the store the agent recorded is the default store
+	booted a
+	"$VI" slot --status "$ST" set-primary b || fail "set-primary through store="
+	assertEquals "written to the recorded store" "b" "$(slot get-primary)"
+}
+
+test_refusals() {
+	out=$("$VI" slot --store "$SHUNIT_TMPDIR/none" status 2>&1)
+	assertEquals "missing store: rc" "1" "$?"
+	assertEquals "verity-init: slot: cannot open the slot store $SHUNIT_TMPDIR/none: No such file or directory" "$out"
+	out=$(slot get-state z 2>&1)
+	assertEquals "no such slot: rc" "1" "$?"
+	assertEquals "verity-init: slot: no slot 'z' (the store has 2: a..b)" "$out"
+	slot mark-good >/dev/null 2>&1
+	assertEquals "mark-good without a running slot" "1" "$?"
+	for args in "" "frobnicate" "set-state a maybe" "get-state" "status extra" "get-primary --json" \
+		"mark-good --reason x" "--store"; do
+		# shellcheck disable=SC2086  # one word per argument
+		"$VI" slot $args >/dev/null 2>&1
+		assertEquals "usage: slot $args" "2" "$?"
+	done
+	# every slot set bad: get-primary says so
+	slot set-state a bad && slot set-state b bad
+	out=$(slot get-primary 2>&1)
+	assertEquals "none bootable: rc" "1" "$?"
+	assertEquals "verity-init: slot: no bootable slot" "$out"
+}
+
+# RAUC calls BACKEND VERB [BOOTNAME [STATE]], takes trimmed stdout and the exit status.
+rauc_call() {
+	VERITY_INIT=$VI VERITY_INIT_STORE=$S VERITY_INIT_STATUS=$ST "$BACKEND" "$@"
+}
+
+test_rauc_backend_as_rauc_calls_it() {
+	booted a
+	assertEquals "get-primary" "a" "$(rauc_call get-primary)"
+	assertEquals "get-current" "a" "$(rauc_call get-current)"
+	# an install into b: RAUC marks it bad, writes it, makes it primary
+	rauc_call set-state b bad || fail "set-state b bad"
+	assertEquals "get-state b" "bad" "$(rauc_call get-state b)"
+	assertEquals "get-primary while b is written" "a" "$(rauc_call get-primary)"
+	out=$(rauc_call set-primary b)
+	assertEquals "set-primary: rc" "0" "$?"
+	assertEquals "set-primary prints nothing" "" "$out"
+	assertEquals "get-primary" "b" "$(rauc_call get-primary)"
+	assertEquals "get-state b" "good" "$(rauc_call get-state b)"
+	# after the reboot into b, `rauc status mark-good` = set-state b good
+	booted b
+	rauc_call set-state b good || fail "set-state b good"
+	assertEquals "b successful" "true" "$(j '.slots[1].successful')"
+	# what RAUC refuses to take as an answer must not be printed with status 0
+	rauc_call get-state c >/dev/null 2>&1
+	assertNotEquals "unknown bootname" "0" "$?"
+	rauc_call set-state b maybe >/dev/null 2>&1
+	assertNotEquals "unknown state" "0" "$?"
+	rauc_call get-primary extra >/dev/null 2>&1
+	assertEquals "extra argument" "2" "$?"
+	rauc_call frobnicate >/dev/null 2>&1
+	assertEquals "unknown verb" "2" "$?"
+}
+
+# The rauc.service drop-in: rauc gets --override-boot-slot from the agent's record.
+test_rauc_service_gets_the_booted_slot() {
+	printf '#!/bin/sh\necho "$@"\n' >"$SHUNIT_TMPDIR/rauc"
+	chmod 0755 "$SHUNIT_TMPDIR/rauc"
+	booted b
+	assertEquals "--override-boot-slot=b --mount=/run/rauc service" \
+		"$(RAUC=$SHUNIT_TMPDIR/rauc rauc_call run-rauc --mount=/run/rauc service)"
+	rm -f "$ST"
+	assertEquals "no A/B boot: unchanged" "--mount=/run/rauc service" \
+		"$(RAUC=$SHUNIT_TMPDIR/rauc rauc_call run-rauc --mount=/run/rauc service)"
+	assertContains "$(cat "$ROOT/rauc/rauc-verity-init.conf")" \
+		"ExecStart=/usr/lib/verity-init/verity-init-rauc-backend run-rauc --mount=/run/rauc service"
+}
+
+# shellcheck source=/dev/null
+. /usr/share/shunit2/shunit2
