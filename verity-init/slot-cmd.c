@@ -286,80 +286,107 @@ static int current_slot(const struct slot_cmd *c, const struct vi_slots *s, unsi
 	return slot_arg(s, c->current, ret);
 }
 
+enum verb { STATUS, GET_PRIMARY, GET_CURRENT, GET_STATE, SET_PRIMARY, SET_STATE, MARK_GOOD, MARK_BAD };
+
+static const struct {
+	const char *name;
+	int argc;      /* with the verb itself */
+	bool write;
+} verbs[] = {
+	[STATUS] = { "status", 1, false },
+	[GET_PRIMARY] = { "get-primary", 1, false },
+	[GET_CURRENT] = { "get-current", 1, false },
+	[GET_STATE] = { "get-state", 2, false },
+	[SET_PRIMARY] = { "set-primary", 2, true },
+	[SET_STATE] = { "set-state", 3, true },
+	[MARK_GOOD] = { "mark-good", 1, true },
+	[MARK_BAD] = { "mark-bad", 1, true },
+};
+
+/* The verb of argv[0] with its arguments checked, or -1. */
+static int verb_of(const struct slot_cmd *c, int argc, char **argv)
+{
+	for (size_t v = 0; v < sizeof(verbs) / sizeof(verbs[0]); v++) {
+		if (strcmp(argv[0], verbs[v].name))
+			continue;
+		if (argc != verbs[v].argc || (c->json && v != STATUS) || (c->reason && v != MARK_BAD))
+			return -1;
+		if (v == SET_STATE && strcmp(argv[2], "good") && strcmp(argv[2], "bad"))
+			return -1;
+		return (int)v;
+	}
+	return -1;
+}
+
 static int run_verb(struct slot_cmd *c, int argc, char **argv)
 {
-	const char *verb = argv[0];
-	bool write = !strcmp(verb, "set-primary") || !strcmp(verb, "set-state") ||
-		     !strcmp(verb, "mark-good") || !strcmp(verb, "mark-bad");
-	struct vi_slots_store st;
+	struct vi_slots_store st = { .source = VI_SLOTS_FROM_DEFAULTS };
+	int verb = verb_of(c, argc, argv), fd = -1, rc, p;
 	struct vi_slots next;
 	unsigned i = 0;
-	int fd = -1, rc, want;
-	bool good = false;
 
-	want = !strcmp(verb, "get-state") || !strcmp(verb, "set-primary") ? 2
-	       : !strcmp(verb, "set-state")                               ? 3
-									  : 1;
-	if (argc != want || (c->json && strcmp(verb, "status")) ||
-	    (c->reason && strcmp(verb, "mark-bad")))
+	if (verb < 0)
 		return usage(stderr);
-	if (!strcmp(verb, "set-state")) {
-		good = !strcmp(argv[2], "good");
-		if (!good && strcmp(argv[2], "bad"))
-			return usage(stderr);
-	}
-	if (!strcmp(verb, "get-current")) {
+	if (verb == GET_CURRENT) {
 		if (!c->current[0])
 			return fail("the running slot is not known: no slot= in %s and no "
 				    "verity.slot= on the kernel command line", c->status);
 		puts(c->current);
 		return 0;
 	}
-	if (!write && strcmp(verb, "status") && strcmp(verb, "get-primary") &&
-	    strcmp(verb, "get-state"))
-		return usage(stderr);
-	rc = open_store(c, write, &fd, &st);
+	rc = open_store(c, verbs[verb].write, &fd, &st);
 	if (rc)
 		return rc;
 	next = st.state;
-	if (want >= 2)
+	if (argc >= 2)
 		rc = slot_arg(&next, argv[1], &i);
-	else if (!strcmp(verb, "mark-good") || !strcmp(verb, "mark-bad"))
+	else if (verb == MARK_GOOD || verb == MARK_BAD)
 		rc = current_slot(c, &next, &i);
 	if (rc)
 		goto out;
 
-	if (!strcmp(verb, "status")) {
+	switch ((enum verb)verb) {
+	case STATUS:
 		rc = cmd_status(c, &st);
-	} else if (!strcmp(verb, "get-primary")) {
-		int p = vi_slots_pick(&next);
-
-		rc = p < 0 ? fail("no bootable slot") : 0;
-		if (p >= 0)
-			puts(vi_slot_name((unsigned)p));
-	} else if (!strcmp(verb, "get-state")) {
+		break;
+	case GET_PRIMARY:
+		p = vi_slots_pick(&next);
+		if (p < 0) {
+			rc = fail("no bootable slot");
+			break;
+		}
+		puts(vi_slot_name((unsigned)p));
+		break;
+	case GET_STATE:
 		puts(vi_slot_bootable(&next.slot[i]) ? "good" : "bad");
-	} else if (!strcmp(verb, "set-primary")) {
+		break;
+	case SET_PRIMARY:
 		vi_slots_set_primary(&next, i);
 		rc = save(c, fd, &st, &next);
-	} else if (!strcmp(verb, "set-state") && good) {
-		/* the floor rises only for the slot that is running: its version is proven */
-		vi_slots_mark_good(&next, i, c->current[0] && !strcmp(c->current, argv[1]));
+		break;
+	case SET_STATE:
+		if (!strcmp(argv[2], "good"))
+			/* the floor rises only for the slot that is running: its version is proven */
+			vi_slots_mark_good(&next, i, c->current[0] && !strcmp(c->current, argv[1]));
+		else
+			vi_slots_mark_bad(&next, i, "set-state bad");
 		rc = save(c, fd, &st, &next);
-	} else if (!strcmp(verb, "set-state")) {
-		vi_slots_mark_bad(&next, i, "set-state bad");
-		rc = save(c, fd, &st, &next);
-	} else if (!strcmp(verb, "mark-good")) {
+		break;
+	case MARK_GOOD:
 		vi_slots_mark_good(&next, i, true);
 		rc = save(c, fd, &st, &next);
 		if (!rc)
 			printf("slot %s marked good (rollback floor %llu)\n", vi_slot_name(i),
 			       (unsigned long long)next.floor);
-	} else {
+		break;
+	case MARK_BAD:
 		vi_slots_mark_bad(&next, i, c->reason ? c->reason : "mark-bad");
 		rc = save(c, fd, &st, &next);
 		if (!rc)
 			printf("slot %s marked bad\n", vi_slot_name(i));
+		break;
+	case GET_CURRENT:
+		break;
 	}
 out:
 	close(fd);

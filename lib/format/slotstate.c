@@ -21,7 +21,6 @@
 
 #include "slots.h"
 
-#define MAGIC        "VISL"
 #define VERSION      1
 #define OFF_SLOTS    32
 #define SLOT_SIZE    96
@@ -29,6 +28,7 @@
 #define OFF_CRC      508
 #define FLAG_SUCCESSFUL 0x01u
 
+static const uint8_t magic[4] = { 'V', 'I', 'S', 'L' };
 static const char *const names[VI_SLOTS_MAX] = { "a", "b", "c", "d" };
 
 const char *vi_slot_name(unsigned index)
@@ -130,7 +130,7 @@ int vi_slots_encode(const struct vi_slots *s, uint8_t *out, struct vi_error *err
 			return vi_err(err, "slot %s: reason not printable text", names[i]);
 	}
 	memset(out, 0, VI_SLOTS_RECORD_SIZE);
-	memcpy(out, MAGIC, 4);
+	memcpy(out, magic, sizeof(magic));
 	put_le(out + 4, VERSION, 2);
 	out[6] = (uint8_t)s->count;
 	put_le(out + 8, s->seq, 8);
@@ -182,7 +182,7 @@ int vi_slots_decode(const uint8_t *buf, struct vi_slots *ret, struct vi_error *e
 	uint32_t crc;
 	int r;
 
-	if (memcmp(buf, MAGIC, 4))
+	if (memcmp(buf, magic, sizeof(magic)))
 		return vi_err(err, "no slot state (bad magic)");
 	crc = (uint32_t)get_le(buf + OFF_CRC, 4);
 	if (crc != crc32c(buf, OFF_CRC))

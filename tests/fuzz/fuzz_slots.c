@@ -82,8 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int pick;
 
 	memset(store, 0, sizeof(store));
-	if (len)
-		memcpy(store, data, len);
+	memcpy(store, data, len);
 	if (size > sizeof(store) && (data[sizeof(store)] & 1))
 		for (unsigned c = 0; c < VI_SLOTS_COPIES; c++)
 			reseal(store + (size_t)c * VI_SLOTS_COPY_STRIDE);
@@ -101,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	/* the store */
-	vi_slots_store_parse(store, len, data && size ? (data[0] & 7u) : 0, &st);
+	vi_slots_store_parse(store, len, size ? (data[0] & 7u) : 0, &st);
 	check_state(&st.state);
 	if (st.source == VI_SLOTS_FROM_DEFAULTS)
 		CHECK(vi_slots_pick(&st.state) >= 0);
