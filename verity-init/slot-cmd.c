@@ -99,9 +99,10 @@ static bool cmdline_slot(const char *cmdline, char *out, size_t size)
 	for (const char *p = cmdline; *p;) {
 		size_t len = strcspn(p, " \t\n");
 
-		if (len > sizeof(key) - 1 && !strncmp(p, key, sizeof(key) - 1) &&
-		    vi_strlcpy_exact(out, size, p + sizeof(key) - 1, len - (sizeof(key) - 1)) == 0)
-			found = true;
+		/* a later word replaces an earlier one, even when it is no name we can take */
+		if (len > sizeof(key) - 1 && !strncmp(p, key, sizeof(key) - 1))
+			found = vi_strlcpy_exact(out, size, p + sizeof(key) - 1,
+						 len - (sizeof(key) - 1)) == 0;
 		p += len;
 		p += strspn(p, " \t\n");
 	}

@@ -121,6 +121,8 @@ test_where_the_running_slot_comes_from() {
 	assertEquals "unknown: rc 1" "1" "$?"
 	assertEquals "verity-init: slot: the running slot is not known: no slot= in $ST and no verity.slot= on the kernel command line" "$out"
 	assertEquals "command line" "b" "$("$VI" slot --status "$ST" --cmdline "ro verity.slot=a verity.slot=b" get-current)"
+	"$VI" slot --status "$ST" --cmdline "verity.slot=a verity.slot=toolongforaslotname" get-current >/dev/null 2>&1
+	assertEquals "the last word wins, also when it is no slot name" "1" "$?"
 	booted a
 	assertEquals "status file first" "a" "$("$VI" slot --status "$ST" --cmdline "verity.slot=b" get-current)"
 	booted z
