@@ -61,7 +61,8 @@ static int usage(FILE *f)
 {
 	fputs("Usage: verity-init slot [--store DEV] [--status FILE] [--cmdline STRING] VERB\n"
 	      "  status [--json] | get-primary | get-current | get-state SLOT |\n"
-	      "  set-primary SLOT | set-state SLOT good|bad | mark-good | mark-bad [--reason TEXT]\n"
+	      "  set-primary SLOT | set-state SLOT good|bad | mark-good |\n"
+	      "  mark-bad [--reason TEXT]\n"
 	      "See verity-init(8), docs/slots.md.\n",
 	      f);
 	return f == stdout ? 0 : 2;
@@ -204,7 +205,8 @@ static int cmd_status(const struct slot_cmd *c, const struct vi_slots_store *st)
 		       (unsigned long long)s->floor);
 		for (unsigned k = 0; k < VI_SLOTS_COPIES; k++) {
 			if (st->valid[k])
-				printf("copy%u=valid seq %llu\n", k, (unsigned long long)st->seq[k]);
+				printf("copy%u=valid seq %llu\n", k,
+				       (unsigned long long)st->seq[k]);
 			else
 				printf("copy%u=invalid: %s\n", k, st->why[k].msg);
 		}
@@ -252,8 +254,8 @@ static int cmd_status(const struct slot_cmd *c, const struct vi_slots_store *st)
 		const struct vi_slot *sl = &s->slot[i];
 
 		printf("%s{\"name\":\"%s\",\"priority\":%u,\"tries\":%u,\"successful\":%s,"
-		       "\"bootable\":%s,\"version\":%llu,\"reason\":", i ? "," : "", vi_slot_name(i),
-		       sl->priority, sl->tries, sl->successful ? "true" : "false",
+		       "\"bootable\":%s,\"version\":%llu,\"reason\":", i ? "," : "",
+		       vi_slot_name(i), sl->priority, sl->tries, sl->successful ? "true" : "false",
 		       vi_slot_bootable(sl) ? "true" : "false", (unsigned long long)sl->version);
 		json_str(sl->reason);
 		putchar('}');
@@ -287,7 +289,9 @@ static int current_slot(const struct slot_cmd *c, const struct vi_slots *s, unsi
 	return slot_arg(s, c->current, ret);
 }
 
-enum verb { STATUS, GET_PRIMARY, GET_CURRENT, GET_STATE, SET_PRIMARY, SET_STATE, MARK_GOOD, MARK_BAD };
+enum verb {
+	STATUS, GET_PRIMARY, GET_CURRENT, GET_STATE, SET_PRIMARY, SET_STATE, MARK_GOOD, MARK_BAD
+};
 
 static const struct {
 	const char *name;
@@ -310,7 +314,8 @@ static int verb_of(const struct slot_cmd *c, int argc, char **argv)
 	for (size_t v = 0; v < sizeof(verbs) / sizeof(verbs[0]); v++) {
 		if (strcmp(argv[0], verbs[v].name))
 			continue;
-		if (argc != verbs[v].argc || (c->json && v != STATUS) || (c->reason && v != MARK_BAD))
+		if (argc != verbs[v].argc || (c->json && v != STATUS) ||
+		    (c->reason && v != MARK_BAD))
 			return -1;
 		if (v == SET_STATE && strcmp(argv[2], "good") && strcmp(argv[2], "bad"))
 			return -1;
@@ -366,8 +371,8 @@ static int run_verb(struct slot_cmd *c, int argc, char **argv)
 		rc = save(c, fd, &st, &next);
 		break;
 	case SET_STATE:
+		/* the floor rises only for the slot that is running: its version is proven */
 		if (!strcmp(argv[2], "good"))
-			/* the floor rises only for the slot that is running: its version is proven */
 			vi_slots_mark_good(&next, i, c->current[0] && !strcmp(c->current, argv[1]));
 		else
 			vi_slots_mark_bad(&next, i, "set-state bad");
