@@ -9,7 +9,7 @@ BUILD_PKGS="gcc make pkg-config libdevmapper-dev libblkid-dev libssl-dev libcmoc
 STATIC_PKGS="dpkg-dev libaio-dev"
 TEST_PKGS="shunit2 qemu-system-x86 linux-image-amd64 dracut-core cryptsetup-bin busybox-static
 e2fsprogs squashfs-tools erofs-utils cpio kmod minisign gdisk time clang cppcheck clang-tidy
-valgrind systemd udev openssl shellcheck xz-utils zstd lz4 file jq
+valgrind systemd udev openssl shellcheck xz-utils zstd lz4 file jq rauc rauc-service
 linux-image-6.12.118+deb12-amd64 ovmf systemd-boot-efi sbsigntool binutils dosfstools mtools
 swtpm swtpm-tools debhelper lintian"
 
