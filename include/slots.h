@@ -114,7 +114,9 @@ int vi_slots_set_primary(struct vi_slots *s, unsigned i);
 /* Whether a manifest version may boot under s's floor. */
 bool vi_slots_version_allowed(const struct vi_slots *s, uint64_t version);
 
-/* --- the store device --- */
+/* --- the store device ---
+ * fd is opened without O_DIRECT (the buffers are not aligned for it): fdatasync after each copy
+ * is what orders the writes and puts them on the medium, through the device's cache too. */
 /* Read the store from fd (its first VI_SLOTS_STORE_SIZE bytes; a shorter file is read as far as
  * it goes). Only a read error fails; an unreadable state is the defaults (see the source). */
 int vi_slots_read_fd(int fd, unsigned default_count, struct vi_slots_store *ret,
