@@ -30,7 +30,7 @@ POLICY_TEXT=$(cd "$VM_SRCDIR/../.." && pwd)/docs/examples/ipe-verity-root.pol
 oneTimeSetUp() {
 	vm_require_tools qemu-system-x86_64 mkfs.ext4 debugfs cpio modprobe openssl || exit 1
 	uefi_require || exit 1
-	[ -x "$VI_TOOL" ] && [ -x "$VM_AGENT" ] || { echo "no $VI_TOOL or $VM_AGENT" >&2; exit 1; }
+	if [ ! -x "$VI_TOOL" ] || [ ! -x "$VM_AGENT" ]; then echo "no $VI_TOOL or $VM_AGENT" >&2; exit 1; fi
 	D=$(vm_workdir ipe)
 	DBKEY=$(uefi_db_key) || exit 1
 	read -r OKEY OCRT < <(uefi_other_key "$D") || exit 1

@@ -13,11 +13,11 @@ tpm_require() {
 # out of memory) or, on the PVH entry, QEMU exits at once; SeaBIOS with the PVH entry gives the
 # kernel ACPI tables the initramfs has overwritten (no TPM, no ACPI power-off).
 tpm_start() {
-	local d=$1 i
+	local d=$1 _
 	rm -rf "$d" && mkdir -p "$d" || return 1
 	swtpm socket --tpm2 --tpmstate "dir=$d" --ctrl "type=unixio,path=$d/sock" \
 		--log "file=$d/swtpm.log" --terminate --daemon || { vm_die "swtpm did not start"; return 1; }
-	for i in 1 2 3 4 5 6 7 8 9 10; do
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		[ -S "$d/sock" ] && break
 		sleep 0.2
 	done
