@@ -15,6 +15,7 @@
 #include "devspec.h"
 #include "failactions.h"
 #include "superblock.h"
+#include "volatile.h"
 
 #define VI_MAX_DM_UUID   129u    /* DM_UUID_LEN, with the NUL */
 #define VI_MAX_FSTYPE    32u
@@ -110,6 +111,7 @@ struct vi_config {
 	bool fail_given;                          /* verity.fail= was on the command line */
 	bool timeout_given;                       /* verity.timeout= was on the command line */
 	bool ro;                                  /* "ro" seen (we always mount read-only) */
+	enum vi_volatile volatile_mode;           /* systemd.volatile= / verity.volatile= */
 	bool shell_dropped;                       /* vi_policy_apply removed "shell" */
 	bool shell_requested;                     /* rd.break, rd.shell=1 (dracut's root shells) */
 	char shell_key[16];                       /* the first such key, for the refusal */

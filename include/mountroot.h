@@ -3,6 +3,7 @@
 #ifndef VERITY_MOUNTROOT_H
 #define VERITY_MOUNTROOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -32,6 +33,17 @@ struct vi_file_id {
  * then leads outside root, which expect refuses. */
 int vi_init_check(const char *root, const char *init, dev_t expect, struct vi_file_id *ret_id,
 		  struct vi_error *err);
+
+/* Open path (absolute) inside the directory rootfd, symlinks resolved inside it. Without openat2
+ * (ENOSYS: kernels before 5.6; *ret_fallback true) a plain openat: an absolute symlink then leads
+ * out of the root, where the callers' st_dev comparison refuses what it finds. Returns the fd or
+ * -errno. */
+int vi_open_in_root(int rootfd, const char *path, int flags, bool *ret_fallback);
+
+/* vi_init_check's checks of the file, with root given as an open directory: expect (0: not
+ * checked) applies to init only, not to the directory. */
+int vi_init_check_at(int rootfd, const char *init, dev_t expect, struct vi_file_id *ret_id,
+		     struct vi_error *err);
 
 /* After the switch: is init (the path execve() will take, from the current root) still the
  * file vi_init_check read? /dev, /proc, /sys and /run came in on top of the root after the

@@ -11,7 +11,7 @@ TEST_PKGS="shunit2 qemu-system-x86 linux-image-amd64 dracut-core cryptsetup-bin 
 e2fsprogs squashfs-tools erofs-utils cpio kmod minisign gdisk time clang cppcheck clang-tidy
 valgrind systemd udev openssl shellcheck xz-utils zstd lz4 file jq rauc rauc-service
 linux-image-6.12.118+deb12-amd64 ovmf systemd-boot-efi sbsigntool binutils dosfstools mtools
-swtpm swtpm-tools debhelper lintian"
+swtpm swtpm-tools debhelper lintian mmdebstrap"
 
 missing=""
 for p in $BUILD_PKGS $STATIC_PKGS $TEST_PKGS; do

@@ -11,7 +11,7 @@ prog=verity-init-mkinitramfs
 # decoder, AF_ALG hashing for the pre-flight check and the hash algorithms a tree may use (the
 # set the dracut module installs).
 BASE_MODULES="dm-verity"
-BASE_OPTIONAL="reed_solomon algif_hash crypto-sha256 crypto-sha512 crypto-sha1"
+BASE_OPTIONAL="reed_solomon algif_hash crypto-sha256 crypto-sha512 crypto-sha1 overlay"
 DEFAULT_FS="ext4 squashfs erofs"
 
 usage() {

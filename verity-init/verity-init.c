@@ -30,6 +30,7 @@
 #include "measure.h"
 #include "modules.h"
 #include "mountroot.h"
+#include "overlay.h"
 #include "plan.h"
 #include "policy.h"
 #include "slot-cmd.h"
@@ -236,8 +237,48 @@ static int activate(struct agent *a, const struct vi_target *t, struct vi_activa
 	return 0;
 }
 
-/* Mount the mapping on NEWROOT and read its init completely (step 7, before switching);
- * *ret_init names the file read, to be found again at exec. */
+/* Undo mount_and_check: the overlay (systemd.volatile=overlay) and the mapping's mount. */
+static void unmount_root(void)
+{
+	vi_overlay_unmount(NEWROOT, VI_OVERLAY_DIR);
+	umount2(NEWROOT, MNT_DETACH);
+}
+
+/* systemd.volatile=overlay: a tmpfs over the verified root, and init read again through it,
+ * from the verified layer (lib/boot/overlay.c). */
+static int stack_overlay(struct agent *a, const struct vi_target *t,
+			 const struct vi_activation *act, struct vi_file_id *init_id)
+{
+	const struct vi_file_id lower = *init_id;
+	struct vi_error err = { "" };
+	int r, lowerfd = open(NEWROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (lowerfd < 0) {
+		r = -errno;
+		vi_errno(&err, r, "cannot open " NEWROOT ": %s", strerror(-r));
+		return fail_target(a, VI_STAGE_MOUNT, t, r, &err);
+	}
+	r = vi_overlay_mount(NEWROOT, VI_OVERLAY_DIR, &err);
+	if (r < 0) {
+		close(lowerfd);
+		return fail_target(a, VI_STAGE_MOUNT, t, r, &err);
+	}
+	r = vi_overlay_init_check(NEWROOT, VI_OVERLAY_DIR, lowerfd, a->plan.cfg.init, act->devno,
+				  &lower, init_id, &err);
+	close(lowerfd);
+	if (r < 0) {
+		vi_overlay_unmount(NEWROOT, VI_OVERLAY_DIR);
+		return fail_target(a, VI_STAGE_INIT, t, r, &err);
+	}
+	vi_kmsg_log(&a->log, KMSG_INFO, "%s: overlay on " NEWROOT ": %s below, tmpfs "
+		 VI_OVERLAY_DIR "/upper above (not verified, lost at power-off); init %s read "
+		 "through it from the verified root", t->name, act->node, a->plan.cfg.init);
+	return 0;
+}
+
+/* Mount the mapping on NEWROOT and read its init completely (step 7, before switching), through
+ * the overlay with systemd.volatile=overlay; *ret_init names the file read, to be found again
+ * at exec. */
 static int mount_and_check(struct agent *a, const struct vi_target *t,
 			   const struct vi_activation *act, struct vi_file_id *ret_init)
 {
@@ -265,7 +306,12 @@ static int mount_and_check(struct agent *a, const struct vi_target *t,
 	}
 	vi_kmsg_log(&a->log, KMSG_INFO, "%s: mounted %s read-only on " NEWROOT " (%s), init %s read",
 		 t->name, act->node, type, cfg->init);
-	return 0;
+	if (cfg->volatile_mode == VI_VOLATILE_OVERLAY) {
+		r = stack_overlay(a, t, act, ret_init);
+		if (r < 0)
+			umount2(NEWROOT, MNT_DETACH);
+	}
+	return r;
 }
 
 /* The environment of init and of the fallback shell: what the kernel gives init by default
@@ -511,7 +557,7 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 	/* refused by the switch's own checks, nothing moved: undo as after a failed init check,
 	 * so the recovery root can use NEWROOT */
 out_umount:
-	umount2(NEWROOT, MNT_DETACH);
+	unmount_root();
 out_remove:
 	if (!act.reused)
 		vi_dm_remove(t->name, &ignored);

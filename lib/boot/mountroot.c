@@ -102,10 +102,7 @@ int vi_mount_root(const char *source, dev_t expect, const char *target, const ch
 	return r;
 }
 
-/* Open path (absolute) inside the directory rootfd, symlinks resolved inside it. Without openat2
- * (ENOSYS: kernels before 5.6) a plain openat: an absolute symlink then leads out of the root,
- * where the callers' st_dev comparison refuses what it finds. Returns the fd or -errno. */
-static int open_in_root(int rootfd, const char *path, int flags, bool *ret_fallback)
+int vi_open_in_root(int rootfd, const char *path, int flags, bool *ret_fallback)
 {
 	struct open_how how = {
 		.flags = (uint64_t)flags,
@@ -126,39 +123,27 @@ static bool exec_format(const unsigned char *head, size_t len)
 	       (len >= 2 && head[0] == '#' && head[1] == '!');
 }
 
-int vi_init_check(const char *root, const char *init, dev_t expect, struct vi_file_id *ret_id,
-		  struct vi_error *err)
+int vi_init_check_at(int rootfd, const char *init, dev_t expect, struct vi_file_id *ret_id,
+		     struct vi_error *err)
 {
 	unsigned char buf[65536], head[4];
 	size_t have = 0;
 	struct statvfs vfs;
 	struct stat st;
-	int rootfd, fd, r;
+	int fd, r;
 	bool fallback;
 	ssize_t n;
 
 	if (init[0] != '/') {
 		return vi_errno(err, -EINVAL, "init=%.100s is not an absolute path", init);
 	}
-	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0) {
-		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "cannot open %s: %s", root, strerror(-r));
-		return r;
-	}
-	if (expect && (fstat(rootfd, &st) < 0 || st.st_dev != expect)) {
-		snprintf(err->msg, sizeof(err->msg), "%s is not the verified mapping (%u:%u)", root,
-			 major(expect), minor(expect));
-		r = -EXDEV;
-		goto out_root;
-	}
 	/* absolute symlinks (/sbin/init -> /lib/systemd/systemd) must resolve inside root */
-	fd = open_in_root(rootfd, init, O_RDONLY | O_CLOEXEC | O_NOCTTY, &fallback);
+	fd = vi_open_in_root(rootfd, init, O_RDONLY | O_CLOEXEC | O_NOCTTY, &fallback);
 	if (fd < 0) {
 		r = fd;
 		snprintf(err->msg, sizeof(err->msg), "init %.100s not usable in the new root: %s", init,
 			 strerror(-r));
-		goto out_root;
+		return r;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111)) {
 		snprintf(err->msg, sizeof(err->msg), "init %.100s is not an executable file", init);
@@ -209,7 +194,31 @@ int vi_init_check(const char *root, const char *init, dev_t expect, struct vi_fi
 	r = 0;
 out:
 	close(fd);
-out_root:
+	return r;
+}
+
+int vi_init_check(const char *root, const char *init, dev_t expect, struct vi_file_id *ret_id,
+		  struct vi_error *err)
+{
+	struct stat st;
+	int rootfd, r;
+
+	if (init[0] != '/') {
+		return vi_errno(err, -EINVAL, "init=%.100s is not an absolute path", init);
+	}
+	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		r = -errno;
+		snprintf(err->msg, sizeof(err->msg), "cannot open %s: %s", root, strerror(-r));
+		return r;
+	}
+	if (expect && (fstat(rootfd, &st) < 0 || st.st_dev != expect)) {
+		snprintf(err->msg, sizeof(err->msg), "%s is not the verified mapping (%u:%u)", root,
+			 major(expect), minor(expect));
+		r = -EXDEV;
+	} else {
+		r = vi_init_check_at(rootfd, init, expect, ret_id, err);
+	}
 	close(rootfd);
 	return r;
 }
@@ -249,7 +258,7 @@ int vi_root_dirs_check(const char *root, dev_t expect, struct vi_error *err)
 	}
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !r; i++) {
 		/* /lib -> usr/lib and the like: where the link leads is what counts */
-		fd = open_in_root(rootfd, dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC, &fallback);
+		fd = vi_open_in_root(rootfd, dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC, &fallback);
 		/* Absent: nothing runs from it. Not when only openat without openat2 missed it: an
 		 * absolute link resolved outside the root says nothing of where it leads inside. */
 		if (fd == -ENOENT &&

@@ -23,6 +23,7 @@
 #include "params.h"
 #include "rootopts.h"
 #include "strutil.h"
+#include "volatile.h"
 #include "vopts.h"
 
 bool vi_target_has_signature(const struct vi_config *cfg, const struct vi_target *t)
@@ -64,6 +65,7 @@ enum slot {
 	S_EXTRA_MOUNT,
 	S_OTHER_INIT,
 	S_SHELL,
+	S_VOLATILE, S_VI_VOLATILE,
 	S__MAX
 };
 
@@ -73,6 +75,7 @@ enum {
 	K_LAST  = 1u << 2,   /* kernel key: the last occurrence wins */
 	K_FLAG  = 1u << 3,   /* bare word only ("ro") */
 	K_CASEI = 1u << 4,   /* repeats compared case-insensitively (hex) */
+	K_BARE  = 1u << 5,   /* the bare key has a meaning of its own (lib/config/volatile.c) */
 };
 
 struct key {
@@ -119,6 +122,9 @@ static const struct key keys[] = {
 	{ "verity.sig",                   S_SIG,          K_RD },
 	{ "verity.manifest",              S_MANIFEST,     K_RD },
 	{ "verity.require_signature",     S_REQSIG,       K_RD | K_BOOL },
+	/* systemd's has no "rd." form: its initramfs and the root read the same key */
+	{ "systemd.volatile",             S_VOLATILE,     K_BARE },
+	{ "verity.volatile",              S_VI_VOLATILE,  K_RD | K_BARE },
 	{ "verity.recovery.roothash",     S_REC_ROOTHASH, K_RD | K_CASEI },
 	{ "verity.recovery.data",         S_REC_DATA,     K_RD },
 	{ "verity.recovery.hash",         S_REC_HASHDEV,  K_RD },
@@ -363,7 +369,7 @@ static int collect(const struct vi_cmdline_tok *t, struct cmdline_state *st,
 	if (k->flags & K_FLAG) {
 		if (t->val)
 			return 0;   /* "ro=..." is not the kernel's "ro" either */
-	} else if (!t->val && !(k->flags & K_BOOL)) {
+	} else if (!t->val && !(k->flags & (K_BOOL | K_BARE))) {
 		return vi_err(err, "'%s' needs a value (%s=...)", kn, kn);
 	}
 	if (t->val) {
@@ -826,6 +832,16 @@ static int resolve_mount(const struct slotval *sl, struct vi_config *c, struct v
 	return 0;
 }
 
+/* systemd.volatile=, verity.volatile=: lib/config/volatile.c. */
+static int resolve_volatile(const struct slotval *sl, struct vi_config *c, struct vi_error *err)
+{
+	const struct slotval *s = &sl[S_VOLATILE], *o = &sl[S_VI_VOLATILE];
+	const struct vi_volatile_word sd = { s->set, s->key, s->key_len, s->val, s->val_len },
+				      ours = { o->set, o->key, o->key_len, o->val, o->val_len };
+
+	return vi_volatile_resolve(&sd, &ours, &c->volatile_mode, err);
+}
+
 static int resolve(const struct slotval *sl, struct vi_config *c, struct vi_error *err)
 {
 	int r;
@@ -837,6 +853,8 @@ static int resolve(const struct slotval *sl, struct vi_config *c, struct vi_erro
 		r = resolve_fallback(sl, c, err);
 	if (r == 0)
 		r = resolve_mount(sl, c, err);
+	if (r == 0)
+		r = resolve_volatile(sl, c, err);
 	return r;
 }
 

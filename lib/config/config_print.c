@@ -116,6 +116,7 @@ int vi_config_print(FILE *f, const struct vi_config *cfg, enum vi_print_style st
 	field(&p, "rootflags", cfg->rootflags);
 	field(&p, "init", cfg->init);
 	fbool(&p, "ro", cfg->ro);
+	field(&p, "volatile", vi_volatile_name(cfg->volatile_mode));
 	target(&p, &cfg->recovery, "recovery.");
 	if (p.r == 0 && fflush(f) == EOF)
 		p.r = -EIO;

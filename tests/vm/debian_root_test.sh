@@ -1,0 +1,66 @@
+#!/bin/bash
+# A real distribution over a verified root: the Debian bookworm root of lib-debian.sh (systemd
+# as PID 1) boots through the standalone agent initramfs (verity-init-mkinitramfs) to
+# multi-user.target with systemd reporting "running", in the layouts with writable state:
+# systemd.volatile=overlay (the agent stacks a tmpfs over the verified root) and
+# systemd.volatile=state (the root stays read-only, the root's systemd puts a tmpfs on /var).
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/vm/lib-debian.sh
+. "$(dirname "$0")/lib-debian.sh"
+
+MKRD=$VM_SRCDIR/../../verity-init/verity-init-mkinitramfs.sh
+VI_IMAGE=$BUILD/verity-image
+VI_STATIC=$BUILD/static/verity-init
+# A Debian boot under TCG on a loaded 2-core host: 30-90 s; the marker waits for the boot to end.
+DEB_TIMEOUT=${DEB_TIMEOUT:-240}
+DEB_MEM=768
+
+oneTimeSetUp() {
+	vm_require_tools qemu-system-x86_64 mmdebstrap mksquashfs mkfs.erofs cpio modprobe zstd || exit 1
+	[ -x "$VI_STATIC" ] || { echo "no $VI_STATIC (make static)" >&2; exit 1; }
+	[ -x "$VI_IMAGE" ] || { echo "no $VI_IMAGE (make)" >&2; exit 1; }
+	local w
+	w=$(vm_workdir debian-rd)
+	RD=$w/initrd.img
+	"$MKRD" -k "$VM_KVER" -a "$VI_STATIC" -m "virtio_pci virtio_blk" -z zstd "$RD" \
+		>"$w/mkrd.out" 2>&1 || { cat "$w/mkrd.out" >&2; exit 1; }
+}
+
+# debian_boot NAME FSTYPE WORDS... : boot the verified Debian root of FSTYPE (hash tree on the
+# second disk) with the command line verity-image prints for it, and WORDS.
+debian_boot() {
+	local name=$1 fs=$2 words; shift 2
+	debian_verity "$fs" || { fail "the $fs root image"; return 1; }
+	words=$("$VI_IMAGE" cmdline "$DEB_HASH" /dev/vda /dev/vdb "$DEB_ROOTHASH") ||
+		{ fail "verity-image cmdline"; return 1; }
+	vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk "$DEB_DATA" --disk "$DEB_HASH" \
+		"$name" "$RD" "$words root=/dev/mapper/root verity.fail=poweroff $*"
+}
+
+test_overlay_over_the_verified_root_boots_to_running() {
+	debian_boot debian-overlay erofs systemd.volatile=overlay || return
+	vm_assert_booted || return
+	debian_assert_running "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root: overlay on /sysroot: /dev/mapper/root below, tmpfs /run/verity-init/overlay/upper above .*init /sbin/init read through it from the verified root' || return
+	debian_assert_mount "$VM_LOG" / overlay overlay 'rw' || return
+	debian_assert_mount "$VM_LOG" /usr overlay overlay 'rw' || return
+	debian_assert_writable "$VM_LOG" /etc yes || return
+	debian_assert_writable "$VM_LOG" /var yes || return
+	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS result=ok'
+}
+
+test_state_keeps_the_verified_root_read_only_with_var_on_tmpfs() {
+	debian_boot debian-state squashfs systemd.volatile=state || return
+	vm_assert_booted || return
+	debian_assert_running "$VM_LOG" || return
+	debian_assert_mount "$VM_LOG" / '/dev/(mapper/root|dm-[0-9]+)' squashfs 'ro' || return
+	debian_assert_mount "$VM_LOG" /usr '/dev/(mapper/root|dm-[0-9]+)' squashfs 'ro' || return
+	debian_assert_mount "$VM_LOG" /var tmpfs tmpfs 'rw' || return
+	debian_assert_writable "$VM_LOG" /etc no || return
+	debian_assert_writable "$VM_LOG" /var yes || return
+	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS result=ok'
+}
+
+# shellcheck source=/dev/null
+. /usr/share/shunit2/shunit2

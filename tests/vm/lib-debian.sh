@@ -1,0 +1,153 @@
+# shellcheck shell=bash
+# The Debian test root (tests/vm/debian_*_test.sh): a bookworm system built by mmdebstrap
+# (minbase, systemd as /sbin/init, udev, dbus, merged /usr) with the marker unit of
+# tests/vm/debian-root-hook.sh, as ext4, squashfs and erofs images with their hash trees.
+# Sourced after lib.sh. Everything is cached under $BUILD/debian-root/, named by the hash of its
+# inputs: the mmdebstrap run (about 30 s with a warm network, 170 MB) once per change of the
+# package list, the hook or the suite; each image once per root and filesystem.
+
+DEB_SUITE=bookworm
+DEB_INCLUDE=systemd-sysv,udev,dbus
+# Documentation, manuals and translations are not needed to boot (a smaller image, a faster copy).
+DEB_DPKGOPTS=(--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*'
+	--dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*')
+DEB_HOOK=$VM_SRCDIR/debian-root-hook.sh
+DEB_DIR=$BUILD/debian-root
+# The host's apt sources: the same archive (or snapshot) as the host's packages.
+DEB_SOURCES=${DEB_SOURCES:-/etc/apt/sources.list.d/debian.sources}
+[ -r "$DEB_SOURCES" ] || DEB_SOURCES=/etc/apt/sources.list
+mkdir -p "$DEB_DIR"
+
+# debian_root_key : the hash of the root's inputs (suite, packages, dpkg options, hook).
+debian_root_key() {
+	{
+		printf '%s\n' "$DEB_SUITE" "$DEB_INCLUDE" "${DEB_DPKGOPTS[@]}"
+		sha256sum <"$DEB_HOOK"
+	} | sha256sum | cut -c1-32
+}
+
+_deb_mmdebstrap() {   # OUT.tmp
+	local t0 r
+	t0=$(date +%s)
+	SOURCE_DATE_EPOCH=$VM_EPOCH mmdebstrap --quiet --variant=minbase --format=tar \
+		--include="$DEB_INCLUDE" "${DEB_DPKGOPTS[@]}" \
+		--customize-hook="sh '$DEB_HOOK' \"\$1\"" \
+		"$DEB_SUITE" "$1" "$DEB_SOURCES" >"$DEB_DIR/mmdebstrap.log" 2>&1
+	r=$?
+	[ $r = 0 ] || { vm_log_tail "$DEB_DIR/mmdebstrap.log"; vm_die "mmdebstrap failed ($r)"; return 1; }
+	vm_log "debian root: mmdebstrap took $(( $(date +%s) - t0 ))s, $(( $(vm_size "$1") / 1048576 )) MiB"
+}
+
+# debian_root_tar : print the path of the cached root tarball (build it first when missing).
+# Roots of other inputs untouched for a day are removed.
+debian_root_tar() {
+	local key out
+	command -v mmdebstrap >/dev/null || { vm_die "no mmdebstrap (run tests/deps.sh)"; return 1; }
+	key=$(debian_root_key)
+	out=$DEB_DIR/$key.tar
+	vm_cached "$key" "$out" _deb_mmdebstrap "$out.tmp" || return 1
+	find "$DEB_DIR" -maxdepth 1 -type f ! -name "$key*" -mmin +1440 -delete 2>/dev/null
+	echo "$out"
+}
+
+# _deb_mkfs FSTYPE TREE OUT : a root image of TREE that keeps owners and modes (unlike vm_mkfs,
+# whose busybox roots are all root's), size a multiple of 4096. squashfs and erofs keep the data
+# uncompressed, as vm_mkfs does, so that a file's bytes can be found in the image.
+_deb_mkfs() {
+	local fs=$1 tree=$2 out=$3 mib
+	rm -f "$out"
+	case $fs in
+	ext4)
+		mib=$(du -sm "$tree" | cut -f1)
+		mib=$(( mib * 13 / 10 + 32 ))
+		E2FSPROGS_FAKE_TIME=$VM_EPOCH mkfs.ext4 -q -F -b 4096 -L debroot -U "$VM_FS_UUID" \
+			-O ^has_journal -E "hash_seed=$VM_FS_UUID" -d "$tree" "$out" "${mib}M" >/dev/null ;;
+	squashfs)
+		mksquashfs "$tree" "$out" -quiet -no-progress -noappend -noD -noF -no-fragments \
+			-mkfs-time "$VM_EPOCH" -all-time "$VM_EPOCH" >/dev/null ;;
+	erofs)
+		mkfs.erofs --quiet -Enoinline_data -T"$VM_EPOCH" -U"$VM_FS_UUID" "$out" "$tree" >/dev/null ;;
+	*) vm_die "_deb_mkfs: unknown filesystem '$fs'"; return 1 ;;
+	esac || { vm_die "_deb_mkfs: $fs failed"; return 1; }
+	truncate -s "%4096" "$out"
+}
+
+_deb_build_image() {   # FSTYPE TAR OUT.tmp
+	local tmp r
+	tmp=$(mktemp -d "$DEB_DIR/tree.XXXXXX") || return 1
+	tar -C "$tmp" --numeric-owner -xpf "$2" && _deb_mkfs "$1" "$tmp" "$3"
+	r=$?
+	rm -rf "$tmp"
+	return $r
+}
+
+# debian_root_image FSTYPE : print the path of the cached, read-only root image.
+debian_root_image() {
+	local fs=$1 tar key out
+	tar=$(debian_root_tar) || return 1
+	out=${tar%.tar}.$fs
+	key=$(vm_cache_key debian-image "$fs" "$(basename "$tar")" \
+		"$(declare -f _deb_mkfs _deb_build_image | sha256sum)" \
+		"$(mkfs.ext4 -V 2>&1 | head -n1)" "$(mksquashfs -version 2>&1 | head -n1)" \
+		"$(mkfs.erofs -V 2>&1 | head -n1)")
+	vm_cached "$key" "$out" _deb_build_image "$fs" "$tar" "$out.tmp" || return 1
+	echo "$out"
+}
+
+_deb_build_hash() {   # IMAGE DIR.tmp : DIR/hash.img (verity-image format) and DIR/roothash
+	local rh
+	mkdir -p "$2" && rh=$(vm_verity_format verity-image "$1" "$2/hash.img") &&
+		echo "$rh" >"$2/roothash"
+}
+
+# debian_verity FSTYPE : set DEB_DATA (the image, to attach read-only), DEB_HASH (its cached hash
+# tree, formatted by build/verity-image) and DEB_ROOTHASH.
+debian_verity() {
+	local fs=$1 key dir
+	DEB_DATA=$(debian_root_image "$fs") || return 1
+	dir=$DEB_DATA.verity
+	key=$(vm_cache_key debian-hash "$(cat "$DEB_DATA.key")" "$(sha256sum <"$BUILD/verity-image")")
+	vm_cached "$key" "$dir" _deb_build_hash "$DEB_DATA" "$dir.tmp" || return 1
+	DEB_HASH=$dir/hash.img
+	DEB_ROOTHASH=$(cat "$dir/roothash")
+}
+
+# --- the marker's lines -------------------------------------------------------------------------
+# debian_line LOG PREFIX [ARG] : the first console line starting with PREFIX (and ARG), CR dropped.
+debian_line() {
+	local l
+	l=$(grep -a -o -m1 -- "$2 ${3:+$3 }.*" "$1") || return 1
+	printf '%s\n' "${l%$'\r'}"
+}
+
+# debian_assert_running LOG : the marker ran and systemd reported "running" (else the failed
+# units are named).
+debian_assert_running() {
+	local log=$1 l failed
+	l=$(debian_line "$log" "$VM_MARKER") || { _vm_fail "no $VM_MARKER line" "$log"; return 1; }
+	case $l in
+	*" state=running"*) ;;
+	*)	failed=$(grep -a -o 'VERITY-TEST-FAILED [^[:cntrl:]]*' "$log" | cut -d' ' -f2 | tr '\n' ' ')
+		_vm_fail "system not running: $l; failed units: ${failed:-none}" "$log"; return 1 ;;
+	esac
+	vm_assert_log_contains "$log" 'VERITY-TEST-END' "the marker did not finish"
+}
+
+# debian_assert_mount LOG DIR SOURCE-REGEX FSTYPE OPTS-REGEX : findmnt's line for DIR.
+debian_assert_mount() {
+	local log=$1 dir=$2 src=$3 fs=$4 opts=$5 l
+	l=$(debian_line "$log" VERITY-TEST-MOUNT "$dir") || { _vm_fail "no mount line for $dir" "$log"; return 1; }
+	# shellcheck disable=SC2086  # the marker's fields
+	set -- ${l#VERITY-TEST-MOUNT "$dir" }
+	if ! [[ ${1:-} =~ ^$src$ ]] || [ "${2:-}" != "$fs" ] || ! [[ ,${3:-}, =~ ,$opts, ]]; then
+		_vm_fail "$dir: '$l', expected source /$src/, type $fs, options with /$opts/" "$log"
+		return 1
+	fi
+}
+
+# debian_assert_writable LOG DIR yes|no
+debian_assert_writable() {
+	local l
+	l=$(debian_line "$1" VERITY-TEST-WRITABLE "$2") || { _vm_fail "no writable line for $2" "$1"; return 1; }
+	[ "$l" = "VERITY-TEST-WRITABLE $2 $3" ] || { _vm_fail "$2 writable: expected $3, got '$l'" "$1"; return 1; }
+}
