@@ -684,6 +684,58 @@ static void test_helpers(void **state)
 	assert_int_equal(vi_fail_list_parse("panic,", 6, f, &err), -EINVAL);
 }
 
+/* ---- systemd.volatile= / verity.volatile= ---- */
+
+static void test_volatile(void **state)
+{
+	enum vi_volatile m = VI_VOLATILE_YES;
+
+	(void)state;
+	ok("roothash=" H DEVS);
+	assert_int_equal(cfg.volatile_mode, VI_VOLATILE_NO);
+	ok("roothash=" H DEVS " systemd.volatile=overlay");
+	assert_int_equal(cfg.volatile_mode, VI_VOLATILE_OVERLAY);
+	ok("roothash=" H DEVS " systemd.volatile=state");
+	assert_int_equal(cfg.volatile_mode, VI_VOLATILE_STATE);
+	ok("roothash=" H DEVS " systemd.volatile=OFF");
+	assert_int_equal(cfg.volatile_mode, VI_VOLATILE_NO);
+	/* ours: the same slot's other name, with the same values */
+	ok("roothash=" H DEVS " rd.verity.volatile=overlay systemd.volatile=overlay");
+	assert_int_equal(cfg.volatile_mode, VI_VOLATILE_OVERLAY);
+	ok("roothash=" H DEVS " verity.volatile=overlay verity.volatile=overlay");
+	assert_int_equal(cfg.volatile_mode, VI_VOLATILE_OVERLAY);
+	ok("roothash=" H DEVS " systemd.volatile=state verity.volatile=state");
+	assert_int_equal(cfg.volatile_mode, VI_VOLATILE_STATE);
+	ok("roothash=" H DEVS " systemd.volatile=no verity.volatile=0");
+	assert_int_equal(cfg.volatile_mode, VI_VOLATILE_NO);
+	/* yes (also the bare key, and any true word): a tmpfs root needs a verified /usr */
+	bad("roothash=" H DEVS " systemd.volatile=yes", "'systemd.volatile' means yes: a tmpfs root "
+	    "under a verified /usr, and verity-init does not verify /usr yet");
+	bad("roothash=" H DEVS " systemd.volatile", "does not verify /usr yet");
+	bad("roothash=" H DEVS " systemd.volatile=TRUE", "does not verify /usr yet");
+	bad("roothash=" H DEVS " verity.volatile=1", "'verity.volatile' means yes");
+	/* the root's systemd reads only its own key: state from ours alone would do nothing */
+	bad("roothash=" H DEVS " verity.volatile=state", "give systemd.volatile=state");
+	bad("roothash=" H DEVS " systemd.volatile=state verity.volatile=overlay",
+	    "'systemd.volatile' and 'verity.volatile' give different values");
+	bad("roothash=" H DEVS " verity.volatile=overlay verity.volatile=no",
+	    "give different values");
+	/* systemd's own words are exact: no "Overlay", no empty value */
+	bad("roothash=" H DEVS " systemd.volatile=Overlay",
+	    "systemd.volatile: not a volatile mode (yes, no, state or overlay)");
+	bad("roothash=" H DEVS " systemd.volatile=", "has an empty value");
+	bad("roothash=" H DEVS " verity.volatile=tmpfs", "verity.volatile: not a volatile mode");
+	bad("roothash=" H DEVS " verity.volatil=overlay", "unknown key 'verity.volatil'");
+	/* the parser itself */
+	assert_int_equal(vi_volatile_parse(NULL, 0, &m, &err), 0);
+	assert_int_equal(m, VI_VOLATILE_YES);
+	assert_int_equal(vi_volatile_parse("overlayx", 7, &m, &err), 0);   /* by length */
+	assert_int_equal(m, VI_VOLATILE_OVERLAY);
+	assert_int_equal(vi_volatile_parse("stat", 4, &m, &err), -EINVAL);
+	assert_string_equal(vi_volatile_name(VI_VOLATILE_STATE), "state");
+	assert_string_equal(vi_volatile_name((enum vi_volatile)77), "no");
+}
+
 /* ---- printing ---- */
 
 static char *print(enum vi_print_style style)
@@ -724,6 +776,7 @@ static void test_print_kv(void **state)
 	assert_non_null(strstr(out, "\nsig=\n"));
 	assert_non_null(strstr(out, "\nmanifest=\n"));
 	assert_non_null(strstr(out, "\nro=yes\n"));
+	assert_non_null(strstr(out, "\nvolatile=no\n"));
 	free(out);
 }
 
@@ -874,6 +927,7 @@ int main(void)
 		cmocka_unit_test(test_signature_keys),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_helpers),
+		cmocka_unit_test(test_volatile),
 		cmocka_unit_test(test_print_kv),
 		cmocka_unit_test(test_print_shell),
 		cmocka_unit_test(test_strutil),
