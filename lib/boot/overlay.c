@@ -114,10 +114,7 @@ static int same_bytes(int a, int b)
 	unsigned char x[16384], y[sizeof(x)];
 	ssize_t n, m;
 
-	do {
-		n = read(a, x, sizeof(x));
-		if (n < 0)
-			return -errno;
+	while ((n = read(a, x, sizeof(x))) > 0) {
 		for (ssize_t got = 0; got < n; got += m) {
 			m = read(b, y + got, (size_t)(n - got));
 			if (m < 0)
@@ -127,8 +124,11 @@ static int same_bytes(int a, int b)
 		}
 		if (memcmp(x, y, (size_t)n))
 			return -EXDEV;
-	} while (n > 0);
-	return read(b, y, 1) == 0 ? 0 : -EXDEV;
+	}
+	if (n < 0)
+		return -errno;
+	n = read(b, y, 1);
+	return n == 0 ? 0 : n < 0 ? -errno : -EXDEV;
 }
 
 /* init opened through the overlay (fd, fd_st) against init on the verified root (lowerfd). */

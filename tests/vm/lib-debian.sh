@@ -108,8 +108,8 @@ debian_verity() {
 	dir=$DEB_DATA.verity
 	key=$(vm_cache_key debian-hash "$(cat "$DEB_DATA.key")" "$(sha256sum <"$BUILD/verity-image")")
 	vm_cached "$key" "$dir" _deb_build_hash "$DEB_DATA" "$dir.tmp" || return 1
-	DEB_HASH=$dir/hash.img
-	DEB_ROOTHASH=$(cat "$dir/roothash")
+	# shellcheck disable=SC2034  # the test files read them
+	DEB_HASH=$dir/hash.img DEB_ROOTHASH=$(cat "$dir/roothash")
 }
 
 # --- the marker's lines -------------------------------------------------------------------------
