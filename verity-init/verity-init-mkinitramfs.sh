@@ -9,7 +9,7 @@ umask 022   # the archive records modes: the same bytes whatever the caller's um
 prog=verity-init-mkinitramfs
 # dm-verity (dm-mod comes as its dependency), then, where the kernel has them: FEC's Reed-Solomon
 # decoder, AF_ALG hashing for the pre-flight check and the hash algorithms a tree may use (the
-# set the dracut module installs).
+# set the dracut module installs), and overlayfs for systemd.volatile=overlay.
 BASE_MODULES="dm-verity"
 BASE_OPTIONAL="reed_solomon algif_hash crypto-sha256 crypto-sha512 crypto-sha1 overlay"
 DEFAULT_FS="ext4 squashfs erofs"
@@ -25,8 +25,8 @@ Build a standalone initramfs with the static verity-init agent as /init.
   -m, --modules NAMES     more modules, dependencies resolved: the disk's driver
                           (e.g. "virtio_pci virtio_blk", "nvme", "ahci sd_mod")
   -f, --fs TYPES          root filesystem types (default: "$DEFAULT_FS")
-      --no-base-modules   leave out dm-verity, reed_solomon, algif_hash and the
-                          sha1/sha256/sha512 modules (a kernel with them built in;
+      --no-base-modules   leave out dm-verity, reed_solomon, algif_hash, the
+                          sha1/sha256/sha512 modules and overlay (a kernel with them built in;
                           otherwise those after dm-verity are added where they exist)
   -a, --agent PATH        the static agent (default: the verity-init next to this
                           program, else /usr/sbin/verity-init, /sbin/verity-init)
