@@ -8,6 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/vm/lib-debian.sh
 . "$(dirname "$0")/lib-debian.sh"
+# shellcheck source=tests/vm/agent_lib.sh
+. "$(dirname "$0")/agent_lib.sh"
 
 MKRD=$VM_SRCDIR/../../verity-init/verity-init-mkinitramfs.sh
 VI_IMAGE=$BUILD/verity-image
@@ -25,6 +27,11 @@ oneTimeSetUp() {
 	RD=$w/initrd.img
 	"$MKRD" -k "$VM_KVER" -a "$VI_STATIC" -m "virtio_pci virtio_blk" -z zstd "$RD" \
 		>"$w/mkrd.out" 2>&1 || { cat "$w/mkrd.out" >&2; exit 1; }
+	# the same without the overlay module (the base set left out, what the root needs named)
+	RD_NO_OVERLAY=$w/initrd-no-overlay.img
+	"$MKRD" -k "$VM_KVER" -a "$VI_STATIC" --no-base-modules -f erofs -z zstd \
+		-m "virtio_pci virtio_blk dm-verity algif_hash crypto-sha256" "$RD_NO_OVERLAY" \
+		>"$w/mkrd2.out" 2>&1 || { cat "$w/mkrd2.out" >&2; exit 1; }
 }
 
 # debian_boot NAME FSTYPE WORDS... : boot the verified Debian root of FSTYPE (hash tree on the
@@ -35,7 +42,7 @@ debian_boot() {
 	words=$("$VI_IMAGE" cmdline "$DEB_HASH" /dev/vda /dev/vdb "$DEB_ROOTHASH") ||
 		{ fail "verity-image cmdline"; return 1; }
 	vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk "$DEB_DATA" --disk "$DEB_HASH" \
-		"$name" "$RD" "$words root=/dev/mapper/root verity.fail=poweroff $*"
+		"$name" "${DEB_RD:-$RD}" "$words root=/dev/mapper/root verity.fail=poweroff $*"
 }
 
 test_overlay_over_the_verified_root_boots_to_running() {
@@ -60,6 +67,17 @@ test_state_keeps_the_verified_root_read_only_with_var_on_tmpfs() {
 	debian_assert_writable "$VM_LOG" /etc no || return
 	debian_assert_writable "$VM_LOG" /var yes || return
 	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS result=ok'
+}
+
+# An overlay that cannot be stacked (no overlay module in the image) is a failure of the mount
+# stage like any other: the status file says so, the configured fallback is taken, and nothing
+# of the root runs, not even read-only without the overlay that was asked for.
+test_overlay_that_cannot_be_stacked_takes_the_fallback() {
+	DEB_RD=$RD_NO_OVERLAY debian_boot debian-no-overlay erofs systemd.volatile=overlay || return
+	vm_assert_booted || return
+	agent_assert_refused "$VM_LOG" mount 'overlay: mounting the overlay on /sysroot failed: No such device \(no overlay module in the initramfs\?\)' || return
+	agent_assert_fallback "$VM_LOG" poweroff || return
+	vm_assert_log_lacks "$VM_LOG" 'VERITY-TEST-MARKER|Welcome to' "the root's init ran"
 }
 
 # shellcheck source=/dev/null
