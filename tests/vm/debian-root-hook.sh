@@ -54,3 +54,9 @@ ln -sf ../verity-test-marker.service \
 	"$r/etc/systemd/system/multi-user.target.wants/verity-test-marker.service"
 
 echo verity-test >"$r/etc/hostname"
+# Empty, not "uninitialized": on a read-only /etc systemd mounts a transient id over it instead of
+# running the first-boot units, which could not write theirs.
+: >"$r/etc/machine-id"
+# systemd-logind's StateDirectory: made at boot when missing, which a read-only /var cannot do
+mkdir -p "$r/var/lib/systemd/linger"
+chmod 0755 "$r/var/lib/systemd/linger"

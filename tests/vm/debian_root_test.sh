@@ -1,8 +1,8 @@
 #!/bin/bash
 # A real distribution over a verified root: the Debian bookworm root of lib-debian.sh (systemd
 # as PID 1) boots through the standalone agent initramfs (verity-init-mkinitramfs) to
-# multi-user.target with systemd reporting "running", in the layouts with writable state:
-# systemd.volatile=overlay (the agent stacks a tmpfs over the verified root) and
+# multi-user.target with systemd reporting "running": read-only as it is, and in the layouts with
+# writable state: systemd.volatile=overlay (the agent stacks a tmpfs over the verified root) and
 # systemd.volatile=state (the root stays read-only, the root's systemd puts a tmpfs on /var).
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -67,6 +67,18 @@ test_state_keeps_the_verified_root_read_only_with_var_on_tmpfs() {
 	debian_assert_writable "$VM_LOG" /etc no || return
 	debian_assert_writable "$VM_LOG" /var yes || return
 	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS result=ok'
+}
+
+# No volatile mode: the whole root, /etc and /var too, is the verified mapping, read-only.
+test_read_only_root_boots_to_running() {
+	debian_boot debian-ro ext4 || return
+	vm_assert_booted || return
+	debian_assert_running "$VM_LOG" || return
+	debian_assert_mount "$VM_LOG" / '/dev/(mapper/root|dm-[0-9]+)' ext4 'ro' || return
+	debian_assert_mount "$VM_LOG" /var '/dev/(mapper/root|dm-[0-9]+)' ext4 'ro' || return
+	debian_assert_writable "$VM_LOG" /etc no || return
+	debian_assert_writable "$VM_LOG" /var no || return
+	vm_assert_log_lacks "$VM_LOG" 'verity-init\[1\]: root: overlay' "an overlay without the key"
 }
 
 # An overlay that cannot be stacked (no overlay module in the image) is a failure of the mount
