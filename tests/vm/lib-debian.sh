@@ -39,14 +39,14 @@ _deb_mmdebstrap() {   # OUT.tmp
 }
 
 # debian_root_tar : print the path of the cached root tarball (build it first when missing).
-# Roots of other inputs untouched for a day are removed.
+# Roots of other inputs untouched for an hour are removed (a changed hook leaves 770 MB each).
 debian_root_tar() {
 	local key out
 	command -v mmdebstrap >/dev/null || { vm_die "no mmdebstrap (run tests/deps.sh)"; return 1; }
 	key=$(debian_root_key)
 	out=$DEB_DIR/$key.tar
 	vm_cached "$key" "$out" _deb_mmdebstrap "$out.tmp" || return 1
-	find "$DEB_DIR" -maxdepth 1 -type f ! -name "$key*" -mmin +1440 -delete 2>/dev/null
+	find "$DEB_DIR" -maxdepth 1 -type f ! -name "$key*" -mmin +60 -delete 2>/dev/null
 	echo "$out"
 }
 
