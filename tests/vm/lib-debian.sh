@@ -46,7 +46,8 @@ debian_root_tar() {
 	key=$(debian_root_key)
 	out=$DEB_DIR/$key.tar
 	vm_cached "$key" "$out" _deb_mmdebstrap "$out.tmp" || return 1
-	find "$DEB_DIR" -maxdepth 1 -type f ! -name "$key*" -mmin +60 -delete 2>/dev/null
+	find "$DEB_DIR" -mindepth 1 -maxdepth 1 ! -name "$key*" ! -name mmdebstrap.log -mmin +60 \
+		-exec rm -rf {} + 2>/dev/null
 	echo "$out"
 }
 
