@@ -28,6 +28,8 @@ debian_root_key() {
 
 _deb_mmdebstrap() {   # OUT.tmp
 	local t0 r
+	# the hook's path goes into mmdebstrap's hook command line, single-quoted
+	case $DEB_HOOK in *\'*) vm_die "a quote in the path $DEB_HOOK"; return 1 ;; esac
 	t0=$(date +%s)
 	SOURCE_DATE_EPOCH=$VM_EPOCH mmdebstrap --quiet --variant=minbase --format=tar \
 		--include="$DEB_INCLUDE" "${DEB_DPKGOPTS[@]}" \
