@@ -78,15 +78,18 @@ $(BUILD)/prog/%.o: verity-init/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(AGENT): $(BUILD)/prog/verity-init.o $(BUILD)/prog/slot-cmd.o $(LIBVERITY)
+# the agent: PID 1 (verity-init.c), the dracut runtime (dracut-mode.c), their fail list walker,
+# the A/B slot commands
+AGENT_SRCS := verity-init/verity-init.c verity-init/dracut-mode.c verity-init/fallback.c \
+              verity-init/slot-cmd.c
+$(AGENT): $(AGENT_SRCS:verity-init/%.c=$(BUILD)/prog/%.o) $(LIBVERITY)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_AGENT)
 
 # --- static agent -----------------------------------------------------------------------------
 # glibc linked statically (klibc cannot link libdevmapper/libblkid); crypto from the kernel.
 STATIC_CFLAGS := $(BASE_CFLAGS) -Os -g -ffunction-sections -fdata-sections -DVERITY_STATIC \
                  -I$(STATIC_DEPS)/include $(PKG_CFLAGS)
-STATIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/static/%.o) $(BUILD)/static/prog/verity-init.o \
-               $(BUILD)/static/prog/slot-cmd.o
+STATIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/static/%.o) $(AGENT_SRCS:verity-init/%.c=$(BUILD)/static/prog/%.o)
 # libblkid.a and libsodium.a where the toolchain finds them (deferred: asked only when linking).
 STATIC_LIBS = $(STATIC_DEPS)/lib/libdevmapper.a $(shell $(CC) -print-file-name=libblkid.a) \
               $(shell $(CC) -print-file-name=libsodium.a)
@@ -294,5 +297,4 @@ help:
 	@echo "  clean           remove $(BUILD)/"
 	@echo "Variables: SANITIZE=1 builds with ASan+UBSan into $(BUILD)/sanitize; BUILD=dir"
 
--include $(LIB_OBJS:.o=.d) $(STATIC_OBJS:.o=.d) $(BUILD)/prog/verity-image.d $(BUILD)/prog/verity-init.d $(BUILD)/prog/image-sign.d \
-	$(BUILD)/prog/slot-cmd.d
+-include $(LIB_OBJS:.o=.d) $(STATIC_OBJS:.o=.d) $(BUILD)/prog/verity-image.d $(AGENT_SRCS:verity-init/%.c=$(BUILD)/prog/%.d) $(BUILD)/prog/image-sign.d

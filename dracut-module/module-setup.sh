@@ -83,7 +83,7 @@ install() {
 	}
 	# an image with half the module could boot the root unchecked
 	{ inst_binary "$_agent" /usr/sbin/verity-init \
-		&& inst_multiple udevadm tr cat sed mv cp mount umount dmsetup sleep \
+		&& inst_multiple udevadm tr sed sleep \
 		&& inst_simple "$moddir/verity-init-lib.sh" /lib/verity-init-lib.sh \
 		&& inst_script "$moddir/verity-init-dracut.sh" /sbin/verity-init-dracut \
 		&& chmod 0755 "$initdir"/sbin/verity-init-dracut \

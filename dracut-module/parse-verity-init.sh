@@ -13,20 +13,20 @@ case $? in
 		return 0
 		;;
 	2)
-		# malformed: the setup job reports it and applies the failure policy (fail closed)
+		# refused (the setup job logs why and applies the policy: fail closed); nothing of
+		# the line is used
 		VERITY_NAME=root
 		VERITY_ROOTFSTYPE=
 		VERITY_ROOTFLAGS=
-		vi_log "command line refused: $VI_PARSE_ERROR" 3
 		;;
 esac
 
 # dracut's own parser must work on this line: where it fails, getargbool answers with its
-# defaults, and rd.shell=0 (written below) would not be read by dracut's emergency shell.
+# defaults, and rd.shell=0 (written below) would not be read by dracut's emergency shell. The
+# agent applies the policy at once (without the recovery root: its boot would meet the line too).
 if ! vi_getarg_ok; then
-	# shellcheck disable=SC2034 # read by vi_recovery
-	VI_NO_RECOVERY="dracut cannot parse the command line"
-	vi_fail "dracut's command-line parser (dracut-getarg) fails on this command line${VI_PARSE_ERROR:+: $VI_PARSE_ERROR}"
+	vi_agent fail --reason getarg
+	vi_hang
 fi
 
 # A shell the image's policy does not allow, as dracut itself reads rd.break / rd.shell (the
@@ -34,13 +34,8 @@ fi
 # now, before dracut's next breakpoint or emergency shell opens it (rd.break=cmdline came before
 # any hook: see docs/security.md). No recovery root: the line would open the shell there too.
 if [ "${VERITY_SHELL_ALLOWED:-0}" != 1 ] && vi_dracut_shell_asked "$VI_CMDLINE"; then
-	# shellcheck disable=SC2034 # read by vi_recovery
-	VI_NO_RECOVERY="the command line asks dracut for a shell (rd.break / rd.shell)"
-	if [ -n "$VI_PARSE_ERROR" ]; then
-		vi_fail "command line refused: $VI_PARSE_ERROR"
-	else
-		vi_fail "the command line asks dracut for a shell (rd.break / rd.shell) and the initramfs policy allows none"
-	fi
+	vi_agent fail --reason shell-asked
+	vi_hang
 fi
 
 # The root is the mapping, never one of the devices under it: a LABEL= or UUID= of the data

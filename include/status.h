@@ -39,6 +39,16 @@ void vi_status_from_failure(const char *result, const char *action, const struct
 /* A/B boots: record the slot (slot=) and the store (store=) in st, which `verity-init slot
  * get-current` and the RAUC integration read back. Without this call neither line is written. */
 void vi_status_set_slot(struct vi_status *st, const char *slot, const char *store);
+/* Room for the status file's text (vi_status_read). */
+#define VI_STATUS_MAX 4096
+
+/* Fill *ret from the text of a status file, in place: lines KEY=VALUE, the known keys only, the
+ * last of a repeated key wins, a key absent is "" (slot and store: NULL, as for writing). The
+ * strings point into text, whose line ends become NULs. Pure; never fails. */
+void vi_status_parse(char *text, struct vi_status *ret);
+/* Read dir/status into buf (size bytes; what does not fit is cut) and parse it. -errno when it
+ * cannot be read. */
+int vi_status_read(const char *dir, char *buf, size_t size, struct vi_status *ret);
 
 /* Write dir/status atomically (temporary file + rename), creating dir (0755). */
 int vi_status_write(const char *dir, const struct vi_status *st, struct vi_error *err);

@@ -4,7 +4,8 @@
  *   /init (PID 1)       mount API filesystems, load modules, set up the verity root, mount it
  *                       read-only, check its init, switch root and exec init; on any failure
  *                       write /run/verity-init/status and take the verity.fail= actions.
- *   setup [--cmdline S] create the mapping(s) only (dracut); 0 when /dev/mapper/NAME is ready.
+ *   setup [--cmdline S] create the mapping only; 0 when /dev/mapper/NAME is ready.
+ *   setup --fallback, fail, pre-pivot   the dracut runtime (dracut-mode.c).
  *   parse [--cmdline S] [--shell]   print the resolved configuration; touches no device.
  *   status [NAME]       the mapping's table, the kernel's verdict and the status file.      */
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "activate.h"
+#include "agent.h"
 #include "clock.h"
 #include "config.h"
 #include "devices.h"
@@ -44,28 +46,6 @@
 
 #define NEWROOT "/sysroot"
 #define VI_MAX_INIT_ARGS 32   /* the kernel passes at most MAX_INIT_ARGS (32) */
-
-struct agent {
-	struct vi_kmsg log;
-	struct vi_plan plan;       /* what to boot and how to fail (lib/boot/plan.c) */
-	struct vi_failure failure; /* the failure being handled (the first one, during recovery) */
-	uint64_t t_start_ms;
-	uint64_t wait_ms;          /* time spent waiting for devices (excluded from agent time) */
-	uint64_t modules_ms;       /* time in finit_module (the kernel's module init) */
-	uint64_t mark_ms[4];       /* own time per step: early mounts, set-up, mount, switch */
-	uint64_t measure_us;       /* the TPM measurement's own time */
-	struct vi_ipe_policy ipe;  /* the policy's IPE policy, read before the switch */
-	int init_argc;             /* PID 1: the kernel's arguments for init ("single", after --) */
-	char **init_argv;
-	char **init_envp;          /* PID 1: the kernel's environment, for init (not for us) */
-	struct vi_policy policy_read; /* PID 1: the initramfs policy, read once before the
-	                               * modules (their forced parameters) and used by the plan */
-	int policy_read_r;            /* what reading it returned (0 before it was read) */
-	struct vi_error policy_read_err;
-	bool policy_was_read;
-	bool devkmsg_restore;      /* we lifted /dev/kmsg rate limiting: put it back */
-	bool kernel_guard_missing; /* the policy forces dm_verity.require_signatures; it is off */
-};
 
 #define DEVKMSG_SYSCTL "/proc/sys/kernel/printk_devkmsg"
 
@@ -102,7 +82,7 @@ static void devkmsg_restore(struct agent *a)
 }
 
 /* The failure's log line: the one record of it (docs/design.md, the failure value). */
-static void log_failure(struct agent *a)
+void vi_agent_log_failure(struct agent *a)
 {
 	char line[sizeof(a->failure.context) + sizeof(a->failure.reason.msg) + 2];
 
@@ -115,7 +95,7 @@ static int fail(struct agent *a, enum vi_stage stage, const struct vi_target *t,
 		const char *context, const struct vi_error *reason)
 {
 	vi_failure_set(&a->failure, stage, t, r, context, reason);
-	log_failure(a);
+	vi_agent_log_failure(a);
 	return r;
 }
 
@@ -131,9 +111,8 @@ static int fail_target(struct agent *a, enum vi_stage stage, const struct vi_tar
 
 /* The configuration pipeline, the same for every mode (lib/boot/plan.c): the command line
  * (--cmdline STRING or /proc/cmdline), the initramfs policy and, when a root is to be set up
- * (boot), the signature step. Then its log lines; a refusal is logged unless quiet (`parse`
- * prints it itself: once, on stderr's last line, where the dracut hooks read it). */
-static int configure(struct agent *a, const char *cmdline, bool boot, bool quiet)
+ * (boot), the signature step. Then its notes; a refusal is the caller's to log or print. */
+int vi_agent_configure(struct agent *a, const char *cmdline, bool boot)
 {
 	const struct vi_plan_input in = {
 		.cmdline = cmdline,
@@ -156,11 +135,8 @@ static int configure(struct agent *a, const char *cmdline, bool boot, bool quiet
 	a->wait_ms += tr->wait_ms;
 	if (tr->recovery_dropped)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "recovery root disabled: %s", tr->recovery_note);
-	if (r < 0) {
-		if (!quiet)
-			log_failure(a);
+	if (r < 0)
 		return r;
-	}
 	if (tr->manifest)
 		vi_kmsg_log(&a->log, KMSG_INFO, "%s: signed manifest version %llu from %s verified "
 			 "with key %s (%s)", p->cfg.root.name, (unsigned long long)tr->version,
@@ -172,16 +148,27 @@ static int configure(struct agent *a, const char *cmdline, bool boot, bool quiet
 	return 0;
 }
 
-/* The status file, from the failure value (lib/boot/status.c). */
-static void write_status(struct agent *a, const char *result, const char *action,
-			 const struct vi_target *booted)
+/* The status file, from the failure value (lib/boot/status.c). In the dracut runtime a
+ * failure the file holds already came first (another step of the boot found it): its
+ * name, root hash, stage and reason stay, as PID 1 keeps its first failure in memory. */
+void vi_agent_write_status(struct agent *a, const char *result, const char *action,
+			   const struct vi_target *booted)
 {
 	struct vi_status_hashes hashes;
 	struct vi_error err;
-	struct vi_status st;
+	struct vi_status st, old;
+	char text[VI_STATUS_MAX];
 
 	vi_status_from_failure(result, action, &a->failure, booted, &hashes, &st);
-	if (vi_status_write(VI_STATUS_DIR, &st, &err) < 0)
+	if (a->keep_first_failure && strcmp(result, "ok") &&
+	    vi_status_read(a->status_dir, text, sizeof(text), &old) == 0 &&
+	    !strcmp(old.result, "failed")) {
+		st.name = old.name;
+		st.root_hash = old.root_hash;
+		st.stage = old.stage;
+		st.reason = old.reason;
+	}
+	if (vi_status_write(a->status_dir, &st, &err) < 0)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
 }
 
@@ -196,9 +183,6 @@ static void log_waiting(void *ctx, const char *missing, unsigned timeout_ms)
 {
 	const struct wait_note_ctx *c = ctx;
 
-	/* a notice, not a reason: not on stderr, whose last line is the failure's (dracut) */
-	if (c->a->log.fd < 0)
-		return;
 	vi_kmsg_log(&c->a->log, KMSG_NOTICE, "%s: waiting up to %u s: %s", c->t->name,
 		 timeout_ms / 1000u, missing);
 }
@@ -235,6 +219,17 @@ static int activate(struct agent *a, const struct vi_target *t, struct vi_activa
 		 act->node, act->data_name, act->hash_name,
 		 act->reused ? ", existing identical mapping reused" : "");
 	return 0;
+}
+
+int vi_agent_activate(struct agent *a, const struct vi_target *t, struct vi_activation *act)
+{
+	return activate(a, t, act);
+}
+
+int vi_agent_fail_target(struct agent *a, enum vi_stage stage, const struct vi_target *t, int r,
+			 const struct vi_error *reason)
+{
+	return fail_target(a, stage, t, r, reason);
 }
 
 /* Undo mount_and_check: the overlay (systemd.volatile=overlay) and the mapping's mount. */
@@ -550,7 +545,7 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 	r = measure(a, t);
 	if (r < 0)
 		goto out_umount;
-	write_status(a, result, action, t);
+	vi_agent_write_status(a, result, action, t);
 	r = switch_and_exec(a, t, &init_id, ret_switched);
 	if (*ret_switched)
 		return r;
@@ -570,7 +565,7 @@ static void try_recovery(struct agent *a, bool *switched)
 {
 	const struct vi_failure first = a->failure;
 
-	write_status(a, "failed", "recovery", NULL);
+	vi_agent_write_status(a, "failed", "recovery", NULL);
 	a->mark_ms[1] = 0;   /* the recovery root's own set-up time */
 	vi_kmsg_log(&a->log, KMSG_NOTICE, "fallback: booting the recovery root %s",
 		 a->plan.cfg.recovery.name);
@@ -578,63 +573,54 @@ static void try_recovery(struct agent *a, bool *switched)
 	a->failure = first;
 }
 
+/* PID 1's recovery: the recovery root booted in place of the failed one (switched: the
+ * initramfs is gone, nothing left to boot from). */
+static int pid1_recovery(struct agent *a)
+{
+	if (a->switched || !a->plan.recovery_allowed) {
+		vi_kmsg_log(&a->log, KMSG_WARNING, "fallback recovery: %s",
+			 a->switched ? "initramfs already freed" : "no recovery root configured");
+		return -ENOENT;
+	}
+	try_recovery(a, &a->switched);
+	return -EIO;   /* boot_target returns only when the recovery root was refused */
+}
+
+/* The fallback is measured before any action; a policy requiring the TPM gets no shell when
+ * the TPM did not record it. */
+static const char *pid1_shell_refused(struct agent *a)
+{
+	return a->fallback_measured ? NULL : "the TPM did not record the fallback and the policy "
+					     "requires it (require_tpm=yes)";
+}
+
+static bool pid1_shell(struct agent *a)
+{
+	char *envp[VI_MAX_ENV + 3];
+
+	init_environment(a, envp, sizeof(envp) / sizeof(envp[0]));
+	hand_over_fds(a);
+	execle("/bin/sh", "sh", (char *)NULL, envp);
+	vi_kmsg_log(&a->log, KMSG_ERR, "exec /bin/sh failed: %s", strerror(errno));
+	return false;
+}
+
+static void pid1_power(struct agent *a, enum vi_fail_action act)
+{
+	sync();
+	reboot(act == VI_FAIL_REBOOT ? RB_AUTOBOOT : RB_POWER_OFF);
+	vi_kmsg_log(&a->log, KMSG_ERR, "%s failed: %s", vi_fail_action_name(act), strerror(errno));
+}
+
 static void fallback(struct agent *a, bool switched)
 {
-	const enum vi_fail_action *fail_list = a->plan.cfg.fail;
-	bool measured = measure_fallback(a);
+	static const struct vi_fallback_ops ops = { pid1_recovery, pid1_shell_refused, pid1_shell,
+						    pid1_power };
+	unsigned next;
 
-	for (unsigned i = 0; i < VI_MAX_FAIL && fail_list[i] != VI_FAIL_NONE; i++) {
-		enum vi_fail_action act = fail_list[i];
-		const char *name = vi_fail_action_name(act);
-
-		switch (act) {
-		case VI_FAIL_RECOVERY:
-			if (switched || !a->plan.recovery_allowed) {
-				vi_kmsg_log(&a->log, KMSG_WARNING, "fallback recovery: %s",
-					 switched ? "initramfs already freed"
-						  : "no recovery root configured");
-				continue;
-			}
-			try_recovery(a, &switched);
-			continue;
-		case VI_FAIL_REBOOT:
-		case VI_FAIL_POWEROFF:
-			write_status(a, "failed", name, NULL);
-			vi_kmsg_log(&a->log, KMSG_CRIT, "fallback: %s", name);
-			sync();
-			reboot(act == VI_FAIL_REBOOT ? RB_AUTOBOOT : RB_POWER_OFF);
-			vi_kmsg_log(&a->log, KMSG_ERR, "%s failed: %s", name, strerror(errno));
-			continue;
-		case VI_FAIL_SHELL: {
-			char *envp[VI_MAX_ENV + 3];
-
-			if (!a->plan.policy.allow_shell) {
-				vi_kmsg_log(&a->log, KMSG_WARNING,
-					 "fallback shell: not allowed by the initramfs policy");
-				continue;
-			}
-			if (!measured) {
-				vi_kmsg_log(&a->log, KMSG_WARNING, "fallback shell: the TPM did not "
-					 "record the fallback and the policy requires it (require_tpm=yes)");
-				continue;
-			}
-			write_status(a, "failed", name, NULL);
-			vi_kmsg_log(&a->log, KMSG_NOTICE, "fallback: shell");
-			init_environment(a, envp, sizeof(envp) / sizeof(envp[0]));
-			hand_over_fds(a);
-			execle("/bin/sh", "sh", (char *)NULL, envp);
-			vi_kmsg_log(&a->log, KMSG_ERR, "exec /bin/sh failed: %s", strerror(errno));
-			continue;
-		}
-		case VI_FAIL_PANIC:
-		case VI_FAIL_NONE:
-			break;
-		}
-		break; /* panic */
-	}
-	write_status(a, "failed", "panic", NULL);
-	vi_kmsg_log(&a->log, KMSG_CRIT,
-		 "fallback: panic (no verified root; refusing to continue)");
+	a->switched = switched;
+	a->fallback_measured = measure_fallback(a);
+	vi_fallback_walk(a, &ops, 0, &next);
 	sync();
 	/* PID 1 exiting is the kernel's panic ("Attempted to kill init"); the reason is logged. */
 	exit(EXIT_FAILURE);
@@ -733,7 +719,9 @@ static int run_pid1(struct agent *a)
 
 	t0 = vi_now_ms();
 	w0 = a->wait_ms;
-	r = configure(a, NULL, true, false);
+	r = vi_agent_configure(a, NULL, true);
+	if (r < 0)
+		vi_agent_log_failure(a);
 	/* the signature step is part of the set-up time, its device wait is not */
 	a->mark_ms[1] = vi_now_ms() - t0 - (a->wait_ms - w0);
 	if (r == 0)
@@ -742,41 +730,36 @@ static int run_pid1(struct agent *a)
 	return EXIT_FAILURE;
 }
 
-/* `setup`: create the mapping and stop (dracut's initqueue calls this). */
+/* `setup`: create the mapping and stop; the failure on stderr (the dracut runtime's
+ * `setup --fallback` applies the fail list instead: dracut-mode.c). The records go to the
+ * kernel log only: stderr gets the one line. */
 static int run_setup(struct agent *a, const char *cmdline)
 {
 	const struct vi_target *root = &a->plan.cfg.root;
 	struct vi_activation act;
 	int r;
 
-	vi_kmsg_open(&a->log, 2);
-	r = configure(a, cmdline, true, true);
-	if (r < 0 && !a->plan.trusted) {
-		/* refused before any device was read: one line on stderr (and the record, unless
-		 * it would go to stderr too) */
-		if (a->plan.refused && a->log.fd >= 0)
-			log_failure(a);
-		fprintf(stderr, "verity-init: %s\n", a->failure.reason.msg);
-		return EXIT_FAILURE;
-	}
-	a->log.fallback_err = false;
+	vi_kmsg_open(&a->log, -1);
+	r = vi_agent_configure(a, cmdline, true);
 	if (r < 0) {
-		log_failure(a);   /* the signature step refused the root */
+		vi_agent_log_failure(a);
+		if (!a->plan.trusted) {
+			/* refused before any device was read */
+			fprintf(stderr, "verity-init: %s\n", a->failure.reason.msg);
+			return EXIT_FAILURE;
+		}
 	} else {
 		vi_dm_init(access("/run/udev/control", F_OK) == 0 ? VI_DM_NODES_UDEV
 								  : VI_DM_NODES_SELF);
-		r = activate(a, root, &act);
+		r = vi_agent_activate(a, root, &act);
 	}
 	if (r < 0) {
-		write_status(a, "failed", "none", NULL);
-		/* unless the error record went to stderr already (no /dev/kmsg, or a failed write
-		 * to it) */
-		if (!a->log.fallback_err)
-			fprintf(stderr, "verity-init: %s: %s: %s\n", root->name,
-				vi_stage_name(a->failure.stage), a->failure.reason.msg);
+		vi_agent_write_status(a, "failed", "none", NULL);
+		fprintf(stderr, "verity-init: %s: %s: %s\n", root->name,
+			vi_stage_name(a->failure.stage), a->failure.reason.msg);
 		return EXIT_FAILURE;
 	}
-	write_status(a, "ok", "none", root);
+	vi_agent_write_status(a, "ok", "none", root);
 	printf("%s\n", act.node);
 	return EXIT_SUCCESS;
 }
@@ -793,13 +776,15 @@ static void print_init_env(const struct vi_policy *p)
 /* `parse`: the plan without its device steps (no signature is read), printed. */
 static int run_parse(struct agent *a, const char *cmdline, bool shell)
 {
-	int r = configure(a, cmdline, false, true);
+	int r;
+
+	r = vi_agent_configure(a, cmdline, false);
 
 	if (shell)
 		print_init_env(&a->plan.policy);
 
 	if (r < 0) {
-		/* the one line for this refusal (configure was quiet) */
+		/* the one line for this refusal */
 		fprintf(stderr, "verity-init: %s\n", a->failure.reason.msg);
 		/* for the dracut hooks: what applies instead (defaults + the policy's fail actions) */
 		if (shell)
@@ -809,67 +794,6 @@ static int run_parse(struct agent *a, const char *cmdline, bool shell)
 	return vi_config_print(stdout, &a->plan.cfg, shell ? VI_PRINT_SHELL : VI_PRINT_KV) < 0
 		       ? EXIT_FAILURE
 		       : EXIT_SUCCESS;
-}
-
-/* `check-init`: the dracut module's pre-pivot check. ROOT must be the mapping (or MAJ:MIN) and
- * init must be read completely from it: not from another filesystem mounted inside it. */
-static int run_check_init(int argc, char **argv)
-{
-	const char *name = VI_DEFAULT_NAME, *device = NULL, *init = "/sbin/init", *root = NULL;
-	struct vi_error err = { "" };
-	dev_t devno = 0;
-	bool exists = false, name_given = false;
-	int i;
-
-	for (i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--name") && i + 1 < argc) {
-			name = argv[++i];
-			name_given = true;
-		} else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
-			device = argv[++i];
-		} else if (!strcmp(argv[i], "--init") && i + 1 < argc) {
-			init = argv[++i];
-		} else if (argv[i][0] != '-' && !root) {
-			root = argv[i];
-		} else {
-			return -EINVAL;
-		}
-	}
-	if (!root || (device && name_given))
-		return -EINVAL;
-	if (device) {
-		if (!vi_parse_majmin(device, &devno) || !devno) {
-			fprintf(stderr, "verity-init: --device %s: not MAJ:MIN\n", device);
-			return EXIT_FAILURE;
-		}
-	} else {
-		char type[32] = "", params[VI_TABLE_MAX], status[64] = "";
-		uint64_t sectors;
-
-		vi_dm_init(VI_DM_NODES_SELF);
-		if (vi_dm_exists(name, &exists, &devno, &err) < 0 || !exists) {
-			fprintf(stderr, "verity-init: %s is not the verified mapping: %s\n", root,
-				err.msg[0] ? err.msg : "no mapping of that name");
-			return EXIT_FAILURE;
-		}
-		if (vi_dm_table(name, type, sizeof(type), params, sizeof(params), &sectors, &err) < 0) {
-			fprintf(stderr, "verity-init: %s is not the verified mapping: %s\n", root,
-				err.msg);
-			return EXIT_FAILURE;
-		}
-		if (strcmp(type, "verity") || vi_dm_status(name, status, sizeof(status), &err) < 0 ||
-		    status[0] != 'V') {
-			fprintf(stderr, "verity-init: mapping %s is not a verity target with status V "
-				"(target \"%s\", status \"%.20s\")\n", name, type, status);
-			return EXIT_FAILURE;
-		}
-	}
-	if (vi_init_check(root, init, devno, NULL, &err) < 0 ||
-	    vi_root_dirs_check(root, devno, &err) < 0) {
-		fprintf(stderr, "verity-init: %s\n", err.msg);
-		return EXIT_FAILURE;
-	}
-	return 0;
 }
 
 static int run_status(const char *name)
@@ -911,6 +835,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: verity-init                       (as /init, PID 1)\n"
 	      "       verity-init setup [--cmdline STRING]\n"
+	      "       verity-init setup --fallback | fail | pre-pivot ...   (the dracut module)\n"
 	      "       verity-init parse [--cmdline STRING] [--shell]\n"
 	      "       verity-init status [NAME]\n"
 	      "       verity-init check-init [--name NAME | --device MAJ:MIN] [--init PATH] ROOT\n"
@@ -922,7 +847,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	static struct agent a = { .log = KMSG_INIT };
+	static struct agent a = { .log = KMSG_INIT, .status_dir = VI_STATUS_DIR };
 	const char *cmdline = NULL;
 	bool shell = false;
 	int i;
@@ -963,7 +888,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "slot"))
 		return vi_slot_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "check-init")) {
-		int r = run_check_init(argc, argv);
+		int r = vi_dracut_check_init(argc, argv);
 
 		if (r < 0) {
 			usage(stderr);
@@ -971,7 +896,11 @@ int main(int argc, char **argv)
 		}
 		return r;
 	}
+	if (!strcmp(argv[1], "fail") || !strcmp(argv[1], "pre-pivot"))
+		return vi_dracut_main(&a, argc, argv);
 	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--fallback") && !strcmp(argv[1], "setup"))
+			return vi_dracut_main(&a, argc, argv);
 		if (!strcmp(argv[i], "--cmdline") && i + 1 < argc) {
 			cmdline = argv[++i];
 		} else if (!strcmp(argv[i], "--shell") && !strcmp(argv[1], "parse")) {

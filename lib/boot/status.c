@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "hex.h"
 #include "status.h"
 
@@ -100,4 +101,44 @@ void vi_status_from_failure(const char *result, const char *action, const struct
 		.action = action,
 		.booted = hashes->booted,
 	};
+}
+
+void vi_status_parse(char *text, struct vi_status *ret)
+{
+	static const char *const keys[] = { "result", "name", "roothash", "stage", "reason",
+					    "action", "booted", "slot", "store" };
+	const char **fields[] = { &ret->result, &ret->name, &ret->root_hash, &ret->stage,
+				  &ret->reason, &ret->action, &ret->booted, &ret->slot,
+				  &ret->store };
+	char *line = text, *next;
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		*fields[i] = fields[i] == &ret->slot || fields[i] == &ret->store ? NULL : "";
+	for (; line && *line; line = next) {
+		char *eq;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		eq = strchr(line, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (!strcmp(line, keys[i]))
+				*fields[i] = eq + 1;
+	}
+}
+
+int vi_status_read(const char *dir, char *buf, size_t size, struct vi_status *ret)
+{
+	char path[512];
+	int r;
+
+	snprintf(path, sizeof(path), "%.400s/%s", dir, VI_STATUS_FILE);
+	r = vi_fileio_read_text_at(AT_FDCWD, path, buf, size);
+	if (r < 0)
+		return r;
+	vi_status_parse(buf, ret);
+	return 0;
 }

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The agent's state and the steps its two runtimes share: PID 1 of a standalone initramfs
+ * (verity-init.c) and the dracut runtime (dracut-mode.c). Both walk the same fail list
+ * (fallback.c); they differ in how recovery, a shell and the last resort are done. */
+#ifndef VERITY_AGENT_H
+#define VERITY_AGENT_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "activate.h"
+#include "failure.h"
+#include "ipe.h"
+#include "kmsg.h"
+#include "plan.h"
+
+struct agent {
+	struct vi_kmsg log;
+	struct vi_plan plan;       /* what to boot and how to fail (lib/boot/plan.c) */
+	struct vi_failure failure; /* the failure being handled (the first one, during recovery) */
+	uint64_t t_start_ms;
+	uint64_t wait_ms;          /* time spent waiting for devices (excluded from agent time) */
+	uint64_t modules_ms;       /* time in finit_module (the kernel's module init) */
+	uint64_t mark_ms[4];       /* own time per step: early mounts, set-up, mount, switch */
+	uint64_t measure_us;       /* the TPM measurement's own time */
+	struct vi_ipe_policy ipe;  /* the policy's IPE policy, read before the switch */
+	int init_argc;             /* PID 1: the kernel's arguments for init ("single", after --) */
+	char **init_argv;
+	char **init_envp;          /* PID 1: the kernel's environment, for init (not for us) */
+	struct vi_policy policy_read; /* PID 1: the initramfs policy, read once before the
+	                               * modules (their forced parameters) and used by the plan */
+	int policy_read_r;            /* what reading it returned (0 before it was read) */
+	struct vi_error policy_read_err;
+	bool policy_was_read;
+	bool devkmsg_restore;      /* we lifted /dev/kmsg rate limiting: put it back */
+	bool kernel_guard_missing; /* the policy forces dm_verity.require_signatures; it is off */
+	bool switched;             /* PID 1: the switch got past its checks, the initramfs is gone */
+	bool fallback_measured;    /* PID 1: the TPM recorded the fallback, or need not */
+	void *runtime;             /* the dracut runtime's own state (dracut-mode.c) */
+	const char *status_dir;    /* VI_STATUS_DIR (the dracut runtime's tests name another) */
+	bool keep_first_failure;   /* dracut: a failure the status file holds already is the
+	                            * boot's first (another process found it): keep its reason */
+};
+
+/* The configuration pipeline (lib/boot/plan.c) with its notes logged; a refusal is in
+ * a->failure and returned, not logged (the caller logs it, or prints it: `parse`). */
+int vi_agent_configure(struct agent *a, const char *cmdline, bool boot);
+/* Steps 1-6 for one target, with their log lines; a failure is recorded and logged. */
+int vi_agent_activate(struct agent *a, const struct vi_target *t, struct vi_activation *act);
+/* Record and log a failure of target t at stage: "NAME: STAGE failed: REASON". */
+int vi_agent_fail_target(struct agent *a, enum vi_stage stage, const struct vi_target *t, int r,
+			 const struct vi_error *reason);
+/* The one log record of a->failure. */
+void vi_agent_log_failure(struct agent *a);
+/* The status file, from a->failure (lib/boot/status.c). */
+void vi_agent_write_status(struct agent *a, const char *result, const char *action,
+			   const struct vi_target *booted);
+
+/* How a fail list walk ended (fallback.c). */
+enum vi_fallback_end {
+	VI_FALLBACK_RECOVERED, /* the recovery root took the failed root's place */
+	VI_FALLBACK_SHELL,     /* the caller opens a shell, then resumes at *ret_next (dracut) */
+	VI_FALLBACK_PANIC,     /* nothing took effect: the caller's last resort */
+};
+
+/* What differs between the runtimes; each returns only when the action did not take effect
+ * (its reason logged), so that the walk goes on with the next one. */
+struct vi_fallback_ops {
+	/* 0: the recovery root took the root's place; negative: go on */
+	int (*recovery)(struct agent *a);
+	/* why a shell the policy allows is not opened after all, or NULL (may be NULL itself) */
+	const char *(*shell_refused)(struct agent *a);
+	/* PID 1 executes the shell (returns false when it could not); dracut returns true: the
+	 * walk stops, the caller opens dracut's shell */
+	bool (*shell)(struct agent *a);
+	/* reboot or power off (VI_FAIL_REBOOT, VI_FAIL_POWEROFF) */
+	void (*power)(struct agent *a, enum vi_fail_action act);
+};
+
+/* Walk the plan's fail list from entry first: status file and log line per action, each
+ * action through ops; shell only where the policy allows one. */
+enum vi_fallback_end vi_fallback_walk(struct agent *a, const struct vi_fallback_ops *ops,
+				      unsigned first, unsigned *ret_next);
+
+/* The dracut runtime (dracut-mode.c): `setup --fallback`, `fail`, `pre-pivot`. */
+int vi_dracut_main(struct agent *a, int argc, char **argv);
+/* `check-init`: the mapping and its init, nothing else (dracut-mode.c). */
+int vi_dracut_check_init(int argc, char **argv);
+#endif

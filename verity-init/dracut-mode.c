@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The agent's dracut runtime: everything the dracut module's hooks hand over. The shell keeps
+ * what only dracut can do (its hooks, emergency_shell, udev, root= and rflags, its own reading
+ * of rd.break / rd.shell); the agent sets the root up, writes the status file and walks the
+ * fail list with the walker PID 1 uses (fallback.c). Its answer, on stdout, one KEY=VALUE a
+ * line (the values of RESULT, ACTION and NEXT are words the shell reads without eval; REASON
+ * is quoted for sh):
+ *
+ *   VERITY_RESULT=ok|recovery|failed   exit 0: a root is ready under the mapping name (ok:
+ *                                      the root, recovery: the recovery root in its place)
+ *   VERITY_ACTION=none|recovery|shell|panic
+ *   VERITY_NEXT=N                      exit 3 (shell): open dracut's emergency shell, then
+ *                                      run the same command with --resume N
+ *   VERITY_REASON='...'                the failure this process found
+ *   exit 1: nothing took effect, not even the panic: never go on.
+ *
+ * Commands (docs/verity-init.8):
+ *   setup --fallback                   set the root up; on failure the fail list
+ *   fail --reason getarg|shell-asked|shell-unit [--unit UNIT]
+ *                                      a refusal only the hooks see; no recovery root then
+ *   pre-pivot --newroot DIR [--init PATH] [--other-init] [--systemd]
+ *                                      DIR must be the mapping and its init must read; else
+ *                                      DIR is unmounted, the mapping removed, the fail list
+ * and for each: --cmdline S (dracut's getcmdline), --resume N, and the test stand-ins
+ * --rundir DIR, --kmsg FILE, --sysrq FILE (a file other than the kernel's trigger: the
+ * emergency actions are only written there, reboot(2) is not called, nothing waits). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "devices.h"
+#include "dm.h"
+#include "failactions.h"
+#include "mountroot.h"
+#include "status.h"
+#include "strutil.h"
+
+#define SYSRQ_TRIGGER  "/proc/sysrq-trigger"
+#define ACTION_WAIT_S  10u    /* an emergency action's time to take effect before the next */
+#define RECOVERY_MARK  "recovery-tried"
+#define EXIT_SHELL     3
+
+struct dracut {
+	const char *sysrq;       /* SYSRQ_TRIGGER, or a test's file */
+	bool test_sysrq;         /* a test's file: no reboot(2), no wait */
+	const char *newroot;     /* pre-pivot: where dracut mounted the root */
+	const char *init;        /* pre-pivot, refused line: the init dracut's init.sh runs */
+	bool other_init;         /* pre-pivot: real_init= or rd.distroinit= (dracut runs another) */
+	bool systemd;            /* systemd in the initramfs: /sysroot is sysroot.mount's */
+	const char *no_recovery; /* why the recovery root is not tried (fail --reason) */
+};
+
+/* The kernel's emergency action c (b reboot, o power off, c panic), then its time to act. */
+static void sysrq(struct agent *a, char c)
+{
+	const struct dracut *d = a->runtime;
+	char rec[2] = { c, '\n' };
+	int fd = open(d->sysrq, O_WRONLY | O_APPEND | O_CLOEXEC | (d->test_sysrq ? O_CREAT : 0),
+		      0644);
+
+	if (fd < 0 || write(fd, rec, sizeof(rec)) != (ssize_t)sizeof(rec))
+		vi_kmsg_log(&a->log, KMSG_ERR, "sysrq %c failed: %s", c, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	if (!d->test_sysrq)
+		sleep(ACTION_WAIT_S);
+}
+
+/* Unmount DIR and everything mounted inside it (a lazy unmount detaches the whole tree; more
+ * than one file system may be stacked on DIR). */
+static void umount_tree(const char *dir)
+{
+	for (int i = 0; i < 16 && umount2(dir, MNT_DETACH) == 0; i++)
+		;
+}
+
+/* Remove the mapping NAME if there is one; 0 when it is gone. */
+static int remove_mapping(struct agent *a, const char *name)
+{
+	struct vi_error err = { "" };
+	bool exists = false;
+	dev_t devno;
+
+	if (vi_dm_exists(name, &exists, &devno, &err) == 0 && !exists)
+		return 0;
+	if (vi_dm_remove(name, &err) < 0) {
+		vi_kmsg_log(&a->log, KMSG_ERR, "removing %s failed: %s", name, err.msg);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/* Once per boot: a marker in the run directory (a second failure must not loop). */
+static int recovery_mark(struct agent *a)
+{
+	char path[512];
+	int fd;
+
+	if (mkdir(a->status_dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%.400s/" RECOVERY_MARK, a->status_dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+static bool recovery_marked(const struct agent *a)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%.400s/" RECOVERY_MARK, a->status_dir);
+	return access(path, F_OK) == 0;
+}
+
+/* After the mapping's set-up: mount it on newroot and read its init (pre-pivot only). */
+static int mount_recovery(struct agent *a, const struct vi_target *t,
+			  const struct vi_activation *act)
+{
+	const struct dracut *d = a->runtime;
+	const struct vi_config *cfg = &a->plan.cfg;
+	struct vi_error err = { "" };
+	char type[VI_MAX_FSTYPE];
+	int r;
+
+	r = vi_mount_root(act->node, act->devno, d->newroot, cfg->rootfstype, cfg->rootflags,
+			  type, sizeof(type), &err);
+	if (r < 0)
+		return vi_agent_fail_target(a, VI_STAGE_MOUNT, t, r, &err);
+	r = vi_init_check(d->newroot, cfg->init, act->devno, NULL, &err);
+	if (r < 0) {
+		umount_tree(d->newroot);
+		return vi_agent_fail_target(a, VI_STAGE_INIT, t, r, &err);
+	}
+	return 0;
+}
+
+/* `recovery`: the recovery root under the root's mapping name, so that the root= dracut waits
+ * for (and mounts) is the recovery root; in pre-pivot also mounted and its init read. */
+static int dracut_recovery(struct agent *a)
+{
+	const struct dracut *d = a->runtime;
+	struct vi_config *cfg = &a->plan.cfg;
+	const struct vi_failure first = a->failure;
+	struct vi_activation act;
+	const char *skip = NULL;
+	int r;
+
+	if (!a->plan.recovery_allowed)
+		skip = "no recovery root configured";
+	else if (d->no_recovery)
+		skip = d->no_recovery;
+	else if (d->newroot && d->systemd)
+		skip = "not available under systemd once /sysroot is mounted";
+	else if ((r = recovery_mark(a)) == -EEXIST)
+		skip = "already tried in this boot";
+	else if (r < 0)
+		skip = "cannot record the attempt in the run directory";
+	if (skip) {
+		vi_kmsg_log(&a->log, KMSG_WARNING, "fallback recovery: %s", skip);
+		return -ENOENT;
+	}
+	if (remove_mapping(a, cfg->root.name) < 0)
+		return -EBUSY;
+	snprintf(cfg->recovery.name, sizeof(cfg->recovery.name), "%s", cfg->root.name);
+	vi_agent_write_status(a, "failed", "recovery", NULL);
+	vi_kmsg_log(&a->log, KMSG_NOTICE, "fallback: setting up the recovery root as %s",
+		 cfg->recovery.name);
+	r = vi_agent_activate(a, &cfg->recovery, &act);
+	if (r == 0 && d->newroot) {
+		r = mount_recovery(a, &cfg->recovery, &act);
+		if (r < 0)
+			remove_mapping(a, cfg->recovery.name);
+	}
+	a->failure = first;   /* the status file describes the first failure */
+	if (r < 0)
+		return r;
+	vi_agent_write_status(a, "failed", "recovery", &cfg->recovery);
+	vi_kmsg_log(&a->log, KMSG_NOTICE, "booting the recovery root");
+	return 0;
+}
+
+/* `shell`: dracut's emergency shell is the hook's to open. */
+static bool dracut_shell(struct agent *a)
+{
+	(void)a;
+	return true;
+}
+
+/* Not PID 1, but root in the initramfs: reboot(2) works; the kernel's sysrq is the fallback. */
+static void dracut_power(struct agent *a, enum vi_fail_action act)
+{
+	const struct dracut *d = a->runtime;
+
+	if (!d->test_sysrq) {
+		sync();
+		reboot(act == VI_FAIL_REBOOT ? RB_AUTOBOOT : RB_POWER_OFF);
+		vi_kmsg_log(&a->log, KMSG_ERR, "%s failed: %s", vi_fail_action_name(act),
+			 strerror(errno));
+	}
+	sysrq(a, act == VI_FAIL_REBOOT ? 'b' : 'o');
+}
+
+static int answer(struct agent *a, const char *result, const char *action, unsigned next,
+		  int code)
+{
+	printf("VERITY_RESULT=%s\nVERITY_ACTION=%s\n", result, action);
+	if (next)
+		printf("VERITY_NEXT=%u\n", next);
+	if (a->failure.set) {
+		fputs("VERITY_REASON=", stdout);
+		vi_shell_quote(stdout, a->failure.reason.msg);
+		fputc('\n', stdout);
+	}
+	fflush(stdout);
+	return code;
+}
+
+/* Walk the fail list from entry first. Not PID 1: the last resort is the kernel's panic. */
+static int walk(struct agent *a, unsigned first)
+{
+	static const struct vi_fallback_ops ops = { dracut_recovery, NULL, dracut_shell,
+						    dracut_power };
+	unsigned next;
+
+	switch (vi_fallback_walk(a, &ops, first, &next)) {
+	case VI_FALLBACK_RECOVERED:
+		return answer(a, "recovery", "recovery", 0, EXIT_SUCCESS);
+	case VI_FALLBACK_SHELL:
+		return answer(a, "failed", "shell", next, EXIT_SHELL);
+	case VI_FALLBACK_PANIC:
+		break;
+	}
+	sync();
+	sysrq(a, 'c');
+	return answer(a, "failed", "panic", 0, EXIT_FAILURE);
+}
+
+/* For --resume and after a failure: the plan with the recovery root's signature step. The
+ * failure found so far stays the one to report. */
+static void configure_for_fallback(struct agent *a, const char *cmdline)
+{
+	const struct vi_failure found = a->failure;
+
+	vi_agent_configure(a, cmdline, true);
+	a->failure = found;
+}
+
+/* `setup --fallback`: the initqueue job (shell init) and verity-init-setup.service. */
+static int dracut_setup(struct agent *a, const char *cmdline, int resume)
+{
+	struct vi_activation act;
+	int r;
+
+	r = vi_agent_configure(a, cmdline, true);
+	if (resume >= 0) {
+		a->failure.set = false;
+		return walk(a, (unsigned)resume);
+	}
+	if (r < 0)
+		vi_agent_log_failure(a);
+	else
+		r = vi_agent_activate(a, &a->plan.cfg.root, &act);
+	if (r < 0)
+		return walk(a, 0);
+	vi_agent_write_status(a, "ok", "none", &a->plan.cfg.root);
+	return answer(a, "ok", "none", 0, EXIT_SUCCESS);
+}
+
+static const struct {
+	const char *code;
+	const char *no_recovery;  /* the line stays dracut's: a recovery boot would meet it too */
+	const char *reason;       /* when the agent accepted the line */
+} fail_reasons[] = {
+	{ "getarg", "dracut cannot parse the command line",
+	  "dracut's command-line parser (dracut-getarg) fails on this command line" },
+	{ "shell-asked", "the command line asks dracut for a shell (rd.break / rd.shell)",
+	  "the command line asks dracut for a shell (rd.break / rd.shell) and the initramfs "
+	  "policy allows none" },
+	{ "shell-unit", "a shell was asked for on the command line",
+	  "would open a shell in the initramfs and the initramfs policy allows none" },
+};
+
+/* `fail --reason CODE`: what only the hooks see. A refused line is the failure itself. */
+static int dracut_fail(struct agent *a, const char *cmdline, const char *code,
+		       const char *unit, int resume)
+{
+	struct dracut *d = a->runtime;
+	struct vi_error why = { "" };
+	size_t i, n = sizeof(fail_reasons) / sizeof(fail_reasons[0]);
+	int r;
+
+	for (i = 0; i < n && strcmp(code, fail_reasons[i].code); i++)
+		;
+	if (i == n || (!strcmp(code, "shell-unit") &&
+		       (!unit || !*unit || strspn(unit, "abcdefghijklmnopqrstuvwxyz"
+						  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@._-") !=
+						   strlen(unit) || strlen(unit) > 64)))
+		return -EINVAL;
+	d->no_recovery = fail_reasons[i].no_recovery;
+	r = vi_agent_configure(a, cmdline, false);
+	if (resume >= 0) {
+		a->failure.set = false;
+		return walk(a, (unsigned)resume);
+	}
+	if (!strcmp(code, "shell-unit")) {
+		vi_err(&why, "%s %s%s%s%s", unit, fail_reasons[i].reason,
+		       r < 0 ? " (command line refused: " : "", r < 0 ? a->failure.reason.msg : "",
+		       r < 0 ? ")" : "");
+		vi_failure_set(&a->failure, VI_STAGE_CONFIG, &a->plan.cfg.root, -EPERM, "", &why);
+	} else if (r == 0) {
+		vi_err(&why, "%s", fail_reasons[i].reason);
+		vi_failure_set(&a->failure, VI_STAGE_CONFIG, &a->plan.cfg.root, -EPERM, "", &why);
+	}
+	vi_agent_log_failure(a);
+	return walk(a, 0);
+}
+
+/* ROOT is the mapping NAME (or the device devno when not 0), a verity target the kernel has
+ * verified so far, and init is read completely from it, not from a file system mounted inside
+ * it. err says which check refused. */
+static int root_check(const char *root, const char *name, dev_t devno, const char *init,
+		      struct vi_error *err)
+{
+	char type[32] = "", params[VI_TABLE_MAX], status[64] = "";
+	bool exists = false;
+	uint64_t sectors;
+	int r;
+
+	if (!devno) {
+		struct vi_error why = { "" };
+
+		vi_dm_init(VI_DM_NODES_SELF);
+		r = vi_dm_exists(name, &exists, &devno, &why);
+		if (r == 0 && !exists)
+			vi_err(&why, "no mapping of that name");
+		if (r == 0 && exists)
+			r = vi_dm_table(name, type, sizeof(type), params, sizeof(params), &sectors,
+					&why);
+		if (r < 0 || !exists)
+			return vi_err(err, "%s is not the verified mapping: %s", root, why.msg);
+		if (strcmp(type, "verity") || vi_dm_status(name, status, sizeof(status), &why) < 0 ||
+		    status[0] != 'V')
+			return vi_err(err, "mapping %s is not a verity target with status V "
+				      "(target \"%s\", status \"%.20s\")", name, type, status);
+	}
+	r = vi_init_check(root, init, devno, NULL, err);
+	if (r == 0)
+		r = vi_root_dirs_check(root, devno, err);
+	return r;
+}
+
+/* `pre-pivot`: the last look before dracut switches to NEWROOT. */
+static int dracut_pre_pivot(struct agent *a, const char *cmdline, int resume)
+{
+	const struct dracut *d = a->runtime;
+	const struct vi_config *cfg = &a->plan.cfg;
+	const char *init = cfg->init;
+	struct vi_error err = { "" };
+	char text[VI_STATUS_MAX];
+	struct vi_status st;
+	bool refused;
+	int r;
+
+	refused = vi_agent_configure(a, cmdline, false) < 0;
+	if (resume >= 0) {
+		a->failure.set = false;
+		configure_for_fallback(a, cmdline);
+		return walk(a, (unsigned)resume);
+	}
+	if (refused) {
+		/* switched to only when setup put the recovery root in its place, and then with
+		 * the init dracut will run */
+		if (d->other_init || !recovery_marked(a) ||
+		    vi_status_read(a->status_dir, text, sizeof(text), &st) < 0 || !st.booted[0]) {
+			vi_agent_log_failure(a);
+			goto out_refuse;
+		}
+		init = d->init && d->init[0] ? d->init : "/sbin/init";
+	}
+	r = root_check(d->newroot, cfg->root.name, 0, init, &err);
+	if (r == 0) {
+		vi_kmsg_log(&a->log, KMSG_INFO, "init %s read completely from the verified root",
+			 init);
+		a->failure.set = false;
+		return answer(a, "ok", "none", 0, EXIT_SUCCESS);
+	}
+	vi_agent_fail_target(a, VI_STAGE_INIT, &a->plan.cfg.root, r, &err);
+out_refuse:
+	/* never switched to: nothing that is not the verified root stays on NEWROOT */
+	umount_tree(d->newroot);
+	remove_mapping(a, cfg->root.name);
+	configure_for_fallback(a, cmdline);
+	return walk(a, 0);
+}
+
+static int usage_error(void)
+{
+	fputs("Usage: verity-init setup --fallback [OPTIONS]\n"
+	      "       verity-init fail --reason getarg|shell-asked|shell-unit [--unit UNIT] "
+	      "[OPTIONS]\n"
+	      "       verity-init pre-pivot --newroot DIR [--init PATH] [--other-init] "
+	      "[--systemd] [OPTIONS]\n"
+	      "OPTIONS: --cmdline S, --resume N, --rundir DIR, --kmsg FILE, --sysrq FILE\n",
+	      stderr);
+	return 2;
+}
+
+int vi_dracut_main(struct agent *a, int argc, char **argv)
+{
+	struct dracut d = { .sysrq = SYSRQ_TRIGGER };
+	const char *cmdline = NULL, *kmsg = NULL, *reason = NULL, *unit = NULL;
+	bool fallback = false;
+	int resume = -1, r;
+
+	for (int i = 2; i < argc; i++) {
+		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(opt, "--fallback")) {
+			fallback = true;
+			continue;
+		}
+		if (!strcmp(opt, "--other-init")) {
+			d.other_init = true;
+			continue;
+		}
+		if (!strcmp(opt, "--systemd")) {
+			d.systemd = true;
+			continue;
+		}
+		if (!val)
+			return usage_error();
+		i++;
+		if (!strcmp(opt, "--cmdline")) {
+			cmdline = val;
+		} else if (!strcmp(opt, "--rundir")) {
+			a->status_dir = val;
+		} else if (!strcmp(opt, "--kmsg")) {
+			kmsg = val;
+		} else if (!strcmp(opt, "--sysrq")) {
+			d.sysrq = val;
+		} else if (!strcmp(opt, "--newroot")) {
+			d.newroot = val;
+		} else if (!strcmp(opt, "--init")) {
+			d.init = val;
+		} else if (!strcmp(opt, "--reason")) {
+			reason = val;
+		} else if (!strcmp(opt, "--unit")) {
+			unit = val;
+		} else if (!strcmp(opt, "--resume")) {
+			char *end;
+			long n = strtol(val, &end, 10);
+
+			if (*end || end == val || n < 0 || n > VI_MAX_FAIL)
+				return usage_error();
+			resume = (int)n;
+		} else {
+			return usage_error();
+		}
+	}
+	d.test_sysrq = strcmp(d.sysrq, SYSRQ_TRIGGER) != 0;
+	a->runtime = &d;
+	a->keep_first_failure = true;
+	if (kmsg) {
+		a->log.fd = open(kmsg, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY |
+				 (d.test_sysrq ? O_CREAT : 0), 0644);
+		a->log.fallback_fd = 2;
+		a->log.pid = getpid();
+	}
+	if (a->log.fd < 0)
+		vi_kmsg_open(&a->log, 2);
+	vi_dm_init(access("/run/udev/control", F_OK) == 0 ? VI_DM_NODES_UDEV : VI_DM_NODES_SELF);
+
+	if (!strcmp(argv[1], "setup") && fallback) {
+		r = dracut_setup(a, cmdline, resume);
+	} else if (!strcmp(argv[1], "fail") && reason && !fallback) {
+		r = dracut_fail(a, cmdline, reason, unit, resume);
+	} else if (!strcmp(argv[1], "pre-pivot") && d.newroot && !fallback) {
+		r = dracut_pre_pivot(a, cmdline, resume);
+	} else {
+		return usage_error();
+	}
+	return r < 0 ? usage_error() : r;
+}
+
+/* `check-init`: the module's check by itself (tests, a hand-run check). */
+int vi_dracut_check_init(int argc, char **argv)
+{
+	const char *name = VI_DEFAULT_NAME, *device = NULL, *init = "/sbin/init", *root = NULL;
+	struct vi_error err = { "" };
+	dev_t devno = 0;
+	bool name_given = false;
+	int i;
+
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--name") && i + 1 < argc) {
+			name = argv[++i];
+			name_given = true;
+		} else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+			device = argv[++i];
+		} else if (!strcmp(argv[i], "--init") && i + 1 < argc) {
+			init = argv[++i];
+		} else if (argv[i][0] != '-' && !root) {
+			root = argv[i];
+		} else {
+			return -EINVAL;
+		}
+	}
+	if (!root || (device && name_given))
+		return -EINVAL;
+	if (device && (!vi_parse_majmin(device, &devno) || !devno)) {
+		fprintf(stderr, "verity-init: --device %s: not MAJ:MIN\n", device);
+		return EXIT_FAILURE;
+	}
+	if (root_check(root, name, devno, init, &err) < 0) {
+		fprintf(stderr, "verity-init: %s\n", err.msg);
+		return EXIT_FAILURE;
+	}
+	return 0;
+}
