@@ -88,13 +88,15 @@ static int remove_mapping(struct agent *a, const char *name)
 	bool exists = false;
 	dev_t devno;
 
-	if (vi_dm_exists(name, &exists, &devno, &err) == 0 && !exists)
+	int r = vi_dm_exists(name, &exists, &devno, &err);
+
+	if (r == 0 && !exists)
 		return 0;
-	if (vi_dm_remove(name, &err) < 0) {
-		vi_kmsg_log(&a->log, KMSG_ERR, "removing %s failed: %s", name, err.msg);
-		return -EBUSY;
-	}
-	return 0;
+	if (r == 0)
+		r = vi_dm_remove(name, &err);
+	if (r < 0)
+		vi_kmsg_log(&a->log, KMSG_ERR, "%s", err.msg);
+	return r;
 }
 
 /* Once per boot: a marker in the run directory (a second failure must not loop). */

@@ -1,8 +1,9 @@
 #!/bin/bash
 # shunit2 tests of the dracut module: module-setup.sh's check/depends/installkernel/install run
 # against stubbed dracut functions (as dracut's own module tests source module-setup.sh with a
-# fake environment), and the shell-init glue (cmdline hook, failure policy) sourced with dracut-lib
-# stubs. No dracut run, no device: the VM tests (tests/vm/dracut_*_test.sh) boot real images.
+# fake environment), and the shell glue (hooks, setup job, generator) sourced with dracut-lib
+# stubs and a fake agent: what the glue asks the agent, and what it does with the answers (the
+# agent's own side of them: dracut_runtime_test.sh). No dracut run, no device: the VM tests (tests/vm/dracut_*_test.sh) boot real images.
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 MOD=$TOP/dracut-module
@@ -278,12 +279,18 @@ run_glue() {
 #!/bin/sh
 case "\$1" in
 parse) cat "$SHUNIT_TMPDIR/parse.out"; exit \${PARSE_RC:-0} ;;
-setup) echo "\$*" >"$SHUNIT_TMPDIR/setup.args"; echo x >>"$SHUNIT_TMPDIR/setup.count"
-	echo "\${SETUP_ERR:-}" >&2; exit \${SETUP_RC:-0} ;;
-check-init) echo "\$*" >>"$SHUNIT_TMPDIR/check.args"
-	# the first CHECK_FAILS calls fail with CHECK_ERR
-	[ "\$(wc -l <"$SHUNIT_TMPDIR/check.args")" -gt "\${CHECK_FAILS:-0}" ] && exit 0
-	echo "\${CHECK_ERR:-}" >&2; exit 1 ;;
+setup | fail | pre-pivot)
+	# the dracut runtime: every call recorded; the Nth call answers the Nth word of
+	# AGENT_ANSWERS (0: a root is ready, 1: failed, 3:N: open a shell, then resume at N)
+	echo "\$*" >>"$SHUNIT_TMPDIR/agent.calls"
+	n=\$(wc -l <"$SHUNIT_TMPDIR/agent.calls")
+	set -- \${AGENT_ANSWERS:-0}
+	if [ \$# -ge "\$n" ]; then shift \$((n - 1)); else set -- 1; fi
+	case "\${1:-1}" in
+	3:*) printf 'VERITY_RESULT=failed\\nVERITY_ACTION=shell\\nVERITY_NEXT=%s\\n' "\${1#3:}"; exit 3 ;;
+	0) echo VERITY_RESULT=ok; exit 0 ;;
+	*) echo VERITY_RESULT=failed; exit "\$1" ;;
+	esac ;;
 esac
 EOF
 	chmod 0755 "$SHUNIT_TMPDIR/fake-agent"
@@ -298,10 +305,8 @@ EOF
 VI_AGENT=$SHUNIT_TMPDIR/fake-agent
 VI_SYSRQ=$SHUNIT_TMPDIR/sysrq
 VI_KMSG=$SHUNIT_TMPDIR/kmsg
-VI_ACTION_WAIT=0
 VI_RUNDIR=$SHUNIT_TMPDIR/run
 VI_CMDLINE_D=$SHUNIT_TMPDIR/cmdline.d
-VI_MOUNTINFO=\${TEST_MOUNTINFO:-/proc/self/mountinfo}
 VI_DRACUT_GETARG=\${TEST_DRACUT_GETARG:-$SHUNIT_TMPDIR/bin/dracut-getarg}
 VI_EXPORT_ORIG=$SHUNIT_TMPDIR/export.orig
 vi_hang() { exit 1; }
@@ -342,8 +347,6 @@ wait_for_dev() { echo "wait_for_dev \$1"; }
 emergency_shell() { echo "emergency_shell \$*"; }
 udevadm() { :; }
 dev_unit_name() { printf '%s' "\${1#/}" | sed 's/-/\\\\x2d/g; s,/,-,g'; }
-umount() { echo "umount \$*" >>"$SHUNIT_TMPDIR/mounts.log"; }
-mount() { echo "mount \$*" >>"$SHUNIT_TMPDIR/mounts.log"; }
 EOF
 	(
 		cd "$SHUNIT_TMPDIR" || exit 1
@@ -409,16 +412,16 @@ VERITY_FEC='/dev/x;touch $SHUNIT_TMPDIR/pwned3'"
 
 # dracut 059's dracut-getarg crashes on a line ending in a lone '"'; getargbool then answers its
 # default and the rd.shell=0 the hook writes is never read. The hook fails closed at once, with
-# the real dracut-getarg, even when the agent (here a fake one) accepted the line.
+# the real dracut-getarg, even when the agent (here a fake one) accepted the line: the agent
+# applies the policy (fail --reason getarg), and the hook never returns.
 test_cmdline_hook_fails_closed_when_dracut_cannot_parse_the_line() {
 	local out
 	PARSE_OUT="VERITY_ENABLED=1
 VERITY_FAIL=poweroff"
-	out=$(TEST_CMDLINE='roothash=ab rootflags=bogus "' run_cmdline_hook)
+	out=$(TEST_CMDLINE='roothash=ab rootflags=bogus "' AGENT_ANSWERS=1 run_cmdline_hook)
 	assertNotContains "the hook never returned: $out" "$out" fstype=
-	assertEquals "the policy's action at once" o "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
-	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "dracut-getarg) fails on this command line"
-	rm -f "$SHUNIT_TMPDIR/sysrq"
+	assertEquals "the agent applies the policy at once" "fail --reason getarg" \
+		"$(agent_calls)"
 	# and a shell the policy allows is still not opened when dracut cannot read rd.shell=0
 	out=$(TEST_CMDLINE='rd.shell=0 x "' run_glue "vi_shell_allowed && echo allowed || echo refused")
 	assertEquals refused "$out"
@@ -426,6 +429,12 @@ VERITY_FAIL=poweroff"
 	assertEquals "control: dracut's default when it can parse the line" allowed "$out"
 	out=$(TEST_CMDLINE='rd.shell=0' run_glue "vi_shell_allowed && echo allowed || echo refused")
 	assertEquals "control: rd.shell=0 read" refused "$out"
+}
+
+# agent_calls: the agent's dracut commands the glue ran, one a line, without the arguments every
+# call carries (--cmdline, --rundir, --kmsg, --sysrq)
+agent_calls() {
+	sed 's/ --cmdline .*//' "$SHUNIT_TMPDIR/agent.calls" 2>/dev/null
 }
 
 # Every string the module logs goes through the same sanitizing: a control byte from the command
@@ -486,13 +495,17 @@ VERITY_ROOTFLAGS=logdev=/dev/vdc"
 test_cmdline_hook_refused_shell_request_fails_at_once() {
 	local out
 	PARSE_OUT="VERITY_FAIL=reboot"
-	out=$(TEST_CMDLINE="roothash=ab rd.break=pre-pivot" PARSE_RC=1 run_cmdline_hook)
+	out=$(TEST_CMDLINE="roothash=ab rd.break=pre-pivot" PARSE_RC=1 AGENT_ANSWERS=1 run_cmdline_hook)
 	assertNotContains "the hook never returned" "$out" fstype=
-	assertEquals "the policy's action, before any later breakpoint" b \
-		"$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
-	rm -f "$SHUNIT_TMPDIR/sysrq"
-	out=$(TEST_CMDLINE="roothash=ab rd.shell" PARSE_RC=1 run_cmdline_hook)
-	assertEquals "rd.shell too" b "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
+	assertEquals "the policy, before any later breakpoint" "fail --reason shell-asked" \
+		"$(agent_calls)"
+	rm -f "$SHUNIT_TMPDIR/agent.calls"
+	out=$(TEST_CMDLINE="roothash=ab rd.shell" PARSE_RC=1 AGENT_ANSWERS=1 run_cmdline_hook)
+	assertEquals "rd.shell too" "fail --reason shell-asked" "$(agent_calls)"
+	# even when the agent answered "a root is ready" (it never does for these): no return
+	rm -f "$SHUNIT_TMPDIR/agent.calls"
+	out=$(TEST_CMDLINE="roothash=ab rd.shell" PARSE_RC=1 AGENT_ANSWERS=0 run_cmdline_hook)
+	assertNotContains "the hook never returned" "$out" fstype=
 }
 
 # The kernel passes NAME=value words without a dot to /init as environment variables, and dracut's
@@ -504,13 +517,13 @@ test_settings_never_from_the_environment() {
 	out=$(run_glue "VERITY_SHELL_ALLOWED=1 VERITY_OFF_ALLOWED=1; vi_load; echo \"rc=\$? [\${VERITY_SHELL_ALLOWED-}\${VERITY_OFF_ALLOWED-}]\"")
 	assertEquals "rc=0 []" "$out"
 	# nothing from the environment
-	out=$(cd "$SHUNIT_TMPDIR" && env VI_SYSRQ=/dev/null VI_HANG=0 VI_AGENT=/bin/true VI_ACTION_WAIT=999 \
-		VI_KMSG=/dev/null VI_RUNDIR=/tmp/x VI_CMDLINE_D=/tmp/y VI_MOUNTINFO=/tmp/z VI_NEWROOT=/sysroot \
-		VI_NO_RECOVERY=x VERITY_OFF_ALLOWED=1 VERITY_SHELL_ALLOWED=1 VERITY_ENABLED=1 \
+	out=$(cd "$SHUNIT_TMPDIR" && env VI_SYSRQ=/dev/null VI_HANG=0 VI_AGENT=/bin/true \
+		VI_KMSG=/dev/null VI_RUNDIR=/tmp/x VI_CMDLINE_D=/tmp/y VI_EXPORT_ORIG=/tmp/z \
+		VERITY_OFF_ALLOWED=1 VERITY_SHELL_ALLOWED=1 VERITY_ENABLED=1 \
 		sh -c ". '$SHUNIT_TMPDIR/dracut-lib.sh'; . '$MOD/verity-init-lib.sh'
-		echo \"\$VI_SYSRQ \$VI_AGENT \$VI_ACTION_WAIT \$VI_KMSG \$VI_RUNDIR \$VI_CMDLINE_D \$VI_MOUNTINFO\"
-		echo \"[\${VI_HANG-}\${VI_NEWROOT-}\${VI_NO_RECOVERY-}\${VERITY_OFF_ALLOWED-}\${VERITY_SHELL_ALLOWED-}\${VERITY_ENABLED-}]\"" 2>&1)
-	assertEquals "/proc/sysrq-trigger /usr/sbin/verity-init 10 /dev/kmsg /run/verity-init /etc/cmdline.d /proc/self/mountinfo
+		echo \"\$VI_SYSRQ \$VI_AGENT \$VI_KMSG \$VI_RUNDIR \$VI_CMDLINE_D \$VI_EXPORT_ORIG\"
+		echo \"[\${VI_HANG-}\${VERITY_OFF_ALLOWED-}\${VERITY_SHELL_ALLOWED-}\${VERITY_ENABLED-}]\"" 2>&1)
+	assertEquals "/proc/sysrq-trigger /usr/sbin/verity-init /dev/kmsg /run/verity-init /etc/cmdline.d /tmp/export.orig
 []" "$out"
 }
 
@@ -624,16 +637,14 @@ VERITY_RECOVERY_ENABLED=1
 VERITY_RECOVERY_ROOTHASH=cdcd
 VERITY_RECOVERY_DATA=/dev/vdc"
 	mkdir -p "$SHUNIT_TMPDIR/cmdline.d" && echo rd.shell=0 >"$SHUNIT_TMPDIR/cmdline.d/10image.conf"
-	out=$(TEST_CMDLINE="roothash=ab rd.shell=false" run_cmdline_hook)
+	out=$(TEST_CMDLINE="roothash=ab rd.shell=false" AGENT_ANSWERS=1 run_cmdline_hook)
 	assertNotContains "the hook never returned" "$out" fstype=
-	assertEquals "the policy's reboot, at once" b "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
-	assertFalse "no recovery root: the line would open the shell there too" \
-		"[ -e '$SHUNIT_TMPDIR/setup.args' ]"
-	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "asks dracut for a shell"
-	rm -rf "$SHUNIT_TMPDIR/sysrq" "$SHUNIT_TMPDIR/cmdline.d"
-	out=$(TEST_CMDLINE="roothash=ab rdshell=0" run_cmdline_hook)
-	assertEquals "rdshell with any value" b "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
-	rm -f "$SHUNIT_TMPDIR/sysrq"
+	assertEquals "the policy at once (the agent: no recovery root for this reason)" \
+		"fail --reason shell-asked" "$(agent_calls)"
+	rm -rf "$SHUNIT_TMPDIR/agent.calls" "$SHUNIT_TMPDIR/cmdline.d"
+	out=$(TEST_CMDLINE="roothash=ab rdshell=0" AGENT_ANSWERS=1 run_cmdline_hook)
+	assertEquals "rdshell with any value" "fail --reason shell-asked" "$(agent_calls)"
+	rm -f "$SHUNIT_TMPDIR/agent.calls"
 	# off as dracut reads it; and anything when the policy allows a shell
 	out=$(TEST_CMDLINE="roothash=ab rd.shell=1 rd.shell=off" run_cmdline_hook)
 	assertContains "$out" "fstype=auto rflags=ro"
@@ -641,21 +652,21 @@ VERITY_RECOVERY_DATA=/dev/vdc"
 VERITY_SHELL_ALLOWED=1"
 	out=$(TEST_CMDLINE="roothash=ab rd.shell=false rd.break" run_cmdline_hook)
 	assertContains "$out" "fstype=auto rflags=ro"
-	assertFalse "no action" "[ -e '$SHUNIT_TMPDIR/sysrq' ]"
+	assertEquals "no agent call" "" "$(agent_calls)"
 }
 
-test_prepivot_checks_the_init_dracut_will_run_after_a_refused_line() {
+# dracut's init.sh runs init= as dracut reads it (after a refused line the agent checks that one,
+# if setup booted the recovery root), and never lets real_init= / rd.distroinit= be checked.
+test_prepivot_passes_the_init_dracut_will_run() {
 	local out
 	PARSE_OUT="VERITY_FAIL=recovery"
-	out=$(TEST_CMDLINE="bad init=/bin/other" PARSE_RC=1 run_prepivot "mkdir -p \"\$VI_RUNDIR\"
-		: >\"\$VI_RUNDIR/dracut-recovery\"; printf 'booted=cdcd\n' >\"\$VI_RUNDIR/status\"")
+	out=$(TEST_CMDLINE="bad init=/bin/other" PARSE_RC=1 run_prepivot :)
 	assertContains "$out" hook-done
-	assertEquals "check-init --name root --init /bin/other /sysroot" "$(cat "$SHUNIT_TMPDIR/check.args")"
-	rm -f "$SHUNIT_TMPDIR/check.args"
-	out=$(TEST_CMDLINE="bad real_init=/bin/other" PARSE_RC=1 run_prepivot "mkdir -p \"\$VI_RUNDIR\"
-		: >\"\$VI_RUNDIR/dracut-recovery\"; printf 'booted=cdcd\n' >\"\$VI_RUNDIR/status\"")
-	assertNotContains "real_init= is never switched to" "$out" hook-done
-	assertEquals "unmounted" "umount -R /sysroot" "$(head -n 1 "$SHUNIT_TMPDIR/mounts.log")"
+	assertEquals "pre-pivot --newroot /sysroot --init /bin/other" "$(agent_calls)"
+	rm -f "$SHUNIT_TMPDIR/agent.calls"
+	out=$(TEST_CMDLINE="bad real_init=/bin/other" PARSE_RC=1 AGENT_ANSWERS=1 run_prepivot :)
+	assertNotContains "refused by the agent: the hook never returns" "$out" hook-done
+	assertEquals "pre-pivot --newroot /sysroot --other-init" "$(agent_calls)"
 }
 
 test_cmdline_hook_leaves_non_verity_boots_alone_only_if_the_policy_allows() {
@@ -677,84 +688,65 @@ VERITY_OFF_ALLOWED=1"
 		fn
 		echo \"root=\$root\"")
 	assertContains "$out" "root=block:/dev/mapper/root"
-	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "no root hash on the command line"
-	run_glue "vi_setup" >/dev/null
-	assertEquals "the policy's panic" "c" "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
-	assertFalse "setup never ran" "[ -e '$SHUNIT_TMPDIR/setup.args' ]"
+	out=$(AGENT_ANSWERS=1 run_glue "vi_setup; echo set-up")
+	assertNotContains "the setup job never returns" "$out" set-up
+	assertEquals "the agent refuses and applies the policy" "setup --fallback" "$(agent_calls)"
 }
 
-test_fail_policy_tries_actions_in_order_and_ends_in_panic() {
+
+# The agent hands a shell back (exit 3, VERITY_NEXT=N): dracut's emergency shell, where rd.shell
+# lets dracut open one, then the same command from entry N of the list.
+test_agent_shell_answer_opens_dracuts_shell_then_resumes() {
+	local out
 	PARSE_OUT="VERITY_ENABLED=1"
-	TEST_CMDLINE=rd.shell=0 run_glue "VERITY_FAIL=shell,reboot,poweroff; vi_fail 'root hash mismatch'" >/dev/null
-	assertEquals "shell refused by rd.shell=0: skipped; reboot, poweroff, then panic" \
-		"b o c" "$(tr '\n' ' ' <"$SHUNIT_TMPDIR/sysrq" | sed 's/ $//')"
-	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "root verification failed: root hash mismatch"
-}
-
-test_fail_policy_shell_needs_image_permission_and_rd_shell() {
-	local out
-	out=$(run_glue "VERITY_FAIL=shell; vi_fail 'bad'")
-	assertContains "in the list (the image allows it) and rd.shell" "$out" "emergency_shell -n verity-init"
-	rm -f "$SHUNIT_TMPDIR/sysrq"
-	out=$(TEST_CMDLINE=rd.shell=0 run_glue "VERITY_FAIL=shell; vi_fail 'bad'")
+	out=$(AGENT_ANSWERS="3:1 3:2 1" run_glue "vi_setup; echo set-up")
+	assertEquals "two shells" 2 "$(printf '%s\n' "$out" | grep -c 'emergency_shell -n verity-init')"
+	assertEquals "resumed where the agent said" "setup --fallback
+setup --fallback --resume 1
+setup --fallback --resume 2" "$(agent_calls)"
+	assertNotContains "failed in the end: never returns" "$out" set-up
+	rm -f "$SHUNIT_TMPDIR/agent.calls"
+	out=$(TEST_CMDLINE=rd.shell=0 AGENT_ANSWERS="3:1 0" run_glue "vi_setup; echo set-up")
 	assertNotContains "rd.shell=0 refuses the shell" "$out" emergency_shell
-	assertEquals "then the last resort: panic" c "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
+	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "fallback shell refused: rd.shell=0"
+	assertEquals "and the list goes on" "setup --fallback
+setup --fallback --resume 1" "$(agent_calls)"
+	assertContains "recovered: the boot goes on" "$out" set-up
+	# an answer without a place to resume: never go on
+	printf '%s\n' '#!/bin/sh' 'case "$1" in parse) echo VERITY_ENABLED=1 ;;' \
+		'*) echo "VERITY_NEXT=1;reboot"; exit 3 ;; esac' >"$SHUNIT_TMPDIR/odd-agent"
+	chmod 0755 "$SHUNIT_TMPDIR/odd-agent"
+	out=$(run_glue "VI_AGENT='$SHUNIT_TMPDIR/odd-agent'; vi_setup; echo set-up")
+	assertNotContains "$out" emergency_shell
+	assertNotContains "$out" set-up
 }
 
-test_setup_failure_applies_policy_with_agents_reason() {
-	PARSE_OUT="VERITY_ENABLED=1
-VERITY_NAME=root
-VERITY_FAIL=reboot"
-	SETUP_RC=1 SETUP_ERR="verity-init[1]: a kernel log line
-verity-init: root hash mismatch: top hash block hashes to 12ab" \
-		run_glue "vi_setup" >/dev/null
-	assertEquals "reboot, then panic" "b c" "$(tr '\n' ' ' <"$SHUNIT_TMPDIR/sysrq" | sed 's/ $//')"
-	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "root hash mismatch: top hash block hashes to 12ab"
-	assertContains "setup gets dracut's command line" "$(cat "$SHUNIT_TMPDIR/setup.args")" "--cmdline"
-}
 
-test_malformed_command_line_fails_closed() {
-	PARSE_OUT=""
-	PARSE_RC=1 run_glue "vi_setup" >/dev/null
-	assertContains "the agent's reason is logged" "$(cat "$SHUNIT_TMPDIR/kmsg")" "root verification failed: verity-init parse failed"
-	assertEquals "default policy: panic" c "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
-	assertFalse "setup never ran" "[ -e '$SHUNIT_TMPDIR/setup.args' ]"
-	# the agent prints what applies instead: the policy's fail actions (never the refused line's)
-	rm -f "$SHUNIT_TMPDIR/sysrq"
-	PARSE_OUT="VERITY_ENABLED='0'
-VERITY_FAIL='poweroff'"
-	PARSE_RC=1 run_glue "vi_setup" >/dev/null
-	assertEquals "the policy's fail action" o "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
-}
-
-test_init_check_asks_the_agent_for_mapping_and_init() {
+test_setup_job_hands_the_line_to_the_agent_and_announces_the_root() {
 	local out
-	out=$(run_glue "VERITY_NAME=vroot; vi_check_init /sysroot /bin/init && echo ok")
-	assertEquals ok "$out"
-	assertEquals "check-init --name vroot --init /bin/init /sysroot" "$(cat "$SHUNIT_TMPDIR/check.args")"
-	rm -f "$SHUNIT_TMPDIR/check.args"
-	out=$(CHECK_FAILS=1 CHECK_ERR="verity-init[1]: a log line
-verity-init: init /sbin/init is on device 0:33, not on the verified mapping (254:0)" \
-		run_glue "VERITY_NAME=root; vi_check_init /sysroot /sbin/init || echo \"\$VI_INIT_ERROR\"")
-	assertEquals "the agent's last line is the reason" \
-		"init /sbin/init is on device 0:33, not on the verified mapping (254:0)" "$out"
+	PARSE_OUT="VERITY_ENABLED=1
+VERITY_NAME=vroot"
+	out=$(TEST_CMDLINE="roothash=ab verity.name=vroot" run_glue "
+		udevadm() { echo \"udevadm \$*\" >>'$SHUNIT_TMPDIR/udev.log'; }
+		vi_setup && echo set-up")
+	assertContains "$out" set-up
+	assertContains "udev asked about the mapping" "$(cat "$SHUNIT_TMPDIR/udev.log")" "udevadm settle"
+	rm -f "$SHUNIT_TMPDIR/udev.log"
+	assertEquals "dracut's command line and the test stand-ins, as arguments" \
+		"setup --fallback --cmdline roothash=ab verity.name=vroot --rundir $SHUNIT_TMPDIR/run --kmsg $SHUNIT_TMPDIR/kmsg --sysrq $SHUNIT_TMPDIR/sysrq" \
+		"$(cat "$SHUNIT_TMPDIR/agent.calls")"
+	# a refused line: the agent logs why and applies the policy
+	rm -f "$SHUNIT_TMPDIR/agent.calls"
+	out=$(PARSE_RC=1 AGENT_ANSWERS=1 run_glue "vi_setup && echo set-up")
+	assertNotContains "$out" set-up
+	assertEquals "setup --fallback" "$(agent_calls)"
 }
 
-test_umount_root_only_what_is_mounted() {
-	local mi=$SHUNIT_TMPDIR/mountinfo
-	printf '%s\n' '22 1 0:21 / /proc rw - proc proc rw' \
-		'40 1 254:1 / /sysroot ro,relatime - ext4 /dev/mapper/root ro' \
-		'41 40 253:2 / /sysroot/usr ro,relatime - ext4 /dev/vdb ro' >"$mi"
-	TEST_MOUNTINFO=$mi run_glue "vi_umount_root /sysroot; vi_umount_root /sysroot/absent" >/dev/null
-	assertEquals "the root and what is mounted inside it, nothing else" "umount -R /sysroot" \
-		"$(cat "$SHUNIT_TMPDIR/mounts.log")"
-}
+
 
 # the pre-pivot hook, sourced as dracut does (shell init: no DRACUT_SYSTEMD)
 run_prepivot() {
-	local mi=$SHUNIT_TMPDIR/mountinfo
-	printf '%s\n' '40 1 254:1 / /sysroot ro,relatime - ext4 /dev/mapper/root ro' >"$mi"
-	TEST_MOUNTINFO=$mi run_glue "NEWROOT=/sysroot; $1; . '$MOD/verity-init-check-init.sh'; echo hook-done"
+	run_glue "NEWROOT=/sysroot DRACUT_SYSTEMD=; $1; . '$MOD/verity-init-check-init.sh'; echo hook-done"
 }
 
 test_prepivot_good_root_switches() {
@@ -762,97 +754,39 @@ test_prepivot_good_root_switches() {
 	PARSE_OUT="VERITY_ENABLED=1"
 	out=$(run_prepivot :)
 	assertContains "$out" hook-done
-	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "init /sbin/init read completely from the verified root"
-	assertFalse "nothing unmounted" "[ -e '$SHUNIT_TMPDIR/mounts.log' ]"
-	assertFalse "no action" "[ -e '$SHUNIT_TMPDIR/sysrq' ]"
+	assertEquals "pre-pivot --newroot /sysroot --init " "$(agent_calls)"
+	assertContains "a fixed environment for init" "$(cat "$SHUNIT_TMPDIR/export.orig")" "export HOME=/"
+	# systemd: the agent knows /sysroot is sysroot.mount's (no recovery after it)
+	rm -f "$SHUNIT_TMPDIR/agent.calls"
+	out=$(run_glue "NEWROOT=/sysroot DRACUT_SYSTEMD=1; . '$MOD/verity-init-check-init.sh'; echo hook-done")
+	assertEquals "pre-pivot --newroot /sysroot --init  --systemd" "$(agent_calls)"
+	# no verity root asked for: nothing to check
+	rm -f "$SHUNIT_TMPDIR/agent.calls"
+	PARSE_OUT="VERITY_ENABLED=0
+VERITY_OFF_ALLOWED=1"
+	out=$(run_prepivot :)
+	assertContains "$out" hook-done
+	assertEquals "" "$(agent_calls)"
 }
 
-test_prepivot_refused_root_unmounted_and_recovery_mounted_in_its_place() {
-	local out
-	PARSE_OUT="VERITY_ENABLED=1
-VERITY_FAIL=recovery,reboot
-VERITY_RECOVERY_ENABLED=1
-VERITY_RECOVERY_ROOTHASH=cdcd
-VERITY_RECOVERY_DATA=/dev/vdc"
-	out=$(CHECK_FAILS=1 CHECK_ERR="verity-init: /sysroot is not the verified mapping (254:1)" run_prepivot :)
-	assertContains "recovery took over: the boot goes on" "$out" hook-done
-	assertFalse "no reboot, no panic" "[ -e '$SHUNIT_TMPDIR/sysrq' ]"
-	assertEquals "unmounted, then the recovery root mounted on NEWROOT" "umount -R /sysroot
-umount -R /sysroot
-mount -o ro /dev/mapper/root /sysroot" "$(cat "$SHUNIT_TMPDIR/mounts.log")"
-	assertEquals "the recovery root's init checked too" 2 "$(wc -l <"$SHUNIT_TMPDIR/check.args")"
-	assertContains "$(cat "$SHUNIT_TMPDIR/run/status")" "reason=/sysroot is not the verified mapping (254:1)"
-	assertContains "$(cat "$SHUNIT_TMPDIR/run/status")" "booted=cdcd"
-}
 
-test_prepivot_refused_line_never_switches() {
+test_prepivot_refused_root_never_switches() {
 	local out
 	PARSE_OUT="VERITY_FAIL=poweroff"
-	out=$(PARSE_RC=1 run_prepivot :)
+	out=$(PARSE_RC=1 AGENT_ANSWERS=1 run_prepivot :)
 	assertNotContains "the hook never returned" "$out" hook-done
-	assertEquals "unmounted" "umount -R /sysroot" "$(head -n 1 "$SHUNIT_TMPDIR/mounts.log")"
-	assertEquals "the policy's action" o "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
-	assertFalse "no init check" "[ -e '$SHUNIT_TMPDIR/check.args' ]"
-}
-
-test_prepivot_refused_line_after_recovery_checks_the_recovery_root() {
-	local out
-	PARSE_OUT="VERITY_FAIL=recovery"
-	out=$(PARSE_RC=1 run_prepivot "mkdir -p \"\$VI_RUNDIR\"; : >\"\$VI_RUNDIR/dracut-recovery\"
-		printf 'result=failed\nbooted=cdcd\n' >\"\$VI_RUNDIR/status\"")
+	assertEquals "pre-pivot --newroot /sysroot --init " "$(agent_calls)"
+	# the recovery root in its place (the agent mounted it): the boot goes on
+	rm -f "$SHUNIT_TMPDIR/agent.calls"
+	PARSE_OUT="VERITY_ENABLED=1"
+	out=$(AGENT_ANSWERS=0 run_prepivot :)
 	assertContains "$out" hook-done
-	assertEquals "check-init --name root --init /sbin/init /sysroot" "$(cat "$SHUNIT_TMPDIR/check.args")"
-	assertFalse "kept mounted" "[ -e '$SHUNIT_TMPDIR/mounts.log' ]"
-	assertFalse "no action" "[ -e '$SHUNIT_TMPDIR/sysrq' ]"
 }
 
-test_setup_refused_line_stops_after_the_policys_recovery() {
-	local out
-	PARSE_OUT="VERITY_FAIL=recovery
-VERITY_RECOVERY_ENABLED=1
-VERITY_RECOVERY_ROOTHASH=cdcd
-VERITY_RECOVERY_DATA=/dev/vdc"
-	out=$(PARSE_RC=1 run_glue "vi_setup && echo set-up")
-	assertEquals set-up "$(printf '%s\n' "$out" | tail -n 1)"
-	assertEquals "only the recovery root was set up" 1 "$(wc -l <"$SHUNIT_TMPDIR/setup.count")"
-	assertContains "$(cat "$SHUNIT_TMPDIR/setup.args")" "verity.roothash=cdcd"
-}
 
-test_fail_recovery_sets_up_the_recovery_root_under_the_main_name() {
-	local out
-	PARSE_OUT="VERITY_ENABLED=1"
-	out=$(run_glue "VERITY_NAME=root VERITY_FAIL=recovery,reboot VERITY_RECOVERY_ENABLED=1
-		VERITY_RECOVERY_ROOTHASH=cdcd VERITY_RECOVERY_DATA=PARTUUID=1234 VERITY_RECOVERY_HASH=
-		VERITY_RECOVERY_OPTIONS=hash-offset=4096
-		vi_fail 'root hash mismatch' && echo continued")
-	assertEquals "recovery took over: the boot goes on" continued "$out"
-	assertFalse "no reboot, no panic" "[ -e '$SHUNIT_TMPDIR/sysrq' ]"
-	assertEquals "setup --cmdline verity.roothash=cdcd verity.name=root verity.data=\"PARTUUID=1234\" verity.options=\"hash-offset=4096\"" \
-		"$(cat "$SHUNIT_TMPDIR/setup.args")"
-	assertEquals "status for the recovery root" "result=failed
-reason=root hash mismatch
-action=recovery
-booted=cdcd" "$(cat "$SHUNIT_TMPDIR/run/status")"
-}
 
-test_fail_recovery_refused_goes_on_with_the_list() {
-	PARSE_OUT="VERITY_ENABLED=1"
-	SETUP_RC=1 SETUP_ERR="recovery: root hash mismatch" run_glue "VERITY_NAME=root
-		VERITY_FAIL=recovery,reboot VERITY_RECOVERY_ENABLED=1 VERITY_RECOVERY_ROOTHASH=cdcd
-		VERITY_RECOVERY_DATA=/dev/vdc; vi_fail 'bad'" >/dev/null
-	assertEquals "recovery refused, then reboot, then panic" "b c" \
-		"$(tr '\n' ' ' <"$SHUNIT_TMPDIR/sysrq" | sed 's/ $//')"
-	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "recovery root refused: recovery: root hash mismatch"
-	assertContains "$(cat "$SHUNIT_TMPDIR/run/status")" "action=panic"
-}
 
-test_fail_without_recovery_root_skips_it() {
-	PARSE_OUT="VERITY_ENABLED=1"
-	run_glue "VERITY_FAIL=recovery,poweroff; vi_fail 'bad'" >/dev/null
-	assertEquals "o" "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
-	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "action recovery: no recovery root configured"
-	assertFalse "setup never ran" "[ -e '$SHUNIT_TMPDIR/setup.args' ]"
-}
+
 
 # run_generator CMDLINE : the systemd generator into $SHUNIT_TMPDIR/gen with /proc/cmdline = CMDLINE
 run_generator() {
@@ -963,10 +897,10 @@ VERITY_SHELL_ALLOWED=1"
 test_refuse_shell_applies_the_fail_actions() {
 	local out
 	PARSE_OUT="VERITY_FAIL=poweroff"
-	out=$(PARSE_RC=1 run_glue "set -- refuse-shell emergency.service; . '$MOD/verity-init-dracut.sh'; echo returned")
-	assertNotContains "the shell unit never starts: $out" "$out" returned
-	assertEquals "the policy's action" o "$(head -n 1 "$SHUNIT_TMPDIR/sysrq")"
-	assertContains "$(cat "$SHUNIT_TMPDIR/kmsg")" "emergency.service would open a shell in the initramfs and the initramfs policy allows none"
+	out=$(PARSE_RC=1 AGENT_ANSWERS=0 run_glue "set -- refuse-shell emergency.service; . '$MOD/verity-init-dracut.sh'; echo returned")
+	assertNotContains "the shell unit never starts, whatever the answer: $out" "$out" returned
+	assertEquals "the agent applies the policy" "fail --reason shell-unit --unit emergency.service" \
+		"$(agent_calls)"
 }
 
 test_generator_without_verity_fails_closed_unless_the_policy_allows_it() {
@@ -986,10 +920,9 @@ VERITY_OFF_ALLOWED=1"
 }
 
 tearDown() {
-	rm -rf "$SHUNIT_TMPDIR/sysrq" "$SHUNIT_TMPDIR/kmsg" "$SHUNIT_TMPDIR/setup.args" "$SHUNIT_TMPDIR/run" \
-		"$SHUNIT_TMPDIR/setup.count" "$SHUNIT_TMPDIR/check.args" "$SHUNIT_TMPDIR/mounts.log" \
-		"$SHUNIT_TMPDIR/cmdline.d"
-	unset PARSE_RC SETUP_RC SETUP_ERR CHECK_FAILS CHECK_ERR TEST_CMDLINE
+	rm -rf "$SHUNIT_TMPDIR/sysrq" "$SHUNIT_TMPDIR/kmsg" "$SHUNIT_TMPDIR/run" \
+		"$SHUNIT_TMPDIR/agent.calls" "$SHUNIT_TMPDIR/cmdline.d" "$SHUNIT_TMPDIR/export.orig"
+	unset PARSE_RC AGENT_ANSWERS TEST_CMDLINE
 }
 
 test_module_scripts_pass_shellcheck() {

@@ -1,0 +1,173 @@
+#!/bin/bash
+# shunit2 tests of the agent's dracut runtime (verity-init setup --fallback, fail, pre-pivot) on
+# the host: the answers on stdout and the exit codes the module's glue reads, the fail list
+# walked in order, the status file with the boot's first failure, the kernel log records. The
+# kernel's emergency actions, the log and the run directory are files of the test (--sysrq,
+# --kmsg, --rundir: with a --sysrq file the agent calls no reboot(2) and writes the letters
+# there). No device is set up: the refusals come before any.
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+: "${BUILD:=$TOP/build}"
+VI=$BUILD/verity-init
+RH=$(printf '%064d' 0)
+BASE="roothash=$RH verity.data=/dev/vi-absent-data verity.hash=/dev/vi-absent-hash"
+
+oneTimeSetUp() {
+	[ -x "$VI" ] || { echo "verity-init not built in $BUILD" >&2; exit 1; }
+	W=$SHUNIT_TMPDIR
+}
+
+setUp() {
+	rm -rf "$W/run" "$W/kmsg" "$W/sysrq" "$W/newroot"
+	mkdir -p "$W/newroot"
+}
+
+# policy POLICY CMD... : CMD with /etc/verity-init.conf = POLICY (an overlay over /etc in a private
+# mount namespace, as badinput_test.sh does); exit 77 where that cannot be done
+policy() {
+	mkdir -p "$W/policy-etc"
+	printf '%s\n' "$1" >"$W/policy-etc/verity-init.conf"
+	shift
+	[ "$(id -u)" -eq 0 ] || return 77
+	# shellcheck disable=SC2016 # $0, $@ are the inner shell's
+	unshare -m sh -c '
+		mount --make-rprivate / 2>/dev/null &&
+		mount -t overlay vitest -o "lowerdir=$0:/etc" /etc 2>/dev/null || exit 77
+		exec "$@"' "$W/policy-etc" "$@"
+}
+
+# agent ARGS... : the agent with the test's stand-ins (never the kernel's sysrq); sets OUT, RC
+agent() {
+	OUT=$(timeout 60 "$VI" "$@" --rundir "$W/run" --kmsg "$W/kmsg" --sysrq "$W/sysrq" 2>/dev/null)
+	RC=$?
+}
+
+# agent_policy POLICY ARGS... : the same under POLICY
+agent_policy() {
+	local p=$1
+	shift
+	OUT=$(policy "$p" timeout 60 "$VI" "$@" --rundir "$W/run" --kmsg "$W/kmsg" --sysrq "$W/sysrq" 2>/dev/null)
+	RC=$?
+}
+
+sysrq() { tr '\n' ' ' <"$W/sysrq" 2>/dev/null | sed 's/ $//'; }
+status() { sed -n "s/^$1=//p" "$W/run/status" 2>/dev/null; }
+
+test_setup_refused_line_walks_the_fail_list_and_answers() {
+	agent setup --fallback --cmdline "roothash=zz verity.fail=reboot"
+	assertEquals "nothing took effect: exit 1" 1 "$RC"
+	assertContains "$OUT" "VERITY_RESULT=failed"
+	assertContains "$OUT" "VERITY_ACTION=panic"
+	assertContains "the reason, quoted for sh" "$OUT" "VERITY_REASON='roothash=zz: not hex"
+	assertEquals "a refused line's verity.fail= is not used: the default, panic" c "$(sysrq)"
+	assertContains "one record for the refusal" "$(cat "$W/kmsg")" \
+		"verity-init[$(sed -n 's/.*verity-init\[\([0-9]*\)\].*/\1/p' "$W/kmsg" | head -n 1)]: command line refused: roothash=zz"
+	assertContains "$(cat "$W/kmsg")" "fallback: panic (no verified root; refusing to continue)"
+	assertEquals failed "$(status result)"
+	assertEquals config "$(status stage)"
+	assertEquals panic "$(status action)"
+}
+
+test_fail_reasons_walk_the_list_in_order() {
+	agent fail --reason getarg --cmdline "$BASE verity.fail=reboot,poweroff"
+	assertEquals 1 "$RC"
+	assertEquals "reboot, power off, then the kernel's panic" "b o c" "$(sysrq)"
+	assertContains "$(cat "$W/kmsg")" "dracut's command-line parser (dracut-getarg) fails on this command line"
+	assertContains "$(cat "$W/kmsg")" "fallback: reboot"
+	assertContains "$(cat "$W/kmsg")" "fallback: poweroff"
+	assertEquals "dracut's command-line parser (dracut-getarg) fails on this command line" \
+		"$(status reason)"
+	# a refused line is the failure itself
+	setUp
+	agent fail --reason shell-asked --cmdline "$BASE rd.break"
+	assertContains "$(cat "$W/kmsg")" "'rd.break' opens a root shell in the initramfs"
+	assertEquals c "$(sysrq)"
+	setUp
+	agent fail --reason shell-unit --unit rescue.service --cmdline "$BASE verity.fail=poweroff"
+	assertEquals o\ c "$(sysrq)"
+	assertContains "$(status reason)" "rescue.service would open a shell in the initramfs"
+}
+
+test_fail_refuses_what_is_not_its_grammar() {
+	local u
+	for u in "" "a b.service" "x;reboot" "$(printf 'a\nb')"; do
+		agent fail --reason shell-unit --unit "$u" --cmdline "$BASE"
+		assertEquals "unit '$u': usage" 2 "$RC"
+	done
+	agent fail --reason other --cmdline "$BASE"
+	assertEquals "unknown reason: usage" 2 "$RC"
+	agent fail --reason getarg --resume 99 --cmdline "$BASE"
+	assertEquals "resume past the list: usage" 2 "$RC"
+	agent pre-pivot --cmdline "$BASE"
+	assertEquals "pre-pivot without --newroot: usage" 2 "$RC"
+	assertFalse "no action taken" "[ -e '$W/sysrq' ]"
+}
+
+# shell: the agent cannot open dracut's emergency shell; it answers where to resume
+test_shell_is_handed_back_and_the_list_resumes() {
+	local p="allow_shell=yes"
+	agent_policy "$p" setup --fallback --cmdline "roothash=zz"
+	[ "$RC" = 77 ] && { startSkipping; fail "needs root and unshare for a policy"; return; }
+	setUp
+	agent_policy "$p" fail --reason getarg --cmdline "$BASE verity.fail=reboot,shell,poweroff"
+	assertEquals "exit 3: open the shell" 3 "$RC"
+	assertContains "$OUT" "VERITY_ACTION=shell"
+	assertContains "$OUT" "VERITY_NEXT=2"
+	assertEquals "reboot tried, nothing after the shell yet" "b" "$(sysrq)"
+	assertEquals shell "$(status action)"
+	agent_policy "$p" fail --reason getarg --resume 2 --cmdline "$BASE verity.fail=reboot,shell,poweroff"
+	assertEquals "the list goes on after the shell" 1 "$RC"
+	assertEquals "b o c" "$(sysrq)"
+	assertEquals "the first failure's reason stays" \
+		"dracut's command-line parser (dracut-getarg) fails on this command line" "$(status reason)"
+	assertEquals panic "$(status action)"
+}
+
+# one status file for the boot: a failure found by an earlier step stays its reason
+test_status_keeps_the_boots_first_failure() {
+	mkdir -p "$W/run"
+	printf '%s\n' result=failed name=root roothash=abcd stage=init "reason=init refused" \
+		action=recovery booted=cdcd >"$W/run/status"
+	agent fail --reason getarg --cmdline "$BASE verity.fail=poweroff"
+	assertEquals "init refused" "$(status reason)"
+	assertEquals init "$(status stage)"
+	assertEquals abcd "$(status roothash)"
+	assertEquals panic "$(status action)"
+	# a boot that got as far as result=ok: the new failure is the first
+	printf '%s\n' result=ok name=root roothash=abcd stage= reason= action=none booted=abcd \
+		>"$W/run/status"
+	agent fail --reason getarg --cmdline "$BASE"
+	assertContains "$(status reason)" "dracut-getarg"
+}
+
+# pre-pivot: what is mounted on NEWROOT is not the mapping (there is none): refused, the policy
+# applied; no recovery root without one on the command line
+test_pre_pivot_refuses_a_root_that_is_not_the_mapping() {
+	agent pre-pivot --newroot "$W/newroot" --init /sbin/init \
+		--cmdline "$BASE verity.name=vi-test-absent verity.fail=reboot"
+	assertEquals 1 "$RC"
+	assertContains "$(cat "$W/kmsg")" "vi-test-absent: init failed: $W/newroot is not the verified mapping"
+	assertEquals "b c" "$(sysrq)"
+	assertEquals init "$(status stage)"
+	# a refused line is switched to only after setup put the recovery root in its place
+	setUp
+	agent pre-pivot --newroot "$W/newroot" --init /sbin/init --cmdline "roothash=zz"
+	assertEquals 1 "$RC"
+	assertContains "$(cat "$W/kmsg")" "command line refused: roothash=zz"
+	assertEquals c "$(sysrq)"
+}
+
+# the answer's words are the only thing the glue reads: never anything from the command line
+test_answer_words_are_fixed() {
+	agent setup --fallback --cmdline "roothash=zz\$(reboot) verity.fail=reboot"
+	assertEquals "result, action, reason" 3 "$(printf '%s\n' "$OUT" | wc -l)"
+	assertEquals "VERITY_RESULT=failed
+VERITY_ACTION=panic" "$(printf '%s\n' "$OUT" | head -n 2)"
+	# the reason evaluates to itself
+	local VERITY_REASON=
+	eval "$(printf '%s\n' "$OUT" | grep '^VERITY_REASON=')"
+	assertContains "$VERITY_REASON" 'roothash=zz$(reboot)'
+}
+
+# shellcheck source=/dev/null
+. /usr/share/shunit2/shunit2
