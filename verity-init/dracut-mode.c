@@ -38,6 +38,7 @@
 #include "devices.h"
 #include "dm.h"
 #include "failactions.h"
+#include "fileio.h"
 #include "mountroot.h"
 #include "status.h"
 #include "strutil.h"
@@ -73,10 +74,38 @@ static void sysrq(struct agent *a, char c)
 		sleep(ACTION_WAIT_S);
 }
 
-/* Unmount DIR and everything mounted inside it (a lazy unmount detaches the whole tree; more
- * than one file system may be stacked on DIR). */
+/* Unmount DIR and everything mounted inside it, the innermost first (/proc/self/mountinfo
+ * lists a mount after its parent), so that the mapping under DIR is free to be removed; what
+ * stays busy is detached. */
 static void umount_tree(const char *dir)
 {
+	static char info[65536];
+	char *mp[64];
+	size_t len = strlen(dir), n = 0;
+
+	if (vi_fileio_read_text_at(AT_FDCWD, "/proc/self/mountinfo", info, sizeof(info)) == 0) {
+		for (char *line = strtok(info, "\n"); line && n < 64; line = strtok(NULL, "\n")) {
+			char *f = line;
+
+			/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ...: the fifth field */
+			for (int i = 0; i < 4 && f; i++) {
+				f = strchr(f, ' ');
+				f = f ? f + 1 : NULL;
+			}
+			if (!f || !strchr(f, ' '))
+				continue;
+			*strchr(f, ' ') = '\0';
+			if (!strncmp(f, dir, len) && (f[len] == '\0' || f[len] == '/'))
+				mp[n++] = f;   /* octal escapes (a blank) would not match dir: fine */
+		}
+	}
+	while (n > 0) {
+		const char *m = mp[--n];
+
+		if (umount2(m, 0) < 0)
+			umount2(m, MNT_DETACH);
+	}
+	/* anything left (not listed, stacked): detached with the tree under it */
 	for (int i = 0; i < 16 && umount2(dir, MNT_DETACH) == 0; i++)
 		;
 }
@@ -340,7 +369,6 @@ static int root_check(const char *root, const char *name, dev_t devno, const cha
 	if (!devno) {
 		struct vi_error why = { "" };
 
-		vi_dm_init(VI_DM_NODES_SELF);
 		r = vi_dm_exists(name, &exists, &devno, &why);
 		if (r == 0 && !exists)
 			vi_err(&why, "no mapping of that name");
@@ -390,7 +418,7 @@ static int dracut_pre_pivot(struct agent *a, const char *cmdline, int resume)
 	}
 	r = root_check(d->newroot, cfg->root.name, 0, init, &err);
 	if (r == 0) {
-		vi_kmsg_log(&a->log, KMSG_INFO, "init %s read completely from the verified root",
+		vi_kmsg_log(&a->log, KMSG_NOTICE, "init %s read completely from the verified root",
 			 init);
 		a->failure.set = false;
 		return answer(a, "ok", "none", 0, EXIT_SUCCESS);
@@ -518,6 +546,7 @@ int vi_dracut_check_init(int argc, char **argv)
 	}
 	if (!root || (device && name_given))
 		return -EINVAL;
+	vi_dm_init(VI_DM_NODES_SELF);
 	if (device && (!vi_parse_majmin(device, &devno) || !devno)) {
 		fprintf(stderr, "verity-init: --device %s: not MAJ:MIN\n", device);
 		return EXIT_FAILURE;

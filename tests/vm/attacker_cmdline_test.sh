@@ -28,9 +28,9 @@ oneTimeSetUp() {
 refused_and_panicked() {
 	local log=$1
 	vm_assert_no_marker "$log" || return 1
-	vm_assert_log_contains "$log" "verity-init-dracut: root verification failed: $2" \
+	vm_assert_log_contains "$log" "verity-init\\[[0-9]+\\]: (command line refused: |policy: )?$2" \
 		"no refusal matching /$2/" || return 1
-	vm_assert_log_contains "$log" 'verity-init-dracut: action: panic' "the policy was not applied" ||
+	vm_assert_log_contains "$log" 'verity-init\[[0-9]+\]: fallback: panic' "the policy was not applied" ||
 		return 1
 	vm_assert_log_contains "$log" 'Kernel panic' "the kernel did not panic" || return 1
 	vm_assert_log_lacks "$log" '(Dropping to debug shell|Entering emergency mode|emergency shell|sh: can.t access tty)' \

@@ -37,7 +37,7 @@ test_dracut_shell_good_boot_our_keys() {
 	# no root= given: the module pointed dracut at the mapping, read-only, without fsck
 	vm_assert_root_mapper "$VM_LOG" root ext4 || return
 	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS result=ok' "agent status is not ok" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: init /sbin/init read completely' \
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: init /sbin/init read completely' \
 		"pre-pivot init check did not run" || return
 	vm_assert_log_lacks "$VM_LOG" '^\[[ 0-9.]+\] .*fsck' "fsck ran on the read-only root" || return
 	assert_no_unverified_mount
@@ -62,11 +62,11 @@ test_dracut_shell_wrong_root_hash_refused() {
 		"verity.roothash=$bad verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4 verity.fail=reboot"
 	vm_assert_booted || return
 	vm_assert_no_marker "$VM_LOG" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: root verification failed: .*' \
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: root: [a-z-]+ failed: .*' \
 		"no refusal logged" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: action: reboot' \
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: fallback: reboot' \
 		"verity.fail=reboot not applied" || return
-	vm_assert_log_contains "$VM_LOG" 'sysrq: Resetting' "the kernel did not reboot" || return
+	vm_assert_log_contains "$VM_LOG" '(reboot: Restarting system|sysrq: Resetting)' "the kernel did not reboot" || return
 	# refused before activation: nothing mounted at all
 	vm_assert_log_lacks "$VM_LOG" '(EXT4-fs|SQUASHFS|erofs)[^:]*\((vd[a-z]|dm-)' \
 		"a file system was mounted" || return
@@ -81,11 +81,11 @@ test_dracut_shell_missing_roothash_refused() {
 		"root=/dev/vda rootfstype=ext4 verity.fail=reboot"
 	vm_assert_booted || return
 	vm_assert_no_marker "$VM_LOG" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: root verification failed: no root hash on the command line' \
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: no root hash on the command line' \
 		"no refusal logged" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: action: reboot' \
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: fallback: reboot' \
 		"verity.fail=reboot not applied" || return
-	vm_assert_log_contains "$VM_LOG" 'sysrq: Resetting' "the kernel did not reboot" || return
+	vm_assert_log_contains "$VM_LOG" '(reboot: Restarting system|sysrq: Resetting)' "the kernel did not reboot" || return
 	vm_assert_log_lacks "$VM_LOG" '(EXT4-fs|SQUASHFS|erofs)[^:]*\((vd[a-z]|dm-)' \
 		"a file system was mounted"
 }
@@ -105,9 +105,9 @@ test_dracut_shell_tampered_init_refused() {
 	vm_assert_booted || return
 	vm_assert_log_contains "$VM_LOG" "device-mapper: verity: [0-9]+:[0-9]+: data block $(( off / 4096 )) is corrupted" \
 		"dm-verity did not report the corrupted block" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: root verification failed: reading init /sbin/init failed: Input/output error' \
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: root: init failed: reading init /sbin/init failed: Input/output error' \
 		"pre-pivot check did not refuse init" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: action: recovery' \
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: fallback: setting up the recovery root as root' \
 		"verity.fail=recovery not applied" || return
 	# the tampered root's init never ran; the recovery root's did, and sees why
 	vm_assert_marker "$VM_LOG" recovery || return
@@ -129,12 +129,12 @@ test_dracut_shell_rd_break_refused() {
 	vm_assert_booted || return
 	vm_assert_no_marker "$VM_LOG" || return
 	vm_assert_log_contains "$VM_LOG" \
-		"verity-init-dracut: root verification failed: command line refused: 'rd.break' opens a root shell" \
+		"verity-init\\[[0-9]+\\]: policy: 'rd.break' opens a root shell" \
 		"rd.break not refused" || return
 	# nothing of a refused line is used, not its verity.fail=: the policy's default, panic
-	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: action: panic' \
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: fallback: panic' \
 		"the policy was not applied" || return
-	vm_assert_log_lacks "$VM_LOG" 'action: reboot' "the refused line's verity.fail= was used" || return
+	vm_assert_log_lacks "$VM_LOG" 'fallback: reboot' "the refused line's verity.fail= was used" || return
 	vm_assert_log_contains "$VM_LOG" 'Kernel panic' "the kernel did not panic" || return
 	vm_assert_log_lacks "$VM_LOG" 'Break before' "a dracut breakpoint shell was reached" || return
 	assert_no_unverified_mount
@@ -164,7 +164,7 @@ test_dracut_shell_rd_shell_false_refused() {
 	vm_assert_booted || return
 	vm_assert_no_marker "$VM_LOG" || return
 	vm_assert_log_contains "$VM_LOG" \
-		"verity-init-dracut: root verification failed: command line refused: command line: 'rd.shell' after '--' is an argument for init" \
+		"verity-init\\[[0-9]+\\]: command line refused: command line: 'rd.shell' after '--' is an argument for init" \
 		"rd.shell=false not refused" || return
 	vm_assert_log_contains "$VM_LOG" 'Kernel panic' "the kernel did not panic" || return
 	vm_assert_log_lacks "$VM_LOG" 'Dropping to debug shell' "dracut's emergency shell was reached" || return
@@ -196,11 +196,11 @@ test_dracut_shell_init_on_unverified_usr_refused() {
 	vm_assert_log_contains "$VM_LOG" 'EXT4-fs \(vdc\)' "usrmount did not mount the unverified /usr" || return
 	vm_assert_no_marker "$VM_LOG" || return
 	vm_assert_log_contains "$VM_LOG" \
-		'verity-init-dracut: root verification failed: init /sbin/init is on device [0-9]+:[0-9]+, not on the verified mapping' \
+		'verity-init\[[0-9]+\]: root: init failed: init /sbin/init is on device [0-9]+:[0-9]+, not on the verified mapping' \
 		"pre-pivot check did not refuse init from /usr" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init-dracut: action: reboot' \
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: fallback: reboot' \
 		"verity.fail=reboot not applied" || return
-	vm_assert_log_contains "$VM_LOG" 'sysrq: Resetting' "the kernel did not reboot"
+	vm_assert_log_contains "$VM_LOG" '(reboot: Restarting system|sysrq: Resetting)' "the kernel did not reboot"
 }
 
 # The hash device is hot-added only once the setup job reports it is waiting for it
