@@ -24,11 +24,9 @@ struct vi_kmsg {
 	int fallback_fd; /* stderr / console when fd < 0 or a write to it fails */
 	pid_t pid;       /* in the record prefix; 0: getpid() at the first record */
 	int max_prio;    /* records above this priority are dropped (verity.debug raises it) */
-	bool fallback_err; /* an error record went to fallback_fd (the caller need not repeat it) */
 };
 
-#define KMSG_INIT { .fd = -1, .fallback_fd = 2, .pid = 0, .max_prio = KMSG_INFO, \
-		    .fallback_err = false }
+#define KMSG_INIT { .fd = -1, .fallback_fd = 2, .pid = 0, .max_prio = KMSG_INFO }
 
 /* Open /dev/kmsg (O_WRONLY|O_CLOEXEC). Never fails: without /dev/kmsg records go to
  * fallback_fd. May be called again (e.g. after devtmpfs is mounted) to retry the open. */

@@ -80,9 +80,7 @@ void vi_kmsg_log(struct vi_kmsg *k, int prio, const char *fmt, ...)
 		const char *body = p ? p + 1 : rec;
 
 		if (write(k->fallback_fd, body, len - (size_t)(body - rec)) < 0)
-			goto out;
-		if (prio <= KMSG_ERR)
-			k->fallback_err = true;
+			goto out;   /* nothing else to try */
 	}
 out:
 	errno = saved;

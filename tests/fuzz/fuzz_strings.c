@@ -5,7 +5,8 @@
  *  - a kmsg record is exactly one line: starts with "<", ends with the only '\n', no other byte
  *    outside printable ASCII, never longer than the buffer;
  *  - vi_sanitize output is printable ASCII only, NUL-terminated inside the buffer;
- *  - hex that decodes encodes back to the same digits (lowercased). */
+ *  - hex that decodes encodes back to the same digits (lowercased);
+ *  - vi_status_parse (a status file read back) gives every key a string inside the input. */
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "hex.h"
 #include "kmsg.h"
+#include "status.h"
 #include "strutil.h"
 
 #define CHECK(x) do { if (!(x)) abort(); } while (0)
@@ -27,7 +29,7 @@ static void check_printable(const char *s, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char msg[8192], out[1024], enc[8192];
+	static char msg[8192], out[1024], enc[8192], status[8192];
 	static uint8_t bin[4096];
 	size_t out_size, n, len;
 
@@ -54,6 +56,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(vi_hex_encode(bin, len, enc, sizeof(enc)) == 0);
 		for (size_t i = 0; i < n; i++)
 			CHECK(enc[i] == tolower((unsigned char)msg[i]));
+	}
+
+	{
+		struct vi_status st;
+
+		memcpy(status, msg, n + 1);
+		vi_status_parse(status, &st);
+		const char *fields[] = { st.result, st.name,   st.root_hash, st.stage,
+					 st.reason, st.action, st.booted };
+
+		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			CHECK(fields[i] && (fields[i][0] == '\0' ||
+					    (fields[i] > status && fields[i] <= status + n &&
+					     !strchr(fields[i], '\n'))));
 	}
 	return 0;
 }

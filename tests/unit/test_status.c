@@ -53,6 +53,40 @@ static void test_write(void **state)
 	assert_non_null(strstr(err.msg, "/proc/vi-no-such"));
 }
 
+/* Reading it back (the dracut runtime keeps a boot's first failure): the known keys, the last of
+ * a repeat, "" for a key absent or a line without '='; and what vi_status_write wrote. */
+static void test_read(void **state)
+{
+	char text[] = "result=failed\nname=root\nreason=first\nnoise\nreason=a=b\n=x\nbooted=\n"
+		      "unknown=1";
+	char top[] = "/tmp/vi-status-XXXXXX", buf[VI_STATUS_MAX], cmd[64];
+	struct vi_error err = { "" };
+	struct vi_status st, back;
+
+	(void)state;
+	vi_status_parse(text, &st);
+	assert_string_equal(st.result, "failed");
+	assert_string_equal(st.name, "root");
+	assert_string_equal(st.reason, "a=b");
+	assert_string_equal(st.root_hash, "");
+	assert_string_equal(st.booted, "");
+	assert_string_equal(st.action, "");
+	assert_non_null(mkdtemp(top));
+	st = (struct vi_status){ "failed", "root", "abcd", "init", "reading init failed", "recovery",
+				 "cdcd" };
+	assert_int_equal(vi_status_write(top, &st, &err), 0);
+	assert_int_equal(vi_status_read(top, buf, sizeof(buf), &back), 0);
+	assert_string_equal(back.result, "failed");
+	assert_string_equal(back.root_hash, "abcd");
+	assert_string_equal(back.stage, "init");
+	assert_string_equal(back.reason, "reading init failed");
+	assert_string_equal(back.action, "recovery");
+	assert_string_equal(back.booted, "cdcd");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+	assert_int_equal(system(cmd), 0);
+	assert_true(vi_status_read(top, buf, sizeof(buf), &back) < 0);
+}
+
 /* The status of a boot comes from the failure value: the failed target's name and hash, the
  * stage and reason; booted= the root finally set up. */
 static void test_from_failure(void **state)
@@ -119,6 +153,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write),
+		cmocka_unit_test(test_read),
 		cmocka_unit_test(test_from_failure),
 		cmocka_unit_test(test_slot_lines),
 	};
