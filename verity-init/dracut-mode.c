@@ -80,11 +80,12 @@ static void sysrq(struct agent *a, char c)
 static void umount_tree(const char *dir)
 {
 	static char info[65536];
-	char *mp[64];
+	char *mp[64], *save = NULL;
 	size_t len = strlen(dir), n = 0;
 
 	if (vi_fileio_read_text_at(AT_FDCWD, "/proc/self/mountinfo", info, sizeof(info)) == 0) {
-		for (char *line = strtok(info, "\n"); line && n < 64; line = strtok(NULL, "\n")) {
+		for (char *line = strtok_r(info, "\n", &save); line && n < 64;
+		     line = strtok_r(NULL, "\n", &save)) {
 			char *f = line;
 
 			/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ...: the fifth field */
@@ -446,7 +447,8 @@ static int usage_error(void)
 
 int vi_dracut_main(struct agent *a, int argc, char **argv)
 {
-	struct dracut d = { .sysrq = SYSRQ_TRIGGER };
+	/* the runtime's state lives as long as the agent */
+	static struct dracut d = { .sysrq = SYSRQ_TRIGGER };
 	const char *cmdline = NULL, *kmsg = NULL, *reason = NULL, *unit = NULL;
 	bool fallback = false;
 	int resume = -1, r;

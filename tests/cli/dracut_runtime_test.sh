@@ -166,6 +166,7 @@ VERITY_ACTION=panic" "$(printf '%s\n' "$OUT" | head -n 2)"
 	# the reason evaluates to itself
 	local VERITY_REASON=
 	eval "$(printf '%s\n' "$OUT" | grep '^VERITY_REASON=')"
+	# shellcheck disable=SC2016 # the text itself, never expanded
 	assertContains "$VERITY_REASON" 'roothash=zz$(reboot)'
 }
 
