@@ -72,8 +72,11 @@ static void test_read(void **state)
 	assert_string_equal(st.booted, "");
 	assert_string_equal(st.action, "");
 	assert_non_null(mkdtemp(top));
-	st = (struct vi_status){ "failed", "root", "abcd", "init", "reading init failed", "recovery",
-				 "cdcd" };
+	assert_null(st.slot);
+	assert_null(st.store);
+	st = (struct vi_status){ .result = "failed", .name = "root", .root_hash = "abcd",
+				 .stage = "init", .reason = "reading init failed",
+				 .action = "recovery", .booted = "cdcd", .slot = "b" };
 	assert_int_equal(vi_status_write(top, &st, &err), 0);
 	assert_int_equal(vi_status_read(top, buf, sizeof(buf), &back), 0);
 	assert_string_equal(back.result, "failed");
@@ -82,6 +85,8 @@ static void test_read(void **state)
 	assert_string_equal(back.reason, "reading init failed");
 	assert_string_equal(back.action, "recovery");
 	assert_string_equal(back.booted, "cdcd");
+	assert_string_equal(back.slot, "b");
+	assert_null(back.store);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
 	assert_int_equal(system(cmd), 0);
 	assert_true(vi_status_read(top, buf, sizeof(buf), &back) < 0);
