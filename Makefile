@@ -78,7 +78,8 @@ $(BUILD)/prog/%.o: verity-init/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(AGENT): $(BUILD)/prog/verity-init.o $(BUILD)/prog/slot-cmd.o $(LIBVERITY)
+$(AGENT): $(BUILD)/prog/verity-init.o $(BUILD)/prog/slot-cmd.o $(BUILD)/prog/slot-boot.o \
+          $(LIBVERITY)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_AGENT)
 
 # --- static agent -----------------------------------------------------------------------------
@@ -86,7 +87,7 @@ $(AGENT): $(BUILD)/prog/verity-init.o $(BUILD)/prog/slot-cmd.o $(LIBVERITY)
 STATIC_CFLAGS := $(BASE_CFLAGS) -Os -g -ffunction-sections -fdata-sections -DVERITY_STATIC \
                  -I$(STATIC_DEPS)/include $(PKG_CFLAGS)
 STATIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/static/%.o) $(BUILD)/static/prog/verity-init.o \
-               $(BUILD)/static/prog/slot-cmd.o
+               $(BUILD)/static/prog/slot-cmd.o $(BUILD)/static/prog/slot-boot.o
 # libblkid.a and libsodium.a where the toolchain finds them (deferred: asked only when linking).
 STATIC_LIBS = $(STATIC_DEPS)/lib/libdevmapper.a $(shell $(CC) -print-file-name=libblkid.a) \
               $(shell $(CC) -print-file-name=libsodium.a)
@@ -295,4 +296,4 @@ help:
 	@echo "Variables: SANITIZE=1 builds with ASan+UBSan into $(BUILD)/sanitize; BUILD=dir"
 
 -include $(LIB_OBJS:.o=.d) $(STATIC_OBJS:.o=.d) $(BUILD)/prog/verity-image.d $(BUILD)/prog/verity-init.d $(BUILD)/prog/image-sign.d \
-	$(BUILD)/prog/slot-cmd.d
+	$(BUILD)/prog/slot-cmd.d $(BUILD)/prog/slot-boot.d

@@ -33,6 +33,7 @@
 #include "overlay.h"
 #include "plan.h"
 #include "policy.h"
+#include "slot-boot.h"
 #include "slot-cmd.h"
 #include "status.h"
 #include "strutil.h"
@@ -65,6 +66,7 @@ struct agent {
 	bool policy_was_read;
 	bool devkmsg_restore;      /* we lifted /dev/kmsg rate limiting: put it back */
 	bool kernel_guard_missing; /* the policy forces dm_verity.require_signatures; it is off */
+	struct vi_slot_boot slots; /* A/B boot (policy slots=): slot-boot.c */
 };
 
 #define DEVKMSG_SYSCTL "/proc/sys/kernel/printk_devkmsg"
@@ -181,6 +183,10 @@ static void write_status(struct agent *a, const char *result, const char *action
 	struct vi_status st;
 
 	vi_status_from_failure(result, action, &a->failure, booted, &hashes, &st);
+	if (a->slots.store) {
+		vi_status_set_slot(&st, a->slots.slot, a->slots.store);
+		vi_status_set_skipped(&st, a->slots.skipped);
+	}
 	if (vi_status_write(VI_STATUS_DIR, &st, &err) < 0)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
 }
@@ -578,6 +584,23 @@ static void try_recovery(struct agent *a, bool *switched)
 	a->failure = first;
 }
 
+static int boot_slot_target(void *ctx, const struct vi_target *t, bool *ret_switched)
+{
+	return boot_target(ctx, t, "ok", "none", ret_switched);
+}
+
+/* A/B boot (policy slots=): the slots in turn, each through boot_target (slot-boot.c). */
+static void boot_slot(struct agent *a, bool *switched)
+{
+	a->slots.log = &a->log;
+	a->slots.plan = &a->plan;
+	a->slots.failure = &a->failure;
+	a->slots.wait_ms = &a->wait_ms;
+	a->slots.boot = boot_slot_target;
+	a->slots.ctx = a;
+	vi_slot_boot_run(&a->slots, switched);
+}
+
 static void fallback(struct agent *a, bool switched)
 {
 	const enum vi_fail_action *fail_list = a->plan.cfg.fail;
@@ -736,7 +759,9 @@ static int run_pid1(struct agent *a)
 	r = configure(a, NULL, true, false);
 	/* the signature step is part of the set-up time, its device wait is not */
 	a->mark_ms[1] = vi_now_ms() - t0 - (a->wait_ms - w0);
-	if (r == 0)
+	if (r == 0 && a->plan.slots)
+		boot_slot(a, &switched);
+	else if (r == 0)
 		boot_target(a, &a->plan.cfg.root, "ok", "none", &switched);
 	fallback(a, switched);
 	return EXIT_FAILURE;
