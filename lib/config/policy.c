@@ -290,7 +290,10 @@ static int set_value(struct vi_policy *p, enum pkey k, const char *v, size_t n,
 	case P_SLOT_STORE: {
 		struct vi_error e;
 
-		if (n >= sizeof(p->slot_store) || vi_devspec_check(v, n, false, &e) < 0)
+		/* the characters of a command-line device spec too: the value reaches the log
+		 * and the status file, which `slot` and RAUC's backend read */
+		if (n >= sizeof(p->slot_store) || vi_devspec_check(v, n, false, &e) < 0 ||
+		    vi_devspec_chars_check("slot_store", v, n, &e) < 0)
 			return vi_err(err, "slot_store: %s", n >= sizeof(p->slot_store) ?
 				      "too long" : e.msg);
 		memcpy(p->slot_store, v, n);
