@@ -121,6 +121,20 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 	vi_kmsg_log(sb->log, KMSG_INFO, "slot store %s (%s): state from %s, seq %llu, floor %llu",
 		    sb->plan->policy.slot_store, sb->store_path, vi_slots_source_name(st.source),
 		    (unsigned long long)st.state.seq, (unsigned long long)st.state.floor);
+	/* the slots out of the running before this boot: no tries left (failed earlier, or
+	 * boots that died after the switch), or never made bootable */
+	for (unsigned k = 0; k < st.state.count && k < sb->plan->policy.slot_count; k++) {
+		const struct vi_slot *sl = &st.state.slot[k];
+
+		if (vi_slot_bootable(sl))
+			continue;
+		vi_slot_skipped_add(sb->skipped, sizeof(sb->skipped), vi_slot_name(k),
+				    "not-bootable", sl->reason[0] ? sl->reason : !sl->tries ?
+				    "no tries left" : "priority 0");
+		vi_kmsg_log(sb->log, KMSG_NOTICE, "slot %s: not bootable (priority %u, %u tries "
+			    "left%s%s)", vi_slot_name(k), sl->priority, sl->tries,
+			    sl->reason[0] ? "; marked bad: " : "", sl->reason);
+	}
 	for (;;) {
 		struct vi_slots next;
 		const char *stage;
