@@ -138,7 +138,7 @@ test_corrupted_slot_falls_back_to_the_other_in_the_same_boot() {
 	sign_assert_status "$VM_LOG" slot b || return
 	sign_assert_status "$VM_LOG" skipped "a:init:reading init /sbin/init failed: Input/output error" || return
 	j=$(store_json "$w") || { fail "slot status: $j"; return; }
-	assert_slot "$j" a '"tries":0,"successful":false,"bootable":false,.*"reason":"init: reading init /sbin/init failed: Input/output error \\(a block failed verifi"' || return
+	assert_slot "$j" a '"tries":0,"successful":false,"bootable":false,.*"reason":"init: reading init /sbin/init failed: Input/output error \(a block failed verifi"' || return
 	assert_slot "$j" b '"tries":2,'
 }
 
