@@ -103,7 +103,7 @@ static int slot_trust(struct vi_slot_boot *sb, const struct vi_config *base, uns
 void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 {
 	const struct vi_config base = sb->plan->cfg;
-	struct vi_slots_store st;
+	struct vi_slots_store st = { .source = VI_SLOTS_FROM_DEFAULTS };
 	struct vi_error err = { "" };
 	int fd = -1, r;
 

@@ -25,9 +25,9 @@ int vi_slot_layout(const struct vi_policy *p, unsigned index, const struct vi_co
 		return vi_errno(err, -ENAMETOOLONG, "slot %s: partition label too long", name);
 	/* the manifest is the one stored with the slot, after its hash tree: an update writes
 	 * image, tree and manifest together, and nothing on the command line changes */
-	memcpy(c.manifest, c.root.hash.spec, sizeof(c.root.hash.spec) < sizeof(c.manifest) ?
-	       sizeof(c.root.hash.spec) : sizeof(c.manifest));
-	c.manifest[sizeof(c.manifest) - 1] = '\0';
+	n = snprintf(c.manifest, sizeof(c.manifest), "%s", c.root.hash.spec);
+	if (n < 0 || (size_t)n >= sizeof(c.manifest))
+		return vi_errno(err, -ENAMETOOLONG, "slot %s: partition label too long", name);
 	c.root.enabled = true;
 	c.root.root_hash_len = 0;
 	*ret = c;
