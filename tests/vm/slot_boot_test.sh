@@ -79,8 +79,12 @@ assert_slot() {
 		{ fail "store: slot $2 is $obj, expected /$3/"; return 1; }
 }
 
-boot() {   # NAME W
-	vm_boot --disk "$2/slots.img" --disk-rw "$2/store.img" "$1" "$RD" "$CMDLINE"
+# boot NAME W [--disk-rw] : the slots disk read-only (or writable, to show the agent leaves it
+# alone), the store writable.
+boot() {
+	local how=--disk
+	[ "${3:-}" = --disk-rw ] && how=--disk-rw
+	vm_boot "$how" "$2/slots.img" --disk-rw "$2/store.img" "$1" "$RD" "$CMDLINE"
 }
 
 # First boot on a blank store: slot a (primary) boots, its try is on disk. After mark-good
@@ -121,16 +125,20 @@ test_boots_slot_a_then_skips_a_version_below_the_floor() {
 }
 
 # Slot a's init is corrupted: the agent's init read fails (dm-verity), a is marked bad, and b is
-# set up and booted in the same boot, without a reboot.
+# set up and booted in the same boot, without a reboot. The slots disk, attached writable, is
+# unchanged afterwards: only the store was written.
 test_corrupted_slot_falls_back_to_the_other_in_the_same_boot() {
-	local w j
+	local w j sum
 	w=$(vm_workdir slot-fallback)
 	slot_image "$w/a" a 3 || { fail "image a"; return; }
 	slot_image "$w/b" b 3 || { fail "image b"; return; }
 	VM_ROOT_ID=slota vm_corrupt_file "$w/a/data.img" ext4 /sbin/init >/dev/null || { fail "corrupt"; return; }
 	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
-	boot slot-fallback "$w"
+	# the slots disk writable this time: the store must be the only thing the agent writes
+	sum=$(sha256sum <"$w/slots.img")
+	boot slot-fallback "$w" --disk-rw
 	vm_assert_booted || return
+	[ "$(sha256sum <"$w/slots.img")" = "$sum" ] || { fail "the slots disk was written"; return; }
 	vm_assert_marker "$VM_LOG" slotb || return
 	vm_assert_log_lacks "$VM_LOG" "VERITY-TEST-MARKER id=slota" "slot a's root ran" || return
 	vm_assert_log_order "$VM_LOG" "slot a marked bad \(init: " "slot b: priority 14, 3 tries left: setting up" || return
