@@ -20,6 +20,8 @@ oneTimeSetUp() {
 	vm_require_tools qemu-system-x86_64 veritysetup mkfs.ext4 debugfs cpio modprobe sgdisk jq || exit 1
 	[ -x "$VI_TOOL" ] || { echo "no $VI_TOOL" >&2; exit 1; }
 	RD=$(sign_initramfs "slots=a,b") || exit 1
+	RD_MIN=$(sign_initramfs "slots=a,b
+min_version=3") || exit 1
 }
 
 # slot_image DIR SLOT VERSION [sign options...] : DIR/data.img and DIR/hash.img of a root whose
@@ -122,6 +124,23 @@ test_boots_slot_a_then_skips_a_version_below_the_floor() {
 	j=$(store_json "$w") || { fail "slot status: $j"; return; }
 	assert_slot "$j" b '"tries":0,.*"reason":"version: manifest version 2 is below the rollback floor 3"' || return
 	assert_slot "$j" a '"tries":2,'
+}
+
+# The policy's own floor (min_version=3) applies to every slot: a's version 2 is refused when its
+# manifest is verified, a is marked bad, b (version 3) boots.
+test_version_below_the_policy_min_version_skipped() {
+	local w j
+	w=$(vm_workdir slot-min-version)
+	slot_image "$w/a" a 2 || { fail "image a"; return; }
+	slot_image "$w/b" b 3 || { fail "image b"; return; }
+	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
+	vm_boot --disk "$w/slots.img" --disk-rw "$w/store.img" slot-min-version "$RD_MIN" "$CMDLINE"
+	vm_assert_booted || return
+	vm_assert_marker "$VM_LOG" slotb || return
+	sign_assert_status "$VM_LOG" slot b || return
+	sign_assert_status "$VM_LOG" skipped "a:manifest:.*manifest version 2 is below the minimum 3 \\(rollback refused\\)" || return
+	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	assert_slot "$j" a '"tries":0,.*"reason":"manifest: .*manifest version 2 is below the minimum 3'
 }
 
 # Slot a's init is corrupted: the agent's init read fails (dm-verity), a is marked bad, and b is
