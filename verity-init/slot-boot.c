@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "devices.h"
 #include "slot-boot.h"
 #include "trust.h"
@@ -105,12 +106,15 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 	const struct vi_config base = sb->plan->cfg;
 	struct vi_slots_store st = { .source = VI_SLOTS_FROM_DEFAULTS };
 	struct vi_error err = { "" };
+	uint64_t t0;
 	int fd = -1, r;
 
 	*ret_switched = false;
 	r = open_store(sb, &fd, &err);
+	t0 = vi_now_us();
 	if (r == 0)
 		r = vi_slots_read_fd(fd, sb->plan->policy.slot_count, &st, &err);
+	t0 = vi_now_us() - t0;
 	if (r < 0) {
 		vi_failure_set(sb->failure, VI_STAGE_DEVICES, &sb->plan->cfg.root, r, "A/B slots",
 			       &err);
@@ -118,9 +122,10 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 		goto out;
 	}
 	sb->store = sb->store_path;
-	vi_kmsg_log(sb->log, KMSG_INFO, "slot store %s (%s): state from %s, seq %llu, floor %llu",
-		    sb->plan->policy.slot_store, sb->store_path, vi_slots_source_name(st.source),
-		    (unsigned long long)st.state.seq, (unsigned long long)st.state.floor);
+	vi_kmsg_log(sb->log, KMSG_INFO, "slot store %s (%s): state from %s, seq %llu, floor %llu "
+		    "(read in %llu us)", sb->plan->policy.slot_store, sb->store_path,
+		    vi_slots_source_name(st.source), (unsigned long long)st.state.seq,
+		    (unsigned long long)st.state.floor, (unsigned long long)t0);
 	/* the slots out of the running before this boot: no tries left (failed earlier, or
 	 * boots that died after the switch), or never made bootable */
 	for (unsigned k = 0; k < st.state.count && k < sb->plan->policy.slot_count; k++) {
@@ -164,7 +169,12 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 		}
 		/* the try is spent before the switch: a slot that dies after it (a corruption
 		 * reboot, a hang the watchdog ends) runs out of tries */
+		t0 = vi_now_us();
 		store_write(sb, fd, &st, &next, "the try");
+		vi_kmsg_log(sb->log, KMSG_INFO, "slot %s: try taken, %u left, version %llu recorded "
+			    "(store written in %llu us)", sb->slot, next.slot[i].tries,
+			    (unsigned long long)next.slot[i].version,
+			    (unsigned long long)(vi_now_us() - t0));
 		sb->failure->set = false;
 		r = sb->boot(sb->ctx, &sb->plan->cfg.root, ret_switched);
 		stage = sb->failure->set ? vi_stage_name(sb->failure->stage) : "boot";

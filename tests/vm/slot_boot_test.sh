@@ -102,6 +102,8 @@ test_boots_slot_a_then_skips_a_version_below_the_floor() {
 	vm_assert_booted || return
 	vm_assert_marker "$VM_LOG" slota || return
 	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot a: signed manifest version 3 from PARTLABEL=root-a-verity \(after the hash tree\) verified" || return
+	vm_assert_log_order "$VM_LOG" "verity-init\[1\]: slot a: try taken, 2 left, version 3 recorded \(store written in [0-9]+ us\)" \
+		"verity-init\[1\]: exec /sbin/init" || return
 	sign_assert_status "$VM_LOG" result ok || return
 	sign_assert_status "$VM_LOG" slot a || return
 	sign_assert_status "$VM_LOG" store /dev/vdb1 || return
