@@ -10,7 +10,10 @@
  *   3. something to boot (in->boot): a root hash and verity not switched off; the kernel
  *                     enforcing signatures when the policy forces it
  *   4. trust (in->boot): vi_trust_setup, the signed manifest merged into cfg.root, signature
- *                     keys in the keyring; whether the recovery root may still be booted
+ *                     keys in the keyring; whether the recovery root may still be booted.
+ *                     A/B boot (policy slots=): the command line must not name a root, the
+ *                     initramfs must hold manifest keys, and the root's step 4 is left to the
+ *                     slot boot; the recovery root's still runs here
  *
  * A refusal at any step is *ret_failure (stage config, target the root) and the return value;
  * the plan then still holds what applies instead. Nothing is logged: the agent logs the
@@ -50,6 +53,9 @@ struct vi_plan {
 	bool refused;               /* step 1 or 2 refused: cfg is the defaults plus the policy's
 	                             * fail actions, nothing of the command line is used */
 	bool recovery_allowed;      /* the recovery root is configured and passed step 4 */
+	bool slots;                 /* A/B boot (policy slots=): step 4 for the root is the slot
+	                             * boot's, per slot (verity-init/slot-boot.c); cfg.root holds
+	                             * only what the command line gave (name, options) */
 };
 
 /* Build plan from in (steps above). 0, or the refusal's negative errno with *ret_failure set

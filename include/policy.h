@@ -31,6 +31,12 @@
  *                                  system's static PCRs; the comment below says why 14)
  *   ipe_policy=none                a PKCS#7-signed IPE policy in the initramfs, read before
  *                                  the switch and activated right after it (include/ipe.h)
+ *   slots=a,b                      A/B boot (docs/slots.md): the slots, a,b up to a,b,c,d;
+ *                                  the root comes from each slot's signed manifest, never
+ *                                  from the command line
+ *   slot_store=PARTLABEL=verity-slots  the slot state store, the one device ever written
+ *   slot_prefix=root-              slot X: data PARTLABEL=<prefix>X, hash and signed manifest
+ *                                  PARTLABEL=<prefix>X-verity
  * Unknown keys, a key repeated with another value, lines without "=" are errors. No file at
  * all means the strictest defaults (nothing weakening, no shell). */
 #ifndef VERITY_POLICY_H
@@ -49,6 +55,9 @@
  * its boot model and command line into 12, GRUB uses 8 and 9, the kernel 9 and 10 (IMA), and
  * shim only puts its static MOK lists into 14 (docs/signing.md, "TPM measurement"). */
 #define VI_POLICY_TPM_PCR_DEFAULT 14u
+#define VI_POLICY_SLOT_STORE_DEFAULT "PARTLABEL=verity-slots"
+#define VI_POLICY_SLOT_PREFIX_DEFAULT "root-"
+#define VI_POLICY_SLOT_PREFIX_MAX 33u   /* with its NUL: PARTLABEL is 36 UTF-16 units */
 
 /* Weakening options (allow_weak= words). */
 #define VI_WEAK_IGNORE_CORRUPTION   (1u << 0)
@@ -76,6 +85,9 @@ struct vi_policy {
 	bool require_tpm;
 	unsigned tpm_pcr;           /* VI_POLICY_TPM_PCR_DEFAULT */
 	char ipe_policy[VI_MAX_PATH];   /* "" or the signed IPE policy to activate */
+	unsigned slot_count;        /* slots=: 2..4 A/B slots; 0: no A/B boot */
+	char slot_store[VI_MAX_PATH];   /* slot_store=, VI_POLICY_SLOT_STORE_DEFAULT */
+	char slot_prefix[VI_POLICY_SLOT_PREFIX_MAX];   /* slot_prefix=, "root-" */
 };
 
 /* The module parameters the policy forces ("module.param=value" words, or NULL): the kernel's

@@ -20,6 +20,8 @@ struct vi_status {
 	const char *booted;    /* root hash of the root that was finally mounted, or empty */
 	const char *slot;      /* A/B: the slot booted or failed (a, b, ...); NULL: no line */
 	const char *store;     /* A/B: the slot state store used; NULL: no line */
+	const char *skipped;   /* A/B: slots set aside this boot, "b:STAGE:REASON;..."; NULL
+	                        * or "": no line */
 };
 
 /* Room for a hex root hash, for vi_status_from_failure. */
@@ -39,6 +41,9 @@ void vi_status_from_failure(const char *result, const char *action, const struct
 /* A/B boots: record the slot (slot=) and the store (store=) in st, which `verity-init slot
  * get-current` and the RAUC integration read back. Without this call neither line is written. */
 void vi_status_set_slot(struct vi_status *st, const char *slot, const char *store);
+/* A/B boots: the slots skipped this boot and why (skipped=, include/slotboot.h's list). */
+void vi_status_set_skipped(struct vi_status *st, const char *skipped);
+
 /* Room for the status file's text (vi_status_read). */
 #define VI_STATUS_MAX 4096
 

@@ -12,6 +12,7 @@
 #include "ipe.h"
 #include "kmsg.h"
 #include "plan.h"
+#include "slot-boot.h"
 
 struct agent {
 	struct vi_kmsg log;
@@ -39,6 +40,7 @@ struct agent {
 	const char *status_dir;    /* VI_STATUS_DIR (the dracut runtime's tests name another) */
 	bool keep_first_failure;   /* dracut: a failure the status file holds already is the
 	                            * boot's first (another process found it): keep its reason */
+	struct vi_slot_boot slots; /* A/B boot (policy slots=): slot-boot.c */
 };
 
 /* The configuration pipeline (lib/boot/plan.c) with its notes logged; a refusal is in

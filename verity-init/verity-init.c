@@ -35,6 +35,7 @@
 #include "overlay.h"
 #include "plan.h"
 #include "policy.h"
+#include "slot-boot.h"
 #include "slot-cmd.h"
 #include "status.h"
 #include "strutil.h"
@@ -167,6 +168,10 @@ void vi_agent_write_status(struct agent *a, const char *result, const char *acti
 		st.root_hash = old.root_hash;
 		st.stage = old.stage;
 		st.reason = old.reason;
+	}
+	if (a->slots.store) {
+		vi_status_set_slot(&st, a->slots.slot, a->slots.store);
+		vi_status_set_skipped(&st, a->slots.skipped);
 	}
 	if (vi_status_write(a->status_dir, &st, &err) < 0)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
@@ -612,6 +617,23 @@ static void pid1_power(struct agent *a, enum vi_fail_action act)
 	vi_kmsg_log(&a->log, KMSG_ERR, "%s failed: %s", vi_fail_action_name(act), strerror(errno));
 }
 
+static int boot_slot_target(void *ctx, const struct vi_target *t, bool *ret_switched)
+{
+	return boot_target(ctx, t, "ok", "none", ret_switched);
+}
+
+/* A/B boot (policy slots=): the slots in turn, each through boot_target (slot-boot.c). */
+static void boot_slot(struct agent *a, bool *switched)
+{
+	a->slots.log = &a->log;
+	a->slots.plan = &a->plan;
+	a->slots.failure = &a->failure;
+	a->slots.wait_ms = &a->wait_ms;
+	a->slots.boot = boot_slot_target;
+	a->slots.ctx = a;
+	vi_slot_boot_run(&a->slots, switched);
+}
+
 static void fallback(struct agent *a, bool switched)
 {
 	static const struct vi_fallback_ops ops = { pid1_recovery, pid1_shell_refused, pid1_shell,
@@ -724,7 +746,9 @@ static int run_pid1(struct agent *a)
 		vi_agent_log_failure(a);
 	/* the signature step is part of the set-up time, its device wait is not */
 	a->mark_ms[1] = vi_now_ms() - t0 - (a->wait_ms - w0);
-	if (r == 0)
+	if (r == 0 && a->plan.slots)
+		boot_slot(a, &switched);
+	else if (r == 0)
 		boot_target(a, &a->plan.cfg.root, "ok", "none", &switched);
 	fallback(a, switched);
 	return EXIT_FAILURE;

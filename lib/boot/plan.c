@@ -9,6 +9,7 @@
 #include "fileio.h"
 #include "plan.h"
 #include "strutil.h"
+#include "trust.h"
 
 /* Step 1: the command line given, or /proc/cmdline. *ret_context names the source of a
  * refusal for the log line. */
@@ -79,8 +80,32 @@ static int apply_policy(const struct vi_plan_input *in, struct vi_plan *plan,
 	return r;
 }
 
+/* Step 3 for A/B boot: each slot's root hash, devices and version come from the manifest
+ * stored with the slot, verified with the initramfs's keys. A root named on the command line
+ * would bypass that, and without keys no slot could ever verify: both refused before the store
+ * is touched (a configuration error must not mark every slot bad). */
+static int slots_check(const struct vi_plan_input *in, const struct vi_config *cfg,
+		       struct vi_error *err)
+{
+	struct vi_keyset *keys;
+	int r;
+
+	if (cfg->root.enabled || cfg->manifest[0])
+		return vi_errno(err, -EPERM, "the initramfs policy boots A/B slots (slots=): the "
+				"root comes from the slots' signed manifests, not from the command "
+				"line (roothash=, verity.manifest=, dm-mod.create=)");
+	keys = malloc(sizeof(*keys));
+	if (!keys)
+		return vi_errno(err, -ENOMEM, "out of memory");
+	r = vi_keys_load(in->rootfd, VI_KEYS_DIR, keys, err);
+	free(keys);
+	if (r < 0)
+		vi_err_wrap(err, r, "A/B slots (policy slots=) need the manifest keys: ");
+	return r;
+}
+
 /* Step 3: what PID 1 and `setup` need before anything is read from a device. */
-static int boot_check(const struct vi_plan_input *in, const struct vi_config *cfg,
+static int boot_check(const struct vi_plan_input *in, const struct vi_config *cfg, bool slots,
 		      struct vi_error *err)
 {
 	if (in->kernel_guard_missing) {
@@ -93,6 +118,8 @@ static int boot_check(const struct vi_plan_input *in, const struct vi_config *cf
 		vi_err(err, "verity disabled on the command line: no unverified root is mounted");
 		return -EPERM;
 	}
+	if (slots)
+		return slots_check(in, cfg, err);
 	if (!cfg->root.enabled) {
 		vi_err(err, "no root hash on the command line (roothash= or verity.roothash=)");
 		return -ENOENT;
@@ -132,10 +159,11 @@ int vi_plan_build(const struct vi_plan_input *in, struct vi_plan *plan,
 		return vi_failure_set(ret_failure, VI_STAGE_CONFIG, &plan->cfg.root, r, "policy",
 				      &err);
 	plan->recovery_allowed = plan->cfg.recovery.enabled;
+	plan->slots = plan->policy.slot_count > 0;
 	if (!in->boot)
 		return 0;
 
-	r = boot_check(in, &plan->cfg, &err);
+	r = boot_check(in, &plan->cfg, plan->slots, &err);
 	if (r < 0)
 		return vi_failure_set(ret_failure, VI_STAGE_CONFIG, &plan->cfg.root, r, "", &err);
 

@@ -56,6 +56,8 @@ int vi_status_write(const char *dir, const struct vi_status *st, struct vi_error
 		put(f, "slot", st->slot);
 	if (st->store)
 		put(f, "store", st->store);
+	if (st->skipped && st->skipped[0])
+		put(f, "skipped", st->skipped);
 	if (fclose(f) != 0) {
 		r = -EIO;
 		goto out_unlink;
@@ -75,6 +77,11 @@ void vi_status_set_slot(struct vi_status *st, const char *slot, const char *stor
 {
 	st->slot = slot;
 	st->store = store;
+}
+
+void vi_status_set_skipped(struct vi_status *st, const char *skipped)
+{
+	st->skipped = skipped;
 }
 
 static void hash_hex(const struct vi_target *t, char *out, size_t size)

@@ -45,11 +45,14 @@ void vi_policy_init(struct vi_policy *p)
 	p->fail[0] = VI_FAIL_PANIC;
 	p->timeout_s = VI_DEFAULT_TIMEOUT_S;
 	p->tpm_pcr = VI_POLICY_TPM_PCR_DEFAULT;
+	snprintf(p->slot_store, sizeof(p->slot_store), "%s", VI_POLICY_SLOT_STORE_DEFAULT);
+	snprintf(p->slot_prefix, sizeof(p->slot_prefix), "%s", VI_POLICY_SLOT_PREFIX_DEFAULT);
 }
 
 enum pkey {
 	P_FAIL, P_TIMEOUT, P_ALLOW_SHELL, P_ALLOW_WEAK, P_REQSIG, P_MIN_VERSION, P_INIT,
-	P_INIT_ENV, P_REQ_MANIFEST, P_REQ_TPM, P_TPM_PCR, P_IPE_POLICY, P__MAX
+	P_INIT_ENV, P_REQ_MANIFEST, P_REQ_TPM, P_TPM_PCR, P_IPE_POLICY, P_SLOTS,
+	P_SLOT_STORE, P_SLOT_PREFIX, P__MAX
 };
 
 static const char *const pkeys[P__MAX] = {
@@ -57,7 +60,8 @@ static const char *const pkeys[P__MAX] = {
 	[P_ALLOW_WEAK] = "allow_weak", [P_REQSIG] = "require_signature",
 	[P_MIN_VERSION] = "min_version", [P_INIT] = "init", [P_INIT_ENV] = "init_env",
 	[P_REQ_MANIFEST] = "require_manifest", [P_REQ_TPM] = "require_tpm",
-	[P_TPM_PCR] = "tpm_pcr", [P_IPE_POLICY] = "ipe_policy",
+	[P_TPM_PCR] = "tpm_pcr", [P_IPE_POLICY] = "ipe_policy", [P_SLOTS] = "slots",
+	[P_SLOT_STORE] = "slot_store", [P_SLOT_PREFIX] = "slot_prefix",
 };
 
 const char *vi_policy_forced_modparams(const struct vi_policy *p)
@@ -176,6 +180,38 @@ static int weak_list(const char *s, size_t len, uint32_t *ret, struct vi_error *
 	return 0;
 }
 
+/* slots=: "a,b", "a,b,c" or "a,b,c,d" (the store's slot names, in order); "none": off. */
+static int slot_list(struct vi_policy *p, const char *v, size_t n, struct vi_error *err)
+{
+	static const char *const lists[] = { "a,b", "a,b,c", "a,b,c,d" };
+
+	if (vi_str_eq(v, n, "none")) {
+		p->slot_count = 0;
+		return 0;
+	}
+	for (unsigned i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		if (vi_str_eq(v, n, lists[i])) {
+			p->slot_count = i + 2;
+			return 0;
+		}
+	return vi_err(err, "slots: not a,b / a,b,c / a,b,c,d (or none)");
+}
+
+/* slot_prefix=: the start of the slots' partition labels, [A-Za-z0-9._-]; the longest label
+ * (PREFIX + "d-verity") must fit GPT's 36 characters. */
+static int slot_prefix(struct vi_policy *p, const char *v, size_t n, struct vi_error *err)
+{
+	if (n == 0 || n + sizeof("d-verity") - 1 > 36)
+		return vi_err(err, "slot_prefix: 1 to %zu characters", 36 - (sizeof("d-verity") - 1));
+	for (size_t i = 0; i < n; i++)
+		if (!((v[i] >= 'a' && v[i] <= 'z') || (v[i] >= 'A' && v[i] <= 'Z') ||
+		      (v[i] >= '0' && v[i] <= '9') || v[i] == '.' || v[i] == '_' || v[i] == '-'))
+			return vi_err(err, "slot_prefix: only letters, digits, '.', '_' and '-'");
+	memcpy(p->slot_prefix, v, n);
+	p->slot_prefix[n] = '\0';
+	return 0;
+}
+
 static int set_value(struct vi_policy *p, enum pkey k, const char *v, size_t n,
 		     struct vi_error *err)
 {
@@ -249,6 +285,23 @@ static int set_value(struct vi_policy *p, enum pkey k, const char *v, size_t n,
 		p->ipe_policy[n] = '\0';
 		return 0;
 	}
+	case P_SLOTS:
+		return slot_list(p, v, n, err);
+	case P_SLOT_STORE: {
+		struct vi_error e;
+
+		/* the characters of a command-line device spec too: the value reaches the log
+		 * and the status file, which `slot` and RAUC's backend read */
+		if (n >= sizeof(p->slot_store) || vi_devspec_check(v, n, false, &e) < 0 ||
+		    vi_devspec_chars_check("slot_store", v, n, &e) < 0)
+			return vi_err(err, "slot_store: %s", n >= sizeof(p->slot_store) ?
+				      "too long" : e.msg);
+		memcpy(p->slot_store, v, n);
+		p->slot_store[n] = '\0';
+		return 0;
+	}
+	case P_SLOT_PREFIX:
+		return slot_prefix(p, v, n, err);
 	case P__MAX:
 		break;
 	}

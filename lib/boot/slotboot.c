@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The A/B boot step's decisions (include/slotboot.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "slotboot.h"
+
+int vi_slot_layout(const struct vi_policy *p, unsigned index, const struct vi_config *base,
+		   struct vi_config *ret, struct vi_error *err)
+{
+	struct vi_config c = *base;
+	const char *name = vi_slot_name(index);
+	int n;
+
+	if (index >= p->slot_count || index >= VI_SLOTS_MAX)
+		return vi_errno(err, -EINVAL, "no slot %u in the policy's slots=", index);
+	n = snprintf(c.root.data.spec, sizeof(c.root.data.spec), "PARTLABEL=%s%s", p->slot_prefix,
+		     name);
+	if (n < 0 || (size_t)n >= sizeof(c.root.data.spec))
+		return vi_errno(err, -ENAMETOOLONG, "slot %s: partition label too long", name);
+	n = snprintf(c.root.hash.spec, sizeof(c.root.hash.spec), "PARTLABEL=%s%s-verity",
+		     p->slot_prefix, name);
+	if (n < 0 || (size_t)n >= sizeof(c.root.hash.spec))
+		return vi_errno(err, -ENAMETOOLONG, "slot %s: partition label too long", name);
+	/* the manifest is the one stored with the slot, after its hash tree: an update writes
+	 * image, tree and manifest together, and nothing on the command line changes */
+	n = snprintf(c.manifest, sizeof(c.manifest), "%s", c.root.hash.spec);
+	if (n < 0 || (size_t)n >= sizeof(c.manifest))
+		return vi_errno(err, -ENAMETOOLONG, "slot %s: partition label too long", name);
+	c.root.enabled = true;
+	c.root.root_hash_len = 0;
+	*ret = c;
+	return 0;
+}
+
+int vi_slot_boot_pick(const struct vi_slots *s, unsigned policy_count)
+{
+	struct vi_slots within = *s;
+
+	if (within.count > policy_count)
+		within.count = policy_count;
+	return vi_slots_pick(&within);
+}
+
+int vi_slot_boot_admit(struct vi_slots *s, unsigned i, uint64_t version, struct vi_error *err)
+{
+	if (!vi_slots_version_allowed(s, version))
+		return vi_errno(err, -EPERM, "manifest version %llu is below the rollback floor "
+				"%llu", (unsigned long long)version, (unsigned long long)s->floor);
+	if (vi_slots_try(s, i, version) < 0)
+		return vi_errno(err, -ESTALE, "slot %s has no try left", vi_slot_name(i));
+	return 0;
+}
+
+int vi_slot_boot_failed(struct vi_slots *s, unsigned i, const char *stage, const char *reason)
+{
+	char why[VI_SLOT_REASON_MAX];
+
+	snprintf(why, sizeof(why), "%s: %s", stage, reason ? reason : "");
+	return vi_slots_mark_bad(s, i, why);
+}
+
+void vi_slot_skipped_add(char *list, size_t size, const char *slot, const char *stage,
+			 const char *reason)
+{
+	size_t n = strnlen(list, size);
+	char entry[VI_SLOT_SKIPPED_MAX];
+	size_t k;
+
+	if (!size)
+		return;
+	if (n >= size) {
+		list[size - 1] = '\0';
+		return;
+	}
+	snprintf(entry, sizeof(entry), "%s%s:%s:%s", n ? ";" : "", slot, stage,
+		 reason ? reason : "");
+	for (k = 0; entry[k] && n + 1 < size; k++) {
+		unsigned char c = (unsigned char)entry[k];
+
+		/* the first byte of a later entry is its separator */
+		if (c == ';' && !(k == 0 && n))
+			c = ',';
+		list[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	list[n] = '\0';
+}

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The A/B boot step's pure part (lib/boot/slotboot.c), the policy's slot keys and the plan's
+ * A/B refusals (lib/boot/plan.c): layout, the decision sequence over struct vi_slots (pick,
+ * version floor, try, mark bad, next slot), the skipped= list. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "plan.h"
+#include "policy.h"
+#include "slotboot.h"
+
+#ifndef KEYS_SRC
+#define KEYS_SRC "tests/vm/keys/test.pub"
+#endif
+
+static int parse(const char *text, struct vi_policy *p, struct vi_error *err)
+{
+	return vi_policy_parse(text, strlen(text), p, err);
+}
+
+static void test_policy_slot_keys(void **state)
+{
+	struct vi_policy p;
+	struct vi_error err;
+
+	(void)state;
+	assert_int_equal(parse("", &p, &err), 0);
+	assert_int_equal(p.slot_count, 0);
+	assert_string_equal(p.slot_store, "PARTLABEL=verity-slots");
+	assert_string_equal(p.slot_prefix, "root-");
+	assert_int_equal(parse("slots=a,b\nslot_store=PARTUUID=0fc63daf-8483-4772-8e79-"
+			       "3d69d8477de4\nslot_prefix=os_\n", &p, &err), 0);
+	assert_int_equal(p.slot_count, 2);
+	assert_string_equal(p.slot_store, "PARTUUID=0fc63daf-8483-4772-8e79-3d69d8477de4");
+	assert_string_equal(p.slot_prefix, "os_");
+	assert_int_equal(parse("slots=a,b,c,d\n", &p, &err), 0);
+	assert_int_equal(p.slot_count, 4);
+	assert_int_equal(parse("slots=none\n", &p, &err), 0);
+	assert_int_equal(p.slot_count, 0);
+	/* refused: other names, one slot, gaps, a bad store, a label prefix a shell or GPT
+	 * could not take */
+	static const char *const bad[] = {
+		"slots=a\n", "slots=b,a\n", "slots=a,c\n", "slots=a,b,c,d,e\n", "slots=A,B\n",
+		"slots=a,b,\n", "slot_store=\n", "slot_store=/dev/../vda\n",
+		"slot_store=PARTLABEL=x y\n", "slot_prefix=\n", "slot_prefix=root a\n",
+		"slot_prefix=$(reboot)\n", "slot_prefix=abcdefghijklmnopqrstuvwxyz012\n",
+		"slots=a,b\nslots=a,b,c\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (parse(bad[i], &p, &err) == 0)
+			fail_msg("accepted: %s", bad[i]);
+	}
+	assert_int_equal(parse("slot_prefix=abcdefghijklmnopqrstuvwxyz01\n", &p, &err), 0);
+}
+
+static void test_layout(void **state)
+{
+	struct vi_policy p;
+	struct vi_config base, c;
+	struct vi_error err;
+
+	(void)state;
+	vi_policy_init(&p);
+	p.slot_count = 2;
+	vi_config_init(&base);
+	snprintf(base.root.name, sizeof(base.root.name), "%s", "sysroot");
+	base.root.corruption = VI_CORRUPT_RESTART;
+	assert_int_equal(vi_slot_layout(&p, 1, &base, &c, &err), 0);
+	assert_true(c.root.enabled);
+	assert_int_equal(c.root.root_hash_len, 0);
+	assert_string_equal(c.root.data.spec, "PARTLABEL=root-b");
+	assert_string_equal(c.root.hash.spec, "PARTLABEL=root-b-verity");
+	assert_string_equal(c.manifest, "PARTLABEL=root-b-verity");
+	/* what the command line gave stays: name, options */
+	assert_string_equal(c.root.name, "sysroot");
+	assert_int_equal(c.root.corruption, VI_CORRUPT_RESTART);
+	assert_int_equal(vi_slot_layout(&p, 0, &base, &c, &err), 0);
+	assert_string_equal(c.root.data.spec, "PARTLABEL=root-a");
+	/* a slot the policy does not have */
+	assert_int_equal(vi_slot_layout(&p, 2, &base, &c, &err), -EINVAL);
+	assert_int_equal(vi_slot_layout(&p, 99, &base, &c, &err), -EINVAL);
+}
+
+/* The agent's sequence: a fails before the switch, b is set up in the same boot. */
+static void test_sequence_fallback(void **state)
+{
+	struct vi_slots s;
+	struct vi_error err;
+
+	(void)state;
+	vi_slots_defaults(&s, 2);
+	assert_int_equal(vi_slot_boot_pick(&s, 2), 0);
+	assert_int_equal(vi_slot_boot_admit(&s, 0, 3, &err), 0);
+	assert_int_equal(s.slot[0].tries, VI_SLOT_TRIES_DEFAULT - 1);
+	assert_int_equal(s.slot[0].version, 3);
+	assert_int_equal(vi_slot_boot_failed(&s, 0, "preflight", "root hash mismatch"), 0);
+	assert_string_equal(s.slot[0].reason, "preflight: root hash mismatch");
+	assert_false(vi_slot_bootable(&s.slot[0]));
+	assert_int_equal(vi_slot_boot_pick(&s, 2), 1);
+	assert_int_equal(vi_slot_boot_admit(&s, 1, 3, &err), 0);
+	assert_int_equal(vi_slot_boot_failed(&s, 1, "mount", "no filesystem"), 0);
+	assert_int_equal(vi_slot_boot_pick(&s, 2), -ENOENT);
+}
+
+static void test_sequence_floor(void **state)
+{
+	struct vi_slots s;
+	struct vi_error err;
+
+	(void)state;
+	vi_slots_defaults(&s, 2);
+	s.floor = 5;
+	assert_int_equal(vi_slot_boot_admit(&s, 0, 4, &err), -EPERM);
+	assert_string_equal(err.msg, "manifest version 4 is below the rollback floor 5");
+	assert_int_equal(s.slot[0].tries, VI_SLOT_TRIES_DEFAULT);   /* no try taken */
+	assert_int_equal(vi_slot_boot_admit(&s, 0, 5, &err), 0);
+}
+
+/* Post-switch failures nobody records: every boot takes a try, the slot runs out, the other
+ * one is picked. */
+static void test_sequence_tries_run_out(void **state)
+{
+	struct vi_slots s;
+	struct vi_error err;
+
+	(void)state;
+	vi_slots_defaults(&s, 2);
+	for (unsigned boot = 0; boot < VI_SLOT_TRIES_DEFAULT; boot++) {
+		assert_int_equal(vi_slot_boot_pick(&s, 2), 0);
+		assert_int_equal(vi_slot_boot_admit(&s, 0, 1, &err), 0);
+	}
+	assert_int_equal(s.slot[0].tries, 0);
+	assert_int_equal(vi_slot_boot_pick(&s, 2), 1);
+	assert_int_equal(vi_slot_boot_admit(&s, 0, 1, &err), -ESTALE);
+}
+
+/* A store with more slots than the policy: only the policy's are ever set up. */
+static void test_pick_within_policy(void **state)
+{
+	struct vi_slots s;
+
+	(void)state;
+	vi_slots_defaults(&s, 4);
+	s.slot[0].tries = 0;
+	s.slot[1].tries = 0;
+	assert_int_equal(vi_slot_boot_pick(&s, 4), 2);
+	assert_int_equal(vi_slot_boot_pick(&s, 2), -ENOENT);
+}
+
+static void test_skipped_list(void **state)
+{
+	char list[VI_SLOT_SKIPPED_MAX] = "";
+	char small[16] = "";
+
+	(void)state;
+	vi_slot_skipped_add(list, sizeof(list), "a", "preflight", "root hash; mismatch\n");
+	vi_slot_skipped_add(list, sizeof(list), "b", "version", "below");
+	assert_string_equal(list, "a:preflight:root hash, mismatch?;b:version:below");
+	vi_slot_skipped_add(small, sizeof(small), "a", "preflight", "a long reason here");
+	assert_string_equal(small, "a:preflight:a l");
+	vi_slot_skipped_add(small, sizeof(small), "b", "x", "y");
+	assert_int_equal(strlen(small), sizeof(small) - 1);
+}
+
+/* The plan: a root on the command line, or no manifest keys, is refused before any device. */
+static void test_plan_refusals(void **state)
+{
+	char dir[] = "/tmp/test_slotboot.XXXXXX", path[256], cmd[512];
+	struct vi_plan plan;
+	struct vi_failure failure;
+	struct vi_plan_input in = { .pid1 = true, .boot = true };
+	int rootfd;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/verity-init.conf", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("slots=a,b\n", f);
+	assert_int_equal(fclose(f), 0);
+	rootfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(rootfd >= 0);
+	in.policy_path = path;
+	in.rootfd = rootfd;
+
+	/* no keys in the initramfs */
+	in.cmdline = "root=/dev/mapper/root";
+	assert_int_equal(vi_plan_build(&in, &plan, &failure), -ENOENT);
+	assert_non_null(strstr(failure.reason.msg, "A/B slots (policy slots=) need the manifest keys"));
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/etc/verity-init/keys && cp %s %s/etc/verity-init/keys/",
+		 dir, KEYS_SRC, dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(vi_plan_build(&in, &plan, &failure), 0);
+	assert_true(plan.slots);
+
+	/* a root named on the command line: refused, whatever it is */
+	in.cmdline = "roothash=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff "
+		     "verity.data=/dev/vda verity.hash=/dev/vdb";
+	assert_int_equal(vi_plan_build(&in, &plan, &failure), -EPERM);
+	assert_non_null(strstr(failure.reason.msg, "not from the command line"));
+	in.cmdline = "verity.manifest=/dev/vdb";
+	assert_int_equal(vi_plan_build(&in, &plan, &failure), -EPERM);
+
+	close(rootfd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_policy_slot_keys),
+		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_sequence_fallback),
+		cmocka_unit_test(test_sequence_floor),
+		cmocka_unit_test(test_sequence_tries_run_out),
+		cmocka_unit_test(test_pick_within_policy),
+		cmocka_unit_test(test_skipped_list),
+		cmocka_unit_test(test_plan_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,223 @@
+#!/bin/bash
+# A/B slot boot (docs/slots.md, "Booting a slot"): the agent reads the slot state store from a
+# writable disk (the only device it writes), sets up the bootable slot of highest priority from
+# the signed manifest stored after its hash tree, takes one try before the switch, and on a
+# failure marks the slot bad and sets up the other one in the same boot. The store persists
+# across boots and is read on the host afterwards (`verity-init slot status --json`).
+# Disks: vda = slots (root-a, root-a-verity, root-b, root-b-verity; read-only),
+#        vdb = the store (partition verity-slots; writable).
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/vm/agent_lib.sh
+. "$(dirname "$0")/agent_lib.sh"
+# shellcheck source=tests/vm/sign_lib.sh
+. "$(dirname "$0")/sign_lib.sh"
+
+STORE_OFF=$(( 2048 * 512 ))
+CMDLINE="root=/dev/mapper/root verity.fail=poweroff"
+
+oneTimeSetUp() {
+	vm_require_tools qemu-system-x86_64 veritysetup mkfs.ext4 debugfs cpio modprobe sgdisk jq || exit 1
+	[ -x "$VI_TOOL" ] || { echo "no $VI_TOOL" >&2; exit 1; }
+	RD=$(sign_initramfs "slots=a,b") || exit 1
+	RD_MIN=$(sign_initramfs "slots=a,b
+min_version=3") || exit 1
+}
+
+# slot_image DIR SLOT VERSION [sign options...] : DIR/data.img and DIR/hash.img of a root whose
+# marker says id=slotSLOT, with its manifest (VERSION) signed for slot SLOT's partitions after
+# the tree.
+slot_image() {
+	local d=$1 s=$2 v=$3 out; shift 3
+	VM_ROOT_ID=slot$s vm_verity_setup ext4 "$d" >/dev/null || return 1
+	out=$("$VI_TOOL" sign "$d/hash.img" --data-device "PARTLABEL=root-$s" \
+		--hash-device "PARTLABEL=root-$s-verity" --minisign-key "$SIGN_KEYS/test.key" \
+		--version "$v" --embed "$@" 2>&1) || { vm_die "sign slot $s: $out"; return 1; }
+}
+
+# mib FILE : FILE's size in 512-byte sectors, rounded up to whole MiB.
+mib() { echo $(( ( ($(vm_size "$1") + 1048575) / 1048576 ) * 2048 )); }
+
+# slot_disks W ADIR BDIR : W/slots.img (the four slot partitions) and a blank W/store.img.
+slot_disks() {
+	local w=$1 a=$2 b=$3 s=2048 n=1 args=() f lab starts=()
+	for f in "$a/data.img:root-a" "$a/hash.img:root-a-verity" "$b/data.img:root-b" \
+		 "$b/hash.img:root-b-verity"; do
+		lab=${f##*:}; f=${f%:*}
+		args+=(-n "$n:$s:+$(mib "$f")" -c "$n:$lab")
+		starts+=("$s:$f")
+		s=$(( s + $(mib "$f") )); n=$(( n + 1 ))
+	done
+	rm -f "$w/slots.img" "$w/store.img"
+	truncate -s $(( (s + 2048) * 512 )) "$w/slots.img"
+	sgdisk "${args[@]}" "$w/slots.img" >/dev/null || { vm_die "sgdisk slots"; return 1; }
+	for f in "${starts[@]}"; do
+		dd if="${f#*:}" of="$w/slots.img" bs=1M seek=$(( ${f%%:*} * 512 )) oflag=seek_bytes \
+			conv=notrunc status=none || return 1
+	done
+	truncate -s 4M "$w/store.img"
+	sgdisk -n 1:2048:+2048 -c 1:verity-slots "$w/store.img" >/dev/null ||
+		{ vm_die "sgdisk store"; return 1; }
+}
+
+# store_json W : the store as the guest left it, through `verity-init slot status --json`.
+store_json() {
+	dd if="$1/store.img" of="$1/store.bin" bs=4096 skip=$(( STORE_OFF / 4096 )) count=2 \
+		status=none && "$BUILD/verity-init" slot --store "$1/store.bin" status --json
+}
+
+# store_put W : write W/store.bin back into the store partition (host-side changes).
+store_put() {
+	dd if="$1/store.bin" of="$1/store.img" bs=4096 seek=$(( STORE_OFF / 4096 )) conv=notrunc \
+		status=none
+}
+
+# assert_slot JSON SLOT REGEX : slot SLOT's object in the store's JSON (jq -c) matches REGEX.
+assert_slot() {
+	local obj
+	obj=$(printf '%s\n' "$1" | jq -c --arg s "$2" '.slots[] | select(.name == $s)') ||
+		{ fail "store: not JSON: $1"; return 1; }
+	printf '%s\n' "$obj" | grep -Eq -- "$3" ||
+		{ fail "store: slot $2 is $obj, expected /$3/"; return 1; }
+}
+
+# boot NAME W [--disk-rw] : the slots disk read-only (or writable, to show the agent leaves it
+# alone), the store writable.
+boot() {
+	local how=--disk
+	[ "${3:-}" = --disk-rw ] && how=--disk-rw
+	vm_boot "$how" "$2/slots.img" --disk-rw "$2/store.img" "$1" "$RD" "$CMDLINE"
+}
+
+# First boot on a blank store: slot a (primary) boots, its try is on disk. After mark-good
+# (the floor rises to a's version 3) and set-primary b, slot b's manifest version 2 is below the
+# floor: b is marked bad with the reason, and a boots in the same boot.
+test_boots_slot_a_then_skips_a_version_below_the_floor() {
+	local w j
+	w=$(vm_workdir slot-floor)
+	slot_image "$w/a" a 3 || { fail "image a"; return; }
+	slot_image "$w/b" b 2 || { fail "image b"; return; }
+	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
+	boot slot-floor-1 "$w"
+	vm_assert_booted || return
+	vm_assert_marker "$VM_LOG" slota || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot a: signed manifest version 3 from PARTLABEL=root-a-verity \(after the hash tree\) verified" || return
+	vm_assert_log_order "$VM_LOG" "verity-init\[1\]: slot a: try taken, 2 left, version 3 recorded \(store written in [0-9]+ us\)" \
+		"verity-init\[1\]: exec /sbin/init" || return
+	sign_assert_status "$VM_LOG" result ok || return
+	sign_assert_status "$VM_LOG" slot a || return
+	sign_assert_status "$VM_LOG" store /dev/vdb1 || return
+	vm_assert_log_lacks "$VM_LOG" "VERITY-TEST-STATUS skipped=" "a skipped= line on a clean boot" || return
+	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	assert_slot "$j" a '"priority":15,"tries":2,.*"version":3' || return
+	assert_slot "$j" b '"tries":3,' || return
+
+	printf 'result=ok\nslot=a\n' >"$w/status"
+	"$BUILD/verity-init" slot --store "$w/store.bin" --status "$w/status" mark-good >/dev/null ||
+		{ fail "mark-good on the host"; return; }
+	"$BUILD/verity-init" slot --store "$w/store.bin" set-primary b || { fail "set-primary"; return; }
+	store_put "$w" || { fail "store_put"; return; }
+	boot slot-floor-2 "$w"
+	vm_assert_booted || return
+	vm_assert_marker "$VM_LOG" slota || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot b marked bad \(version: manifest version 2 is below the rollback floor 3\)" || return
+	sign_assert_status "$VM_LOG" slot a || return
+	sign_assert_status "$VM_LOG" skipped "b:version:manifest version 2 is below the rollback floor 3" || return
+	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	assert_slot "$j" b '"tries":0,.*"reason":"version: manifest version 2 is below the rollback floor 3"' || return
+	assert_slot "$j" a '"tries":2,'
+}
+
+# The policy's own floor (min_version=3) applies to every slot: a's version 2 is refused when its
+# manifest is verified, a is marked bad, b (version 3) boots.
+test_version_below_the_policy_min_version_skipped() {
+	local w j
+	w=$(vm_workdir slot-min-version)
+	slot_image "$w/a" a 2 || { fail "image a"; return; }
+	slot_image "$w/b" b 3 || { fail "image b"; return; }
+	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
+	vm_boot --disk "$w/slots.img" --disk-rw "$w/store.img" slot-min-version "$RD_MIN" "$CMDLINE"
+	vm_assert_booted || return
+	vm_assert_marker "$VM_LOG" slotb || return
+	sign_assert_status "$VM_LOG" slot b || return
+	sign_assert_status "$VM_LOG" skipped "a:manifest:.*manifest version 2 is below the minimum 3 \\(rollback refused\\)" || return
+	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	assert_slot "$j" a '"tries":0,.*"reason":"manifest: .*manifest version 2 is below the minimum 3'
+}
+
+# Slot a's init is corrupted: the agent's init read fails (dm-verity), a is marked bad, and b is
+# set up and booted in the same boot, without a reboot. The slots disk, attached writable, is
+# unchanged afterwards: only the store was written.
+test_corrupted_slot_falls_back_to_the_other_in_the_same_boot() {
+	local w j sum
+	w=$(vm_workdir slot-fallback)
+	slot_image "$w/a" a 3 || { fail "image a"; return; }
+	slot_image "$w/b" b 3 || { fail "image b"; return; }
+	VM_ROOT_ID=slota vm_corrupt_file "$w/a/data.img" ext4 /sbin/init >/dev/null || { fail "corrupt"; return; }
+	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
+	# the slots disk writable this time: the store must be the only thing the agent writes
+	sum=$(sha256sum <"$w/slots.img")
+	boot slot-fallback "$w" --disk-rw
+	vm_assert_booted || return
+	[ "$(sha256sum <"$w/slots.img")" = "$sum" ] || { fail "the slots disk was written"; return; }
+	vm_assert_marker "$VM_LOG" slotb || return
+	vm_assert_log_lacks "$VM_LOG" "VERITY-TEST-MARKER id=slota" "slot a's root ran" || return
+	vm_assert_log_order "$VM_LOG" "slot a marked bad \(init: " "slot b: priority 14, 3 tries left: setting up" || return
+	sign_assert_status "$VM_LOG" result ok || return
+	sign_assert_status "$VM_LOG" slot b || return
+	sign_assert_status "$VM_LOG" skipped "a:init:reading init /sbin/init failed: Input/output error" || return
+	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	assert_slot "$j" a '"tries":0,"successful":false,"bootable":false,.*"reason":"init: reading init /sbin/init failed: Input/output error \(a block failed verifi"' || return
+	assert_slot "$j" b '"tries":2,'
+}
+
+# Both slots refused (a: its init, b: its hash tree): the policy's fail actions, as without slots.
+test_both_slots_bad_takes_the_fail_action() {
+	local w j
+	w=$(vm_workdir slot-both-bad)
+	slot_image "$w/a" a 3 || { fail "image a"; return; }
+	slot_image "$w/b" b 3 || { fail "image b"; return; }
+	VM_ROOT_ID=slota vm_corrupt_file "$w/a/data.img" ext4 /sbin/init >/dev/null ||
+		{ fail "corrupt a"; return; }
+	vm_corrupt_hash_block "$w/b/hash.img" 0 0 >/dev/null || { fail "corrupt b"; return; }
+	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
+	boot slot-both-bad "$w"
+	vm_assert_booted || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: A/B slots: no bootable slot left: a:init:.*;b:preflight:" || return
+	agent_assert_fallback "$VM_LOG" poweroff || return
+	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	assert_slot "$j" a '"tries":0,.*"reason":"init: ' || return
+	assert_slot "$j" b '"tries":0,.*"reason":"preflight: '
+}
+
+# Slot a passes every check before the switch but fails after it (restart-on-corruption: the
+# corrupted busybox is read only when init runs, the kernel restarts). Nothing can mark it bad:
+# its tries, taken before each switch, run out, and the fourth boot skips it for b.
+test_slot_failing_after_the_switch_runs_out_of_tries() {
+	local w j n
+	w=$(vm_workdir slot-tries)
+	slot_image "$w/a" a 3 --on-corruption restart || { fail "image a"; return; }
+	slot_image "$w/b" b 3 || { fail "image b"; return; }
+	vm_corrupt_file "$w/a/data.img" ext4 /bin/busybox >/dev/null || { fail "corrupt"; return; }
+	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
+	for n in 3 2 1; do
+		boot "slot-tries-$n" "$w"
+		vm_assert_booted || return
+		vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot a: priority 15, $n tries left: setting up" || return
+		vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: exec /sbin/init" || return
+		vm_assert_log_contains "$VM_LOG" "reboot: Restarting system" "no restart on corruption" || return
+		vm_assert_no_marker "$VM_LOG" || return
+		j=$(store_json "$w") || { fail "slot status: $j"; return; }
+		assert_slot "$j" a "\"tries\":$(( n - 1 ))," || return
+	done
+	boot slot-tries-out "$w"
+	vm_assert_booted || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot a: not bootable \(priority 15, 0 tries left\)" || return
+	vm_assert_marker "$VM_LOG" slotb || return
+	sign_assert_status "$VM_LOG" slot b || return
+	sign_assert_status "$VM_LOG" skipped "a:not-bootable:no tries left"
+}
+
+# shellcheck source=/dev/null
+. shunit2

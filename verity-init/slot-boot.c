@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The agent's A/B boot step (slot-boot.h). The store is the one device the agent opens for
+ * writing: O_RDWR on exactly the device the policy's slot_store= names, checked to be the
+ * device found; every slot device is opened read-only by the usual set-up. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "devices.h"
+#include "slot-boot.h"
+#include "trust.h"
+
+/* Find the store (bounded wait) and open that very device read-write. */
+static int open_store(struct vi_slot_boot *sb, int *ret_fd, struct vi_error *err)
+{
+	const struct vi_plan *p = sb->plan;
+	struct vi_dev dev = { .spec = p->policy.slot_store, .fd = -1 };
+	struct stat st;
+	int r, fd;
+
+	r = vi_devs_wait(&dev, 1, p->cfg.timeout_s * 1000u, err);
+	if (r < 0)
+		return vi_err_wrap(err, r, "slot store %s: ", p->policy.slot_store);
+	snprintf(sb->store_path, sizeof(sb->store_path), "/dev/%s", dev.name);
+	fd = open(sb->store_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		r = -errno;
+		vi_devs_close(&dev, 1);
+		return vi_errno(err, r, "slot store %s: cannot open %s for writing: %s",
+				p->policy.slot_store, sb->store_path, strerror(-r));
+	}
+	/* the node opened must be the device libblkid found, not whatever a name resolves to */
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != dev.devno) {
+		close(fd);
+		vi_devs_close(&dev, 1);
+		return vi_errno(err, -ENODEV, "slot store %s: %s is not the device found",
+				p->policy.slot_store, sb->store_path);
+	}
+	vi_devs_close(&dev, 1);
+	*ret_fd = fd;
+	return 0;
+}
+
+static void store_write(struct vi_slot_boot *sb, int fd, struct vi_slots_store *st,
+			const struct vi_slots *next, const char *what)
+{
+	struct vi_error err = { "" };
+
+	if (vi_slots_write_fd(fd, st, next, &err) < 0) {
+		/* the boot goes on with the state in memory (a slot marked bad is not picked
+		 * again); a store that cannot be written cannot count tries: logged as an error */
+		st->state = *next;
+		vi_kmsg_log(sb->log, KMSG_ERR, "slot store %s: %s not written: %s",
+			    sb->store_path, what, err.msg);
+	}
+}
+
+/* Slot i failed at stage: marked bad in the store, skipped= for the status file. */
+static void slot_failed(struct vi_slot_boot *sb, int fd, struct vi_slots_store *st, unsigned i,
+			const char *stage, const char *reason)
+{
+	struct vi_slots next = st->state;
+
+	vi_slot_boot_failed(&next, i, stage, reason);
+	store_write(sb, fd, st, &next, "the failed slot");
+	vi_slot_skipped_add(sb->skipped, sizeof(sb->skipped), vi_slot_name(i), stage, reason);
+	vi_kmsg_log(sb->log, KMSG_WARNING, "slot %s marked bad (%s: %s)", vi_slot_name(i), stage,
+		    reason);
+	sb->slot = NULL;
+}
+
+/* Slot i's root: the layout, then its signed manifest (the signature step, per slot). */
+static int slot_trust(struct vi_slot_boot *sb, const struct vi_config *base, unsigned i,
+		      struct vi_error *err)
+{
+	struct vi_plan *p = sb->plan;
+	const struct vi_trust_ctx ctx = {
+		.rootfd = AT_FDCWD,
+		.min_version = p->policy.min_version,
+		.timeout_ms = p->cfg.timeout_s * 1000u,
+	};
+	int r;
+
+	vi_plan_release_keys(p);
+	r = vi_slot_layout(&p->policy, i, base, &p->cfg, err);
+	if (r < 0)
+		return r;
+	r = vi_trust_setup(&p->cfg, &ctx, &p->trust, err);
+	p->trusted = true;
+	p->recovery_allowed = p->cfg.recovery.enabled && !p->trust.recovery_dropped;
+	*sb->wait_ms += p->trust.wait_ms;
+	if (r == 0)
+		vi_kmsg_log(sb->log, KMSG_INFO, "slot %s: signed manifest version %llu from %s "
+			    "verified with key %s (%s)", vi_slot_name(i),
+			    (unsigned long long)p->trust.version, p->trust.source,
+			    p->trust.key_id, p->trust.key_file);
+	return r;
+}
+
+void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
+{
+	const struct vi_config base = sb->plan->cfg;
+	struct vi_slots_store st = { .source = VI_SLOTS_FROM_DEFAULTS };
+	struct vi_error err = { "" };
+	uint64_t t0;
+	int fd = -1, r;
+
+	*ret_switched = false;
+	r = open_store(sb, &fd, &err);
+	t0 = vi_now_us();
+	if (r == 0)
+		r = vi_slots_read_fd(fd, sb->plan->policy.slot_count, &st, &err);
+	t0 = vi_now_us() - t0;
+	if (r < 0) {
+		vi_failure_set(sb->failure, VI_STAGE_DEVICES, &sb->plan->cfg.root, r, "A/B slots",
+			       &err);
+		vi_kmsg_log(sb->log, KMSG_ERR, "A/B slots: %s", err.msg);
+		goto out;
+	}
+	sb->store = sb->store_path;
+	vi_kmsg_log(sb->log, KMSG_INFO, "slot store %s (%s): state from %s, seq %llu, floor %llu "
+		    "(read in %llu us)", sb->plan->policy.slot_store, sb->store_path,
+		    vi_slots_source_name(st.source), (unsigned long long)st.state.seq,
+		    (unsigned long long)st.state.floor, (unsigned long long)t0);
+	/* the slots out of the running before this boot: no tries left (failed earlier, or
+	 * boots that died after the switch), or never made bootable */
+	for (unsigned k = 0; k < st.state.count && k < sb->plan->policy.slot_count; k++) {
+		const struct vi_slot *sl = &st.state.slot[k];
+
+		if (vi_slot_bootable(sl))
+			continue;
+		vi_slot_skipped_add(sb->skipped, sizeof(sb->skipped), vi_slot_name(k),
+				    "not-bootable", sl->reason[0] ? sl->reason : !sl->tries ?
+				    "no tries left" : "priority 0");
+		vi_kmsg_log(sb->log, KMSG_NOTICE, "slot %s: not bootable (priority %u, %u tries "
+			    "left%s%s)", vi_slot_name(k), sl->priority, sl->tries,
+			    sl->reason[0] ? "; marked bad: " : "", sl->reason);
+	}
+	for (;;) {
+		struct vi_slots next;
+		const char *stage;
+		int i = vi_slot_boot_pick(&st.state, sb->plan->policy.slot_count);
+
+		if (i < 0) {
+			vi_err(&err, "no bootable slot left%s%s", sb->skipped[0] ? ": " : "",
+			       sb->skipped);
+			vi_failure_set(sb->failure, VI_STAGE_CONFIG, &sb->plan->cfg.root, -ENOENT,
+				       "A/B slots", &err);
+			vi_kmsg_log(sb->log, KMSG_ERR, "A/B slots: %s", err.msg);
+			break;
+		}
+		sb->slot = vi_slot_name((unsigned)i);
+		vi_kmsg_log(sb->log, KMSG_NOTICE, "slot %s: priority %u, %u tries left: setting up",
+			    sb->slot, st.state.slot[i].priority, st.state.slot[i].tries);
+		r = slot_trust(sb, &base, (unsigned)i, &err);
+		if (r < 0) {
+			slot_failed(sb, fd, &st, (unsigned)i, "manifest", err.msg);
+			continue;
+		}
+		next = st.state;
+		r = vi_slot_boot_admit(&next, (unsigned)i, sb->plan->trust.version, &err);
+		if (r < 0) {
+			slot_failed(sb, fd, &st, (unsigned)i, "version", err.msg);
+			continue;
+		}
+		/* the try is spent before the switch: a slot that dies after it (a corruption
+		 * reboot, a hang the watchdog ends) runs out of tries */
+		t0 = vi_now_us();
+		store_write(sb, fd, &st, &next, "the try");
+		vi_kmsg_log(sb->log, KMSG_INFO, "slot %s: try taken, %u left, version %llu recorded "
+			    "(store written in %llu us)", sb->slot, next.slot[i].tries,
+			    (unsigned long long)next.slot[i].version,
+			    (unsigned long long)(vi_now_us() - t0));
+		sb->failure->set = false;
+		r = sb->boot(sb->ctx, &sb->plan->cfg.root, ret_switched);
+		stage = sb->failure->set ? vi_stage_name(sb->failure->stage) : "boot";
+		slot_failed(sb, fd, &st, (unsigned)i, stage,
+			    sb->failure->set ? sb->failure->reason.msg : strerror(-r));
+		if (*ret_switched)
+			break;   /* the initramfs is gone: no other slot to set up from */
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+}

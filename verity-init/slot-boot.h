@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The agent's A/B boot step (PID 1; docs/slots.md, "Booting a slot"): read the slot state
+ * store, set up the bootable slot of highest priority from the manifest stored with it, take
+ * its try before the switch, and on any failure mark it bad and set up the next slot in the
+ * same boot. The decisions are lib/boot/slotboot.c's; this file does the device work. */
+#ifndef VERITY_SLOT_BOOT_H
+#define VERITY_SLOT_BOOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "devices.h"
+#include "failure.h"
+#include "kmsg.h"
+#include "plan.h"
+#include "slotboot.h"
+
+struct vi_slot_boot {
+	/* in */
+	struct vi_kmsg *log;
+	struct vi_plan *plan;        /* plan->cfg.root: the slot being set up */
+	struct vi_failure *failure;  /* where the boot step records a failure */
+	uint64_t *wait_ms;           /* device waits, added up */
+	/* set up and switch to t; returns only when that failed (*failure set), with
+	 * *ret_switched telling whether the initramfs is gone already */
+	int (*boot)(void *ctx, const struct vi_target *t, bool *ret_switched);
+	void *ctx;
+	/* out, for the status file (NULL: no line) */
+	const char *slot;            /* the slot being set up or booted */
+	const char *store;           /* the store device, once opened */
+	char store_path[VI_DEV_NAME_MAX + 8];   /* "/dev/" + the kernel name */
+	char skipped[VI_SLOT_SKIPPED_MAX];
+};
+
+/* Boot a slot. Returns only when none booted: the failure of the last slot tried (or of the
+ * store) is in *sb->failure, and the caller takes the fail actions. */
+void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched);
+
+#endif
