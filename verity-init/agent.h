@@ -57,6 +57,17 @@ void vi_agent_log_failure(struct agent *a);
 void vi_agent_write_status(struct agent *a, const char *result, const char *action,
 			   const struct vi_target *booted);
 
+/* Measure t into the policy's PCR (include/measure.h), before the switch. Without a TPM, or
+ * when the extend fails, one log line and 0 unless the policy says require_tpm=yes: then the
+ * failure is recorded (stage measure) and returned. */
+int vi_agent_measure(struct agent *a, const struct vi_target *t);
+/* Before any fail action: "dm-verity-fallback:STAGE" into the same PCR, so that no shell or
+ * other root runs with the PCR at (or able to reach) a good boot's value. False when the policy
+ * requires the TPM and that did not work. */
+bool vi_agent_measure_fallback(struct agent *a);
+/* fallback ops' shell_refused: a->fallback_measured false (see above) refuses the shell. */
+const char *vi_agent_shell_refused_tpm(struct agent *a);
+
 /* How a fail list walk ended (fallback.c). */
 enum vi_fallback_end {
 	VI_FALLBACK_RECOVERED, /* the recovery root took the failed root's place */

@@ -207,6 +207,8 @@ static int dracut_recovery(struct agent *a)
 	vi_kmsg_log(&a->log, KMSG_NOTICE, "fallback: setting up the recovery root as %s",
 		 cfg->recovery.name);
 	r = vi_agent_activate(a, &cfg->recovery, &act);
+	if (r == 0)
+		r = vi_agent_measure(a, &cfg->recovery);
 	if (r == 0 && d->newroot) {
 		r = mount_recovery(a, &cfg->recovery, &act);
 		if (r < 0)
@@ -259,10 +261,13 @@ static int answer(struct agent *a, const char *result, const char *action, unsig
 /* Walk the fail list from entry first. Not PID 1: the last resort is the kernel's panic. */
 static int walk(struct agent *a, unsigned first)
 {
-	static const struct vi_fallback_ops ops = { dracut_recovery, NULL, dracut_shell,
-						    dracut_power };
+	static const struct vi_fallback_ops ops = { dracut_recovery, vi_agent_shell_refused_tpm,
+						    dracut_shell, dracut_power };
 	unsigned next;
 
+	/* the fallback is measured once, by the walk that starts the list; a resumed walk comes
+	 * after a shell that walk allowed */
+	a->fallback_measured = first == 0 ? vi_agent_measure_fallback(a) : true;
 	switch (vi_fallback_walk(a, &ops, first, &next)) {
 	case VI_FALLBACK_RECOVERED:
 		return answer(a, "recovery", "recovery", 0, EXIT_SUCCESS);
@@ -286,6 +291,18 @@ static void configure_for_fallback(struct agent *a, const char *cmdline)
 	a->failure = found;
 }
 
+/* An IPE policy that denies execution from anything but the signed root would deny dracut's own
+ * programs and hooks, which run after the root is set up: the policy asks for what this
+ * runtime cannot give, so the boot does not go on without it. */
+static int ipe_refused(struct agent *a)
+{
+	struct vi_error err;
+
+	vi_err(&err, "ipe_policy= needs the standalone agent as /init: under dracut the policy "
+	       "would deny dracut's own programs before its last hooks have run");
+	return vi_agent_fail_target(a, VI_STAGE_IPE, &a->plan.cfg.root, -EOPNOTSUPP, &err);
+}
+
 /* `setup --fallback`: the initqueue job (shell init) and verity-init-setup.service. */
 static int dracut_setup(struct agent *a, const char *cmdline, int resume)
 {
@@ -299,8 +316,15 @@ static int dracut_setup(struct agent *a, const char *cmdline, int resume)
 	}
 	if (r < 0)
 		vi_agent_log_failure(a);
+	else if (a->plan.policy.ipe_policy[0])
+		r = ipe_refused(a);
 	else
 		r = vi_agent_activate(a, &a->plan.cfg.root, &act);
+	if (r == 0) {
+		r = vi_agent_measure(a, &a->plan.cfg.root);
+		if (r < 0 && !act.reused)
+			remove_mapping(a, a->plan.cfg.root.name);
+	}
 	if (r < 0)
 		return walk(a, 0);
 	vi_agent_write_status(a, "ok", "none", &a->plan.cfg.root);

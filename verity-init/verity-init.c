@@ -396,9 +396,7 @@ static int measure_event(struct agent *a, const char *event, uint64_t *ret_us,
 	return 0;
 }
 
-/* Measure t into the policy's PCR before the switch. Without a TPM, or when the extend fails,
- * the boot goes on with one log line unless the policy says require_tpm=yes. */
-static int measure(struct agent *a, const struct vi_target *t)
+int vi_agent_measure(struct agent *a, const struct vi_target *t)
 {
 	char signer[VI_MAX_PATH + 16], event[VI_MEASURE_EVENT_MAX];
 	struct vi_error err = { "" };
@@ -421,7 +419,7 @@ static int measure(struct agent *a, const struct vi_target *t)
 /* Before any fail action: the PCR must not keep (or be able to reach) the value of a good
  * boot while a shell or another root runs, so "dm-verity-fallback:STAGE" is extended into it.
  * False when the policy requires the TPM and that did not work: no shell then. */
-static bool measure_fallback(struct agent *a)
+bool vi_agent_measure_fallback(struct agent *a)
 {
 	char event[64];
 	struct vi_error err = { "" };
@@ -547,7 +545,7 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 	r = read_ipe(a, t);
 	if (r < 0)
 		goto out_umount;
-	r = measure(a, t);
+	r = vi_agent_measure(a, t);
 	if (r < 0)
 		goto out_umount;
 	vi_agent_write_status(a, result, action, t);
@@ -591,9 +589,7 @@ static int pid1_recovery(struct agent *a)
 	return -EIO;   /* boot_target returns only when the recovery root was refused */
 }
 
-/* The fallback is measured before any action; a policy requiring the TPM gets no shell when
- * the TPM did not record it. */
-static const char *pid1_shell_refused(struct agent *a)
+const char *vi_agent_shell_refused_tpm(struct agent *a)
 {
 	return a->fallback_measured ? NULL : "the TPM did not record the fallback and the policy "
 					     "requires it (require_tpm=yes)";
@@ -636,12 +632,12 @@ static void boot_slot(struct agent *a, bool *switched)
 
 static void fallback(struct agent *a, bool switched)
 {
-	static const struct vi_fallback_ops ops = { pid1_recovery, pid1_shell_refused, pid1_shell,
-						    pid1_power };
+	static const struct vi_fallback_ops ops = { pid1_recovery, vi_agent_shell_refused_tpm,
+						    pid1_shell, pid1_power };
 	unsigned next;
 
 	a->switched = switched;
-	a->fallback_measured = measure_fallback(a);
+	a->fallback_measured = vi_agent_measure_fallback(a);
 	vi_fallback_walk(a, &ops, 0, &next);
 	sync();
 	/* PID 1 exiting is the kernel's panic ("Attempted to kill init"); the reason is logged. */

@@ -170,5 +170,17 @@ VERITY_ACTION=panic" "$(printf '%s\n' "$OUT" | head -n 2)"
 	assertContains "$VERITY_REASON" 'roothash=zz$(reboot)'
 }
 
+# ipe_policy= needs the standalone agent: under dracut the setup is refused before any device
+# is touched (stage ipe), and the fail list is walked
+test_setup_refuses_an_ipe_policy_under_dracut() {
+	agent_policy "ipe_policy=/etc/verity-init/ipe.p7s
+fail=poweroff" setup --fallback --cmdline "$BASE"
+	[ "$RC" = 77 ] && { startSkipping; fail "needs root and unshare for a policy"; return; }
+	assertEquals "power-off asked of the kernel, then its panic" "o c" "$(sysrq)"
+	assertEquals "stage" "ipe" "$(status stage)"
+	assertContains "$(status reason)" "ipe_policy= needs the standalone agent"
+	assertContains "$(cat "$W/kmsg")" "root: ipe failed: ipe_policy= needs the standalone agent"
+}
+
 # shellcheck source=/dev/null
 . /usr/share/shunit2/shunit2

@@ -4,7 +4,7 @@
 # the TPM has with the digest of "dm-verity:NAME:ROOTHASH:SIGNER" and appends the record to
 # /run/log/systemd/tpm2-measure.log. The root's init prints the PCRs and the log; the test
 # recomputes the PCR on the host from the root hash, for an unsigned root and for another root
-# signed with a manifest (another PCR value). Without a TPM the step is skipped with one log
+# signed with a manifest (another PCR value), and under dracut. Without a TPM the step is skipped with one log
 # line; with require_tpm=yes in the initramfs policy the boot is refused instead.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -14,6 +14,8 @@
 . "$(dirname "$0")/sign_lib.sh"
 # shellcheck source=tests/vm/lib-tpm.sh
 . "$(dirname "$0")/lib-tpm.sh"
+# shellcheck source=tests/vm/lib-dracut.sh
+. "$(dirname "$0")/lib-dracut.sh"
 
 oneTimeSetUp() {
 	vm_require_tools qemu-system-x86_64 mkfs.ext4 debugfs cpio modprobe openssl basenc || exit 1
@@ -41,7 +43,7 @@ measured_boot() {
 assert_measured() {
 	local log=$1 ev=$2 alg want got n=0 d
 	vm_assert_marker "$log" || return 1
-	vm_assert_log_contains "$log" "verity-init\[1\]: measured into PCR 14 \([a-z0-9,]*sha256[a-z0-9,]*\) in [0-9]+ us \([0-9]+ us own, [0-9]+ us the TPM.s answer\): $ev" \
+	vm_assert_log_contains "$log" "verity-init\[[0-9]+\]: measured into PCR 14 \([a-z0-9,]*sha256[a-z0-9,]*\) in [0-9]+ us \([0-9]+ us own, [0-9]+ us the TPM.s answer\): $ev" \
 		"the agent did not log the measurement of $ev" || return 1
 	for alg in sha1 sha256 sha384 sha512; do
 		got=$(tpm_guest_pcr "$log" "$alg" 14)
@@ -106,6 +108,17 @@ test_fallback_is_measured_before_the_recovery_root() {
 		"$(tpm_guest_pcr "$VM_LOG" sha256 14)" || return
 	[ "$(grep -a -c 'VERITY-TEST-MEASURE {"pcr":14' "$VM_LOG")" = 2 ] ||
 		fail "the log does not hold the two records"
+}
+
+# Under dracut (shell init) the agent's setup measures the root the same way, before dracut
+# mounts it and switches.
+test_dracut_setup_measures_the_root() {
+	local rd
+	rd=$(vm_dracut_image shell) || { fail "dracut image"; return; }
+	measured_boot tpm-dracut "$rd" "verity.roothash=$RH verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4" "$D" \
+		--timeout "${VM_DRACUT_TIMEOUT:-300}" || return
+	vm_assert_root_mapper "$VM_LOG" root ext4 || return
+	assert_measured "$VM_LOG" "dm-verity:root:$RH:none"
 }
 
 test_no_tpm_skips_the_measurement() {
