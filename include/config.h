@@ -103,7 +103,6 @@ struct vi_config {
 	char rootflags[VI_MAX_PATH];
 	char init[VI_MAX_PATH];                   /* init=, default /sbin/init */
 	bool init_given;                          /* init= was on the command line */
-	char sig_path[VI_MAX_SIG_LOC];            /* verity.sig= (also copied to root.sig_path) */
 	char manifest[VI_MAX_PATH];               /* verity.manifest= */
 	bool require_signature;
 	bool verity_off_allowed;   /* policy allow_weak=verity-off: a boot without verity may go on */

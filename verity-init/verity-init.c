@@ -287,14 +287,11 @@ static int mount_and_check(struct agent *a, const struct vi_target *t,
 	char type[VI_MAX_FSTYPE];
 	int r;
 
-	if (t == &cfg->root && cfg->root_dev[0] && strcmp(cfg->root_dev, act->node)) {
-		struct stat st;
-
-		/* root= naming another device never mounts it: only the verified mapping is used */
-		if (stat(cfg->root_dev, &st) < 0 || st.st_rdev != act->devno)
-			vi_kmsg_log(&a->log, KMSG_WARNING, "root=%s ignored: mounting %s",
-				 cfg->root_dev, act->node);
-	}
+	/* root= naming another device never mounts it: only the verified mapping is used (the
+	 * configuration decided what root= means; `parse` prints the same decision) */
+	if (t == &cfg->root && cfg->root_dev_ignored)
+		vi_kmsg_log(&a->log, KMSG_WARNING, "root=%s ignored: mounting %s", cfg->root_dev,
+			 act->node);
 	r = vi_mount_root(act->node, act->devno, NEWROOT, cfg->rootfstype, cfg->rootflags, type,
 			  sizeof(type), &err);
 	if (r < 0)

@@ -709,14 +709,11 @@ static int resolve_signature(const struct slotval *sl, struct vi_config *c,
 		if (c->root.sig_key_desc[0])
 			return vi_err(err, "verity.sig= together with dm-mod.create= "
 				      "root_hash_sig_key_desc");
-		r = copy_value(c->sig_path, sizeof(c->sig_path), p, err);
+		r = copy_value(c->root.sig_path, sizeof(c->root.sig_path), p, err);
 		if (r < 0)
 			return r;
-		memcpy(c->root.sig_path, c->sig_path, sizeof(c->sig_path));
 		if (!c->root.enabled)
 			return vi_err(err, "verity.sig= given without a root hash");
-	} else if (c->root.sig_path[0]) {
-		memcpy(c->sig_path, c->root.sig_path, sizeof(c->sig_path));
 	}
 	return 0;
 }

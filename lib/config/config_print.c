@@ -104,7 +104,7 @@ int vi_config_print(FILE *f, const struct vi_config *cfg, enum vi_print_style st
 	}
 	field(&p, "fail", fail);
 	fnum(&p, "timeout", cfg->timeout_s);
-	field(&p, "sig", cfg->sig_path);
+	field(&p, "sig", cfg->root.sig_path);
 	field(&p, "manifest", cfg->manifest);
 	fbool(&p, "require_signature", cfg->require_signature);
 	fbool(&p, "disabled", cfg->verity_disabled);

@@ -231,7 +231,7 @@ static void test_our_keys(void **state)
 	assert_true(cfg.root.ignore_zero_blocks);
 	assert_string_equal(cfg.root.name, "r2");
 	assert_int_equal(cfg.timeout_s, 0);
-	assert_string_equal(cfg.sig_path, "/etc/verity-init/roothash.p7s");
+	assert_string_equal(cfg.root.sig_path, "/etc/verity-init/roothash.p7s");
 	assert_string_equal(cfg.root.sig_path, "/etc/verity-init/roothash.p7s");
 	assert_string_equal(cfg.manifest, "/etc/verity-init/manifest");
 	assert_true(cfg.require_signature);
@@ -491,11 +491,11 @@ static void test_signature_keys(void **state)
 	(void)state;
 	ok("roothash=" H DEVS " verity.options=root-hash-signature=/etc/roothash.p7s "
 	   "verity.sig=/etc/roothash.p7s verity.require_signature");
-	assert_string_equal(cfg.sig_path, "/etc/roothash.p7s");
 	assert_string_equal(cfg.root.sig_path, "/etc/roothash.p7s");
-	/* root-hash-signature= alone fills cfg.sig_path too */
+	assert_string_equal(cfg.root.sig_path, "/etc/roothash.p7s");
+	/* root-hash-signature= alone fills cfg.root.sig_path too */
 	ok("roothash=" H DEVS " verity.options=root-hash-signature=PARTLABEL=root-verity-sig");
-	assert_string_equal(cfg.sig_path, "PARTLABEL=root-verity-sig");
+	assert_string_equal(cfg.root.sig_path, "PARTLABEL=root-verity-sig");
 	ok("roothash=" H DEVS " verity.sig=PARTUUID=11111111-2222-3333-4444-555555555555");
 	/* systemd's inline form, in either key */
 	ok("roothash=" H DEVS " systemd.verity_root_options=root-hash-signature=base64:MAMCAQA=");
