@@ -171,9 +171,10 @@ int vi_tpm_banks(const char *sysfs_dir, uint16_t out[VI_TPM_MAX_BANKS], size_t *
 			if (!strcmp(e->d_name + 4, algs[i].name))
 				break;
 		if (i == sizeof(algs) / sizeof(algs[0])) {
-			closedir(d);
-			return vi_errno(err, -EOPNOTSUPP, "the TPM has a %.32s bank, which this agent "
-					"cannot extend", e->d_name + 4);
+			vi_errno(err, -EOPNOTSUPP, "the TPM has a %.32s bank, which this agent "
+				 "cannot extend", e->d_name + 4);
+			closedir(d);   /* e points into d */
+			return -EOPNOTSUPP;
 		}
 		seen[i] = true;
 	}
