@@ -340,10 +340,8 @@ int vi_module_name(const char *path, char *out, size_t out_size, struct vi_error
 		vi_sanitize(b, l, v, sizeof(v));
 		return vi_err(err, "'%s' is not a module file name (NAME.ko[.xz|.zst|.gz])", v);
 	}
-	if (n >= out_size) {
-		vi_err(err, "module name longer than %zu bytes", out_size);
-		return -ENAMETOOLONG;
-	}
+	if (n >= out_size)
+		return vi_errno(err, -ENAMETOOLONG, "module name longer than %zu bytes", out_size);
 	for (size_t i = 0; i < n; i++)
 		out[i] = b[i] == '-' ? '_' : b[i];
 	out[n] = '\0';
@@ -370,11 +368,9 @@ static int conf_append(int dfd, const char *dir, const char *name, char *buf, si
 	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "cannot read %.80s/%.60s: %s", dir, name,
-			 strerror(-r));
 		if (fd >= 0)
 			close(fd);
-		return r;
+		return vi_errno(err, r, "cannot read %.80s/%.60s: %s", dir, name, strerror(-r));
 	}
 	/* as modprobe: only regular files (a FIFO here must not block PID 1) */
 	if (!S_ISREG(st.st_mode)) {
@@ -388,12 +384,10 @@ static int conf_append(int dfd, const char *dir, const char *name, char *buf, si
 	}
 	if (n < 0) {
 		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "cannot read %.80s/%.60s: %s", dir, name,
-			 strerror(-r));
+		r = vi_errno(err, r, "cannot read %.80s/%.60s: %s", dir, name, strerror(-r));
 	} else if (*len + 2 > VI_MODPROBE_CONF_MAX) {
-		r = -E2BIG;
-		snprintf(err->msg, sizeof(err->msg), "%.80s: more than %u bytes of *.conf", dir,
-			 VI_MODPROBE_CONF_MAX);
+		r = vi_errno(err, -E2BIG, "%.80s: more than %u bytes of *.conf", dir,
+			     VI_MODPROBE_CONF_MAX);
 	} else {
 		buf[(*len)++] = '\n';
 		buf[(*len)++] = '\n';
@@ -419,23 +413,20 @@ int vi_modprobe_conf_read(const char *dir, char **ret, size_t *ret_len, struct v
 		if (errno == ENOENT)
 			return 0;
 		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "cannot read %.120s: %s", dir, strerror(-r));
-		return r;
+		return vi_errno(err, r, "cannot read %.120s: %s", dir, strerror(-r));
 	}
 	errno = 0;
 	while ((de = readdir(d))) {
 		if (!conf_name(de->d_name))
 			continue;
 		if (n == VI_MODPROBE_CONF_FILES) {
-			snprintf(err->msg, sizeof(err->msg), "%.120s: more than %u *.conf files", dir,
-				 VI_MODPROBE_CONF_FILES);
-			r = -E2BIG;
+			r = vi_errno(err, -E2BIG, "%.120s: more than %u *.conf files", dir,
+				     VI_MODPROBE_CONF_FILES);
 			goto out;
 		}
 		names[n] = strdup(de->d_name);
 		if (!names[n]) {
-			r = -ENOMEM;
-			snprintf(err->msg, sizeof(err->msg), "out of memory");
+			r = vi_errno(err, -ENOMEM, "out of memory");
 			goto out;
 		}
 		n++;
@@ -450,8 +441,7 @@ int vi_modprobe_conf_read(const char *dir, char **ret, size_t *ret_len, struct v
 		}
 	buf = malloc(VI_MODPROBE_CONF_MAX);
 	if (!buf) {
-		r = -ENOMEM;
-		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		r = vi_errno(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (unsigned i = 0; i < n && r == 0; i++)
@@ -555,16 +545,14 @@ int vi_modules_load(const char *list, const struct vi_modload_params *mp, unsign
 		if (errno == ENOENT)
 			return 0;
 		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "cannot read %s: %s", list, strerror(-r));
-		return r;
+		return vi_errno(err, r, "cannot read %s: %s", list, strerror(-r));
 	}
 	if (mp) {
 		params = malloc(VI_MODPARAMS_MAX);
 		if (!params) {
 			fclose(f);
 			*ret_loaded = 0;
-			snprintf(err->msg, sizeof(err->msg), "out of memory");
-			return -ENOMEM;
+			return vi_errno(err, -ENOMEM, "out of memory");
 		}
 		/* an unreadable configuration is reported and left out as a whole */
 		if (mp->modprobe_dir)
@@ -576,10 +564,8 @@ int vi_modules_load(const char *list, const struct vi_modload_params *mp, unsign
 		int fd, rr = 0, param_r = 0;
 
 		if (!strchr(line, '\n') && !feof(f)) {
-			if (!r) {
-				r = -ENAMETOOLONG;
-				snprintf(err->msg, sizeof(err->msg), "%s: line too long", list);
-			}
+			if (!r)
+				r = vi_errno(err, -ENAMETOOLONG, "%s: line too long", list);
 			/* skip the rest of the overlong line */
 			while (fgets(line, sizeof(line), f) && !strchr(line, '\n'))
 				;
@@ -610,9 +596,7 @@ int vi_modules_load(const char *list, const struct vi_modload_params *mp, unsign
 			r = param_r;
 			*err = perr;
 		} else if (rr) {
-			r = rr;
-			snprintf(err->msg, sizeof(err->msg), "loading module %.120s failed: %s", p,
-				 strerror(-rr));
+			r = vi_errno(err, rr, "loading module %.120s failed: %s", p, strerror(-rr));
 		}
 	}
 	fclose(f);

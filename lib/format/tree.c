@@ -346,9 +346,9 @@ out:
 	}
 	free(ws);
 	if (r == -ENOMEM && !err->msg[0])
-		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		r = vi_errno(err, r, "out of memory");
 	else if (r < 0 && !err->msg[0])
-		snprintf(err->msg, sizeof(err->msg), "cannot set up the digest: %s", strerror(-r));
+		r = vi_errno(err, r, "cannot set up the digest: %s", strerror(-r));
 	return r;
 }
 
@@ -429,9 +429,9 @@ static int write_superblock(int hash_fd, const struct vi_params *p,
 		return r;
 	r = vi_pwrite_full(hash_fd, buf, sizeof(buf), p->hash_offset);
 	if (r < 0)
-		snprintf(err->msg, sizeof(err->msg), "cannot write the superblock at byte %llu: %s",
-			 (unsigned long long)p->hash_offset, strerror(-r));
-	return r;
+		return vi_errno(err, r, "cannot write the superblock at byte %llu: %s",
+				(unsigned long long)p->hash_offset, strerror(-r));
+	return 0;
 }
 
 /* Digest of one block read from fd at off (the single data block, or the top hash block). */
@@ -443,20 +443,19 @@ static int hash_one(const struct hasher *h, int fd, uint64_t off, uint32_t bs, u
 	int r;
 
 	buf = malloc(bs);
-	if (!buf) {
+	if (!buf)
 		return vi_errno(err, -ENOMEM, "out of memory");
-	}
 	r = vi_pread_full(fd, buf, bs, off);
 	if (r < 0) {
-		snprintf(err->msg, sizeof(err->msg), "read failed at byte %llu: %s",
-			 (unsigned long long)off, strerror(-r));
+		r = vi_errno(err, r, "read failed at byte %llu: %s", (unsigned long long)off,
+			     strerror(-r));
 		goto out;
 	}
 	r = h->ops->dup(h->base, &work);
 	if (r == 0)
 		r = hasher_block(h, work, buf, bs, out);
 	if (r < 0)
-		snprintf(err->msg, sizeof(err->msg), "hashing failed: %s", strerror(-r));
+		r = vi_errno(err, r, "hashing failed: %s", strerror(-r));
 out:
 	if (work)
 		h->ops->free(work);
@@ -471,9 +470,9 @@ static int hasher_for(struct hasher *h, const struct vi_tree_opts *o,
 	int r = hasher_init(h, o->ops, p, g->digest_size);
 
 	if (r < 0)
-		snprintf(err->msg, sizeof(err->msg), "hash algorithm %s unavailable (%s): %s",
-			 p->hash_name, o->ops->name, strerror(-r));
-	return r;
+		return vi_errno(err, r, "hash algorithm %s unavailable (%s): %s", p->hash_name,
+				o->ops->name, strerror(-r));
+	return 0;
 }
 
 int vi_tree_build(int data_fd, int hash_fd, const struct vi_params *p,
@@ -489,9 +488,8 @@ int vi_tree_build(int data_fd, int hash_fd, const struct vi_params *p,
 	r = prepare(data_fd, hash_fd, p, false, &g, err);
 	if (r < 0)
 		return r;
-	if (root_len < g.digest_size) {
+	if (root_len < g.digest_size)
 		return vi_errno(err, -ENOBUFS, "root buffer too small");
-	}
 	r = hasher_for(&h, o, p, &g, err);
 	if (r < 0)
 		return r;
@@ -509,8 +507,8 @@ int vi_tree_build(int data_fd, int hash_fd, const struct vi_params *p,
 		    (uint64_t)st.st_size < g.hash_device_size &&
 		    ftruncate(hash_fd, (off_t)g.hash_device_size) < 0) {
 			r = -errno;
-			snprintf(err->msg, sizeof(err->msg), "cannot extend the hash file to %llu "
-				 "bytes: %s", (unsigned long long)g.hash_device_size, strerror(-r));
+			r = vi_errno(err, r, "cannot extend the hash file to %llu bytes: %s",
+				     (unsigned long long)g.hash_device_size, strerror(-r));
 			goto out;
 		}
 	}
@@ -560,13 +558,10 @@ static int mismatch(struct vi_bad *bad, enum vi_bad_kind kind, unsigned level,
 	bad->index = index;
 	bad->offset = offset;
 	if (kind == VERITY_BAD_DATA)
-		snprintf(err->msg, sizeof(err->msg), "data block %llu (byte %llu) does not match",
-			 (unsigned long long)index, (unsigned long long)offset);
-	else
-		snprintf(err->msg, sizeof(err->msg),
-			 "hash block %llu of level %u (byte %llu) does not match",
-			 (unsigned long long)index, level, (unsigned long long)offset);
-	return -EPERM;
+		return vi_errno(err, -EPERM, "data block %llu (byte %llu) does not match",
+				(unsigned long long)index, (unsigned long long)offset);
+	return vi_errno(err, -EPERM, "hash block %llu of level %u (byte %llu) does not match",
+			(unsigned long long)index, level, (unsigned long long)offset);
 }
 
 int vi_tree_verify(int data_fd, int hash_fd, const struct vi_params *p,
@@ -640,11 +635,11 @@ int vi_tree_verify(int data_fd, int hash_fd, const struct vi_params *p,
 		if (atomic_load(&j.bad_pad) != UINT64_MAX) {
 			uint64_t i = atomic_load(&j.bad_pad);
 
+			/* the block is named in bad; the reason is its padding, not its digests */
 			r = mismatch(bad, VERITY_BAD_HASH, (unsigned)l, i,
 				     (g.level_block[l] + i) * hbs, err);
-			snprintf(err->msg, sizeof(err->msg),
-				 "hash block %llu of level %u has non-zero unused bytes",
-				 (unsigned long long)i, (unsigned)l);
+			r = vi_errno(err, r, "hash block %llu of level %u has non-zero unused bytes",
+				     (unsigned long long)i, (unsigned)l);
 			goto out;
 		}
 	}
