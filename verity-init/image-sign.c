@@ -34,6 +34,7 @@
 #include <sodium.h>
 
 #include "base64.h"
+#include "blockhash.h"
 #include "digest.h"
 #include "fec.h"
 #include "fileio.h"
@@ -43,7 +44,6 @@
 #include "minisign.h"
 #include "params.h"
 #include "superblock.h"
-#include "tree.h"
 #include "prog.h"
 
 #define DPS_SIG_PAD 4096u

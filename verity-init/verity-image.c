@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blockio.h"
 #include "digest.h"
 #include "fec.h"
 #include "fileio.h"

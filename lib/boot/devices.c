@@ -297,9 +297,8 @@ static int find_tag(const char *spec, enum tag_kind kind, unsigned idx, const ch
 		    (tags[idx].ci ? strcasecmp(b->val[idx], value) : strcmp(b->val[idx], value)))
 			continue;
 		if (first)
-			return vi_errno(err, -ENOTUNIQ,
-					"%.60s matches more than one device (%.32s and %.32s): refused",
-					spec, first->kname, b->kname);
+			return vi_errno(err, -ENOTUNIQ, "%.60s matches more than one device "
+					"(%.32s and %.32s): refused", spec, first->kname, b->kname);
 		first = b;
 	}
 	if (!first)

@@ -213,7 +213,8 @@ static int from_conf(struct sink *s, const char *conf, size_t conf_len, struct v
 		if (!conf_word(l.buf, l.len, &p, &w, &wl) || !vi_key_eq(w, wl, s->module))
 			continue;
 		if (l.overflow)
-			return vi_errno(err, -E2BIG, "%s: modprobe.d options line longer than %zu bytes",
+			return vi_errno(err, -E2BIG,
+					"%s: modprobe.d options line longer than %zu bytes",
 					s->module, sizeof(l.buf));
 		if (l.backslash)
 			return vi_err(err, "%s: backslash in a modprobe.d options line (only one before "

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "preflight.h"
-#include "tree.h"
+#include "blockhash.h"
 
 int vi_preflight(int data_fd, int hash_fd, const struct vi_params *p,
 		 const struct vi_geometry *g, const uint8_t *root_hash, unsigned root_hash_len,
@@ -52,9 +52,9 @@ int vi_preflight(int data_fd, int hash_fd, const struct vi_params *p,
 		goto out;
 	}
 	if (memcmp(digest, root_hash, g->digest_size) != 0) {
-		r = vi_errno(err, -EPERM,
-			     "root hash mismatch: the top of the hash tree does not hash to the given "
-			     "root hash (wrong root hash, salt or hash offset, or a tampered tree)");
+		r = vi_errno(err, -EPERM, "root hash mismatch: the top of the hash tree does not "
+			     "hash to the given root hash (wrong root hash, salt or hash offset, "
+			     "or a tampered tree)");
 		goto out;
 	}
 	r = 0;

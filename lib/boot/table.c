@@ -74,7 +74,8 @@ int vi_table_build(const struct vi_table *t, char *out, size_t out_size, struct 
 	if (t->fec && (t->fec_roots < 2 || t->fec_roots > 24 || !t->fec_blocks))
 		return vi_err(err, "FEC needs fec_roots in 2..24 and a non-zero block count");
 	if (t->sig_key_desc[0] && !key_desc_ok(t->sig_key_desc))
-		return vi_err(err, "signature key description contains blanks or control characters");
+		return vi_err(err,
+			      "signature key description contains blanks or control characters");
 	if (vi_hex_encode(t->root_hash, t->root_hash_len, root_hex, sizeof(root_hex)) < 0)
 		return -EINVAL;
 	if (t->p.salt_size) {

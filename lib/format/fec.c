@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "blockio.h"
 #include "strutil.h"
-#include "tree.h"
 #include "workers.h"
 
 #define DEFAULT_WINDOW  (16u << 10)    /* RS blocks per step, × rsn bytes read (4-64 KiB: same) */
