@@ -126,7 +126,7 @@ static int write_outputs(const struct sign_opts *o, int fd, const char *man, siz
 }
 
 int sign_manifest(const struct sign_opts *o, int fd, const struct vi_params *p,
-			 const struct vi_geometry *g, const uint8_t *root)
+		  const struct vi_geometry *g, const uint8_t *root)
 {
 	struct vi_error err = { "" };
 	struct vi_minisign_seckey sk;

@@ -46,8 +46,8 @@ void image_progress_end(struct image_progress *pr)
 }
 
 void image_print_header(const char *hash_path, const struct vi_params *p,
-			 const struct vi_geometry *g, const char *uuid_text,
-			 const char *hash_text, const struct image_fec *fec)
+			const struct vi_geometry *g, const char *uuid_text,
+			const char *hash_text, const struct image_fec *fec)
 {
 	char uuid[VERITY_UUID_STR_LEN + 1] = "";
 	char salt[2 * VERITY_MAX_SALT + 1];
@@ -81,7 +81,7 @@ void image_print_header(const char *hash_path, const struct vi_params *p,
  * area counted in when it shares the device, as if it followed the tree (whatever the offset).
  * FEC device: only for an area at 0 on its own device. */
 void image_print_sizes(const struct vi_params *p, const struct vi_geometry *g,
-			const struct image_fec *fec)
+		       const struct image_fec *fec)
 {
 	if (p->hash_offset == 0)
 		printf("Hash device size: \t%" PRIu64 " [bytes]\n", g->hash_device_size +
@@ -106,7 +106,7 @@ void image_json_string(const char *str)
 }
 
 void image_print_json(const struct vi_params *p, const struct vi_geometry *g,
-		       const struct image_fec *fec, const char *fec_path, const char *root_hex)
+		      const struct image_fec *fec, const char *fec_path, const char *root_hex)
 {
 	char uuid[VERITY_UUID_STR_LEN + 1] = "";
 	char salt[2 * VERITY_MAX_SALT + 1] = "";

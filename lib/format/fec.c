@@ -28,8 +28,8 @@
 /* ---- geometry ----------------------------------------------------------------------------- */
 
 int vi_fec_geometry_compute(uint64_t data_blocks, uint32_t block_size, uint64_t hash_start,
-				uint64_t hash_blocks, unsigned roots,
-				struct vi_fec_geometry *ret, struct vi_error *err)
+			    uint64_t hash_blocks, unsigned roots,
+			    struct vi_fec_geometry *ret, struct vi_error *err)
 {
 	struct vi_fec_geometry g;
 
@@ -72,8 +72,8 @@ overflow:
 }
 
 int vi_fec_hash_blocks(uint64_t hash_end, bool fec_on_hash, uint32_t block_size,
-			   uint64_t tree_start, uint64_t tree_blocks, uint64_t *ret,
-			   struct vi_error *err)
+		       uint64_t tree_start, uint64_t tree_blocks, uint64_t *ret,
+		       struct vi_error *err)
 {
 	uint64_t end;
 
@@ -119,8 +119,8 @@ static int fec_device_fits(int fec_fd, uint64_t offset, uint64_t size, struct vi
 }
 
 int vi_fec_layout(int data_fd, int hash_fd, int fec_fd, const struct vi_params *p,
-		      const struct vi_geometry *g, uint64_t fec_offset, unsigned roots,
-		      struct vi_fec_geometry *ret, bool *ret_on_hash, struct vi_error *err)
+		  const struct vi_geometry *g, uint64_t fec_offset, unsigned roots,
+		  struct vi_fec_geometry *ret, bool *ret_on_hash, struct vi_error *err)
 {
 	struct vi_fec_geometry fg;
 	uint64_t hash_end, hash_blocks;
@@ -405,8 +405,8 @@ static int job_init(struct fec_job *j, const struct vi_fec_geometry *g, int data
 }
 
 int vi_fec_encode(const struct vi_fec_geometry *g, int data_fd, int hash_fd,
-		      int fec_fd, uint64_t fec_offset, const struct vi_fec_opts *o,
-		      struct vi_error *err)
+		  int fec_fd, uint64_t fec_offset, const struct vi_fec_opts *o,
+		  struct vi_error *err)
 {
 	struct fec_job *j;
 	struct stat st;
@@ -449,8 +449,8 @@ out:
 }
 
 int vi_fec_verify(const struct vi_fec_geometry *g, int data_fd, int hash_fd,
-		      int fec_fd, uint64_t fec_offset, const struct vi_fec_opts *o,
-		      struct vi_fec_bad *bad, struct vi_error *err)
+		  int fec_fd, uint64_t fec_offset, const struct vi_fec_opts *o,
+		  struct vi_fec_bad *bad, struct vi_error *err)
 {
 	struct fec_job *j;
 	int r;

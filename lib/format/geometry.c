@@ -25,7 +25,7 @@ uint64_t vi_tree_start(const struct vi_params *p)
 }
 
 int vi_geometry_compute(const struct vi_params *p, struct vi_geometry *ret,
-			    struct vi_error *err)
+			struct vi_error *err)
 {
 	struct vi_geometry g;
 	uint64_t pos;

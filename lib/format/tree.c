@@ -311,8 +311,8 @@ static int hasher_for(struct vi_hasher *h, const struct vi_tree_opts *o,
 }
 
 int vi_tree_build(int data_fd, int hash_fd, const struct vi_params *p,
-		      const struct vi_tree_opts *o, uint8_t *root, size_t root_len,
-		      struct vi_error *err)
+		  const struct vi_tree_opts *o, uint8_t *root, size_t root_len,
+		  struct vi_error *err)
 {
 	struct vi_geometry g;
 	struct vi_hasher h;
@@ -400,8 +400,8 @@ static int mismatch(struct vi_bad *bad, enum vi_bad_kind kind, unsigned level,
 }
 
 int vi_tree_verify(int data_fd, int hash_fd, const struct vi_params *p,
-		       const uint8_t *root, size_t root_len, const struct vi_tree_opts *o,
-		       struct vi_bad *bad, struct vi_error *err)
+		   const uint8_t *root, size_t root_len, const struct vi_tree_opts *o,
+		   struct vi_bad *bad, struct vi_error *err)
 {
 	uint8_t digest[VERITY_MAX_DIGEST];
 	struct vi_geometry g;
