@@ -70,7 +70,12 @@ $(LIBVERITY): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(IMAGE): $(BUILD)/prog/verity-image.o $(BUILD)/prog/image-sign.o $(BUILD)/prog/prog.o $(LIBVERITY)
+# The host tool: verity-image.c (the command table), its commands verity-init/image-*.c and the
+# program helpers prog.c. Never linked into the agent (AGENT_SRCS below).
+IMAGE_PROG_SRCS := verity-init/verity-image.c verity-init/prog.c $(sort $(wildcard verity-init/image-*.c))
+IMAGE_PROG_OBJS := $(IMAGE_PROG_SRCS:verity-init/%.c=$(BUILD)/prog/%.o)
+
+$(IMAGE): $(IMAGE_PROG_OBJS) $(LIBVERITY)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_IMAGE)
 
 # Programs' objects live apart from the binaries: build/verity-init is the agent itself.
@@ -297,4 +302,5 @@ help:
 	@echo "  clean           remove $(BUILD)/"
 	@echo "Variables: SANITIZE=1 builds with ASan+UBSan into $(BUILD)/sanitize; BUILD=dir"
 
--include $(LIB_OBJS:.o=.d) $(STATIC_OBJS:.o=.d) $(BUILD)/prog/verity-image.d $(AGENT_SRCS:verity-init/%.c=$(BUILD)/prog/%.d) $(BUILD)/prog/image-sign.d
+-include $(LIB_OBJS:.o=.d) $(STATIC_OBJS:.o=.d) $(IMAGE_PROG_OBJS:.o=.d) \
+	$(AGENT_SRCS:verity-init/%.c=$(BUILD)/prog/%.d)

@@ -32,7 +32,9 @@
  *    literally (a blank or a quote, inside quotes too) and is removed; one at the very end is
  *    dropped. dracut's systemd units use it: ConditionKernelCommandLine=|rd.break=pre-mount.
  * Every reader stops at a NUL byte. The key is the word up to its first '=' (for the kernel and
- * dracut: the first '=' that is not the word's first byte). */
+ * dracut: the first '=' that is not the word's first byte).
+ * The splitters are in lib/config/cmdsplit.c, the keys that matter and the check in
+ * lib/config/cmdsplit_check.c. */
 #ifndef VERITY_CMDSPLIT_H
 #define VERITY_CMDSPLIT_H
 

@@ -75,6 +75,13 @@ int vi_manifest_parse(const char *buf, size_t len, struct vi_manifest *ret,
 int vi_manifest_format(const struct vi_manifest *m, char *out, size_t out_size,
 		       size_t *ret_len, struct vi_error *err);
 
+/* The target's parameters of m, for the formatter and the comparison with a command line:
+ * given what a manifest always binds (the required keys, and the FEC keys, whose absence
+ * binds 0), the UUID when it has one. */
+void vi_manifest_target(const struct vi_manifest *m, struct vi_target *t);
+
+/* ---- using a manifest (lib/config/manifest_trust.c): the bundle, the signature, the merge ---- */
+
 /* Merge a verified manifest into the target the command line described. Every mapping
  * parameter the command line set must equal the manifest's (-EPERM with err naming it
  * otherwise: the command line may be attacker-controlled); then every mapping parameter is

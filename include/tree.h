@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blockhash.h"   /* vi_hash_block: the digest the tree is made of */
 #include "digest.h"
 #include "superblock.h"
 
@@ -34,24 +35,6 @@ struct vi_bad {
 	uint64_t index;          /* data block number, or block number within the level */
 	uint64_t offset;         /* byte offset of that block on its device */
 };
-
-/* Digest of one block as dm-verity computes it: H(salt || block) for hash type 1,
- * H(block || salt) for type 0. out_len must be at least the digest size. The agent uses this
- * for the root: the digest of the top hash block must equal the root hash. */
-int vi_hash_block(const struct vi_digest_ops *ops, const struct vi_params *p,
-		      const void *block, size_t len, uint8_t *out, size_t out_len);
-
-/* Size in bytes of a regular file or a block device. */
-int vi_fd_size(int fd, uint64_t *ret_size);
-
-/* pread/pwrite of exactly len bytes (EINTR retried). -EIO when the device ends first (read),
- * else -errno. Shared with lib/format/fec.c. */
-int vi_pread_full(int fd, void *buf, size_t len, uint64_t off);
-int vi_pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
-
-/* Whether two descriptors are the same file or block device (hard links and other spellings
- * included). */
-bool vi_same_file(int a, int b);
 
 /* Write the superblock (unless p->no_superblock) and the hash tree for data_fd's first
  * p->data_blocks blocks to hash_fd (which may be the same file as data_fd), and return the

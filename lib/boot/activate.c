@@ -320,10 +320,8 @@ int vi_activate(const struct vi_target *t, const struct vi_activate_opts *o,
 
 	memset(a, 0, sizeof(*a));
 	a->stage = VI_STAGE_CONFIG;
-	if (!t->enabled || !t->data.spec[0] || !t->root_hash_len) {
-		return vi_errno(err, -EINVAL, "%s: no root hash or data device configured",
-			 t->name);
-	}
+	if (!t->enabled || !t->data.spec[0] || !t->root_hash_len)
+		return vi_err(err, "%s: no root hash or data device configured", t->name);
 
 	a->stage = VI_STAGE_DEVICES;
 	a->wait_ms = vi_now_ms();
@@ -331,10 +329,11 @@ int vi_activate(const struct vi_target *t, const struct vi_activate_opts *o,
 	a->wait_ms = vi_now_ms() - a->wait_ms;
 	if (r == -ETIMEDOUT && first_missing_derived(t, devs)) {
 		/* a partition named after the root hash that is not there: say where it came from */
-		size_t n = strlen(err->msg);
+		char why[sizeof(err->msg)];
 
-		snprintf(err->msg + n, sizeof(err->msg) - n, " (a device not given is the partition "
-			 "named after the root hash; give it, or hash-offset=)");
+		memcpy(why, err->msg, sizeof(why));
+		r = vi_errno(err, r, "%s (a device not given is the partition named after the root "
+			     "hash; give it, or hash-offset=)", why);
 	}
 	if (r < 0)
 		goto out;

@@ -7,7 +7,6 @@
 #include <linux/fs.h>
 #include <linux/netlink.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,18 +83,6 @@ bool vi_dev_spec_valid(const char *spec)
 	return spec && spec_kind(spec, &v, &idx) != TAG_INVALID;
 }
 
-__attribute__((format(printf, 2, 3)))
-static void set_err(struct vi_error *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
-
 /* Open a node read-only and confirm it is the block device devno (or any block device when
  * devno is 0). Fills d. */
 static int open_dev(struct vi_dev *d, const char *path, dev_t devno, const char *kname,
@@ -108,24 +95,22 @@ static int open_dev(struct vi_dev *d, const char *path, dev_t devno, const char 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		r = -errno;
-		if (r != -ENOENT && r != -ENXIO && r != -ENOMEDIUM)
-			set_err(err, "cannot open %s: %s", path, strerror(-r));
-		return r == -ENXIO || r == -ENOMEDIUM ? -ENOENT : r;
+		if (r == -ENOENT || r == -ENXIO || r == -ENOMEDIUM)
+			return -ENOENT;
+		return vi_errno(err, r, "cannot open %s: %s", path, strerror(-r));
 	}
 	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode)) {
-		set_err(err, "%s is not a block device", path);
-		r = -EINVAL;
+		r = vi_err(err, "%s is not a block device", path);
 		goto out_close;
 	}
 	if (devno && st.st_rdev != devno) {
 		/* the node changed under us between the scan and the open */
-		set_err(err, "%s does not match the device found by %s", path, d->spec);
-		r = -EINVAL;
+		r = vi_err(err, "%s does not match the device found by %s", path, d->spec);
 		goto out_close;
 	}
 	if (ioctl(fd, BLKGETSIZE64, &size) < 0) {
 		r = -errno;
-		set_err(err, "cannot read the size of %s: %s", path, strerror(-r));
+		r = vi_errno(err, r, "cannot read the size of %s: %s", path, strerror(-r));
 		goto out_close;
 	}
 	/* We read two small blocks (superblock, top hash block): no readahead of 128 KiB each,
@@ -211,8 +196,7 @@ static int list_devices(struct devlist *l, struct vi_error *err)
 	dir = opendir("/sys/class/block");
 	if (!dir) {
 		r = -errno;
-		set_err(err, "cannot list /sys/class/block: %s", strerror(-r));
-		return r;
+		return vi_errno(err, r, "cannot list /sys/class/block: %s", strerror(-r));
 	}
 	while ((de = readdir(dir))) {
 		char buf[64], path[VI_DEV_NAME_MAX + 8];
@@ -312,17 +296,13 @@ static int find_tag(const char *spec, enum tag_kind kind, unsigned idx, const ch
 		if (!b->have[idx] ||
 		    (tags[idx].ci ? strcasecmp(b->val[idx], value) : strcmp(b->val[idx], value)))
 			continue;
-		if (first) {
-			set_err(err, "%.60s matches more than one device (%.32s and %.32s): refused",
-				spec, first->kname, b->kname);
-			return -ENOTUNIQ;
-		}
+		if (first)
+			return vi_errno(err, -ENOTUNIQ, "%.60s matches more than one device "
+					"(%.32s and %.32s): refused", spec, first->kname, b->kname);
 		first = b;
 	}
-	if (!first) {
-		set_err(err, "no device matches %.120s", spec);
-		return -ENOENT;
-	}
+	if (!first)
+		return vi_errno(err, -ENOENT, "no device matches %.120s", spec);
 	*ret = first;
 	return 0;
 }
@@ -346,8 +326,7 @@ int vi_devs_scan(struct vi_dev *devs, unsigned n, struct vi_error *err)
 			continue;
 		kind = spec_kind(d->spec, &value, &idx);
 		if (kind == TAG_INVALID) {
-			set_err(err, "invalid device specification \"%.100s\"", d->spec);
-			r = -EINVAL;
+			r = vi_err(err, "invalid device specification \"%.100s\"", d->spec);
 			goto out;
 		}
 		if (kind == TAG_MAJMIN) {
@@ -358,11 +337,13 @@ int vi_devs_scan(struct vi_dev *devs, unsigned n, struct vi_error *err)
 			r = majmin_name(devno, kname, sizeof(kname));
 			if (r == -ENOENT) {
 				if (!missing++)
-					set_err(&first_missing, "device %.150s not found", d->spec);
+					(void)vi_errno(&first_missing, r, "device %.150s not found",
+						       d->spec);
 				continue;
 			}
 			if (r < 0) {
-				set_err(err, "device %.100s has an unusable kernel name", d->spec);
+				r = vi_errno(err, r, "device %.100s has an unusable kernel name",
+					     d->spec);
 				goto out;
 			}
 			snprintf(node, sizeof(node), "/dev/%s", kname);
@@ -377,7 +358,8 @@ int vi_devs_scan(struct vi_dev *devs, unsigned n, struct vi_error *err)
 			r = open_dev(d, value, 0, NULL, err);
 			if (r == -ENOENT) {
 				if (!missing++)
-					set_err(&first_missing, "device %.150s not found", d->spec);
+					(void)vi_errno(&first_missing, r, "device %.150s not found",
+						       d->spec);
 				continue;
 			}
 			if (r < 0)
@@ -477,14 +459,8 @@ int vi_devs_wait_noted(struct vi_dev *devs, unsigned n, unsigned timeout_ms,
 		noted = true;
 		t = vi_now_ms();
 		if (t >= deadline) {
-			char msg[sizeof(err->msg)];
-
-			if (err) {
-				snprintf(msg, sizeof(msg), "%s", err->msg);
-				snprintf(err->msg, sizeof(err->msg), "%.150s after %u s", msg,
-					 timeout_ms / 1000u);
-			}
-			r = -ETIMEDOUT;
+			/* e still holds the scan's reason that err got a copy of */
+			r = vi_errno(err, -ETIMEDOUT, "%.150s after %u s", e.msg, timeout_ms / 1000u);
 			break;
 		}
 		uevent_wait(ufd, (int)(deadline - t < 250 ? deadline - t : 250));

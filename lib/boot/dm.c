@@ -48,12 +48,10 @@ void vi_dm_release(void)
 
 static int fail(struct vi_error *err, int r, const char *what, const char *name)
 {
-	if (err) {
-		if (dm_last_error[0])
-			snprintf(err->msg, sizeof(err->msg), "%s %s: %s", what, name, dm_last_error);
-		else
-			snprintf(err->msg, sizeof(err->msg), "%s %s failed", what, name);
-	}
+	if (dm_last_error[0])
+		r = vi_errno(err, r, "%s %s: %s", what, name, dm_last_error);
+	else
+		r = vi_errno(err, r, "%s %s failed", what, name);
 	dm_last_error[0] = '\0';
 	return r;
 }
@@ -81,9 +79,8 @@ int vi_dm_target_version(const char *target, uint32_t ret_version[3], struct vi_
 		}
 		v = (struct dm_versions *)((char *)v + v->next);
 	} while (last != v);
-	if (r == -ENOENT && err)
-		snprintf(err->msg, sizeof(err->msg), "kernel has no %s target (module not loaded?)",
-			 target);
+	if (r == -ENOENT)
+		r = vi_errno(err, r, "kernel has no %s target (module not loaded?)", target);
 out:
 	dm_task_destroy(dmt);
 	return r;
@@ -112,16 +109,12 @@ int vi_dm_exists(const char *name, bool *ret_exists, dev_t *ret_devno, struct vi
 	/* An existing mapping is only worth reusing when what it serves now is all it can serve:
 	 * live, read-only, and no loaded inactive table that a resume would swap in. */
 	if (info.exists && (info.suspended || !info.read_only || !info.live_table ||
-			    info.inactive_table)) {
-		if (err)
-			snprintf(err->msg, sizeof(err->msg),
-				 "mapping %s exists but is %s: refused", name,
-				 info.suspended	       ? "suspended"
-				 : !info.read_only     ? "writable"
-				 : !info.live_table    ? "without a live table"
-						       : "holding an inactive table");
-		r = -EBUSY;
-	}
+			    info.inactive_table))
+		r = vi_errno(err, -EBUSY, "mapping %s exists but is %s: refused", name,
+			     info.suspended	 ? "suspended"
+			     : !info.read_only	 ? "writable"
+			     : !info.live_table ? "without a live table"
+						 : "holding an inactive table");
 out:
 	dm_task_destroy(dmt);
 	return r;
@@ -139,11 +132,8 @@ int vi_dm_create_verity(const char *name, const char *uuid, int minor, uint64_t 
 	r = vi_dm_exists(name, &exists, NULL, err);
 	if (r < 0)
 		return r;
-	if (exists) {
-		if (err)
-			snprintf(err->msg, sizeof(err->msg), "mapping %s already exists", name);
-		return -EEXIST;
-	}
+	if (exists)
+		return vi_errno(err, -EEXIST, "mapping %s already exists", name);
 	dmt = dm_task_create(DM_DEVICE_CREATE);
 	if (!dmt)
 		return fail(err, -ENOMEM, "creating", name);
@@ -204,23 +194,17 @@ static int query_one(int type, const char *name, char *ret_type, size_t type_siz
 		goto out;
 	}
 	if (!info.exists) {
-		if (err)
-			snprintf(err->msg, sizeof(err->msg), "no mapping named %s", name);
-		r = -ENXIO;
+		r = vi_errno(err, -ENXIO, "no mapping named %s", name);
 		goto out;
 	}
 	next = dm_get_next_target(dmt, NULL, &start, &length, &ttype, &params);
 	if (next || !ttype || start != 0) {
-		if (err)
-			snprintf(err->msg, sizeof(err->msg), "mapping %s is not a single target", name);
-		r = -EINVAL;
+		r = vi_err(err, "mapping %s is not a single target", name);
 		goto out;
 	}
 	if ((ret_type && snprintf(ret_type, type_size, "%s", ttype) >= (int)type_size) ||
 	    snprintf(ret_params, params_size, "%s", params ? params : "") >= (int)params_size) {
-		if (err)
-			snprintf(err->msg, sizeof(err->msg), "%s %s: line too long", what, name);
-		r = -ENOBUFS;
+		r = vi_errno(err, -ENOBUFS, "%s %s: line too long", what, name);
 		goto out;
 	}
 	if (ret_sectors)

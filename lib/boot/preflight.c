@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "preflight.h"
-#include "tree.h"
+#include "blockhash.h"
 
 int vi_preflight(int data_fd, int hash_fd, const struct vi_params *p,
 		 const struct vi_geometry *g, const uint8_t *root_hash, unsigned root_hash_len,
@@ -20,10 +20,9 @@ int vi_preflight(int data_fd, int hash_fd, const struct vi_params *p,
 	ssize_t n;
 	int fd, r;
 
-	if (root_hash_len != g->digest_size || root_hash_len > sizeof(digest)) {
-		return vi_errno(err, -EINVAL, "root hash has %u bytes, %s needs %u",
-			 root_hash_len, p->hash_name, g->digest_size);
-	}
+	if (root_hash_len != g->digest_size || root_hash_len > sizeof(digest))
+		return vi_err(err, "root hash has %u bytes, %s needs %u", root_hash_len,
+			      p->hash_name, g->digest_size);
 	if (g->levels == 0) {   /* a single data block: the root hash is its digest */
 		fd = data_fd;
 		bs = p->data_block_size;
@@ -32,9 +31,8 @@ int vi_preflight(int data_fd, int hash_fd, const struct vi_params *p,
 		fd = hash_fd;
 		bs = p->hash_block_size;
 		off = g->level_block[g->levels - 1];
-		if (off > UINT64_MAX / bs) {
-			return vi_errno(err, -EINVAL, "hash tree offset overflows");
-		}
+		if (off > UINT64_MAX / bs)
+			return vi_err(err, "hash tree offset overflows");
 		off *= bs;
 	}
 	block = malloc(bs);
@@ -43,23 +41,20 @@ int vi_preflight(int data_fd, int hash_fd, const struct vi_params *p,
 	n = pread(fd, block, bs, (off_t)off);
 	if (n != (ssize_t)bs) {
 		r = n < 0 ? -errno : -EIO;
-		snprintf(err->msg, sizeof(err->msg), "cannot read the top hash block at byte %llu: %s",
-			 (unsigned long long)off, n < 0 ? strerror(-r) : "short read");
-		r = -EIO;
+		r = vi_errno(err, -EIO, "cannot read the top hash block at byte %llu: %s",
+			     (unsigned long long)off, n < 0 ? strerror(-r) : "short read");
 		goto out;
 	}
 	r = vi_hash_block(ops, p, block, bs, digest, sizeof(digest));
 	if (r < 0) {
-		snprintf(err->msg, sizeof(err->msg), "kernel crypto cannot hash %s (%s)",
-			 p->hash_name, strerror(-r));
-		r = -ENOPROTOOPT;
+		r = vi_errno(err, -ENOPROTOOPT, "kernel crypto cannot hash %s (%s)", p->hash_name,
+			     strerror(-r));
 		goto out;
 	}
 	if (memcmp(digest, root_hash, g->digest_size) != 0) {
-		snprintf(err->msg, sizeof(err->msg),
-			 "root hash mismatch: the top of the hash tree does not hash to the given root "
-			 "hash (wrong root hash, salt or hash offset, or a tampered tree)");
-		r = -EPERM;
+		r = vi_errno(err, -EPERM, "root hash mismatch: the top of the hash tree does not "
+			     "hash to the given root hash (wrong root hash, salt or hash offset, "
+			     "or a tampered tree)");
 		goto out;
 	}
 	r = 0;

@@ -113,22 +113,18 @@ int vi_switch_root(const char *newroot, struct vi_switch_result *ret, struct vi_
 	ret->warning.msg[0] = '\0';
 	if (stat("/", &root_st) < 0 || stat(newroot, &new_st) < 0) {
 		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "cannot stat / or %s: %s", newroot, strerror(-r));
-		return r;
+		return vi_errno(err, r, "cannot stat / or %s: %s", newroot, strerror(-r));
 	}
-	if (root_st.st_dev == new_st.st_dev) {
-		return vi_errno(err, -EINVAL, "%s is not a mounted filesystem", newroot);
-	}
+	if (root_st.st_dev == new_st.st_dev)
+		return vi_err(err, "%s is not a mounted filesystem", newroot);
 	if (statfs("/", &sfs) < 0 ||
 	    (sfs.f_type != (__fsword_t)RAMFS_MAGIC &&
-	     sfs.f_type != (__fsword_t)TMPFS_MAGIC)) {
-		return vi_errno(err, -EINVAL, "/ is not an initramfs (ramfs or tmpfs)");
-	}
+	     sfs.f_type != (__fsword_t)TMPFS_MAGIC))
+		return vi_err(err, "/ is not an initramfs (ramfs or tmpfs)");
 	oldroot = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (oldroot < 0) {
 		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "cannot open /: %s", strerror(-r));
-		return r;
+		return vi_errno(err, r, "cannot open /: %s", strerror(-r));
 	}
 	/* the point of no return: from here on mounts move */
 	ret->committed = true;
@@ -153,10 +149,8 @@ int vi_switch_root(const char *newroot, struct vi_switch_result *ret, struct vi_
 	if (chdir(newroot) < 0 || mount(newroot, "/", NULL, MS_MOVE, NULL) < 0 ||
 	    chroot(".") < 0 || chdir("/") < 0) {
 		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "moving %s onto / failed: %s", newroot,
-			 strerror(-r));
 		close(oldroot);
-		return r;
+		return vi_errno(err, r, "moving %s onto / failed: %s", newroot, strerror(-r));
 	}
 	/* Free the initramfs memory; failures here waste RAM but do not stop the boot. */
 	r = vi_rm_tree(oldroot, root_st.st_dev);
@@ -198,7 +192,7 @@ int vi_fds_cloexec(int first, struct vi_error *err)
 				r = -errno;
 	}
 	if (r < 0)
-		snprintf(err->msg, sizeof(err->msg),
-			 "cannot mark inherited file descriptors close-on-exec: %s", strerror(-r));
-	return r;
+		return vi_errno(err, r, "cannot mark inherited file descriptors close-on-exec: %s",
+				strerror(-r));
+	return 0;
 }

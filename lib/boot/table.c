@@ -16,12 +16,6 @@
 
 #define TABLE_MAX_TOKENS 40u   /* 10 positional + count + at most 5+8+2 option words */
 
-static void set_err(struct vi_error *err, const char *msg)
-{
-	if (err)
-		snprintf(err->msg, sizeof(err->msg), "%s", msg);
-}
-
 uint64_t vi_table_sectors(const struct vi_table *t)
 {
 	uint64_t per_block = t->p.data_block_size / 512u;
@@ -73,22 +67,15 @@ int vi_table_build(const struct vi_table *t, char *out, size_t out_size, struct 
 
 	if (!out_size)
 		return -ENOBUFS;
-	if (!dsize || t->root_hash_len != dsize) {
-		set_err(err, "root hash length does not match the hash algorithm");
-		return -EINVAL;
-	}
-	if (t->p.hash_type > 1 || !vi_table_sectors(t) || t->p.salt_size > VERITY_MAX_SALT) {
-		set_err(err, "invalid verity parameters for a table");
-		return -EINVAL;
-	}
-	if (t->fec && (t->fec_roots < 2 || t->fec_roots > 24 || !t->fec_blocks)) {
-		set_err(err, "FEC needs fec_roots in 2..24 and a non-zero block count");
-		return -EINVAL;
-	}
-	if (t->sig_key_desc[0] && !key_desc_ok(t->sig_key_desc)) {
-		set_err(err, "signature key description contains blanks or control characters");
-		return -EINVAL;
-	}
+	if (!dsize || t->root_hash_len != dsize)
+		return vi_err(err, "root hash length does not match the hash algorithm");
+	if (t->p.hash_type > 1 || !vi_table_sectors(t) || t->p.salt_size > VERITY_MAX_SALT)
+		return vi_err(err, "invalid verity parameters for a table");
+	if (t->fec && (t->fec_roots < 2 || t->fec_roots > 24 || !t->fec_blocks))
+		return vi_err(err, "FEC needs fec_roots in 2..24 and a non-zero block count");
+	if (t->sig_key_desc[0] && !key_desc_ok(t->sig_key_desc))
+		return vi_err(err,
+			      "signature key description contains blanks or control characters");
 	if (vi_hex_encode(t->root_hash, t->root_hash_len, root_hex, sizeof(root_hex)) < 0)
 		return -EINVAL;
 	if (t->p.salt_size) {
@@ -138,10 +125,8 @@ int vi_table_build(const struct vi_table *t, char *out, size_t out_size, struct 
 			emit(out, out_size, &pos, &overflow, " root_hash_sig_key_desc %s",
 			     t->sig_key_desc);
 	}
-	if (overflow) {
-		set_err(err, "verity table does not fit the buffer");
-		return -ENOBUFS;
-	}
+	if (overflow)
+		return vi_errno(err, -ENOBUFS, "verity table does not fit the buffer");
 	return 0;
 }
 

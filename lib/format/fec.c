@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "blockio.h"
 #include "strutil.h"
-#include "tree.h"
 #include "workers.h"
 
 #define DEFAULT_WINDOW  (16u << 10)    /* RS blocks per step, × rsn bytes read (4-64 KiB: same) */
@@ -28,8 +28,8 @@
 /* ---- geometry ----------------------------------------------------------------------------- */
 
 int vi_fec_geometry_compute(uint64_t data_blocks, uint32_t block_size, uint64_t hash_start,
-				uint64_t hash_blocks, unsigned roots,
-				struct vi_fec_geometry *ret, struct vi_error *err)
+			    uint64_t hash_blocks, unsigned roots,
+			    struct vi_fec_geometry *ret, struct vi_error *err)
 {
 	struct vi_fec_geometry g;
 
@@ -72,8 +72,8 @@ overflow:
 }
 
 int vi_fec_hash_blocks(uint64_t hash_end, bool fec_on_hash, uint32_t block_size,
-			   uint64_t tree_start, uint64_t tree_blocks, uint64_t *ret,
-			   struct vi_error *err)
+		       uint64_t tree_start, uint64_t tree_blocks, uint64_t *ret,
+		       struct vi_error *err)
 {
 	uint64_t end;
 
@@ -119,8 +119,8 @@ static int fec_device_fits(int fec_fd, uint64_t offset, uint64_t size, struct vi
 }
 
 int vi_fec_layout(int data_fd, int hash_fd, int fec_fd, const struct vi_params *p,
-		      const struct vi_geometry *g, uint64_t fec_offset, unsigned roots,
-		      struct vi_fec_geometry *ret, bool *ret_on_hash, struct vi_error *err)
+		  const struct vi_geometry *g, uint64_t fec_offset, unsigned roots,
+		  struct vi_fec_geometry *ret, bool *ret_on_hash, struct vi_error *err)
 {
 	struct vi_fec_geometry fg;
 	uint64_t hash_end, hash_blocks;
@@ -380,7 +380,7 @@ out:
 	}
 	free(ws);
 	if (r == -ENOMEM)
-		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		r = vi_errno(err, r, "out of memory");
 	return r;
 }
 
@@ -405,8 +405,8 @@ static int job_init(struct fec_job *j, const struct vi_fec_geometry *g, int data
 }
 
 int vi_fec_encode(const struct vi_fec_geometry *g, int data_fd, int hash_fd,
-		      int fec_fd, uint64_t fec_offset, const struct vi_fec_opts *o,
-		      struct vi_error *err)
+		  int fec_fd, uint64_t fec_offset, const struct vi_fec_opts *o,
+		  struct vi_error *err)
 {
 	struct fec_job *j;
 	struct stat st;
@@ -415,15 +415,14 @@ int vi_fec_encode(const struct vi_fec_geometry *g, int data_fd, int hash_fd,
 	err->msg[0] = '\0';
 	/* The job holds the 6 KiB LFSR table: on the heap, not on a worker-sized stack. */
 	j = malloc(sizeof(*j));
-	if (!j) {
+	if (!j)
 		return vi_errno(err, -ENOMEM, "out of memory");
-	}
 	r = job_init(j, g, data_fd, hash_fd, fec_fd, fec_offset, false, err);
 	if (r < 0)
 		goto out;
 	if (fstat(fec_fd, &st) < 0) {
 		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "cannot stat the FEC device: %s", strerror(-r));
+		r = vi_errno(err, r, "cannot stat the FEC device: %s", strerror(-r));
 		goto out;
 	}
 	if (S_ISREG(st.st_mode)) {
@@ -433,9 +432,8 @@ int vi_fec_encode(const struct vi_fec_geometry *g, int data_fd, int hash_fd,
 		if ((uint64_t)st.st_size < fec_offset + g->size &&
 		    ftruncate(fec_fd, (off_t)(fec_offset + g->size)) < 0) {
 			r = -errno;
-			snprintf(err->msg, sizeof(err->msg),
-				 "cannot extend the FEC file to %llu bytes: %s",
-				 (unsigned long long)(fec_offset + g->size), strerror(-r));
+			r = vi_errno(err, r, "cannot extend the FEC file to %llu bytes: %s",
+				     (unsigned long long)(fec_offset + g->size), strerror(-r));
 			goto out;
 		}
 	} else {
@@ -451,8 +449,8 @@ out:
 }
 
 int vi_fec_verify(const struct vi_fec_geometry *g, int data_fd, int hash_fd,
-		      int fec_fd, uint64_t fec_offset, const struct vi_fec_opts *o,
-		      struct vi_fec_bad *bad, struct vi_error *err)
+		  int fec_fd, uint64_t fec_offset, const struct vi_fec_opts *o,
+		  struct vi_fec_bad *bad, struct vi_error *err)
 {
 	struct fec_job *j;
 	int r;
@@ -460,9 +458,8 @@ int vi_fec_verify(const struct vi_fec_geometry *g, int data_fd, int hash_fd,
 	err->msg[0] = '\0';
 	memset(bad, 0, sizeof(*bad));
 	j = malloc(sizeof(*j));
-	if (!j) {
+	if (!j)
 		return vi_errno(err, -ENOMEM, "out of memory");
-	}
 	r = job_init(j, g, data_fd, hash_fd, fec_fd, fec_offset, true, err);
 	if (r < 0)
 		goto out;
@@ -476,11 +473,10 @@ int vi_fec_verify(const struct vi_fec_geometry *g, int data_fd, int hash_fd,
 		bad->rsb = b / g->roots;
 		bad->offset = fec_offset + b;
 		bad->uncorrectable = true;
-		snprintf(err->msg, sizeof(err->msg),
-			 "FEC parity of RS block %llu (byte %llu of the FEC device) does not match, "
-			 "and the errors cannot be repaired with it",
-			 (unsigned long long)bad->rsb, (unsigned long long)bad->offset);
-		r = -EPERM;
+		r = vi_errno(err, -EPERM,
+			     "FEC parity of RS block %llu (byte %llu of the FEC device) does not "
+			     "match, and the errors cannot be repaired with it",
+			     (unsigned long long)bad->rsb, (unsigned long long)bad->offset);
 	} else if (r == 0 && atomic_load(&j->diff) != UINT64_MAX) {
 		uint64_t b = atomic_load(&j->diff);
 
@@ -488,12 +484,11 @@ int vi_fec_verify(const struct vi_fec_geometry *g, int data_fd, int hash_fd,
 		bad->offset = fec_offset + b;
 		bad->corrected = atomic_load(&j->corrected);
 		bad->differ = atomic_load(&j->differ);
-		snprintf(err->msg, sizeof(err->msg),
-			 "FEC parity of RS block %llu (byte %llu of the FEC device) does not match "
-			 "(%llu parity bytes differ)",
-			 (unsigned long long)bad->rsb, (unsigned long long)bad->offset,
-			 (unsigned long long)bad->differ);
-		r = -EPERM;
+		r = vi_errno(err, -EPERM,
+			     "FEC parity of RS block %llu (byte %llu of the FEC device) does not "
+			     "match (%llu parity bytes differ)",
+			     (unsigned long long)bad->rsb, (unsigned long long)bad->offset,
+			     (unsigned long long)bad->differ);
 	}
 out:
 	free(j);

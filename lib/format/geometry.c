@@ -25,7 +25,7 @@ uint64_t vi_tree_start(const struct vi_params *p)
 }
 
 int vi_geometry_compute(const struct vi_params *p, struct vi_geometry *ret,
-			    struct vi_error *err)
+			struct vi_error *err)
 {
 	struct vi_geometry g;
 	uint64_t pos;
@@ -47,12 +47,9 @@ int vi_geometry_compute(const struct vi_params *p, struct vi_geometry *ret,
 	while (g.hash_per_block_bits * g.levels < 64 &&
 	       ((p->data_blocks - 1) >> (g.hash_per_block_bits * g.levels)))
 		g.levels++;
-	if (g.levels > VERITY_MAX_LEVELS) {
-		if (err)
-			snprintf(err->msg, sizeof(err->msg), "hash tree would need %u levels (max %u)",
-				 g.levels, VERITY_MAX_LEVELS);
-		return -EINVAL;
-	}
+	if (g.levels > VERITY_MAX_LEVELS)
+		return vi_err(err, "hash tree would need %u levels (max %u)", g.levels,
+			      VERITY_MAX_LEVELS);
 
 	g.tree_start = vi_tree_start(p);
 	pos = g.tree_start;
@@ -82,7 +79,5 @@ int vi_geometry_compute(const struct vi_params *p, struct vi_geometry *ret,
 	return 0;
 
 overflow:
-	if (err)
-		snprintf(err->msg, sizeof(err->msg), "hash tree position overflows 64 bits");
-	return -EINVAL;
+	return vi_err(err, "hash tree position overflows 64 bits");
 }

@@ -5,7 +5,9 @@
  * claim chunks in increasing order, read a chunk with one pread, hash each block from a copy of
  * the salted digest state, and write (or compare) the byte span of the output level that the
  * chunk's digests occupy, including the zero padding around them. Consecutive chunks' spans
- * are adjacent and do not overlap, so the workers never share an output block's bytes. */
+ * are adjacent and do not overlap, so the workers never share an output block's bytes.
+ * Here: the level jobs, and building and verifying a whole tree with them; the digest of one
+ * block is blockhash.c's, the device I/O blockio.c's. */
 #include "tree.h"
 
 #include <errno.h>
@@ -15,173 +17,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <linux/fs.h>
-
+#include "blockio.h"
 #include "geometry.h"
 #include "workers.h"
 
 #define DEFAULT_CHUNK   (512u << 10)   /* swept 256 KiB - 2 MiB: 512 KiB was best */
 
-struct hasher {
-	const struct vi_digest_ops *ops;
-	struct vi_digest_ctx *base;   /* H after the salt (type 1), or fresh (type 0) */
-	const uint8_t *tail;       /* type 0: salt appended after the block */
-	size_t tail_len;
-	unsigned ds;
-};
-
-static int hasher_init(struct hasher *h, const struct vi_digest_ops *ops,
-		       const struct vi_params *p, unsigned ds)
-{
-	int r;
-
-	memset(h, 0, sizeof(*h));
-	h->ops = ops;
-	h->ds = ds;
-	r = ops->new_ctx(p->hash_name, &h->base);
-	if (r < 0)
-		return r;
-	if (p->hash_type == 1 && p->salt_size) {
-		r = ops->update(h->base, p->salt, p->salt_size);
-		if (r < 0) {
-			ops->free(h->base);
-			h->base = NULL;
-			return r;
-		}
-	} else if (p->hash_type == 0) {
-		h->tail = p->salt;
-		h->tail_len = p->salt_size;
-	}
-	return 0;
-}
-
-static void hasher_done(struct hasher *h)
-{
-	if (h->base)
-		h->ops->free(h->base);
-	h->base = NULL;
-}
-
-static int hasher_block(const struct hasher *h, struct vi_digest_ctx *work, const void *blk,
-			size_t len, uint8_t *out)
-{
-	int r;
-
-	r = h->ops->copy(work, h->base);
-	if (r < 0)
-		return r;
-	r = h->ops->update(work, blk, len);
-	if (r < 0)
-		return r;
-	if (h->tail_len) {
-		r = h->ops->update(work, h->tail, h->tail_len);
-		if (r < 0)
-			return r;
-	}
-	return h->ops->final(work, out, h->ds);
-}
-
-int vi_hash_block(const struct vi_digest_ops *ops, const struct vi_params *p,
-		      const void *block, size_t len, uint8_t *out, size_t out_len)
-{
-	struct vi_digest_ctx *c = NULL;
-	unsigned ds = vi_digest_size(p->hash_name);
-	int r;
-
-	if (!ds || p->salt_size > VERITY_MAX_SALT || p->hash_type > 1)
-		return -EINVAL;
-	if (out_len < ds)
-		return -ENOBUFS;
-	r = ops->new_ctx(p->hash_name, &c);
-	if (r < 0)
-		return r;
-	if (p->hash_type == 1 && p->salt_size) {
-		r = ops->update(c, p->salt, p->salt_size);
-		if (r < 0)
-			goto out_free;
-	}
-	r = ops->update(c, block, len);
-	if (r < 0)
-		goto out_free;
-	if (p->hash_type == 0 && p->salt_size) {
-		r = ops->update(c, p->salt, p->salt_size);
-		if (r < 0)
-			goto out_free;
-	}
-	r = ops->final(c, out, out_len);
-out_free:
-	ops->free(c);
-	return r;
-}
-
-int vi_fd_size(int fd, uint64_t *ret_size)
-{
-	struct stat st;
-	uint64_t sz = 0;
-
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (S_ISREG(st.st_mode)) {
-		*ret_size = (uint64_t)st.st_size;
-		return 0;
-	}
-	if (S_ISBLK(st.st_mode)) {
-		if (ioctl(fd, BLKGETSIZE64, &sz) < 0)
-			return -errno;
-		*ret_size = sz;
-		return 0;
-	}
-	return -ENOTBLK;
-}
-
-int vi_pread_full(int fd, void *buf, size_t len, uint64_t off)
-{
-	uint8_t *p = buf;
-
-	while (len > 0) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;   /* short device */
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
-int vi_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
-{
-	const uint8_t *p = buf;
-
-	while (len > 0) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
 struct job {
-	const struct hasher *h;
+	const struct vi_hasher *h;
 	int in_fd;
 	uint64_t in_off;           /* byte offset of input block 0 */
 	uint32_t in_bs;
@@ -241,7 +87,7 @@ static int run_chunk(struct worker *w, uint64_t c)
 	}
 	memset(w->out, 0, len);
 	for (uint64_t i = a; i < b; i++) {
-		r = hasher_block(j->h, w->work, w->in + (size_t)(i - a) * j->in_bs, j->in_bs,
+		r = vi_hasher_block(j->h, w->work, w->in + (size_t)(i - a) * j->in_bs, j->in_bs,
 				 w->out + (digest_pos(j, i) - start));
 		if (r < 0) {
 			vi_work_fail(&j->pool, r, "hashing failed", in_off);
@@ -346,13 +192,13 @@ out:
 	}
 	free(ws);
 	if (r == -ENOMEM && !err->msg[0])
-		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		r = vi_errno(err, r, "out of memory");
 	else if (r < 0 && !err->msg[0])
-		snprintf(err->msg, sizeof(err->msg), "cannot set up the digest: %s", strerror(-r));
+		r = vi_errno(err, r, "cannot set up the digest: %s", strerror(-r));
 	return r;
 }
 
-static void job_setup(struct job *j, const struct hasher *h, const struct vi_params *p,
+static void job_setup(struct job *j, const struct vi_hasher *h, const struct vi_params *p,
 		      const struct vi_geometry *g)
 {
 	memset(j, 0, sizeof(*j));
@@ -361,17 +207,6 @@ static void job_setup(struct job *j, const struct hasher *h, const struct vi_par
 	j->hpb = g->hash_per_block;
 	j->stride = g->digest_stride;
 	j->ds = g->digest_size;
-}
-
-bool vi_same_file(int a, int b)
-{
-	struct stat sa, sb;
-
-	if (fstat(a, &sa) < 0 || fstat(b, &sb) < 0)
-		return false;
-	if (S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode))
-		return sa.st_rdev == sb.st_rdev;
-	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 /* Common checks: geometry, device sizes, data and hash areas apart on one device. */
@@ -429,13 +264,13 @@ static int write_superblock(int hash_fd, const struct vi_params *p,
 		return r;
 	r = vi_pwrite_full(hash_fd, buf, sizeof(buf), p->hash_offset);
 	if (r < 0)
-		snprintf(err->msg, sizeof(err->msg), "cannot write the superblock at byte %llu: %s",
-			 (unsigned long long)p->hash_offset, strerror(-r));
-	return r;
+		return vi_errno(err, r, "cannot write the superblock at byte %llu: %s",
+				(unsigned long long)p->hash_offset, strerror(-r));
+	return 0;
 }
 
 /* Digest of one block read from fd at off (the single data block, or the top hash block). */
-static int hash_one(const struct hasher *h, int fd, uint64_t off, uint32_t bs, uint8_t *out,
+static int hash_one(const struct vi_hasher *h, int fd, uint64_t off, uint32_t bs, uint8_t *out,
 		    struct vi_error *err)
 {
 	struct vi_digest_ctx *work = NULL;
@@ -443,20 +278,19 @@ static int hash_one(const struct hasher *h, int fd, uint64_t off, uint32_t bs, u
 	int r;
 
 	buf = malloc(bs);
-	if (!buf) {
+	if (!buf)
 		return vi_errno(err, -ENOMEM, "out of memory");
-	}
 	r = vi_pread_full(fd, buf, bs, off);
 	if (r < 0) {
-		snprintf(err->msg, sizeof(err->msg), "read failed at byte %llu: %s",
-			 (unsigned long long)off, strerror(-r));
+		r = vi_errno(err, r, "read failed at byte %llu: %s", (unsigned long long)off,
+			     strerror(-r));
 		goto out;
 	}
 	r = h->ops->dup(h->base, &work);
 	if (r == 0)
-		r = hasher_block(h, work, buf, bs, out);
+		r = vi_hasher_block(h, work, buf, bs, out);
 	if (r < 0)
-		snprintf(err->msg, sizeof(err->msg), "hashing failed: %s", strerror(-r));
+		r = vi_errno(err, r, "hashing failed: %s", strerror(-r));
 out:
 	if (work)
 		h->ops->free(work);
@@ -464,24 +298,24 @@ out:
 	return r;
 }
 
-static int hasher_for(struct hasher *h, const struct vi_tree_opts *o,
+static int hasher_for(struct vi_hasher *h, const struct vi_tree_opts *o,
 		      const struct vi_params *p, const struct vi_geometry *g,
 		      struct vi_error *err)
 {
-	int r = hasher_init(h, o->ops, p, g->digest_size);
+	int r = vi_hasher_init(h, o->ops, p, g->digest_size);
 
 	if (r < 0)
-		snprintf(err->msg, sizeof(err->msg), "hash algorithm %s unavailable (%s): %s",
-			 p->hash_name, o->ops->name, strerror(-r));
-	return r;
+		return vi_errno(err, r, "hash algorithm %s unavailable (%s): %s", p->hash_name,
+				o->ops->name, strerror(-r));
+	return 0;
 }
 
 int vi_tree_build(int data_fd, int hash_fd, const struct vi_params *p,
-		      const struct vi_tree_opts *o, uint8_t *root, size_t root_len,
-		      struct vi_error *err)
+		  const struct vi_tree_opts *o, uint8_t *root, size_t root_len,
+		  struct vi_error *err)
 {
 	struct vi_geometry g;
-	struct hasher h;
+	struct vi_hasher h;
 	struct job j;
 	int r;
 
@@ -489,9 +323,8 @@ int vi_tree_build(int data_fd, int hash_fd, const struct vi_params *p,
 	r = prepare(data_fd, hash_fd, p, false, &g, err);
 	if (r < 0)
 		return r;
-	if (root_len < g.digest_size) {
+	if (root_len < g.digest_size)
 		return vi_errno(err, -ENOBUFS, "root buffer too small");
-	}
 	r = hasher_for(&h, o, p, &g, err);
 	if (r < 0)
 		return r;
@@ -509,8 +342,8 @@ int vi_tree_build(int data_fd, int hash_fd, const struct vi_params *p,
 		    (uint64_t)st.st_size < g.hash_device_size &&
 		    ftruncate(hash_fd, (off_t)g.hash_device_size) < 0) {
 			r = -errno;
-			snprintf(err->msg, sizeof(err->msg), "cannot extend the hash file to %llu "
-				 "bytes: %s", (unsigned long long)g.hash_device_size, strerror(-r));
+			r = vi_errno(err, r, "cannot extend the hash file to %llu bytes: %s",
+				     (unsigned long long)g.hash_device_size, strerror(-r));
 			goto out;
 		}
 	}
@@ -548,7 +381,7 @@ int vi_tree_build(int data_fd, int hash_fd, const struct vi_params *p,
 	r = hash_one(&h, hash_fd, g.level_block[g.levels - 1] * p->hash_block_size,
 		     p->hash_block_size, root, err);
 out:
-	hasher_done(&h);
+	vi_hasher_done(&h);
 	return r;
 }
 
@@ -560,23 +393,20 @@ static int mismatch(struct vi_bad *bad, enum vi_bad_kind kind, unsigned level,
 	bad->index = index;
 	bad->offset = offset;
 	if (kind == VERITY_BAD_DATA)
-		snprintf(err->msg, sizeof(err->msg), "data block %llu (byte %llu) does not match",
-			 (unsigned long long)index, (unsigned long long)offset);
-	else
-		snprintf(err->msg, sizeof(err->msg),
-			 "hash block %llu of level %u (byte %llu) does not match",
-			 (unsigned long long)index, level, (unsigned long long)offset);
-	return -EPERM;
+		return vi_errno(err, -EPERM, "data block %llu (byte %llu) does not match",
+				(unsigned long long)index, (unsigned long long)offset);
+	return vi_errno(err, -EPERM, "hash block %llu of level %u (byte %llu) does not match",
+			(unsigned long long)index, level, (unsigned long long)offset);
 }
 
 int vi_tree_verify(int data_fd, int hash_fd, const struct vi_params *p,
-		       const uint8_t *root, size_t root_len, const struct vi_tree_opts *o,
-		       struct vi_bad *bad, struct vi_error *err)
+		   const uint8_t *root, size_t root_len, const struct vi_tree_opts *o,
+		   struct vi_bad *bad, struct vi_error *err)
 {
 	uint8_t digest[VERITY_MAX_DIGEST];
 	struct vi_geometry g;
 	uint64_t hbs = p->hash_block_size;
-	struct hasher h;
+	struct vi_hasher h;
 	struct job j;
 	int r;
 
@@ -640,15 +470,16 @@ int vi_tree_verify(int data_fd, int hash_fd, const struct vi_params *p,
 		if (atomic_load(&j.bad_pad) != UINT64_MAX) {
 			uint64_t i = atomic_load(&j.bad_pad);
 
+			/* the block is named in bad; the reason is its padding, not its digests */
 			r = mismatch(bad, VERITY_BAD_HASH, (unsigned)l, i,
 				     (g.level_block[l] + i) * hbs, err);
-			snprintf(err->msg, sizeof(err->msg),
-				 "hash block %llu of level %u has non-zero unused bytes",
-				 (unsigned long long)i, (unsigned)l);
+			r = vi_errno(err, r,
+				     "hash block %llu of level %u has non-zero unused bytes",
+				     (unsigned long long)i, (unsigned)l);
 			goto out;
 		}
 	}
 out:
-	hasher_done(&h);
+	vi_hasher_done(&h);
 	return r;
 }

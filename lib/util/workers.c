@@ -170,14 +170,12 @@ int vi_work_run(struct vi_work *w, uint64_t count, unsigned threads, void *worke
 		pthread_join(ts[i].tid, NULL);
 	free(ts);
 
-	if (r < 0) {
-		snprintf(err->msg, sizeof(err->msg), "cannot start workers: %s", strerror(-r));
-	} else if (atomic_load(&w->error)) {
-		r = atomic_load(&w->error);
-		snprintf(err->msg, sizeof(err->msg), "%s", w->errmsg);
-	} else if (progress) {
+	if (r < 0)
+		r = vi_errno(err, r, "cannot start workers: %s", strerror(-r));
+	else if (atomic_load(&w->error))
+		r = vi_errno(err, atomic_load(&w->error), "%s", w->errmsg);
+	else if (progress)
 		progress(userdata, total, total);
-	}
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	return r;

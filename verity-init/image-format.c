@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* veritysetup's three commands on an image (image.h): format writes the superblock, the hash
+ * tree (lib/format/tree.c) and the FEC parity; verify checks them, and with FEC says whether a
+ * mismatch is repairable; dump prints what the superblock says. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "digest.h"
+#include "fileio.h"
+#include "hex.h"
+#include "image.h"
+#include "params.h"
+#include "prog.h"
+#include "tree.h"
+
+/* --root-hash-file for format: the hex digits, no newline, as veritysetup writes it. A file
+ * this tool creates: never written through a symlink (O_NOFOLLOW), unlike veritysetup; the hash
+ * and FEC devices may be links, this file has no reason to. */
+static int write_root_hash_file(const char *path, const char *root_hex)
+{
+	size_t len = strlen(root_hex);
+	int fd = -1, r;
+
+	r = vi_fileio_open_input(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666, &fd);
+	if (r < 0)
+		return die(EXIT_IO, "cannot write %s: %s", path, image_open_reason(r));
+	if (write(fd, root_hex, len) != (ssize_t)len) {
+		r = die(EXIT_IO, "cannot write %s: %s", path, strerror(errno));
+		close(fd);
+		return r;
+	}
+	if (close(fd) < 0)
+		return die(EXIT_IO, "cannot write %s: %s", path, strerror(errno));
+	return 0;
+}
+
+int image_cmd_format(struct image_opts *o)
+{
+	struct vi_tree_opts to = { .ops = &vi_digest_openssl_ops, .threads = o->threads };
+	struct image_progress pr = { .on = isatty(STDERR_FILENO) && !o->json && !o->quiet };
+	uint8_t root[VERITY_MAX_DIGEST];
+	char root_hex[2 * VERITY_MAX_DIGEST + 1];
+	struct vi_params *p = &o->p;
+	struct vi_error err = { "" };
+	struct image img;
+	int r;
+
+	if (o->nargs != 2)
+		return die(EXIT_USAGE, "usage: format DATA HASH [options]");
+	{
+		long page = sysconf(_SC_PAGESIZE);
+
+		if (page > 0 && p->data_block_size > (unsigned long)page)
+			fprintf(stderr, "WARNING: Kernel cannot activate device if data block size "
+				"exceeds page size (%ld).\n", page);
+	}
+	if (!(o->given & VI_GIVEN_SALT)) {
+		p->salt_size = 32;
+		if (getrandom(p->salt, 32, 0) != 32)
+			return die(EXIT_INTERNAL, "getrandom: %s", strerror(errno));
+	}
+	if (!(o->given & VI_GIVEN_UUID) && !p->no_superblock) {
+		if (getrandom(p->uuid, 16, 0) != 16)
+			return die(EXIT_INTERNAL, "getrandom: %s", strerror(errno));
+		p->uuid[6] = (uint8_t)((p->uuid[6] & 0x0f) | 0x40);   /* version 4 */
+		p->uuid[8] = (uint8_t)((p->uuid[8] & 0x3f) | 0x80);   /* RFC 4122 variant */
+	}
+	if (p->no_superblock)
+		memset(p->uuid, 0, sizeof(p->uuid));
+
+	r = image_open(o, IMAGE_FORMAT, &img);
+	if (r)
+		return r;
+	/* Every FEC rule is checked before anything is written. */
+	r = image_open_fec(o, O_RDWR | O_CREAT, &img);
+	if (r)
+		return r;
+	p = &img.p;
+	/* As veritysetup: accepted (multiple of 512), but the table's fec_start counts blocks. */
+	if (img.fec.on && img.fec.offset % p->data_block_size)
+		fprintf(stderr, "WARNING: FEC offset %" PRIu64 " is not a multiple of the block size "
+			"(%u): the kernel cannot use this parity.\n", img.fec.offset,
+			p->data_block_size);
+
+	to.progress = image_progress_cb;
+	to.userdata = &pr;
+	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
+	r = vi_tree_build(img.data_fd, img.hash_fd, p, &to, root, sizeof(root), &err);
+	image_progress_end(&pr);
+	if (r < 0) {
+		r = die(prog_code_of(r), "%s", err.msg);
+		goto out;
+	}
+	if (fdatasync(img.hash_fd) < 0 && errno != EINVAL) {
+		r = die(EXIT_IO, "cannot sync %s: %s", o->args[1], strerror(errno));
+		goto out;
+	}
+	if (img.fec.on) {
+		struct image_progress fpr = { .on = pr.on, .label = "FEC " };
+		struct vi_fec_opts fo = { .threads = o->threads, .progress = image_progress_cb,
+					      .userdata = &fpr };
+
+		clock_gettime(CLOCK_MONOTONIC, &fpr.t0);
+		r = vi_fec_encode(&img.fec.g, img.data_fd, img.hash_fd, img.fec_fd,
+				      img.fec.offset, &fo, &err);
+		image_progress_end(&fpr);
+		if (r < 0) {
+			r = die(prog_code_of(r), "%s", err.msg);
+			goto out;
+		}
+		if (fdatasync(img.fec_fd) < 0 && errno != EINVAL) {
+			r = die(EXIT_IO, "cannot sync %s: %s", o->fec_device, strerror(errno));
+			goto out;
+		}
+	}
+	vi_hex_encode(root, img.g.digest_size, root_hex, sizeof(root_hex));
+
+	if (o->root_hash_file) {
+		r = write_root_hash_file(o->root_hash_file, root_hex);
+		if (r)
+			goto out;
+	}
+	if (o->json) {
+		image_print_json(p, &img.g, &img.fec, o->fec_device, root_hex);
+	} else if (o->quiet) {
+		printf("%s\n", root_hex);
+	} else {
+		image_print_header(o->args[1], p, &img.g, o->uuid_text, o->hash_text, &img.fec);
+		printf("Root hash:      \t%s\n", root_hex);
+		image_print_sizes(p, &img.g, &img.fec);
+	}
+	r = 0;
+out:
+	image_close(&img);
+	return r;
+}
+
+int image_cmd_verify(struct image_opts *o)
+{
+	struct vi_tree_opts to = { .ops = &vi_digest_openssl_ops, .threads = o->threads };
+	struct image_progress pr = { .on = isatty(STDERR_FILENO) && !o->json && !o->quiet };
+	uint8_t root[VERITY_MAX_DIGEST];
+	struct vi_error err = { "" }, ferr = { "" };
+	struct vi_bad bad;
+	struct vi_fec_bad fbad = { 0, 0, 0, 0, false };
+	struct image img;
+	bool fec_bad = false, fec_checked = false, fec_failed = false;
+	int r;
+
+	if (o->nargs != 2 && o->nargs != 3)
+		return die(EXIT_USAGE, "usage: verify DATA HASH [ROOTHASH] [options]");
+	r = image_open(o, IMAGE_VERIFY, &img);
+	if (r)
+		return r;
+	r = image_read_root_hash(o, o->nargs == 3 ? o->args[2] : NULL, root, img.g.digest_size);
+	if (r)
+		goto out;
+	r = image_open_fec(o, O_RDONLY, &img);
+	if (r)
+		return r;
+
+	to.progress = image_progress_cb;
+	to.userdata = &pr;
+	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
+	r = vi_tree_verify(img.data_fd, img.hash_fd, &img.p, root, img.g.digest_size, &to,
+			       &bad, &err);
+	image_progress_end(&pr);
+	/* Then the parity, recomputed from the data and tree and every differing RS block
+	 * decoded: after a good tree, whether the parity is right; after a mismatch, whether
+	 * dm-verity's FEC would repair it (veritysetup's "Found N repairable errors"). */
+	if ((r == 0 || r == -EPERM) && img.fec.on) {
+		struct image_progress fpr = { .on = pr.on, .label = "FEC " };
+		struct vi_fec_opts fo = { .threads = o->threads, .progress = image_progress_cb,
+					      .userdata = &fpr };
+		int fr;
+
+		clock_gettime(CLOCK_MONOTONIC, &fpr.t0);
+		fr = vi_fec_verify(&img.fec.g, img.data_fd, img.hash_fd, img.fec_fd,
+				       img.fec.offset, &fo, &fbad, &ferr);
+		image_progress_end(&fpr);
+		fec_checked = fr == 0 || fr == -EPERM;
+		if (r == 0) {
+			r = fr;
+			fec_bad = fr == -EPERM;
+			err = ferr;
+		} else if (fec_checked) {
+			/* one line: the tree's mismatch and what FEC can do about it */
+			size_t l = strlen(err.msg);
+
+			if (fbad.uncorrectable)
+				snprintf(err.msg + l, sizeof(err.msg) - l, "; FEC cannot repair it "
+					 "(RS block %" PRIu64 " is beyond repair)", fbad.rsb);
+			else if (fr == -EPERM)
+				snprintf(err.msg + l, sizeof(err.msg) - l, "; FEC would repair it "
+					 "(%" PRIu64 " repairable errors)", fbad.corrected);
+			else
+				snprintf(err.msg + l, sizeof(err.msg) - l, "; FEC finds no errors in "
+					 "the data and tree: the root hash does not match them");
+		} else {
+			size_t l = strlen(err.msg);
+
+			snprintf(err.msg + l, sizeof(err.msg) - l, "; FEC check failed: %s", ferr.msg);
+			fec_failed = true;
+		}
+	}
+	if (o->json) {
+		printf("{\"ok\":%s", r == 0 ? "true" : "false");
+		if (fec_bad)
+			printf(",\"bad\":\"fec\",\"index\":%" PRIu64 ",\"offset\":%" PRIu64,
+			       fbad.rsb, fbad.offset);
+		else if (r == -EPERM)
+			printf(",\"bad\":\"%s\",\"level\":%u,\"index\":%" PRIu64 ",\"offset\":%" PRIu64,
+			       bad.kind == VERITY_BAD_DATA ? "data" : "hash", bad.level, bad.index,
+			       bad.offset);
+		if (fec_checked && r == -EPERM) {
+			if (fbad.uncorrectable)
+				printf(",\"fec_repairable\":false,\"fec_index\":%" PRIu64, fbad.rsb);
+			else if (!fec_bad)   /* after a tree mismatch: what FEC repairs */
+				printf(",\"fec_errors\":%" PRIu64, fbad.corrected);
+		} else if (fec_failed) {
+			printf(",\"fec_error\":");
+			image_json_string(ferr.msg);
+		}
+		if (r < 0 && r != -EPERM) {
+			printf(",\"error\":");
+			image_json_string(err.msg);
+		}
+		printf("}\n");
+	}
+	if (r < 0)
+		r = die(prog_code_of(r), "%s", err.msg);
+	else
+		r = 0;
+out:
+	image_close(&img);
+	return r;
+}
+
+int image_cmd_dump(struct image_opts *o)
+{
+	struct image img;
+	int r;
+
+	if (o->nargs != 1)
+		return die(EXIT_USAGE, "usage: dump HASH [--hash-offset N] [--fec-device F "
+			   "[--fec-offset N] [--fec-roots N]] [--json]");
+	if (o->p.no_superblock)
+		return die(EXIT_USAGE, "dump reads the superblock; --no-superblock makes no sense");
+	r = image_open(o, IMAGE_DUMP, &img);
+	if (r)
+		return r;
+	/* As veritysetup dump: the FEC lines for the options given (the superblock has none). */
+	r = image_open_fec(o, O_RDONLY, &img);
+	if (r)
+		return r;
+	if (o->json) {
+		image_print_json(&img.p, &img.g, &img.fec, o->fec_device, NULL);
+	} else {
+		image_print_header(o->args[0], &img.p, &img.g, NULL, NULL, &img.fec);
+		image_print_sizes(&img.p, &img.g, &img.fec);
+	}
+	image_close(&img);
+	return 0;
+}
