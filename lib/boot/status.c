@@ -28,16 +28,14 @@ int vi_status_write(const char *dir, const struct vi_status *st, struct vi_error
 
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
 		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "cannot create %.150s: %s", dir, strerror(-r));
-		return r;
+		return vi_errno(err, r, "cannot create %.150s: %s", dir, strerror(-r));
 	}
 	snprintf(path, sizeof(path), "%.400s/%s", dir, VI_STATUS_FILE);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
 		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "cannot write %.150s: %s", tmp, strerror(-r));
-		return r;
+		return vi_errno(err, r, "cannot write %.150s: %s", tmp, strerror(-r));
 	}
 	f = fdopen(fd, "w");
 	if (!f) {
@@ -68,7 +66,7 @@ int vi_status_write(const char *dir, const struct vi_status *st, struct vi_error
 	}
 	return 0;
 out_unlink:
-	snprintf(err->msg, sizeof(err->msg), "cannot write %.150s: %s", path, strerror(-r));
+	vi_errno(err, r, "cannot write %.150s: %s", path, strerror(-r));
 	unlink(tmp);
 	return r;
 }
