@@ -13,27 +13,61 @@ DEB_DPKGOPTS=(--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=
 	--dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*')
 DEB_HOOK=$VM_SRCDIR/debian-root-hook.sh
 DEB_DIR=$BUILD/debian-root
+# A second customize hook and its arguments (debian_use_packages sets them).
+DEB_EXTRA_HOOK=""
+DEB_EXTRA_ARGS=()
 # The host's apt sources: the same archive (or snapshot) as the host's packages.
 DEB_SOURCES=${DEB_SOURCES:-/etc/apt/sources.list.d/debian.sources}
 [ -r "$DEB_SOURCES" ] || DEB_SOURCES=/etc/apt/sources.list
 mkdir -p "$DEB_DIR"
 
-# debian_root_key : the hash of the root's inputs (suite, packages, dpkg options, hook).
+# debian_root_key : the hash of the root's inputs (suite, packages and the bytes of each local
+# .deb, dpkg options, hooks and their arguments).
 debian_root_key() {
+	local p
 	{
-		printf '%s\n' "$DEB_SUITE" "$DEB_INCLUDE" "${DEB_DPKGOPTS[@]}"
-		sha256sum <"$DEB_HOOK"
+		printf '%s\n' "$DEB_SUITE" "$DEB_INCLUDE" "${DEB_DPKGOPTS[@]}" "${DEB_EXTRA_ARGS[@]}"
+		for p in ${DEB_INCLUDE//,/ }; do
+			case $p in *.deb) sha256sum <"$p" ;; esac
+		done
+		cat "$DEB_HOOK" ${DEB_EXTRA_HOOK:+"$DEB_EXTRA_HOOK"} | sha256sum
 	} | sha256sum | cut -c1-32
+}
+
+# debian_use_packages DEBDIR : the root of the calling test file gets dracut and the packages of
+# DEBDIR (`make deb`: verity-init, verity-init-dracut) installed by mmdebstrap, and the dracut
+# images of tests/vm/debian-dracut-hook.sh generated inside it for the test kernel (debian_initrd).
+debian_use_packages() {
+	local dir=$1 p f debs=""
+	for p in verity-init verity-init-dracut; do
+		f=("$dir/${p}_"*.deb)
+		if [ ${#f[@]} != 1 ] || ! [ -r "${f[0]}" ]; then
+			vm_die "not one ${p}_*.deb in $dir (make deb)"; return 1
+		fi
+		case ${f[0]} in *[,\'[:space:]]*) vm_die "an unusable path ${f[0]}"; return 1 ;; esac
+		debs=$debs,${f[0]}
+	done
+	[ -d "/lib/modules/$VM_KVER" ] || { vm_die "no /lib/modules/$VM_KVER for dracut"; return 1; }
+	DEB_INCLUDE=$DEB_INCLUDE,dracut$debs
+	DEB_EXTRA_HOOK=$VM_SRCDIR/debian-dracut-hook.sh
+	DEB_EXTRA_ARGS=("$VM_KVER" "/lib/modules/$VM_KVER")
 }
 
 _deb_mmdebstrap() {   # OUT.tmp
 	local t0 r
 	# the hook's path goes into mmdebstrap's hook command line, single-quoted
 	case $DEB_HOOK in *\'*) vm_die "a quote in the path $DEB_HOOK"; return 1 ;; esac
+	local hooks=(--customize-hook="sh '$DEB_HOOK' \"\$1\"") a
+	if [ -n "$DEB_EXTRA_HOOK" ]; then
+		case $DEB_EXTRA_HOOK${DEB_EXTRA_ARGS[*]} in *\'*) vm_die "a quote in $DEB_EXTRA_HOOK"; return 1 ;; esac
+		a=$(printf " '%s'" "${DEB_EXTRA_ARGS[@]}")
+		hooks+=(--customize-hook="sh '$DEB_EXTRA_HOOK' \"\$1\"$a")
+	fi
+	# apt hands a local .deb's path to dpkg inside the chroot: mmdebstrap's hook makes it exist there
+	case ,$DEB_INCLUDE, in *.deb,*) hooks+=(--hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount) ;; esac
 	t0=$(date +%s)
 	SOURCE_DATE_EPOCH=$VM_EPOCH mmdebstrap --quiet --variant=minbase --format=tar \
-		--include="$DEB_INCLUDE" "${DEB_DPKGOPTS[@]}" \
-		--customize-hook="sh '$DEB_HOOK' \"\$1\"" \
+		--include="$DEB_INCLUDE" "${DEB_DPKGOPTS[@]}" "${hooks[@]}" \
 		"$DEB_SUITE" "$1" "$DEB_SOURCES" >"$DEB_DIR/mmdebstrap.log" 2>&1
 	r=$?
 	[ $r = 0 ] || { vm_log_tail "$DEB_DIR/mmdebstrap.log"; vm_die "mmdebstrap failed ($r)"; return 1; }
@@ -41,13 +75,15 @@ _deb_mmdebstrap() {   # OUT.tmp
 }
 
 # debian_root_tar : print the path of the cached root tarball (build it first when missing).
-# Roots of other inputs untouched for an hour are removed (a changed hook leaves 770 MB each).
+# Roots of other inputs unused for an hour are removed (a changed hook leaves 770 MB each).
 debian_root_tar() {
 	local key out
 	command -v mmdebstrap >/dev/null || { vm_die "no mmdebstrap (run tests/deps.sh)"; return 1; }
 	key=$(debian_root_key)
 	out=$DEB_DIR/$key.tar
 	vm_cached "$key" "$out" _deb_mmdebstrap "$out.tmp" || return 1
+	# in use: its images too (the roots of other test files are kept while they are used)
+	touch -c "$DEB_DIR/$key"*
 	find "$DEB_DIR" -mindepth 1 -maxdepth 1 ! -name "$key*" ! -name mmdebstrap.log -mmin +60 \
 		-exec rm -rf {} + 2>/dev/null
 	echo "$out"
@@ -113,6 +149,22 @@ debian_verity() {
 	vm_cached "$key" "$dir" _deb_build_hash "$DEB_DATA" "$dir.tmp" || return 1
 	# shellcheck disable=SC2034  # the test files read them
 	DEB_HASH=$dir/hash.img DEB_ROOTHASH=$(cat "$dir/roothash")
+}
+
+_deb_extract_initrd() {   # TAR FLAVOUR OUT.tmp
+	tar -xOf "$1" "./boot/initrd.img-$VM_KVER-$2" >"$3" 2>/dev/null || true
+	[ -s "$3" ] || { vm_die "no /boot/initrd.img-$VM_KVER-$2 in $1"; return 1; }
+}
+
+# debian_initrd FLAVOUR : print the path of the dracut image (shell, systemd) generated inside the
+# root of debian_use_packages, taken out of its tree.
+debian_initrd() {
+	local fl=$1 tar out
+	[ -n "$DEB_EXTRA_HOOK" ] || { vm_die "debian_initrd: no debian_use_packages"; return 1; }
+	tar=$(debian_root_tar) || return 1
+	out=${tar%.tar}.initrd-$fl
+	vm_cached "$(basename "$tar")" "$out" _deb_extract_initrd "$tar" "$fl" "$out.tmp" || return 1
+	echo "$out"
 }
 
 # --- the marker's lines -------------------------------------------------------------------------
