@@ -54,7 +54,8 @@ debian_use_packages() {
 }
 
 _deb_mmdebstrap() {   # OUT.tmp
-	local t0 r
+	# one log per root: two test files may build their roots at the same time
+	local t0 r log=${1%.tmp}.log
 	# the hook's path goes into mmdebstrap's hook command line, single-quoted
 	case $DEB_HOOK in *\'*) vm_die "a quote in the path $DEB_HOOK"; return 1 ;; esac
 	local hooks=(--customize-hook="sh '$DEB_HOOK' \"\$1\"") a
@@ -68,9 +69,9 @@ _deb_mmdebstrap() {   # OUT.tmp
 	t0=$(date +%s)
 	SOURCE_DATE_EPOCH=$VM_EPOCH mmdebstrap --quiet --variant=minbase --format=tar \
 		--include="$DEB_INCLUDE" "${DEB_DPKGOPTS[@]}" "${hooks[@]}" \
-		"$DEB_SUITE" "$1" "$DEB_SOURCES" >"$DEB_DIR/mmdebstrap.log" 2>&1
+		"$DEB_SUITE" "$1" "$DEB_SOURCES" >"$log" 2>&1
 	r=$?
-	[ $r = 0 ] || { vm_log_tail "$DEB_DIR/mmdebstrap.log"; vm_die "mmdebstrap failed ($r)"; return 1; }
+	[ $r = 0 ] || { vm_log_tail "$log"; vm_die "mmdebstrap failed ($r)"; return 1; }
 	vm_log "debian root: mmdebstrap took $(( $(date +%s) - t0 ))s, $(( $(vm_size "$1") / 1048576 )) MiB"
 }
 
@@ -84,7 +85,7 @@ debian_root_tar() {
 	vm_cached "$key" "$out" _deb_mmdebstrap "$out.tmp" || return 1
 	# in use: its images too (the roots of other test files are kept while they are used)
 	touch -c "$DEB_DIR/$key"*
-	find "$DEB_DIR" -mindepth 1 -maxdepth 1 ! -name "$key*" ! -name mmdebstrap.log -mmin +60 \
+	find "$DEB_DIR" -mindepth 1 -maxdepth 1 ! -name "$key*" -mmin +60 \
 		-exec rm -rf {} + 2>/dev/null
 	echo "$out"
 }
