@@ -26,6 +26,7 @@
 #define VI_MAX_ENV_NAME  64u
 #define VI_DEFAULT_NAME  "root"
 #define VI_DEFAULT_RECOVERY_NAME "recovery"
+#define VI_DEFAULT_USR_NAME "usr"
 #define VI_DEFAULT_TIMEOUT_S 30u
 #define VI_DEFAULT_INIT  "/sbin/init"
 
@@ -42,7 +43,7 @@ enum vi_ioerror {                /* kernel 6.12+: restart_on_error / panic_on_er
 	VI_IOERR_PANIC,
 };
 
-/* One verity target: the root, or the recovery root.
+/* One verity target: the root, /usr, or the recovery root.
  * enabled && root_hash_len == 0 happens only for the root when verity.manifest= is given: the
  * root hash (and whatever else the command line left out) then comes from the signed manifest. */
 struct vi_target {
@@ -90,9 +91,24 @@ struct vi_target {
 #define VI_GIVEN_FEC_OFFSET  (1u << 9)
 #define VI_GIVEN_FEC_ROOTS   (1u << 10)
 
+/* What the booted system's root is made of (docs/security.md says what each one verifies). */
+enum vi_layout {
+	VI_LAYOUT_ROOT = 0,      /* the verified root alone (its /usr is on it) */
+	VI_LAYOUT_ROOT_USR,      /* the verified root, the verified /usr mounted on its /usr */
+	VI_LAYOUT_TMPFS_USR,     /* a tmpfs root (systemd.volatile=yes, root=tmpfs), verified /usr */
+	VI_LAYOUT_WRITABLE_USR,  /* an unverified root= partition, verified /usr: the policy's
+	                          * allow_unverified_root=yes only */
+};
+
 struct vi_config {
 	struct vi_target root;
 	struct vi_target recovery;
+	struct vi_target usr;                     /* usrhash= / verity.usr.*: mapping "usr" */
+	enum vi_layout layout;                    /* from the targets, root= and volatile */
+	char usr_dev[VI_MAX_PATH];                /* mount.usr= (only the mapping itself) */
+	char usrfstype[VI_MAX_FSTYPE];            /* mount.usrfstype= */
+	char usrflags[VI_MAX_PATH];               /* mount.usrflags= */
+	bool rw;                                  /* "rw": the unverified root mounted writable */
 	enum vi_fail_action fail[VI_MAX_FAIL];   /* tried in order; VI_FAIL_NONE ends the list */
 	unsigned timeout_s;                       /* device wait */
 	char root_dev[VI_MAX_PATH];               /* root= (last one wins, as in the kernel) */
@@ -128,7 +144,7 @@ struct vi_config {
 	char handover_key[48];
 };
 
-/* Defaults: name "root"/"recovery", fail=panic, timeout 30 s, init /sbin/init, superblock on. */
+/* Defaults: name "root"/"recovery"/"usr", fail=panic, timeout 30 s, init /sbin/init, superblock on. */
 void vi_config_init(struct vi_config *cfg);
 
 /* Parse a whole kernel command line into cfg (defaults applied first). Unknown keys outside our
@@ -149,6 +165,9 @@ int vi_cmdline_parse_buf(const char *buf, size_t len, unsigned flags, struct vi_
  * dm-mod.create root_hash_sig_key_desc, or (root only) verity.manifest=. Used for
  * verity.require_signature and the policy's require_signature=. */
 bool vi_target_has_signature(const struct vi_config *cfg, const struct vi_target *t);
+
+/* "root", "root+usr", "tmpfs+usr", "writable+usr". */
+const char *vi_layout_name(enum vi_layout l);
 
 /* Print a resolved configuration (lib/config/config_print.c).
  * VI_PRINT_KV: "key=value" lines for humans and tests (values sanitized for a terminal);

@@ -29,6 +29,9 @@
  *                                  when there is none
  *   tpm_pcr=14                     the PCR the measurement extends, 8-15 (the operating
  *                                  system's static PCRs; the comment below says why 14)
+ *   allow_unverified_root=no       yes: a verified /usr may run under an unverified, writable
+ *                                  root= partition (its /etc, units and ld.so.preload are
+ *                                  then whoever can write it; docs/security.md)
  *   ipe_policy=none                a PKCS#7-signed IPE policy in the initramfs, read before
  *                                  the switch and activated right after it (include/ipe.h)
  *   slots=a,b                      A/B boot (docs/slots.md): the slots, a,b up to a,b,c,d;
@@ -83,6 +86,7 @@ struct vi_policy {
 	unsigned init_env_count;
 	bool require_manifest;
 	bool require_tpm;
+	bool allow_unverified_root; /* a verified /usr under an unverified root= partition */
 	unsigned tpm_pcr;           /* VI_POLICY_TPM_PCR_DEFAULT */
 	char ipe_policy[VI_MAX_PATH];   /* "" or the signed IPE policy to activate */
 	unsigned slot_count;        /* slots=: 2..4 A/B slots; 0: no A/B boot */

@@ -47,7 +47,7 @@ struct vi_trust_result {
 		size_t len;
 		uint64_t own_us;   /* reading, checking and adding it to the keyring,
 		                    * device wait excluded */
-	} root_sig, recovery_sig;
+	} root_sig, recovery_sig, usr_sig;
 	bool recovery_dropped;     /* the recovery root must not be booted: see recovery_note */
 	char recovery_note[256];   /* why: unsigned while signatures are required, bad signature */
 	uint64_t wait_ms;          /* spent waiting for devices */
@@ -58,7 +58,8 @@ struct vi_trust_result {
  * is an error (-EINVAL). -ENOENT when there is no key. err set on failure. */
 int vi_keys_load(int rootfd, const char *dir, struct vi_keyset *ret, struct vi_error *err);
 
-/* The whole step for cfg->root (see above); returns its outcome. Then, whatever that was, a
+/* The whole step for cfg->root (see above), then path 1 for cfg->usr (a /usr signature that
+ * does not load fails the step as the root's does); returns its outcome. Then, whatever that was, a
  * recovery root's own root-hash signature: one that does not load, or none while signatures are
  * required, disables the recovery root (res->recovery_dropped, res->recovery_note: the caller
  * must not boot it; cfg->recovery itself is left as parsed) without changing the return value.

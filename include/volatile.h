@@ -11,7 +11,7 @@
 
 enum vi_volatile {
 	VI_VOLATILE_NO = 0,   /* the verified root as it is, read-only (default) */
-	VI_VOLATILE_YES,      /* tmpfs root, verified /usr on it: refused (no /usr verity yet) */
+	VI_VOLATILE_YES,      /* tmpfs root, the verified /usr on it (lib/config/usrcfg.c) */
 	VI_VOLATILE_STATE,    /* the verified root read-only; the root's systemd puts a tmpfs on /var */
 	VI_VOLATILE_OVERLAY,  /* overlayfs: the verified root below, a tmpfs above (the agent) */
 };
@@ -36,8 +36,7 @@ int vi_volatile_parse(const char *val, size_t len, enum vi_volatile *ret, struct
 
 /*
  * The mode from systemd.volatile= (sd) and verity.volatile= (ours), each possibly unset: both
- * given must mean the same mode. Refused (-EINVAL, err says why): yes (it needs /usr verity,
- * which verity-init does not do yet), and state from verity.volatile= alone (the root's
+ * given must mean the same mode. Refused (-EINVAL, err says why): state from verity.volatile= alone (the root's
  * systemd, which puts the tmpfs on /var, reads systemd.volatile= only).
  */
 int vi_volatile_resolve(const struct vi_volatile_word *sd, const struct vi_volatile_word *ours,

@@ -118,9 +118,12 @@ static int boot_check(const struct vi_plan_input *in, const struct vi_config *cf
 		vi_err(err, "verity disabled on the command line: no unverified root is mounted");
 		return -EPERM;
 	}
+	if (slots && cfg->usr.enabled)
+		return vi_errno(err, -EPERM, "the initramfs policy boots A/B slots (slots=): a "
+				"verified /usr (usrhash=) is not booted with them");
 	if (slots)
 		return slots_check(in, cfg, err);
-	if (!cfg->root.enabled) {
+	if (!cfg->root.enabled && !cfg->usr.enabled) {
 		vi_err(err, "no root hash on the command line (roothash= or verity.roothash=)");
 		return -ENOENT;
 	}

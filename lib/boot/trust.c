@@ -428,6 +428,28 @@ static int root_trust(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 	return 0;
 }
 
+/* /usr is booted with the root, so its signature is part of the root's step: a /usr that
+ * does not verify fails the boot as a bad root would (never a manifest: it names the root). */
+static int usr_trust(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
+		     struct vi_trust_result *res, struct trust_work *w, struct vi_error *err)
+{
+	int r;
+
+	if (!cfg->usr.enabled)
+		return 0;
+	if (cfg->usr.sig_path[0]) {
+		r = target_signature(&cfg->usr, "/usr hash signature", ctx, &res->usr_sig,
+				     &res->wait_ms, w, err);
+		if (r < 0)
+			return r;
+	}
+	if (cfg->require_signature && !cfg->usr.sig_key_desc[0]) {
+		vi_err(err, "a signed /usr hash is required but none was given");
+		return -EPERM;
+	}
+	return 0;
+}
+
 int vi_trust_setup(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 		   struct vi_trust_result *res, struct vi_error *err)
 {
@@ -441,7 +463,13 @@ int vi_trust_setup(struct vi_config *cfg, const struct vi_trust_ctx *ctx,
 		return -ENOMEM;
 	}
 	r = root_trust(cfg, ctx, res, w, err);
+	if (r == 0)
+		r = usr_trust(cfg, ctx, res, w, err);
 	if (r < 0) {
+		if (res->usr_sig.serial > 0)
+			vi_keyring_remove(res->usr_sig.serial);
+		res->usr_sig.serial = 0;
+		cfg->usr.sig_key_desc[0] = '\0';
 		/* the root will not be activated: its key must not linger for anyone else */
 		if (res->root_sig.serial > 0)
 			vi_keyring_remove(res->root_sig.serial);
@@ -459,6 +487,9 @@ void vi_trust_release(struct vi_trust_result *res)
 		vi_keyring_remove(res->root_sig.serial);
 	if (res->recovery_sig.serial > 0)
 		vi_keyring_remove(res->recovery_sig.serial);
+	if (res->usr_sig.serial > 0)
+		vi_keyring_remove(res->usr_sig.serial);
+	res->usr_sig.serial = 0;
 	res->root_sig.serial = 0;
 	res->recovery_sig.serial = 0;
 }

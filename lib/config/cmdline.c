@@ -23,6 +23,7 @@
 #include "params.h"
 #include "rootopts.h"
 #include "strutil.h"
+#include "usrcfg.h"
 #include "volatile.h"
 #include "vopts.h"
 
@@ -49,6 +50,7 @@ void vi_config_init(struct vi_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	target_init(&cfg->root, VI_DEFAULT_NAME);
 	target_init(&cfg->recovery, VI_DEFAULT_RECOVERY_NAME);
+	target_init(&cfg->usr, VI_DEFAULT_USR_NAME);
 	cfg->fail[0] = VI_FAIL_PANIC;
 	cfg->timeout_s = VI_DEFAULT_TIMEOUT_S;
 	snprintf(cfg->init, sizeof(cfg->init), "%s", VI_DEFAULT_INIT);
@@ -59,9 +61,10 @@ void vi_config_init(struct vi_config *cfg)
 enum slot {
 	S_ROOTHASH, S_DATA, S_HASHDEV, S_OPTIONS, S_NAME,
 	S_REC_ROOTHASH, S_REC_DATA, S_REC_HASHDEV, S_REC_OPTIONS, S_REC_NAME,
+	S_USR_ROOTHASH, S_USR_DATA, S_USR_HASHDEV, S_USR_OPTIONS, S_USR_NAME, S_USR_SIG,
+	S_MOUNT_USR, S_USRFSTYPE, S_USRFLAGS, S_RW,
 	S_ENABLE, S_FAIL, S_TIMEOUT, S_SIG, S_MANIFEST, S_REQSIG, S_DMCREATE,
 	S_ROOT, S_ROOTFSTYPE, S_ROOTFLAGS, S_INIT, S_RO,
-	S_UNSUPPORTED,
 	S_EXTRA_MOUNT,
 	S_OTHER_INIT,
 	S_SHELL,
@@ -90,14 +93,21 @@ static const struct key keys[] = {
 	{ "systemd.verity_root_data",     S_DATA,         K_RD },
 	{ "systemd.verity_root_hash",     S_HASHDEV,      K_RD },
 	{ "systemd.verity_root_options",  S_OPTIONS,      K_RD },
-	{ "usrhash",                      S_UNSUPPORTED,  K_RD },
-	{ "systemd.verity_usr_data",      S_UNSUPPORTED,  K_RD },
-	{ "systemd.verity_usr_hash",      S_UNSUPPORTED,  K_RD },
-	{ "systemd.verity_usr_options",   S_UNSUPPORTED,  K_RD },
-	/* systemd-fstab-generator would mount these into the new root (init may come from /usr) */
-	{ "mount.usr",                    S_EXTRA_MOUNT,  K_RD },
-	{ "mount.usrfstype",              S_EXTRA_MOUNT,  K_RD },
-	{ "mount.usrflags",               S_EXTRA_MOUNT,  K_RD },
+	/* /usr: lib/config/usrcfg.c */
+	{ "usrhash",                      S_USR_ROOTHASH, K_RD | K_CASEI },
+	{ "systemd.verity_usr_data",      S_USR_DATA,     K_RD },
+	{ "systemd.verity_usr_hash",      S_USR_HASHDEV,  K_RD },
+	{ "systemd.verity_usr_options",   S_USR_OPTIONS,  K_RD },
+	{ "verity.usr.roothash",          S_USR_ROOTHASH, K_RD | K_CASEI },
+	{ "verity.usr.data",              S_USR_DATA,     K_RD },
+	{ "verity.usr.hash",              S_USR_HASHDEV,  K_RD },
+	{ "verity.usr.options",           S_USR_OPTIONS,  K_RD },
+	{ "verity.usr.name",              S_USR_NAME,     K_RD },
+	{ "verity.usr.sig",               S_USR_SIG,      K_RD },
+	/* systemd-fstab-generator mounts these into the new root: only the verified mapping */
+	{ "mount.usr",                    S_MOUNT_USR,    K_RD },
+	{ "mount.usrfstype",              S_USRFSTYPE,    K_RD },
+	{ "mount.usrflags",               S_USRFLAGS,     K_RD },
 	{ "systemd.mount-extra",          S_EXTRA_MOUNT,  K_RD },
 	/* memory pages written to and read back from an unverified device */
 	{ "systemd.swap-extra",           S_EXTRA_MOUNT,  K_RD },
@@ -136,6 +146,7 @@ static const struct key keys[] = {
 	{ "rootflags",                    S_ROOTFLAGS,    K_LAST },
 	{ "init",                         S_INIT,         K_LAST },
 	{ "ro",                           S_RO,           K_FLAG },
+	{ "rw",                           S_RW,           K_FLAG },
 };
 
 struct slotval {
@@ -342,8 +353,6 @@ static int collect(const struct vi_cmdline_tok *t, struct cmdline_state *st,
 			return vi_err(err, "unknown key '%s'", kn);
 		return 0;   /* not ours: the kernel's or another program's */
 	}
-	if (k->slot == S_UNSUPPORTED)
-		return vi_err(err, "'%s': verity for /usr is not supported by verity-init", kn);
 	if (k->slot == S_EXTRA_MOUNT)
 		return vi_err(err, "'%s' would mount an unverified filesystem in or as the root; a "
 			      "separate /usr is not verified either: keep it on the verified root", kn);
@@ -635,7 +644,7 @@ static int resolve_targets(const struct slotval *sl, struct vi_config *c, struct
 {
 	const struct slotval *p;
 	bool manifest = sl[S_MANIFEST].set;
-	struct target_slots root = { 0 }, rec = { 0 };
+	struct target_slots root = { 0 }, rec = { 0 }, usr = { 0 };
 	int r;
 
 #define SLOT(i) (sl[i].set ? &sl[i] : NULL)
@@ -643,11 +652,13 @@ static int resolve_targets(const struct slotval *sl, struct vi_config *c, struct
 				      SLOT(S_OPTIONS), SLOT(S_NAME) };
 	rec = (struct target_slots){ SLOT(S_REC_ROOTHASH), SLOT(S_REC_DATA), SLOT(S_REC_HASHDEV),
 				     SLOT(S_REC_OPTIONS), SLOT(S_REC_NAME) };
+	usr = (struct target_slots){ SLOT(S_USR_ROOTHASH), SLOT(S_USR_DATA), SLOT(S_USR_HASHDEV),
+				     SLOT(S_USR_OPTIONS), SLOT(S_USR_NAME) };
 #undef SLOT
 
 	if (sl[S_ENABLE].set && !sl[S_ENABLE].b) {
 		c->verity_disabled = true;
-		for (unsigned i = S_ROOTHASH; i <= S_REC_NAME; i++)
+		for (unsigned i = S_ROOTHASH; i <= S_USR_SIG; i++)
 			if (sl[i].set)
 				return vi_err(err, "systemd.verity=0 together with verity settings");
 		if (sl[S_DMCREATE].set || manifest)
@@ -683,6 +694,9 @@ static int resolve_targets(const struct slotval *sl, struct vi_config *c, struct
 			return r;
 	}
 	r = resolve_target(&c->recovery, &rec, false, "recovery root", err);
+	if (r < 0)
+		return r;
+	r = resolve_target(&c->usr, &usr, false, "verified /usr", err);
 	if (r < 0)
 		return r;
 	if (c->recovery.enabled && strcmp(c->recovery.name, c->root.name) == 0)
@@ -822,6 +836,7 @@ static int resolve_mount(const struct slotval *sl, struct vi_config *c, struct v
 		c->init_given = true;
 	}
 	c->ro = sl[S_RO].set;
+	c->rw = sl[S_RW].set;
 	c->shell_requested = sl[S_SHELL].set;
 	if (c->shell_requested)
 		vi_sanitize(sl[S_SHELL].key, sl[S_SHELL].key_len, c->shell_key, sizeof(c->shell_key));
@@ -839,6 +854,18 @@ static int resolve_volatile(const struct slotval *sl, struct vi_config *c, struc
 	return vi_volatile_resolve(&sd, &ours, &c->volatile_mode, err);
 }
 
+/* mount.usr*=, verity.usr.sig= and the layout: lib/config/usrcfg.c. */
+static int resolve_usr(const struct slotval *sl, struct vi_config *c, struct vi_error *err)
+{
+#define W(i) { sl[i].set, sl[i].key, sl[i].key_len, sl[i].val, sl[i].val_len }
+	const struct vi_usr_words w = {
+		W(S_MOUNT_USR), W(S_USRFSTYPE), W(S_USRFLAGS), W(S_USR_SIG),
+	};
+#undef W
+
+	return vi_usr_resolve(&w, c, err);
+}
+
 static int resolve(const struct slotval *sl, struct vi_config *c, struct vi_error *err)
 {
 	int r;
@@ -852,6 +879,8 @@ static int resolve(const struct slotval *sl, struct vi_config *c, struct vi_erro
 		r = resolve_mount(sl, c, err);
 	if (r == 0)
 		r = resolve_volatile(sl, c, err);
+	if (r == 0)
+		r = resolve_usr(sl, c, err);
 	return r;
 }
 

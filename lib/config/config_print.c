@@ -118,6 +118,16 @@ int vi_config_print(FILE *f, const struct vi_config *cfg, enum vi_print_style st
 	fbool(&p, "ro", cfg->ro);
 	field(&p, "volatile", vi_volatile_name(cfg->volatile_mode));
 	target(&p, &cfg->recovery, "recovery.");
+	/* only with a verified /usr: the lines above stay what they were without one */
+	if (cfg->usr.enabled) {
+		target(&p, &cfg->usr, "usr.");
+		field(&p, "usr.sig", cfg->usr.sig_path);
+		field(&p, "usr.mount", cfg->usr_dev);
+		field(&p, "usr.fstype", cfg->usrfstype);
+		field(&p, "usr.flags", cfg->usrflags);
+		field(&p, "layout", vi_layout_name(cfg->layout));
+		fbool(&p, "rw", cfg->rw);
+	}
 	if (p.r == 0 && fflush(f) == EOF)
 		p.r = -EIO;
 	return p.r;

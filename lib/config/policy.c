@@ -52,7 +52,7 @@ void vi_policy_init(struct vi_policy *p)
 enum pkey {
 	P_FAIL, P_TIMEOUT, P_ALLOW_SHELL, P_ALLOW_WEAK, P_REQSIG, P_MIN_VERSION, P_INIT,
 	P_INIT_ENV, P_REQ_MANIFEST, P_REQ_TPM, P_TPM_PCR, P_IPE_POLICY, P_SLOTS,
-	P_SLOT_STORE, P_SLOT_PREFIX, P__MAX
+	P_SLOT_STORE, P_SLOT_PREFIX, P_ALLOW_UNVERIFIED_ROOT, P__MAX
 };
 
 static const char *const pkeys[P__MAX] = {
@@ -62,6 +62,7 @@ static const char *const pkeys[P__MAX] = {
 	[P_REQ_MANIFEST] = "require_manifest", [P_REQ_TPM] = "require_tpm",
 	[P_TPM_PCR] = "tpm_pcr", [P_IPE_POLICY] = "ipe_policy", [P_SLOTS] = "slots",
 	[P_SLOT_STORE] = "slot_store", [P_SLOT_PREFIX] = "slot_prefix",
+	[P_ALLOW_UNVERIFIED_ROOT] = "allow_unverified_root",
 };
 
 const char *vi_policy_forced_modparams(const struct vi_policy *p)
@@ -261,6 +262,10 @@ static int set_value(struct vi_policy *p, enum pkey k, const char *v, size_t n,
 		if (vi_parse_bool(v, n, &p->require_manifest) < 0)
 			return vi_err(err, "require_manifest: not yes or no");
 		return 0;
+	case P_ALLOW_UNVERIFIED_ROOT:
+		if (vi_parse_bool(v, n, &p->allow_unverified_root) < 0)
+			return vi_err(err, "allow_unverified_root: not yes or no");
+		return 0;
 	case P_REQ_TPM:
 		if (vi_parse_bool(v, n, &p->require_tpm) < 0)
 			return vi_err(err, "require_tpm: not yes or no");
@@ -445,6 +450,16 @@ int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 	r = check_target(&cfg->recovery, "recovery root", p, err);
 	if (r < 0)
 		return r;
+	r = check_target(&cfg->usr, "verified /usr", p, err);
+	if (r < 0)
+		return r;
+	/* /etc, the units and ld.so.preload then belong to whoever can write that partition */
+	if (cfg->layout == VI_LAYOUT_WRITABLE_USR && !p->allow_unverified_root) {
+		vi_err(err, "root=%s is not verified (only /usr is): /etc, units and "
+		       "ld.so.preload on it run before anything checks them; the initramfs policy "
+		       "does not allow that (allow_unverified_root=yes would)", cfg->root_dev);
+		return -EPERM;
+	}
 	for (unsigned i = 0; i < VI_MAX_FAIL && cfg->fail[i] != VI_FAIL_NONE; i++)
 		if (cfg->fail[i] == VI_FAIL_SHELL && !p->allow_shell) {
 			vi_err(err, "fail action 'shell' is not allowed by the initramfs policy");
@@ -486,6 +501,13 @@ int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 					  : "requires a manifest (require_manifest=yes)");
 		return -EPERM;
 	}
+	if ((p->require_manifest || p->min_version > 0) && cfg->usr.enabled) {
+		vi_err(err, "the initramfs policy %s, and a signed manifest covers the root only: "
+		       "no verified /usr under this policy",
+		       p->min_version > 0 ? "has a version floor (min_version=)"
+					  : "requires a manifest (require_manifest=yes)");
+		return -EPERM;
+	}
 	if ((p->require_manifest || p->min_version > 0) && cfg->recovery.enabled) {
 		vi_err(err, "the initramfs policy %s, and a recovery root cannot carry a manifest: "
 		       "no recovery root under this policy",
@@ -510,6 +532,11 @@ int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 			       "(require_signature=kernel), and the recovery root has none");
 			return -EPERM;
 		}
+		if (!kernel_signature(&cfg->usr)) {
+			vi_err(err, "the initramfs policy requires a signature the kernel checks "
+			       "(require_signature=kernel), and /usr has none (verity.usr.sig=)");
+			return -EPERM;
+		}
 	}
 	if (cfg->require_signature || p->require_signature) {
 		if (!vi_target_has_signature(cfg, &cfg->root)) {
@@ -520,6 +547,11 @@ int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 		if (!vi_target_has_signature(cfg, &cfg->recovery)) {
 			vi_err(err, "a signed root hash is required but the recovery root has no "
 			       "root-hash-signature=");
+			return -EPERM;
+		}
+		if (!vi_target_has_signature(cfg, &cfg->usr)) {
+			vi_err(err, "a signed root hash is required but /usr has no signature "
+			       "(verity.usr.sig=, root-hash-signature= in its options)");
 			return -EPERM;
 		}
 	}

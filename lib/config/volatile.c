@@ -42,9 +42,7 @@ static int word(const struct vi_volatile_word *w, enum vi_volatile *ret, struct 
 int vi_volatile_resolve(const struct vi_volatile_word *sd, const struct vi_volatile_word *ours,
 			enum vi_volatile *ret, struct vi_error *err)
 {
-	const struct vi_volatile_word *given = ours->set ? ours : sd;
 	enum vi_volatile a = VI_VOLATILE_NO, b = VI_VOLATILE_NO;
-	char kn[32];
 	int r;
 
 	if (sd->set) {
@@ -60,11 +58,6 @@ int vi_volatile_resolve(const struct vi_volatile_word *sd, const struct vi_volat
 			return vi_err(err, "'systemd.volatile' and 'verity.volatile' give different "
 				      "values; refusing to guess");
 		a = b;
-	}
-	if (a == VI_VOLATILE_YES) {
-		vi_sanitize(given->key, given->key_len, kn, sizeof(kn));
-		return vi_err(err, "'%s' means yes: a tmpfs root under a verified /usr, and "
-			      "verity-init does not verify /usr yet (use overlay or state)", kn);
 	}
 	if (a == VI_VOLATILE_STATE && !sd->set)
 		return vi_err(err, "verity.volatile=state: the root's systemd puts the tmpfs on "
