@@ -22,12 +22,15 @@ struct vi_status {
 	const char *store;     /* A/B: the slot state store used; NULL: no line */
 	const char *skipped;   /* A/B: slots set aside this boot, "b:STAGE:REASON;..."; NULL
 	                        * or "": no line */
+	const char *usr;       /* the verified /usr mapping set up with the root; NULL: no line */
+	const char *usr_hash;  /* its root hash (usrhash=); NULL: no line */
 };
 
 /* Room for a hex root hash, for vi_status_from_failure. */
 struct vi_status_hashes {
 	char failed[2 * VERITY_MAX_DIGEST + 1];
 	char booted[2 * VERITY_MAX_DIGEST + 1];
+	char usr[2 * VERITY_MAX_DIGEST + 1];
 };
 
 /* The status of a boot from the failure value f (may be NULL or not set: no failure) and the
@@ -48,13 +51,18 @@ void vi_status_set_skipped(struct vi_status *st, const char *skipped);
 #define VI_STATUS_MAX 4096
 
 /* Fill *ret from the text of a status file, in place: lines KEY=VALUE, the known keys only, the
- * last of a repeated key wins, a key absent is "" (slot and store: NULL, as for writing). The
+ * last of a repeated key wins, a key absent is "" (slot, store, skipped, usr and usrhash:
+ * NULL, as for writing). The
  * strings point into text, whose line ends become NULs. Pure; never fails. */
 void vi_status_parse(char *text, struct vi_status *ret);
 /* Read dir/status into buf (size bytes; what does not fit is cut) and parse it. -errno when it
  * cannot be read. */
 int vi_status_read(const char *dir, char *buf, size_t size, struct vi_status *ret);
 
+/* A boot with a verified /usr: record its mapping (usr=) and root hash (usrhash=), hex in
+ * hashes->usr. Without this call neither line is written. */
+void vi_status_set_usr(struct vi_status *st, const struct vi_target *usr,
+		       struct vi_status_hashes *hashes);
 /* Write dir/status atomically (temporary file + rename), creating dir (0755). */
 int vi_status_write(const char *dir, const struct vi_status *st, struct vi_error *err);
 

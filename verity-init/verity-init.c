@@ -40,6 +40,7 @@
 #include "status.h"
 #include "strutil.h"
 #include "switchroot.h"
+#include "usrmount.h"
 
 #ifndef VERITY_INIT_VERSION
 #define VERITY_INIT_VERSION "0.1"
@@ -173,6 +174,8 @@ void vi_agent_write_status(struct agent *a, const char *result, const char *acti
 		vi_status_set_slot(&st, a->slots.slot, a->slots.store);
 		vi_status_set_skipped(&st, a->slots.skipped);
 	}
+	if (booted && booted != &a->plan.cfg.recovery && a->plan.cfg.usr.enabled)
+		vi_status_set_usr(&st, &a->plan.cfg.usr, &hashes);
 	if (vi_status_write(a->status_dir, &st, &err) < 0)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
 }
@@ -207,7 +210,9 @@ static int activate(struct agent *a, const struct vi_target *t, struct vi_activa
 	};
 
 	r = vi_activate(t, &o, act, &err);
-	if (t == &a->plan.cfg.recovery || !a->plan.recovery_allowed)
+	/* the last target of this boot: /usr comes after the root */
+	if (t == &a->plan.cfg.recovery ||
+	    (!a->plan.recovery_allowed && (t == &a->plan.cfg.usr || !a->plan.cfg.usr.enabled)))
 		vi_plan_release_keys(&a->plan);   /* tables loaded: the kernel has its copies */
 	a->wait_ms += act->wait_ms;
 	if (act->preflight_skipped)
@@ -240,6 +245,7 @@ int vi_agent_fail_target(struct agent *a, enum vi_stage stage, const struct vi_t
 /* Undo mount_and_check: the overlay (systemd.volatile=overlay) and the mapping's mount. */
 static void unmount_root(void)
 {
+	umount2(NEWROOT "/usr", MNT_DETACH);   /* a verified /usr, if there is one */
 	vi_overlay_unmount(NEWROOT, VI_OVERLAY_DIR);
 	umount2(NEWROOT, MNT_DETACH);
 }
@@ -518,35 +524,122 @@ static int switch_and_exec(struct agent *a, const struct vi_target *t,
 	return fail(a, VI_STAGE_SWITCH, t, r, "", &err);
 }
 
+/* The unverified root= partition of VI_LAYOUT_WRITABLE_USR (the policy consented), mounted on
+ * NEWROOT: writable with "rw", as the kernel would. */
+static int mount_writable_root(struct agent *a, const struct vi_target *usr, char *type,
+			       size_t type_size)
+{
+	const struct vi_config *cfg = &a->plan.cfg;
+	struct vi_dev dev = { .spec = cfg->root_dev, .fd = -1 };
+	struct wait_note_ctx note = { a, usr };
+	const struct vi_devs_wait_note wn = { log_waiting, &note };
+	struct vi_error err = { "" };
+	char node[VI_DEV_NAME_MAX + 8];
+	uint64_t t0 = vi_now_ms();
+	int r;
+
+	r = vi_devs_wait_noted(&dev, 1, cfg->timeout_s * 1000u, &wn, &err);
+	a->wait_ms += vi_now_ms() - t0;
+	if (r < 0)
+		return fail_target(a, VI_STAGE_DEVICES, usr, r, &err);
+	snprintf(node, sizeof(node), "/dev/%s", dev.name);
+	r = vi_writable_root_mount(node, dev.devno, NEWROOT, cfg->rootfstype, cfg->rootflags,
+				   cfg->rw, type, type_size, &err);
+	vi_devs_close(&dev, 1);
+	if (r < 0)
+		return fail_target(a, VI_STAGE_MOUNT, usr, r, &err);
+	vi_kmsg_log(&a->log, KMSG_WARNING, "root=%s mounted %s on " NEWROOT " (%s) NOT verified "
+		 "(the initramfs policy allows it: allow_unverified_root=yes)", cfg->root_dev,
+		 cfg->rw ? "writable" : "read-only", type);
+	return 0;
+}
+
+/* A boot with a verified /usr (lib/boot/usrmount.c): the root below it (the verified root
+ * mapping, a tmpfs, or the unverified partition), the /usr mapping read-only on NEWROOT/usr,
+ * and init read through the whole and proved to be on a verified device. */
+static int mount_usr_layout(struct agent *a, const struct vi_target *t,
+			    const struct vi_activation *act, const struct vi_activation *uact,
+			    struct vi_file_id *ret_init)
+{
+	const struct vi_config *cfg = &a->plan.cfg;
+	const struct vi_target *usr = &cfg->usr;
+	const dev_t allowed[2] = { uact->devno, t->enabled ? act->devno : 0 };
+	struct vi_error err = { "" };
+	char type[VI_MAX_FSTYPE], utype[VI_MAX_FSTYPE] = "tmpfs";
+	int r;
+
+	if (cfg->layout == VI_LAYOUT_ROOT_USR)
+		r = vi_mount_root(act->node, act->devno, NEWROOT, cfg->rootfstype, cfg->rootflags,
+				  type, sizeof(type), &err);
+	else if (cfg->layout == VI_LAYOUT_TMPFS_USR)
+		r = vi_tmpfs_root_mount(NEWROOT, &err);
+	else
+		r = mount_writable_root(a, usr, type, sizeof(type));
+	if (r < 0)
+		return cfg->layout == VI_LAYOUT_WRITABLE_USR ? r :
+		       fail_target(a, VI_STAGE_MOUNT, t->enabled ? t : usr, r, &err);
+	r = vi_usr_mount(NEWROOT, uact->node, uact->devno, cfg->usrfstype, cfg->usrflags, utype,
+			 sizeof(utype), &err);
+	if (r == 0 && cfg->layout == VI_LAYOUT_TMPFS_USR)
+		r = vi_usr_merge_links(NEWROOT, &err);
+	if (r < 0) {
+		unmount_root();
+		return fail_target(a, VI_STAGE_MOUNT, usr, r, &err);
+	}
+	r = vi_usr_init_check(NEWROOT, cfg->init, allowed, 2, ret_init, &err);
+	if (r < 0) {
+		unmount_root();
+		return fail_target(a, VI_STAGE_INIT, usr, r, &err);
+	}
+	vi_kmsg_log(&a->log, KMSG_INFO, "%s: mounted %s read-only on " NEWROOT "/usr (%s), root "
+		 "%s (layout %s), init %s read from a verified device", usr->name, uact->node,
+		 utype, t->enabled ? act->node : cfg->layout == VI_LAYOUT_TMPFS_USR ? "tmpfs" :
+		 cfg->root_dev, vi_layout_name(cfg->layout), cfg->init);
+	return 0;
+}
+
 /* Boot one target: activate, mount, check init, switch, exec. Returns only on failure;
  * *ret_switched tells whether the initramfs is already gone (no more recovery then). */
 static int boot_target(struct agent *a, const struct vi_target *t, const char *result,
 		       const char *action, bool *ret_switched)
 {
-	struct vi_activation act;
+	const struct vi_target *usr = &a->plan.cfg.usr;
+	/* /usr goes with the root only, never with a recovery root */
+	bool with_usr = t == &a->plan.cfg.root && usr->enabled;
+	struct vi_activation act = { 0 }, uact = { 0 };
 	struct vi_file_id init_id;
 	struct vi_error ignored;
 	uint64_t t0 = vi_now_ms(), w0 = a->wait_ms;
-	int r;
+	int r = 0;
 
 	*ret_switched = false;
-	r = activate(a, t, &act);
+	if (t->enabled)
+		r = activate(a, t, &act);
 	if (r < 0)
 		return r;
+	if (with_usr) {
+		r = activate(a, usr, &uact);
+		if (r < 0)
+			goto out_remove;
+	}
 	a->mark_ms[1] += vi_now_ms() - t0 - (a->wait_ms - w0);
 	t0 = vi_now_ms();
-	r = mount_and_check(a, t, &act, &init_id);
+	r = with_usr ? mount_usr_layout(a, t, &act, &uact, &init_id)
+		     : mount_and_check(a, t, &act, &init_id);
 	a->mark_ms[2] = vi_now_ms() - t0;
 	if (r < 0)
 		goto out_remove;
 	r = read_ipe(a, t);
 	if (r < 0)
 		goto out_umount;
-	r = vi_agent_measure(a, t);
+	if (t->enabled)
+		r = vi_agent_measure(a, t);
+	if (r == 0 && with_usr)
+		r = vi_agent_measure(a, usr);
 	if (r < 0)
 		goto out_umount;
-	vi_agent_write_status(a, result, action, t);
-	r = switch_and_exec(a, t, &init_id, ret_switched);
+	vi_agent_write_status(a, result, action, t->enabled ? t : usr);
+	r = switch_and_exec(a, t->enabled ? t : usr, &init_id, ret_switched);
 	if (*ret_switched)
 		return r;
 	/* refused by the switch's own checks, nothing moved: undo as after a failed init check,
@@ -554,7 +647,9 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 out_umount:
 	unmount_root();
 out_remove:
-	if (!act.reused)
+	if (with_usr && uact.node[0] && !uact.reused)
+		vi_dm_remove(usr->name, &ignored);
+	if (t->enabled && !act.reused)
 		vi_dm_remove(t->name, &ignored);
 	return r;
 }

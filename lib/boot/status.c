@@ -56,6 +56,10 @@ int vi_status_write(const char *dir, const struct vi_status *st, struct vi_error
 		put(f, "store", st->store);
 	if (st->skipped && st->skipped[0])
 		put(f, "skipped", st->skipped);
+	if (st->usr)
+		put(f, "usr", st->usr);
+	if (st->usr_hash)
+		put(f, "usrhash", st->usr_hash);
 	if (fclose(f) != 0) {
 		r = -EIO;
 		goto out_unlink;
@@ -88,6 +92,14 @@ static void hash_hex(const struct vi_target *t, char *out, size_t size)
 		snprintf(out, size, "%s", "");
 }
 
+void vi_status_set_usr(struct vi_status *st, const struct vi_target *usr,
+		       struct vi_status_hashes *hashes)
+{
+	hash_hex(usr, hashes->usr, sizeof(hashes->usr));
+	st->usr = usr->name;
+	st->usr_hash = hashes->usr;
+}
+
 void vi_status_from_failure(const char *result, const char *action, const struct vi_failure *f,
 			    const struct vi_target *booted, struct vi_status_hashes *hashes,
 			    struct vi_status *ret)
@@ -111,14 +123,16 @@ void vi_status_from_failure(const char *result, const char *action, const struct
 void vi_status_parse(char *text, struct vi_status *ret)
 {
 	static const char *const keys[] = { "result", "name", "roothash", "stage", "reason",
-					    "action", "booted", "slot", "store" };
+					    "action", "booted", "slot", "store", "usr", "usrhash" };
 	const char **fields[] = { &ret->result, &ret->name, &ret->root_hash, &ret->stage,
 				  &ret->reason, &ret->action, &ret->booted, &ret->slot,
-				  &ret->store };
+				  &ret->store, &ret->usr, &ret->usr_hash };
 	char *line = text, *next;
 
-	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
-		*fields[i] = fields[i] == &ret->slot || fields[i] == &ret->store ? NULL : "";
+	/* the optional lines (slot, store, skipped, usr, usrhash) are NULL when absent */
+	memset(ret, 0, sizeof(*ret));
+	for (size_t i = 0; i < 7; i++)
+		*fields[i] = "";
 	for (; line && *line; line = next) {
 		char *eq;
 
