@@ -30,6 +30,16 @@ static const char *key_name(const struct vi_usr_word *w, char *buf, size_t size)
 	return buf;
 }
 
+/* "WHAT: the validator's reason" */
+static int wrap(struct vi_error *err, int r, const char *what)
+{
+	char why[sizeof(err->msg)];
+
+	snprintf(why, sizeof(why), "%s", err->msg);
+	vi_err(err, "%s: %s", what, why);
+	return r;
+}
+
 static int copy_word(char *out, size_t size, const struct vi_usr_word *w, struct vi_error *err)
 {
 	char kn[64];
@@ -62,7 +72,7 @@ static int mount_words(const struct vi_usr_words *w, struct vi_config *c, struct
 			return r;
 		r = vi_rootfstype_check(c->usrfstype, err);
 		if (r < 0)
-			return r;
+			return wrap(err, r, key_name(&w->fstype, kn, sizeof(kn)));
 	}
 	if (w->flags.set) {
 		if (memchr(w->flags.val, '\\', w->flags.val_len))
@@ -73,7 +83,7 @@ static int mount_words(const struct vi_usr_words *w, struct vi_config *c, struct
 			return r;
 		r = vi_rootflags_parse(c->usrflags, &flags, data, sizeof(data), err);
 		if (r < 0)
-			return r;
+			return wrap(err, r, key_name(&w->flags, kn, sizeof(kn)));
 	}
 	return 0;
 }
@@ -102,17 +112,20 @@ static int usr_signature(const struct vi_usr_word *s, struct vi_target *t, struc
 /* root= of an unverified, writable root: a device spec the agent can look up. */
 static int writable_root(struct vi_config *c, struct vi_error *err)
 {
-	char spec[VI_MAX_PATH];
+	char spec[VI_MAX_PATH], what[128], v[64];
 	size_t n = 0, len = strlen(c->root_dev);
-	int r = vi_devspec_chars_check("root", c->root_dev, len, err);
+	int r;
 
+	vi_sanitize(c->root_dev, len, v, sizeof(v));
+	snprintf(what, sizeof(what), "root=%s: the unverified root must be a block device", v);
+	r = vi_devspec_chars_check("root", c->root_dev, len, err);
 	if (r < 0)
-		return r;
+		return wrap(err, r, what);
 	if (vi_devspec_normalize(c->root_dev, len, spec, sizeof(spec), &n) < 0)
-		return vi_err(err, "root=: " VI_DEVSPEC_LINK_ERR);
+		return vi_err(err, "%s: " VI_DEVSPEC_LINK_ERR, what);
 	r = vi_devspec_check(spec, n, false, err);
 	if (r < 0)
-		return r;
+		return wrap(err, r, what);
 	memcpy(c->root_dev, spec, n + 1);
 	c->layout = VI_LAYOUT_WRITABLE_USR;
 	return 0;
@@ -124,8 +137,8 @@ static int layout(struct vi_config *c, struct vi_error *err)
 
 	if (!c->usr.enabled) {
 		if (c->volatile_mode == VI_VOLATILE_YES)
-			return vi_err(err, "systemd.volatile=yes: a tmpfs root needs a verified /usr "
-				      "(usrhash=); use overlay or state for a verified root");
+			return vi_err(err, "a tmpfs root (systemd.volatile=yes) needs a verified "
+				      "/usr (usrhash=): use overlay or state for a verified root");
 		c->layout = VI_LAYOUT_ROOT;
 		return 0;
 	}

@@ -354,16 +354,16 @@ testRootOptionsRefused() {
 	refused_parse "init under /dev" "under /dev, /proc, /sys or /run" "$v init=/dev/shm/sh"
 }
 
-# systemd.volatile=yes is a tmpfs root under a verified /usr, which is not done yet: refused by
-# parse and by setup (no mapping made), whatever name it comes under; overlay and state parse.
+# systemd.volatile=yes is a tmpfs root under a verified /usr: with a verified root and no /usr it
+# is refused by parse and by setup (no mapping made), whatever name it comes under; overlay and
+# state parse.
 testVolatileYesRefused() {
 	v="verity.roothash=$RH verity.data=/dev/vda verity.hash=/dev/vdb"
-	why="means yes: a tmpfs root under a verified /usr, and verity-init does not verify /usr yet"
-	refused_parse "systemd.volatile=yes" "verity-init: 'systemd.volatile' $why" \
-		"$v systemd.volatile=yes"
-	refused_parse "bare systemd.volatile" "'systemd.volatile' $why" "$v systemd.volatile"
-	refused_parse "rd.verity.volatile=on" "'rd.verity.volatile' $why" "$v rd.verity.volatile=on"
-	refused "setup with systemd.volatile=yes" "'systemd.volatile' $why" "$v systemd.volatile=yes"
+	why="a tmpfs root (systemd.volatile=yes) needs a verified /usr (usrhash=)"
+	refused_parse "systemd.volatile=yes" "verity-init: $why" "$v systemd.volatile=yes"
+	refused_parse "bare systemd.volatile" "$why" "$v systemd.volatile"
+	refused_parse "rd.verity.volatile=on" "$why" "$v rd.verity.volatile=on"
+	refused "setup with systemd.volatile=yes" "$why" "$v systemd.volatile=yes"
 	refused_parse "verity.volatile=state alone" "give systemd.volatile=state" \
 		"$v verity.volatile=state"
 	for m in overlay state no; do

@@ -529,12 +529,13 @@ static void test_rejections(void **state)
 	bad("verity.rootash=" H, "unknown key 'verity.rootash'");
 	bad("rd.verity.datta=/dev/vda", "unknown key");
 	bad("systemd.verity_root_dta=/dev/vda", "unknown key");
-	bad("usrhash=" H, "/usr is not supported");
-	bad("systemd.verity_usr_data=/dev/vda", "/usr is not supported");
+	/* a verified /usr alone has no root to go under (test_usr.c has the layouts) */
+	bad("usrhash=" H, "a verified /usr needs a root");
+	bad("systemd.verity_usr_data=/dev/vda", "given without a root hash for the verified /usr");
 	/* fstab-generator would mount these into the new root, unverified */
-	bad("mount.usr=/dev/vdb", "'mount.usr' would mount an unverified filesystem");
-	bad("mount.usrfstype=ext4", "unverified filesystem");
-	bad("rd.mount.usrflags=rw", "unverified filesystem");
+	bad("mount.usr=/dev/vdb", "'mount.usr' would mount an unverified /usr");
+	bad("mount.usrfstype=ext4", "unverified /usr");
+	bad("rd.mount.usrflags=rw", "unverified /usr");
 	bad("rd.systemd.mount-extra=/dev/vdb:/sysroot/usr", "unverified filesystem");
 	bad("systemd.mount-extra=/dev/vdb:/usr:ext4", "unverified filesystem");
 	bad("rootfallback=/dev/vdc", "'rootfallback' would mount an unverified filesystem");
@@ -709,11 +710,11 @@ static void test_volatile(void **state)
 	ok("roothash=" H DEVS " systemd.volatile=no verity.volatile=0");
 	assert_int_equal(cfg.volatile_mode, VI_VOLATILE_NO);
 	/* yes (also the bare key, and any true word): a tmpfs root needs a verified /usr */
-	bad("roothash=" H DEVS " systemd.volatile=yes", "'systemd.volatile' means yes: a tmpfs root "
-	    "under a verified /usr, and verity-init does not verify /usr yet");
-	bad("roothash=" H DEVS " systemd.volatile", "does not verify /usr yet");
-	bad("roothash=" H DEVS " systemd.volatile=TRUE", "does not verify /usr yet");
-	bad("roothash=" H DEVS " verity.volatile=1", "'verity.volatile' means yes");
+	bad("roothash=" H DEVS " systemd.volatile=yes", "a tmpfs root (systemd.volatile=yes) needs "
+	    "a verified /usr (usrhash=)");
+	bad("roothash=" H DEVS " systemd.volatile", "needs a verified /usr");
+	bad("roothash=" H DEVS " systemd.volatile=TRUE", "needs a verified /usr");
+	bad("roothash=" H DEVS " verity.volatile=1", "needs a verified /usr");
 	/* the root's systemd reads only its own key: state from ours alone would do nothing */
 	bad("roothash=" H DEVS " verity.volatile=state", "give systemd.volatile=state");
 	bad("roothash=" H DEVS " systemd.volatile=state verity.volatile=overlay",
