@@ -455,9 +455,9 @@ int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 		return r;
 	/* /etc, the units and ld.so.preload then belong to whoever can write that partition */
 	if (cfg->layout == VI_LAYOUT_WRITABLE_USR && !p->allow_unverified_root) {
-		vi_err(err, "root=%s is not verified (only /usr is): /etc, units and "
-		       "ld.so.preload on it run before anything checks them; the initramfs policy "
-		       "does not allow that (allow_unverified_root=yes would)", cfg->root_dev);
+		vi_err(err, "root=%.64s is not verified, only /usr: its /etc, units and "
+		       "ld.so.preload are not checked; the initramfs policy does not allow it "
+		       "(allow_unverified_root=yes would)", cfg->root_dev);
 		return -EPERM;
 	}
 	for (unsigned i = 0; i < VI_MAX_FAIL && cfg->fail[i] != VI_FAIL_NONE; i++)

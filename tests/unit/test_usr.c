@@ -186,9 +186,9 @@ static void test_policy(void **state)
 {
 	(void)state;
 	/* an unverified root= partition: only with the policy's explicit consent */
-	apply("", "usrhash=" H " root=/dev/vda2", -EPERM, "root=/dev/vda2 is not verified (only "
-	      "/usr is): /etc, units and ld.so.preload on it run before anything checks them; the "
-	      "initramfs policy does not allow that (allow_unverified_root=yes would)");
+	apply("", "usrhash=" H " root=/dev/vda2", -EPERM, "root=/dev/vda2 is not verified, only "
+	      "/usr: its /etc, units and ld.so.preload are not checked; the initramfs policy does "
+	      "not allow it (allow_unverified_root=yes would)");
 	apply("allow_unverified_root=no\n", "usrhash=" H " root=/dev/vda2", -EPERM,
 	      "allow_unverified_root=yes would");
 	apply("allow_unverified_root=yes\n", "usrhash=" H " root=/dev/vda2", 0, NULL);
