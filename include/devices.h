@@ -54,4 +54,8 @@ int vi_devs_wait_noted(struct vi_dev *devs, unsigned n, unsigned timeout_ms,
 
 void vi_devs_close(struct vi_dev *devs, unsigned n);
 
+/* The devtmpfs node of block device devno ("/dev/vda2"), from its kernel name in sysfs.
+ * -ENOENT when sysfs does not know it. */
+int vi_dev_node(dev_t devno, char *node, size_t size);
+
 #endif

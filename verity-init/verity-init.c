@@ -17,6 +17,7 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "activate.h"
@@ -542,7 +543,13 @@ static int mount_writable_root(struct agent *a, const struct vi_target *usr, cha
 	a->wait_ms += vi_now_ms() - t0;
 	if (r < 0)
 		return fail_target(a, VI_STAGE_DEVICES, usr, r, &err);
-	snprintf(node, sizeof(node), "/dev/%s", dev.name);
+	r = vi_dev_node(dev.devno, node, sizeof(node));
+	if (r < 0) {
+		vi_devs_close(&dev, 1);
+		vi_errno(&err, r, "root=%s: no device node for %u:%u", cfg->root_dev,
+			 major(dev.devno), minor(dev.devno));
+		return fail_target(a, VI_STAGE_DEVICES, usr, r, &err);
+	}
 	r = vi_writable_root_mount(node, dev.devno, NEWROOT, cfg->rootfstype, cfg->rootflags,
 				   cfg->rw, type, type_size, &err);
 	vi_devs_close(&dev, 1);

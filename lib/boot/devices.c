@@ -185,6 +185,17 @@ static void kname_node(const char *kname, char *node, size_t size)
 			*c = '/';
 }
 
+int vi_dev_node(dev_t devno, char *node, size_t size)
+{
+	char kname[VI_DEV_NAME_MAX];
+	int r = majmin_name(devno, kname, sizeof(kname));
+
+	if (r < 0)
+		return r;
+	kname_node(kname, node, size);
+	return 0;
+}
+
 /* Every block device of /sys/class/block except device-mapper devices and empty ones. */
 static int list_devices(struct devlist *l, struct vi_error *err)
 {

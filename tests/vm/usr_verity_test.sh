@@ -1,0 +1,194 @@
+#!/bin/bash
+# A verified /usr booted by the agent as PID 1, in each layout (docs/security.md, "A verified
+# /usr"): root and /usr both verified; usrhash= alone on a GPT disk (Discoverable Partitions)
+# under a tmpfs root (systemd.volatile=yes); /usr under a writable, unverified ext4 root with the
+# initramfs policy's consent, and refused without it; an init that resolves outside the verified
+# /usr refused before the switch. The /usr image holds the busybox system; the roots hold only
+# the merged-/usr links (/bin, /sbin, /lib -> usr/...), so init is on /usr.
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck disable=SC2119 # agent_initramfs takes optional arguments
+# shellcheck source=tests/vm/agent_lib.sh
+. "$(dirname "$0")/agent_lib.sh"
+
+# Discoverable Partitions type GUIDs: x86-64 usr and usr-verity.
+USR_GPT_TYPE=8484680c-9521-48c6-9c11-b0720656f69e
+USR_GPT_TYPE_VERITY=77ff5f63-e7b6-4633-acf4-1565b864c0e6
+
+oneTimeSetUp() {
+	vm_require_tools qemu-system-x86_64 veritysetup mkfs.ext4 debugfs mkfs.erofs sgdisk cpio \
+		modprobe || exit 1
+	RD=$(agent_initramfs) || exit 1
+	RD_CONSENT=$(agent_initramfs --policy "allow_unverified_root=yes") || exit 1
+}
+
+# usr_tree DIR : the /usr tree (busybox, the test init at lib/vm/init, sbin/init -> it).
+# The init prints the /usr mount line and whether /etc is writable, then runs the suite's
+# marker init (id=usr), which prints the root's mount line and the status file.
+usr_tree() {
+	local d=$1 a
+	mkdir -p "$d"/{bin,sbin,lib/vm}
+	cp /usr/bin/busybox "$d/bin/busybox"
+	for a in sh mount umount cat echo awk poweroff reboot sleep ls dmesg sync tr sort; do
+		ln -sf busybox "$d/bin/$a"
+	done
+	vm_root_init_script usr >"$d/lib/vm/marker-init"
+	cat >"$d/lib/vm/init" <<'EOF'
+#!/bin/sh
+PATH=/bin:/sbin
+[ -r /proc/mounts ] || mount -t proc proc /proc
+echo "VERITY-TEST-USR $(awk '$2 == "/usr" { l = $0 } END { print l }' /proc/mounts)"
+if (echo x >/etc/vm-write-test) 2>/dev/null; then echo "VERITY-TEST-ETC writable"; else echo "VERITY-TEST-ETC read-only"; fi
+exec /usr/lib/vm/marker-init "$@"
+EOF
+	ln -sf /usr/lib/vm/init "$d/sbin/init"
+	chmod 0755 "$d/bin/busybox" "$d/lib/vm/init" "$d/lib/vm/marker-init"
+	find "$d" -exec touch -h -d "@$VM_EPOCH" {} +
+}
+
+# root_tree DIR [evil|evil-link] : a root without a /usr of its own: merged-/usr links, an empty
+# usr directory to mount on. evil: /sbin a real directory with an init of the root's own;
+# evil-link: /sbin/init a symbolic link to a script in the root's /etc.
+root_tree() {
+	local d=$1 kind=${2:-}
+	mkdir -p "$d"/{etc,proc,sys,dev,run,tmp,usr,var}
+	ln -s usr/bin "$d/bin"
+	ln -s usr/lib "$d/lib"
+	case $kind in
+	evil) mkdir -p "$d/sbin"; vm_root_init_script evil >"$d/sbin/init"; chmod 0755 "$d/sbin/init" ;;
+	evil-link) mkdir -p "$d/sbin"; vm_root_init_script evil >"$d/etc/init"
+		chmod 0755 "$d/etc/init"; ln -s /etc/init "$d/sbin/init" ;;
+	*) ln -s usr/sbin "$d/sbin" ;;
+	esac
+	echo "root" >"$d/etc/vm-root-id"
+	find "$d" -exec touch -h -d "@$VM_EPOCH" {} +
+}
+
+# images DIR : DIR/usr.img + DIR/usr.hash (verity, root hash in DIR/usrhash), DIR/root.img +
+# DIR/root.hash (verity, DIR/roothash), and the writable ext4 roots DIR/rw.img, DIR/evil.img,
+# DIR/evil-link.img.
+images() {
+	local d=$1 t
+	local r=0
+	t=$(mktemp -d "$d/tree.XXXXXX") || return 1
+	{ usr_tree "$t/usr" && vm_mkfs erofs "$t/usr" "$d/usr.img" &&
+	  root_tree "$t/root" && vm_mkfs erofs "$t/root" "$d/root.img" &&
+	  vm_mkfs ext4 "$t/root" "$d/rw.img" &&
+	  root_tree "$t/evil" evil && vm_mkfs ext4 "$t/evil" "$d/evil.img" &&
+	  root_tree "$t/evil-link" evil-link && vm_mkfs ext4 "$t/evil-link" "$d/evil-link.img"; } || r=1
+	rm -rf "$t"
+	[ "$r" = 0 ] || return 1
+	vm_verity_format "$VM_VERITY_TOOL" "$d/usr.img" "$d/usr.hash" >"$d/usrhash" &&
+	vm_verity_format "$VM_VERITY_TOOL" "$d/root.img" "$d/root.hash" >"$d/roothash"
+}
+
+# usr_gpt DIR : DIR/gpt.img, partition 1 = the /usr image (type usr-x86-64, PARTUUID = first
+# half of its root hash), partition 2 = its hash tree (usr-x86-64-verity, last half).
+usr_gpt() {
+	local d=$1 uh dsec hsec s2 du hu
+	uh=$(cat "$d/usrhash")
+	# whole MiB (2048 sectors) each
+	dsec=$(( ($(vm_size "$d/usr.img") + 1048575) / 1048576 )); dsec=$(( dsec * 2048 ))
+	hsec=$(( ($(vm_size "$d/usr.hash") + 1048575) / 1048576 )); hsec=$(( hsec * 2048 ))
+	s2=$(( 2048 + dsec ))
+	du=$(vm_roothash_uuid "$uh" first); hu=$(vm_roothash_uuid "$uh" last)
+	rm -f "$d/gpt.img"
+	truncate -s $(( (s2 + hsec + 2048) * 512 )) "$d/gpt.img"
+	sgdisk -n "1:2048:+$dsec" -t "1:$USR_GPT_TYPE" -u "1:$du" -c 1:usr \
+		-n "2:$s2:+$hsec" -t "2:$USR_GPT_TYPE_VERITY" -u "2:$hu" -c 2:usr-verity \
+		"$d/gpt.img" >/dev/null || return 1
+	dd if="$d/usr.img" of="$d/gpt.img" bs=1M seek=$(( 2048 * 512 )) oflag=seek_bytes \
+		conv=notrunc status=none &&
+	dd if="$d/usr.hash" of="$d/gpt.img" bs=1M seek=$(( s2 * 512 )) oflag=seek_bytes \
+		conv=notrunc status=none
+}
+
+D=""
+setup_images() {
+	[ -n "$D" ] && return 0
+	D=$(vm_workdir usr-verity) || return 1
+	if ! images "$D" || ! usr_gpt "$D"; then D=""; return 1; fi
+	UH=$(cat "$D/usrhash") RH=$(cat "$D/roothash")
+}
+
+# usr_booted LAYOUT : the marker from /usr's init, /usr the verified mapping read-only, the
+# agent's layout line and the status file's usr lines.
+usr_booted() {
+	vm_assert_booted || return 1
+	vm_assert_marker "$VM_LOG" usr || return 1
+	vm_assert_log_contains "$VM_LOG" '^VERITY-TEST-USR /dev/(mapper/usr|dm-[0-9]+) /usr erofs ro[,[:space:]]' \
+		"/usr is not the verified mapping, read-only" || return 1
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: usr: mounted /dev/mapper/usr read-only on /sysroot/usr \(erofs\), root .* \(layout ${1//+/\\+}\), init /sbin/init read from a verified device" || return 1
+	vm_assert_log_contains "$VM_LOG" "^VERITY-TEST-STATUS usr=usr" "no usr= in the status file" ||
+		return 1
+	vm_assert_log_contains "$VM_LOG" "^VERITY-TEST-STATUS usrhash=$UH" "no usrhash= in the status file"
+}
+
+test_root_and_usr_both_verified() {
+	setup_images || { fail "images"; return; }
+	vm_boot --disk "$D/root.img" --disk "$D/root.hash" --disk "$D/usr.img" --disk "$D/usr.hash" \
+		usr-root-and-usr "$RD" "roothash=$RH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb usrhash=$UH systemd.verity_usr_data=/dev/vdc systemd.verity_usr_hash=/dev/vdd verity.fail=poweroff"
+	usr_booted root+usr || return
+	vm_assert_root_mapper "$VM_LOG" root erofs || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: root: /dev/mapper/root verified .*status V" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: usr: /dev/mapper/usr verified .*status V" || return
+	vm_assert_log_contains "$VM_LOG" "^VERITY-TEST-ETC read-only" "the verified root's /etc is writable"
+}
+
+test_usrhash_alone_gpt_dps_tmpfs_root() {
+	setup_images || { fail "images"; return; }
+	vm_boot --disk "$D/gpt.img" usr-dps-volatile-yes "$RD" \
+		"usrhash=$UH systemd.volatile=yes verity.fail=poweroff"
+	usr_booted tmpfs+usr || return
+	vm_assert_log_contains "$VM_LOG" "^$VM_MARKER id=usr .* root=tmpfs / tmpfs rw" "/ is not a tmpfs" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: usr: /dev/mapper/usr verified \(data vda1, hash vda2\)" \
+		"/usr not found by its partition UUIDs" || return
+	vm_assert_log_contains "$VM_LOG" "^VERITY-TEST-ETC writable" "the tmpfs root's /etc is not writable"
+}
+
+test_usr_under_writable_root_with_consent() {
+	setup_images || { fail "images"; return; }
+	cp "$D/rw.img" "$D/rw-boot.img"
+	vm_boot --disk-rw "$D/rw-boot.img" --disk "$D/usr.img" --disk "$D/usr.hash" usr-writable-root \
+		"$RD_CONSENT" "usrhash=$UH systemd.verity_usr_data=/dev/vdb systemd.verity_usr_hash=/dev/vdc root=/dev/vda rw verity.fail=poweroff"
+	usr_booted writable+usr || return
+	vm_assert_log_contains "$VM_LOG" "^$VM_MARKER id=usr .* root=/dev/vda / ext4 rw" "/ is not the writable partition" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root=/dev/vda mounted writable on /sysroot \(ext4\) NOT verified' || return
+	vm_assert_log_contains "$VM_LOG" "^VERITY-TEST-ETC writable" "the writable root's /etc is not writable"
+}
+
+test_usr_under_writable_root_refused_without_consent() {
+	setup_images || { fail "images"; return; }
+	vm_boot --disk "$D/rw.img" --disk "$D/usr.img" --disk "$D/usr.hash" usr-writable-refused "$RD" \
+		"usrhash=$UH systemd.verity_usr_data=/dev/vdb systemd.verity_usr_hash=/dev/vdc root=/dev/vda verity.fail=poweroff"
+	vm_assert_booted || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: policy: root=/dev/vda is not verified, only /usr: .*allow_unverified_root=yes would' || return
+	# a command line against the policy is not used at all, its verity.fail= neither: the
+	# policy's default (panic) is taken
+	agent_assert_fallback "$VM_LOG" panic
+}
+
+# init_outside NAME IMAGE : IMAGE as the writable root (consent given): init refused.
+init_outside() {
+	cp "$D/$2" "$D/$1.img"
+	vm_boot --disk-rw "$D/$1.img" --disk "$D/usr.img" --disk "$D/usr.hash" "usr-$1" "$RD_CONSENT" \
+		"usrhash=$UH systemd.verity_usr_data=/dev/vdb systemd.verity_usr_hash=/dev/vdc root=/dev/vda verity.fail=poweroff"
+	vm_assert_booted || return 1
+	agent_assert_refused "$VM_LOG" init 'init /sbin/init resolves to a file on device [0-9]+:[0-9]+, not on the verified /usr \([0-9]+:[0-9]+\)' || return 1
+	vm_assert_log_lacks "$VM_LOG" "$VM_MARKER id=evil" "the root's own init ran" || return 1
+	agent_assert_fallback "$VM_LOG" poweroff
+}
+
+test_init_on_the_writable_root_refused() {
+	setup_images || { fail "images"; return; }
+	init_outside init-on-root evil.img
+}
+
+test_init_linked_into_the_writable_root_refused() {
+	setup_images || { fail "images"; return; }
+	init_outside init-link-to-root evil-link.img
+}
+
+
+. /usr/share/shunit2/shunit2
