@@ -116,4 +116,5 @@ rw=yes"
 	assertContains "$out" "allow_unverified_root: not yes or no"
 }
 
+# shellcheck disable=SC1091
 . /usr/share/shunit2/shunit2

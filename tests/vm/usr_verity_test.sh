@@ -190,5 +190,4 @@ test_init_linked_into_the_writable_root_refused() {
 	init_outside init-link-to-root evil-link.img
 }
 
-
 . /usr/share/shunit2/shunit2
