@@ -118,6 +118,11 @@ static int boot_check(const struct vi_plan_input *in, const struct vi_config *cf
 		vi_err(err, "verity disabled on the command line: no unverified root is mounted");
 		return -EPERM;
 	}
+	if (cfg->usr.enabled && !in->pid1) {
+		vi_err(err, "a verified /usr (usrhash=) is set up by the standalone agent (PID 1) "
+		       "only; the dracut module does not do it yet");
+		return -EOPNOTSUPP;
+	}
 	if (slots && cfg->usr.enabled)
 		return vi_errno(err, -EPERM, "the initramfs policy boots A/B slots (slots=): a "
 				"verified /usr (usrhash=) is not booted with them");

@@ -85,6 +85,13 @@ testUsrRefusals() {
 	refused "usrhash=$UH root=tmpfs verity.usr.rothash=$UH" "unknown key 'verity.usr.rothash'"
 }
 
+# `setup` is the dracut module's call: it does not set up a /usr, and says so before any device
+testSetupRefusesUsr() {
+	out=$("$VI" setup --cmdline "$RV verity.timeout=1 usrhash=$UH" 2>&1)
+	assertEquals "setup: exit status ($out)" 1 $?
+	assertEquals "setup: reason" "verity-init: a verified /usr (usrhash=) is set up by the standalone agent (PID 1) only; the dracut module does not do it yet" "$out"
+}
+
 # with_policy POLICY CMD...: CMD with /etc/verity-init.conf = POLICY (private namespace)
 with_policy() {
 	mkdir -p "$W/etc"
