@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "measure.h"
 #include "policy.h"
 #include "status.h"
 #include "usrmount.h"
@@ -214,6 +215,19 @@ static void test_policy(void **state)
 	}
 }
 
+/* one TPM event per booted target: /usr's names its mapping and its own hash and signer */
+static void test_measure_event(void **state)
+{
+	char signer[VI_MAX_PATH + 16], event[VI_MEASURE_EVENT_MAX];
+
+	(void)state;
+	ok("usrhash=" H " root=tmpfs verity.usr.sig=/u.p7s");
+	snprintf(cfg.usr.sig_key_desc, sizeof(cfg.usr.sig_key_desc), "%s", "verity-init:usr");
+	assert_int_equal(vi_measure_signer(&cfg.usr, false, NULL, signer, sizeof(signer), &err), 0);
+	assert_int_equal(vi_measure_event(&cfg.usr, signer, event, sizeof(event), &err), 0);
+	assert_string_equal(event, "dm-verity:usr:" H ":pkcs7:verity-init:usr");
+}
+
 static void test_status(void **state)
 {
 	char dir[] = "/tmp/vi-usr-status-XXXXXX", path[64], buf[1024];
@@ -298,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_layouts),
 		cmocka_unit_test(test_policy),
+		cmocka_unit_test(test_measure_event),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_init_check),
 	};
