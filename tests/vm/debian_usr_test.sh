@@ -3,7 +3,8 @@
 # alone as an erofs image on a GPT disk (partitions usr and usr-verity, named by the two halves
 # of the hash), booted with `usrhash=` alone and `systemd.volatile=yes` through the standalone
 # agent initramfs (verity-init-mkinitramfs): a tmpfs root that systemd fills, the verified /usr
-# under it, systemd as PID 1 to multi-user.target and "running".
+# under it, systemd as PID 1 to multi-user.target and "running"; and the rest of the root (an
+# empty /usr to mount on) as a verified root of its own, with the same /usr: two targets.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/vm/lib-debian.sh
@@ -66,6 +67,37 @@ _deb_build_usr_disk() {
 	rm -f "$d/hash.img" && echo "$uh" >"$d/usrhash"
 }
 
+# _deb_build_rest TAR OUT.tmp : the root without the contents of /usr, as erofs.
+_deb_build_rest() {
+	local tmp r
+	tmp=$(mktemp -d "$DEB_DIR/resttree.XXXXXX") || return 1
+	tar -C "$tmp" --numeric-owner -xpf "$1" && find "$tmp/usr" -mindepth 1 -delete &&
+	_deb_mkfs erofs "$tmp" "$2"
+	r=$?
+	rm -rf "$tmp"
+	return $r
+}
+
+_deb_build_rest_hash() {   # IMAGE DIR.tmp : DIR/hash.img and DIR/roothash
+	local rh
+	mkdir -p "$2" && rh=$(vm_verity_format verity-image "$1" "$2/hash.img") &&
+		echo "$rh" >"$2/roothash"
+}
+
+# debian_rest_root : set DEB_REST (the root without /usr), DEB_REST_HASH, DEB_REST_ROOTHASH.
+debian_rest_root() {
+	local tar key
+	tar=$(debian_root_tar) || return 1
+	DEB_REST=${tar%.tar}.rest.erofs
+	key=$(vm_cache_key debian-rest "$(basename "$tar")" \
+		"$(declare -f _deb_mkfs _deb_build_rest | sha256sum)" "$(mkfs.erofs -V 2>&1 | head -n1)")
+	vm_cached "$key" "$DEB_REST" _deb_build_rest "$tar" "$DEB_REST.tmp" || return 1
+	key=$(vm_cache_key debian-rest-hash "$(cat "$DEB_REST.key")" "$(sha256sum <"$VI_IMAGE")")
+	vm_cached "$key" "$DEB_REST.verity" _deb_build_rest_hash "$DEB_REST" "$DEB_REST.verity.tmp" ||
+		return 1
+	DEB_REST_HASH=$DEB_REST.verity/hash.img DEB_REST_ROOTHASH=$(cat "$DEB_REST.verity/roothash")
+}
+
 # debian_usr_disk : set DEB_USR_DISK and DEB_USRHASH (both cached by their inputs).
 debian_usr_disk() {
 	local tar usr key dir
@@ -94,6 +126,21 @@ test_usrhash_alone_with_a_tmpfs_root_boots_to_running() {
 	debian_assert_mount "$VM_LOG" /usr '/dev/(mapper/usr|dm-[0-9]+)' erofs 'ro' || return
 	debian_assert_writable "$VM_LOG" /etc yes || return
 	debian_assert_writable "$VM_LOG" /var yes || return
+	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS usrhash='"$DEB_USRHASH"
+}
+
+test_root_and_usr_both_verified_boot_to_running() {
+	debian_usr_disk || { fail "the /usr disk"; return; }
+	debian_rest_root || { fail "the root image"; return; }
+	vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk "$DEB_REST" --disk "$DEB_REST_HASH" \
+		--disk "$DEB_USR_DISK" debian-root-and-usr "$RD" \
+		"roothash=$DEB_REST_ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb usrhash=$DEB_USRHASH verity.fail=poweroff"
+	vm_assert_booted || return
+	debian_assert_running "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: usr: mounted /dev/mapper/usr read-only on /sysroot/usr \(erofs\), root /dev/mapper/root \(layout root\+usr\)' || return
+	debian_assert_mount "$VM_LOG" / '/dev/(mapper/root|dm-[0-9]+)' erofs 'ro' || return
+	debian_assert_mount "$VM_LOG" /usr '/dev/(mapper/usr|dm-[0-9]+)' erofs 'ro' || return
+	debian_assert_writable "$VM_LOG" /etc no || return
 	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS usrhash='"$DEB_USRHASH"
 }
 
