@@ -6,7 +6,8 @@
  *    outside printable ASCII, never longer than the buffer;
  *  - vi_sanitize output is printable ASCII only, NUL-terminated inside the buffer;
  *  - hex that decodes encodes back to the same digits (lowercased);
- *  - vi_status_parse (a status file read back) gives every key a string inside the input. */
+ *  - vi_status_parse (a status file read back) gives every key a string inside the input (the
+ *    optional ones, slot, store, usr, usrhash, NULL when absent). */
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -70,6 +71,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(fields[i] && (fields[i][0] == '\0' ||
 					    (fields[i] > status && fields[i] <= status + n &&
 					     !strchr(fields[i], '\n'))));
+		/* the optional lines: absent (NULL) or a string inside the input */
+		const char *opt[] = { st.slot, st.store, st.usr, st.usr_hash };
+
+		for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
+			CHECK(!opt[i] || (opt[i] > status && opt[i] <= status + n &&
+					  !strchr(opt[i], '\n')));
 	}
 	return 0;
 }
