@@ -86,7 +86,7 @@ $(BUILD)/prog/%.o: verity-init/%.c
 # the agent: PID 1 (verity-init.c), the dracut runtime (dracut-mode.c), their fail list walker,
 # the A/B slot commands and the slot boot
 AGENT_SRCS := verity-init/verity-init.c verity-init/dracut-mode.c verity-init/fallback.c \
-              verity-init/slot-cmd.c verity-init/slot-boot.c
+              verity-init/slot-cmd.c verity-init/slot-boot.c verity-init/usr-boot.c
 $(AGENT): $(AGENT_SRCS:verity-init/%.c=$(BUILD)/prog/%.o) $(LIBVERITY)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_AGENT)
 

@@ -41,7 +41,7 @@
 #include "status.h"
 #include "strutil.h"
 #include "switchroot.h"
-#include "usrmount.h"
+#include "usr-boot.h"
 
 #ifndef VERITY_INIT_VERSION
 #define VERITY_INIT_VERSION "0.1"
@@ -283,6 +283,18 @@ static int stack_overlay(struct agent *a, const struct vi_target *t,
 	return 0;
 }
 
+/* root= naming another device never mounts it: only the verified mapping is used (the
+ * configuration decided what root= means; `parse` prints the same decision). */
+static void warn_root_dev(struct agent *a, const struct vi_target *t,
+			  const struct vi_activation *act)
+{
+	const struct vi_config *cfg = &a->plan.cfg;
+
+	if (t == &cfg->root && cfg->root_dev_ignored)
+		vi_kmsg_log(&a->log, KMSG_WARNING, "root=%s ignored: mounting %s", cfg->root_dev,
+			 act->node);
+}
+
 /* Mount the mapping on NEWROOT and read its init completely (step 7, before switching), through
  * the overlay with systemd.volatile=overlay; *ret_init names the file read, to be found again
  * at exec. */
@@ -294,11 +306,7 @@ static int mount_and_check(struct agent *a, const struct vi_target *t,
 	char type[VI_MAX_FSTYPE];
 	int r;
 
-	/* root= naming another device never mounts it: only the verified mapping is used (the
-	 * configuration decided what root= means; `parse` prints the same decision) */
-	if (t == &cfg->root && cfg->root_dev_ignored)
-		vi_kmsg_log(&a->log, KMSG_WARNING, "root=%s ignored: mounting %s", cfg->root_dev,
-			 act->node);
+	warn_root_dev(a, t, act);
 	r = vi_mount_root(act->node, act->devno, NEWROOT, cfg->rootfstype, cfg->rootflags, type,
 			  sizeof(type), &err);
 	if (r < 0)
@@ -525,86 +533,6 @@ static int switch_and_exec(struct agent *a, const struct vi_target *t,
 	return fail(a, VI_STAGE_SWITCH, t, r, "", &err);
 }
 
-/* The unverified root= partition of VI_LAYOUT_WRITABLE_USR (the policy consented), mounted on
- * NEWROOT: writable with "rw", as the kernel would. */
-static int mount_writable_root(struct agent *a, const struct vi_target *usr, char *type,
-			       size_t type_size)
-{
-	const struct vi_config *cfg = &a->plan.cfg;
-	struct vi_dev dev = { .spec = cfg->root_dev, .fd = -1 };
-	struct wait_note_ctx note = { a, usr };
-	const struct vi_devs_wait_note wn = { log_waiting, &note };
-	struct vi_error err = { "" };
-	char node[VI_DEV_NAME_MAX + 8];
-	uint64_t t0 = vi_now_ms();
-	int r;
-
-	r = vi_devs_wait_noted(&dev, 1, cfg->timeout_s * 1000u, &wn, &err);
-	a->wait_ms += vi_now_ms() - t0;
-	if (r < 0)
-		return fail_target(a, VI_STAGE_DEVICES, usr, r, &err);
-	r = vi_dev_node(dev.devno, node, sizeof(node));
-	if (r < 0) {
-		vi_devs_close(&dev, 1);
-		vi_errno(&err, r, "root=%s: no device node for %u:%u", cfg->root_dev,
-			 major(dev.devno), minor(dev.devno));
-		return fail_target(a, VI_STAGE_DEVICES, usr, r, &err);
-	}
-	r = vi_writable_root_mount(node, dev.devno, NEWROOT, cfg->rootfstype, cfg->rootflags,
-				   cfg->rw, type, type_size, &err);
-	vi_devs_close(&dev, 1);
-	if (r < 0)
-		return fail_target(a, VI_STAGE_MOUNT, usr, r, &err);
-	vi_kmsg_log(&a->log, KMSG_WARNING, "root=%s mounted %s on " NEWROOT " (%s) NOT verified "
-		 "(the initramfs policy allows it: allow_unverified_root=yes)", cfg->root_dev,
-		 cfg->rw ? "writable" : "read-only", type);
-	return 0;
-}
-
-/* A boot with a verified /usr (lib/boot/usrmount.c): the root below it (the verified root
- * mapping, a tmpfs, or the unverified partition), the /usr mapping read-only on NEWROOT/usr,
- * and init read through the whole and proved to be on a verified device. */
-static int mount_usr_layout(struct agent *a, const struct vi_target *t,
-			    const struct vi_activation *act, const struct vi_activation *uact,
-			    struct vi_file_id *ret_init)
-{
-	const struct vi_config *cfg = &a->plan.cfg;
-	const struct vi_target *usr = &cfg->usr;
-	const dev_t allowed[2] = { uact->devno, t->enabled ? act->devno : 0 };
-	struct vi_error err = { "" };
-	char type[VI_MAX_FSTYPE], utype[VI_MAX_FSTYPE] = "tmpfs";
-	int r;
-
-	if (cfg->layout == VI_LAYOUT_ROOT_USR)
-		r = vi_mount_root(act->node, act->devno, NEWROOT, cfg->rootfstype, cfg->rootflags,
-				  type, sizeof(type), &err);
-	else if (cfg->layout == VI_LAYOUT_TMPFS_USR)
-		r = vi_tmpfs_root_mount(NEWROOT, &err);
-	else
-		r = mount_writable_root(a, usr, type, sizeof(type));
-	if (r < 0)
-		return cfg->layout == VI_LAYOUT_WRITABLE_USR ? r :
-		       fail_target(a, VI_STAGE_MOUNT, t->enabled ? t : usr, r, &err);
-	r = vi_usr_mount(NEWROOT, uact->node, uact->devno, cfg->usrfstype, cfg->usrflags, utype,
-			 sizeof(utype), &err);
-	if (r == 0 && cfg->layout == VI_LAYOUT_TMPFS_USR)
-		r = vi_usr_merge_links(NEWROOT, &err);
-	if (r < 0) {
-		unmount_root();
-		return fail_target(a, VI_STAGE_MOUNT, usr, r, &err);
-	}
-	r = vi_usr_init_check(NEWROOT, cfg->init, allowed, 2, ret_init, &err);
-	if (r < 0) {
-		unmount_root();
-		return fail_target(a, VI_STAGE_INIT, usr, r, &err);
-	}
-	vi_kmsg_log(&a->log, KMSG_INFO, "%s: mounted %s read-only on " NEWROOT "/usr (%s), root "
-		 "%s (layout %s), init %s read from a verified device", usr->name, uact->node,
-		 utype, t->enabled ? act->node : cfg->layout == VI_LAYOUT_TMPFS_USR ? "tmpfs" :
-		 cfg->root_dev, vi_layout_name(cfg->layout), cfg->init);
-	return 0;
-}
-
 /* Boot one target: activate, mount, check init, switch, exec. Returns only on failure;
  * *ret_switched tells whether the initramfs is already gone (no more recovery then). */
 static int boot_target(struct agent *a, const struct vi_target *t, const char *result,
@@ -631,7 +559,9 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 	}
 	a->mark_ms[1] += vi_now_ms() - t0 - (a->wait_ms - w0);
 	t0 = vi_now_ms();
-	r = with_usr ? mount_usr_layout(a, t, &act, &uact, &init_id)
+	if (with_usr && t->enabled)
+		warn_root_dev(a, t, &act);
+	r = with_usr ? vi_usr_boot_mount(a, NEWROOT, t, &act, &uact, &init_id)
 		     : mount_and_check(a, t, &act, &init_id);
 	a->mark_ms[2] = vi_now_ms() - t0;
 	if (r < 0)

@@ -10,6 +10,8 @@
 # shellcheck disable=SC2119 # agent_initramfs takes optional arguments
 # shellcheck source=tests/vm/agent_lib.sh
 . "$(dirname "$0")/agent_lib.sh"
+# shellcheck source=tests/vm/lib-tpm.sh
+. "$(dirname "$0")/lib-tpm.sh"
 
 # Discoverable Partitions type GUIDs: x86-64 usr and usr-verity.
 USR_GPT_TYPE=8484680c-9521-48c6-9c11-b0720656f69e
@@ -133,6 +135,30 @@ test_root_and_usr_both_verified() {
 	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: root: /dev/mapper/root verified .*status V" || return
 	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: usr: /dev/mapper/usr verified .*status V" || return
 	vm_assert_log_contains "$VM_LOG" "^VERITY-TEST-ETC read-only" "the verified root's /etc is writable"
+}
+
+# One TPM event per target, the root's then /usr's, before the switch (a fresh swtpm: the PCR
+# the guest shows is the host's computation from the two events alone).
+test_root_and_usr_measured_in_turn() {
+	local extra ev1 ev2 alg got n=0
+	command -v swtpm >/dev/null 2>&1 || { echo "skip: no swtpm"; return 0; }
+	setup_images || { fail "images"; return; }
+	extra=$(tpm_start "$VM_WORKROOT/usr-tpm-state") || { fail "swtpm"; return; }
+	VM_BIOS=seabios VM_BOOT_KERNEL=$VM_KERNEL VM_QEMU_EXTRA="$extra" \
+		vm_boot --disk "$D/root.img" --disk "$D/root.hash" --disk "$D/usr.img" --disk "$D/usr.hash" \
+		usr-tpm "$RD" "roothash=$RH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb usrhash=$UH systemd.verity_usr_data=/dev/vdc systemd.verity_usr_hash=/dev/vdd verity.fail=poweroff"
+	usr_booted root+usr || return
+	ev1="dm-verity:root:$RH:none" ev2="dm-verity:usr:$UH:none"
+	vm_assert_log_order "$VM_LOG" "verity-init\[1\]: measured into PCR 14 .*: $ev1" \
+		"verity-init\[1\]: measured into PCR 14 .*: $ev2" "the root and then /usr were not measured" || return
+	for alg in sha1 sha256 sha384 sha512; do
+		got=$(tpm_guest_pcr "$VM_LOG" "$alg" 14)
+		[ -n "$got" ] || continue
+		assertEquals "PCR 14 ($alg): the root's event, then /usr's" \
+			"$(tpm_expected_pcr "$alg" "$ev1" "$ev2")" "$got" || return
+		n=$((n + 1))
+	done
+	[ "$n" -ge 1 ] || fail "the guest showed no PCR bank"
 }
 
 test_usrhash_alone_gpt_dps_tmpfs_root() {
