@@ -306,7 +306,7 @@ static int ipe_refused(struct agent *a)
 /* `setup --fallback`: the initqueue job (shell init) and verity-init-setup.service. */
 static int dracut_setup(struct agent *a, const char *cmdline, int resume)
 {
-	struct vi_activation act;
+	struct vi_activation act = { 0 };   /* read only after activation; the analyzer cannot tell */
 	int r;
 
 	r = vi_agent_configure(a, cmdline, true);
