@@ -92,7 +92,9 @@ $(AGENT): $(AGENT_SRCS:verity-init/%.c=$(BUILD)/prog/%.o) $(LIBVERITY)
 
 # --- static agent -----------------------------------------------------------------------------
 # glibc linked statically (klibc cannot link libdevmapper/libblkid); crypto from the kernel.
-STATIC_CFLAGS := $(BASE_CFLAGS) -Os -g -ffunction-sections -fdata-sections -DVERITY_STATIC \
+# no unwind tables for our own code (C, no exceptions, no backtrace()): 24 KB of the size budget
+STATIC_CFLAGS := $(BASE_CFLAGS) -Os -g -fno-asynchronous-unwind-tables -ffunction-sections \
+                 -fdata-sections -DVERITY_STATIC \
                  -I$(STATIC_DEPS)/include $(PKG_CFLAGS)
 STATIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/static/%.o) $(AGENT_SRCS:verity-init/%.c=$(BUILD)/static/prog/%.o)
 # libblkid.a and libsodium.a where the toolchain finds them (deferred: asked only when linking).
