@@ -37,7 +37,7 @@ static int probe_type(const char *source, char *out, size_t out_size, struct vi_
 	    type && snprintf(out, out_size, "%s", type) < (int)out_size)
 		r = 0;
 	else
-		snprintf(err->msg, sizeof(err->msg), "no known filesystem on %s", source);
+		vi_err(err, "no known filesystem on %s", source);
 	blkid_free_probe(pr);
 	return r;
 }
@@ -49,8 +49,8 @@ static int check_mounted_on(const char *target, dev_t expect, struct vi_error *e
 
 	if (stat(target, &st) < 0 || st.st_dev != expect) {
 		umount2(target, MNT_DETACH);
-		snprintf(err->msg, sizeof(err->msg), "the filesystem mounted on %s is not on the "
-			 "verified mapping (%u:%u): unmounted", target, major(expect), minor(expect));
+		vi_err(err, "the filesystem mounted on %s is not on the "
+		       "verified mapping (%u:%u): unmounted", target, major(expect), minor(expect));
 		return -EXDEV;
 	}
 	return 0;
@@ -80,7 +80,7 @@ int vi_mount_root(const char *source, dev_t expect, const char *target, const ch
 	}
 	if (mkdir(target, 0755) < 0 && errno != EEXIST) {
 		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "cannot create %s: %s", target, strerror(-r));
+		vi_err(err, "cannot create %s: %s", target, strerror(-r));
 		return r;
 	}
 	/* rootfstype=a,b: each in turn, as the kernel does */
@@ -96,8 +96,8 @@ int vi_mount_root(const char *source, dev_t expect, const char *target, const ch
 		if (mount(source, target, ret_type, flags, data[0] ? data : NULL) == 0)
 			return check_mounted_on(target, expect, err);
 		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "mounting %s (%.32s) on %s failed: %s", source,
-			 ret_type, target, strerror(-r));
+		vi_err(err, "mounting %s (%.32s) on %s failed: %s", source,
+		       ret_type, target, strerror(-r));
 	} while (*p);
 	return r;
 }
@@ -141,33 +141,33 @@ int vi_init_check_at(int rootfd, const char *init, dev_t expect, struct vi_file_
 	fd = vi_open_in_root(rootfd, init, O_RDONLY | O_CLOEXEC | O_NOCTTY, &fallback);
 	if (fd < 0) {
 		r = fd;
-		snprintf(err->msg, sizeof(err->msg), "init %.100s not usable in the new root: %s", init,
-			 strerror(-r));
+		vi_err(err, "init %.100s not usable in the new root: %s", init,
+		       strerror(-r));
 		return r;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111)) {
-		snprintf(err->msg, sizeof(err->msg), "init %.100s is not an executable file", init);
+		vi_err(err, "init %.100s is not an executable file", init);
 		r = -ENOEXEC;
 		goto out;
 	}
 	/* a filesystem mounted inside the root (a /usr from elsewhere) is not verified by it */
 	if (expect && st.st_dev != expect) {
-		snprintf(err->msg, sizeof(err->msg),
-			 "init %.100s is on device %u:%u, not on the verified mapping (%u:%u)", init,
-			 major(st.st_dev), minor(st.st_dev), major(expect), minor(expect));
+		vi_err(err,
+		       "init %.100s is on device %u:%u, not on the verified mapping (%u:%u)", init,
+		       major(st.st_dev), minor(st.st_dev), major(expect), minor(expect));
 		r = -EXDEV;
 		goto out;
 	}
 	/* readable but not executable: execve() would fail only after the switch */
 	if (fstatvfs(fd, &vfs) < 0) {
 		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "cannot read the mount flags of init %.100s: %s",
-			 init, strerror(-r));
+		vi_err(err, "cannot read the mount flags of init %.100s: %s",
+		       init, strerror(-r));
 		goto out;
 	}
 	if (vfs.f_flag & ST_NOEXEC) {
-		snprintf(err->msg, sizeof(err->msg),
-			 "init %.100s is on a filesystem mounted noexec", init);
+		vi_err(err,
+		       "init %.100s is on a filesystem mounted noexec", init);
 		r = -EACCES;
 		goto out;
 	}
@@ -176,14 +176,14 @@ int vi_init_check_at(int rootfd, const char *init, dev_t expect, struct vi_file_
 			head[have++] = buf[i];
 	if (n < 0) {
 		r = -errno;
-		snprintf(err->msg, sizeof(err->msg),
-			 "reading init %.100s failed: %s (a block failed verification?)", init,
-			 strerror(-r));
+		vi_err(err,
+		       "reading init %.100s failed: %s (a block failed verification?)", init,
+		       strerror(-r));
 		goto out;
 	}
 	if (!exec_format(head, have)) {
-		snprintf(err->msg, sizeof(err->msg),
-			 "init %.100s is neither an ELF binary nor a #! script", init);
+		vi_err(err,
+		       "init %.100s is neither an ELF binary nor a #! script", init);
 		r = -ENOEXEC;
 		goto out;
 	}
@@ -209,12 +209,12 @@ int vi_init_check(const char *root, const char *init, dev_t expect, struct vi_fi
 	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
 		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "cannot open %s: %s", root, strerror(-r));
+		vi_err(err, "cannot open %s: %s", root, strerror(-r));
 		return r;
 	}
 	if (expect && (fstat(rootfd, &st) < 0 || st.st_dev != expect)) {
-		snprintf(err->msg, sizeof(err->msg), "%s is not the verified mapping (%u:%u)", root,
-			 major(expect), minor(expect));
+		vi_err(err, "%s is not the verified mapping (%u:%u)", root,
+		       major(expect), minor(expect));
 		r = -EXDEV;
 	} else {
 		r = vi_init_check_at(rootfd, init, expect, ret_id, err);
@@ -230,8 +230,8 @@ int vi_init_same(const char *init, const struct vi_file_id *id, struct vi_error 
 
 	if (stat(init, &st) < 0) {
 		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "init %.100s not found after the switch: %s",
-			 init, strerror(-r));
+		vi_err(err, "init %.100s not found after the switch: %s",
+		       init, strerror(-r));
 		return r;
 	}
 	if (st.st_dev != id->dev || st.st_ino != id->ino) {
@@ -253,7 +253,7 @@ int vi_root_dirs_check(const char *root, dev_t expect, struct vi_error *err)
 	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
 		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "cannot open %s: %s", root, strerror(-r));
+		vi_err(err, "cannot open %s: %s", root, strerror(-r));
 		return r;
 	}
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !r; i++) {
@@ -265,9 +265,9 @@ int vi_root_dirs_check(const char *root, dev_t expect, struct vi_error *err)
 		    !(fallback && fstatat(rootfd, dirs[i] + 1, &st, AT_SYMLINK_NOFOLLOW) == 0))
 			continue;
 		if (fd == -ENOENT) {
-			snprintf(err->msg, sizeof(err->msg), "cannot check %s in the new root: a "
-				 "symbolic link this kernel cannot follow inside it (no openat2)",
-				 dirs[i]);
+			vi_err(err, "cannot check %s in the new root: a "
+			       "symbolic link this kernel cannot follow inside it (no openat2)",
+			       dirs[i]);
 			r = -EOPNOTSUPP;
 			break;
 		}
@@ -278,14 +278,14 @@ int vi_root_dirs_check(const char *root, dev_t expect, struct vi_error *err)
 		}
 		if (fd < 0) {
 			r = fd;
-			snprintf(err->msg, sizeof(err->msg), "cannot check %s in the new root: %s",
-				 dirs[i], strerror(-r));
+			vi_err(err, "cannot check %s in the new root: %s",
+			       dirs[i], strerror(-r));
 			break;
 		}
 		if (st.st_dev != expect) {
-			snprintf(err->msg, sizeof(err->msg),
-				 "%s is on device %u:%u, not on the verified mapping (%u:%u)", dirs[i],
-				 major(st.st_dev), minor(st.st_dev), major(expect), minor(expect));
+			vi_err(err,
+			       "%s is on device %u:%u, not on the verified mapping (%u:%u)", dirs[i],
+			       major(st.st_dev), minor(st.st_dev), major(expect), minor(expect));
 			r = -EXDEV;
 		}
 		close(fd);
