@@ -27,16 +27,6 @@
 #include "volatile.h"
 #include "vopts.h"
 
-bool vi_target_has_signature(const struct vi_config *cfg, const struct vi_target *t)
-{
-	if (!t->enabled)
-		return true;   /* nothing to sign */
-	if (t->sig_path[0] || t->sig_key_desc[0])
-		return true;
-	/* The manifest names the root only. */
-	return t == &cfg->root && cfg->manifest[0];
-}
-
 static void target_init(struct vi_target *t, const char *name)
 {
 	memset(t, 0, sizeof(*t));

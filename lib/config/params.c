@@ -532,3 +532,13 @@ int vi_param_format(const struct vi_target *t, enum vi_param p, enum vi_spelling
 		return append(out, out_size, pos, "%s%s", *pos ? "," : "", name);
 	return append(out, out_size, pos, "%s%s=%s", *pos ? "," : "", name, v);
 }
+
+bool vi_target_has_signature(const struct vi_config *cfg, const struct vi_target *t)
+{
+	if (!t->enabled)
+		return true;   /* nothing to sign */
+	if (t->sig_path[0] || t->sig_key_desc[0])
+		return true;
+	/* The manifest names the root only. */
+	return t == &cfg->root && cfg->manifest[0];
+}
