@@ -83,9 +83,11 @@ $(BUILD)/prog/%.o: verity-init/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-# the agent: PID 1 (verity-init.c), the dracut runtime (dracut-mode.c), their fail list walker,
-# the A/B slot commands and the slot boot
-AGENT_SRCS := verity-init/verity-init.c verity-init/dracut-mode.c verity-init/fallback.c \
+# the agent: PID 1 (verity-init.c, pid1-early.c), the core both runtimes share (agent.c), the
+# trust steps (trust-steps.c), the dracut runtime (dracut-mode.c), their fail list walker, the
+# A/B slot commands and boot, the /usr step
+AGENT_SRCS := verity-init/verity-init.c verity-init/pid1-early.c verity-init/agent.c \
+              verity-init/trust-steps.c verity-init/dracut-mode.c verity-init/fallback.c \
               verity-init/slot-cmd.c verity-init/slot-boot.c verity-init/usr-boot.c
 $(AGENT): $(AGENT_SRCS:verity-init/%.c=$(BUILD)/prog/%.o) $(LIBVERITY)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_AGENT)

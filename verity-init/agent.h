@@ -48,6 +48,10 @@ struct agent {
 int vi_agent_configure(struct agent *a, const char *cmdline, bool boot);
 /* Steps 1-6 for one target, with their log lines; a failure is recorded and logged. */
 int vi_agent_activate(struct agent *a, const struct vi_target *t, struct vi_activation *act);
+/* The one place a failure is recorded: the value (stage, target, errno, CONTEXT: REASON), then
+ * its log line. Returns r. */
+int vi_agent_fail(struct agent *a, enum vi_stage stage, const struct vi_target *t, int r,
+		  const char *context, const struct vi_error *reason);
 /* Record and log a failure of target t at stage: "NAME: STAGE failed: REASON". */
 int vi_agent_fail_target(struct agent *a, enum vi_stage stage, const struct vi_target *t, int r,
 			 const struct vi_error *reason);
@@ -67,6 +71,19 @@ int vi_agent_measure(struct agent *a, const struct vi_target *t);
 bool vi_agent_measure_fallback(struct agent *a);
 /* fallback ops' shell_refused: a->fallback_measured false (see above) refuses the shell. */
 const char *vi_agent_shell_refused_tpm(struct agent *a);
+/* The policy's signed IPE policy (ipe_policy=): read before the switch, while the initramfs is
+ * there; activated after it, right before init is executed, when no fallback is left for the
+ * policy to deny. A failure is recorded (stage ipe) and returned. */
+int vi_agent_read_ipe(struct agent *a, const struct vi_target *t);
+int vi_agent_activate_ipe(struct agent *a, const struct vi_target *t);
+
+/* PID 1's first steps (pid1-early.c): the API filesystems and console; the kernel log's rate
+ * limit lifted for the agent's run and put back before init; the modules, with the policy read
+ * once (a->policy_read) for their forced parameters. */
+void vi_pid1_mount_api(struct agent *a);
+void vi_pid1_devkmsg_unlimit(struct agent *a);
+void vi_pid1_devkmsg_restore(struct agent *a);
+void vi_pid1_load_modules(struct agent *a);
 
 /* How a fail list walk ended (fallback.c). */
 enum vi_fallback_end {

@@ -50,199 +50,6 @@
 #define NEWROOT "/sysroot"
 #define VI_MAX_INIT_ARGS 32   /* the kernel passes at most MAX_INIT_ARGS (32) */
 
-#define DEVKMSG_SYSCTL "/proc/sys/kernel/printk_devkmsg"
-
-/* The kernel keeps 10 /dev/kmsg records per 5 s by default and drops the rest silently: the
- * one that says why the boot stopped must not be the one dropped. PID 1 lifts the limit for its
- * own run and puts it back before handing over to init (a printk.devkmsg= on the command line
- * locks the setting; then the writes fail and nothing changes). */
-static void devkmsg_unlimit(struct agent *a)
-{
-	char cur[32];
-	int fd;
-
-	if (vi_fileio_read_text_at(AT_FDCWD, DEVKMSG_SYSCTL, cur, sizeof(cur)) < 0 || strcmp(cur, "ratelimit"))
-		return;
-	fd = open(DEVKMSG_SYSCTL, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	a->devkmsg_restore = write(fd, "on\n", 3) == 3;
-	close(fd);
-}
-
-static void devkmsg_restore(struct agent *a)
-{
-	int fd;
-
-	if (!a->devkmsg_restore)
-		return;
-	fd = open(DEVKMSG_SYSCTL, O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (write(fd, "ratelimit\n", 10) == 10)
-			a->devkmsg_restore = false;
-		close(fd);
-	}
-}
-
-/* The failure's log line: the one record of it (docs/design.md, the failure value). */
-void vi_agent_log_failure(struct agent *a)
-{
-	char line[sizeof(a->failure.context) + sizeof(a->failure.reason.msg) + 2];
-
-	vi_failure_log_line(&a->failure, line, sizeof(line));
-	vi_kmsg_log(&a->log, KMSG_ERR, "%s", line);
-}
-
-/* The one place the agent records a failure: the value, then its log line. */
-static int fail(struct agent *a, enum vi_stage stage, const struct vi_target *t, int r,
-		const char *context, const struct vi_error *reason)
-{
-	vi_failure_set(&a->failure, stage, t, r, context, reason);
-	vi_agent_log_failure(a);
-	return r;
-}
-
-/* A step of one target refused: "NAME: STAGE failed: REASON". */
-static int fail_target(struct agent *a, enum vi_stage stage, const struct vi_target *t, int r,
-		       const struct vi_error *reason)
-{
-	char context[sizeof(a->failure.context)];
-
-	snprintf(context, sizeof(context), "%s: %s failed", t->name, vi_stage_name(stage));
-	return fail(a, stage, t, r, context, reason);
-}
-
-/* The configuration pipeline, the same for every mode (lib/boot/plan.c): the command line
- * (--cmdline STRING or /proc/cmdline), the initramfs policy and, when a root is to be set up
- * (boot), the signature step. Then its notes; a refusal is the caller's to log or print. */
-int vi_agent_configure(struct agent *a, const char *cmdline, bool boot)
-{
-	const struct vi_plan_input in = {
-		.cmdline = cmdline,
-		.pid1 = a->init_argv != NULL,
-		.policy_path = VI_POLICY_FILE,
-		.policy_read = a->policy_was_read ? &a->policy_read : NULL,
-		.policy_read_r = a->policy_read_r,
-		.policy_read_err = &a->policy_read_err,
-		.boot = boot,
-		.kernel_guard_missing = a->kernel_guard_missing,
-		.rootfd = AT_FDCWD,
-	};
-	const struct vi_plan *p = &a->plan;
-	const struct vi_trust_result *tr = &p->trust;
-	int r = vi_plan_build(&in, &a->plan, &a->failure);
-
-	if (!p->refused && p->cfg.shell_dropped)
-		vi_kmsg_log(&a->log, KMSG_WARNING,
-			 "fail action shell dropped: the initramfs policy does not allow a shell");
-	a->wait_ms += tr->wait_ms;
-	if (tr->recovery_dropped)
-		vi_kmsg_log(&a->log, KMSG_WARNING, "recovery root disabled: %s", tr->recovery_note);
-	if (r < 0)
-		return r;
-	if (tr->manifest)
-		vi_kmsg_log(&a->log, KMSG_INFO, "%s: signed manifest version %llu from %s verified "
-			 "with key %s (%s)", p->cfg.root.name, (unsigned long long)tr->version,
-			 tr->source, tr->key_id, tr->key_file);
-	if (tr->root_sig.serial > 0)
-		vi_kmsg_log(&a->log, KMSG_INFO, "%s: root hash signature (%zu bytes) passed to the "
-			 "kernel as key %s (%llu us)", p->cfg.root.name, tr->root_sig.len,
-			 p->cfg.root.sig_key_desc, (unsigned long long)tr->root_sig.own_us);
-	return 0;
-}
-
-/* The status file, from the failure value (lib/boot/status.c). In the dracut runtime a
- * failure the file holds already came first (another step of the boot found it): its
- * name, root hash, stage and reason stay, as PID 1 keeps its first failure in memory. */
-void vi_agent_write_status(struct agent *a, const char *result, const char *action,
-			   const struct vi_target *booted)
-{
-	struct vi_status_hashes hashes;
-	struct vi_error err;
-	struct vi_status st, old;
-	char text[VI_STATUS_MAX];
-
-	vi_status_from_failure(result, action, &a->failure, booted, &hashes, &st);
-	if (a->keep_first_failure && strcmp(result, "ok") &&
-	    vi_status_read(a->status_dir, text, sizeof(text), &old) == 0 &&
-	    !strcmp(old.result, "failed")) {
-		st.name = old.name;
-		st.root_hash = old.root_hash;
-		st.stage = old.stage;
-		st.reason = old.reason;
-	}
-	if (a->slots.store) {
-		vi_status_set_slot(&st, a->slots.slot, a->slots.store);
-		vi_status_set_skipped(&st, a->slots.skipped);
-	}
-	if (booted && booted != &a->plan.cfg.recovery && a->plan.cfg.usr.enabled)
-		vi_status_set_usr(&st, &a->plan.cfg.usr, &hashes);
-	if (vi_status_write(a->status_dir, &st, &err) < 0)
-		vi_kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
-}
-
-struct wait_note_ctx {
-	struct agent *a;
-	const struct vi_target *t;
-};
-
-/* One line when the devices are not all there at the first look: a late device is the usual
- * reason for a slow boot, and the record says which one the agent waits for. */
-static void log_waiting(void *ctx, const char *missing, unsigned timeout_ms)
-{
-	const struct wait_note_ctx *c = ctx;
-
-	vi_kmsg_log(&c->a->log, KMSG_NOTICE, "%s: waiting up to %u s: %s", c->t->name,
-		 timeout_ms / 1000u, missing);
-}
-
-/* Steps 1-6 for one target (lib/boot/activate.c), with its log lines. */
-static int activate(struct agent *a, const struct vi_target *t, struct vi_activation *act)
-{
-	struct vi_error err = { "" };
-	struct wait_note_ctx note = { a, t };
-	int r;
-	const struct vi_activate_opts o = {
-		.timeout_ms = a->plan.cfg.timeout_s * 1000u,
-		.ops = &vi_digest_afalg_ops,
-		.allow_fewer_data_blocks =
-			vi_policy_allows(&a->plan.policy, VI_WEAK_DATA_BLOCKS_BELOW_SB),
-		.wait_note = { log_waiting, &note },
-	};
-
-	r = vi_activate(t, &o, act, &err);
-	/* the last target of this boot: /usr comes after the root */
-	if (t == &a->plan.cfg.recovery ||
-	    (!a->plan.recovery_allowed && (t == &a->plan.cfg.usr || !a->plan.cfg.usr.enabled)))
-		vi_plan_release_keys(&a->plan);   /* tables loaded: the kernel has its copies */
-	a->wait_ms += act->wait_ms;
-	if (act->preflight_skipped)
-		vi_kmsg_log(&a->log, KMSG_WARNING,
-			 "%s: pre-flight root hash check skipped: %s; the kernel still verifies "
-			 "every block", t->name, act->preflight_note.msg);
-	if (r < 0) {
-		fail_target(a, act->stage, t, r, &err);
-		if (act->stage == VI_STAGE_ACTIVATE && act->table[0])
-			vi_kmsg_log(&a->log, KMSG_INFO, "%s: refused table: %s", t->name, act->table);
-		return r;
-	}
-	vi_kmsg_log(&a->log, KMSG_INFO, "%s: %s verified (data %s, hash %s)%s, status V", t->name,
-		 act->node, act->data_name, act->hash_name,
-		 act->reused ? ", existing identical mapping reused" : "");
-	return 0;
-}
-
-int vi_agent_activate(struct agent *a, const struct vi_target *t, struct vi_activation *act)
-{
-	return activate(a, t, act);
-}
-
-int vi_agent_fail_target(struct agent *a, enum vi_stage stage, const struct vi_target *t, int r,
-			 const struct vi_error *reason)
-{
-	return fail_target(a, stage, t, r, reason);
-}
-
 /* Undo mount_and_check: the overlay (systemd.volatile=overlay) and the mapping's mount. */
 static void unmount_root(void)
 {
@@ -263,19 +70,19 @@ static int stack_overlay(struct agent *a, const struct vi_target *t,
 	if (lowerfd < 0) {
 		r = -errno;
 		vi_errno(&err, r, "cannot open " NEWROOT ": %s", strerror(-r));
-		return fail_target(a, VI_STAGE_MOUNT, t, r, &err);
+		return vi_agent_fail_target(a, VI_STAGE_MOUNT, t, r, &err);
 	}
 	r = vi_overlay_mount(NEWROOT, VI_OVERLAY_DIR, &err);
 	if (r < 0) {
 		close(lowerfd);
-		return fail_target(a, VI_STAGE_MOUNT, t, r, &err);
+		return vi_agent_fail_target(a, VI_STAGE_MOUNT, t, r, &err);
 	}
 	r = vi_overlay_init_check(NEWROOT, VI_OVERLAY_DIR, lowerfd, a->plan.cfg.init, act->devno,
 				  &lower, init_id, &err);
 	close(lowerfd);
 	if (r < 0) {
 		vi_overlay_unmount(NEWROOT, VI_OVERLAY_DIR);
-		return fail_target(a, VI_STAGE_INIT, t, r, &err);
+		return vi_agent_fail_target(a, VI_STAGE_INIT, t, r, &err);
 	}
 	vi_kmsg_log(&a->log, KMSG_INFO, "%s: overlay on " NEWROOT ": %s below, tmpfs "
 		 VI_OVERLAY_DIR "/upper above (not verified, lost at power-off); init %s read "
@@ -310,11 +117,11 @@ static int mount_and_check(struct agent *a, const struct vi_target *t,
 	r = vi_mount_root(act->node, act->devno, NEWROOT, cfg->rootfstype, cfg->rootflags, type,
 			  sizeof(type), &err);
 	if (r < 0)
-		return fail_target(a, VI_STAGE_MOUNT, t, r, &err);
+		return vi_agent_fail_target(a, VI_STAGE_MOUNT, t, r, &err);
 	r = vi_init_check(NEWROOT, cfg->init, act->devno, ret_init, &err);
 	if (r < 0) {
 		umount2(NEWROOT, MNT_DETACH);
-		return fail_target(a, VI_STAGE_INIT, t, r, &err);
+		return vi_agent_fail_target(a, VI_STAGE_INIT, t, r, &err);
 	}
 	vi_kmsg_log(&a->log, KMSG_INFO, "%s: mounted %s read-only on " NEWROOT " (%s), init %s read",
 		 t->name, act->node, type, cfg->init);
@@ -365,123 +172,6 @@ static void hand_over_fds(struct agent *a)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
 }
 
-#define ACPI_TPM2_TABLE "/sys/firmware/acpi/tables/TPM2"
-
-/* Extend the policy's PCR with event (include/measure.h) and log it. A failure is returned
- * with err set; *ret_us is the own time (the TPM's answer excluded). */
-static int measure_event(struct agent *a, const char *event, uint64_t *ret_us,
-			 struct vi_error *err)
-{
-	const struct vi_measure_opts o = {
-		.pcr = a->plan.policy.tpm_pcr,
-		.sysfs_dir = VI_TPM_SYSFS,
-		.dev = VI_TPM_DEV,
-		.log_path = VI_MEASURE_LOG,
-		.boot_id_path = VI_MEASURE_BOOT_ID,
-		.ops = &vi_digest_afalg_ops,
-	};
-	struct vi_measure_result res;
-	char banks[48] = "";
-	uint64_t t0 = vi_now_us(), total;
-	int r;
-
-	r = vi_measure(&o, event, &res, err);
-	total = vi_now_us() - t0;
-	*ret_us = total - res.tpm_us;
-	if (r < 0) {
-		/* a TPM the firmware announces but the kernel does not show: driver left out
-		 * (module_blacklist=, initcall_blacklist=), not a machine without one */
-		if (r == -ENODEV && access(ACPI_TPM2_TABLE, F_OK) == 0)
-			vi_err_wrap(err, r, "the firmware announces a TPM (ACPI TPM2 table) but the "
-				    "kernel has no TPM device: ");
-		return r;
-	}
-	for (size_t i = 0; i < res.banks; i++)
-		snprintf(banks + strlen(banks), sizeof(banks) - strlen(banks), "%s%s", i ? "," : "",
-			 vi_tpm_alg_name(res.digests[i].alg));
-	vi_kmsg_log(&a->log, KMSG_INFO, "measured into PCR %u (%s) in %llu us (%llu us own, "
-		 "%llu us the TPM's answer): %s", o.pcr, banks, (unsigned long long)total,
-		 (unsigned long long)*ret_us, (unsigned long long)res.tpm_us, event);
-	if (!res.logged)
-		vi_kmsg_log(&a->log, KMSG_WARNING, "measurement not in " VI_MEASURE_LOG ": %s",
-			 res.log_note.msg);
-	return 0;
-}
-
-int vi_agent_measure(struct agent *a, const struct vi_target *t)
-{
-	char signer[VI_MAX_PATH + 16], event[VI_MEASURE_EVENT_MAX];
-	struct vi_error err = { "" };
-	int r;
-
-	r = vi_measure_signer(t, t == &a->plan.cfg.root, &a->plan.trust, signer, sizeof(signer),
-			      &err);
-	if (r == 0)
-		r = vi_measure_event(t, signer, event, sizeof(event), &err);
-	if (r == 0)
-		r = measure_event(a, event, &a->measure_us, &err);
-	if (r < 0 && a->plan.policy.require_tpm)
-		return fail_target(a, VI_STAGE_MEASURE, t, r, &err);
-	if (r < 0)
-		vi_kmsg_log(&a->log, r == -ENODEV && access(ACPI_TPM2_TABLE, F_OK) < 0 ?
-			 KMSG_INFO : KMSG_WARNING, "%s: not measured: %s", t->name, err.msg);
-	return 0;
-}
-
-/* Before any fail action: the PCR must not keep (or be able to reach) the value of a good
- * boot while a shell or another root runs, so "dm-verity-fallback:STAGE" is extended into it.
- * False when the policy requires the TPM and that did not work: no shell then. */
-bool vi_agent_measure_fallback(struct agent *a)
-{
-	char event[64];
-	struct vi_error err = { "" };
-	uint64_t us;
-	int r;
-
-	snprintf(event, sizeof(event), "dm-verity-fallback:%s", vi_stage_name(a->failure.stage));
-	r = measure_event(a, event, &us, &err);
-	if (r == 0)
-		return true;
-	vi_kmsg_log(&a->log, r == -ENODEV && access(ACPI_TPM2_TABLE, F_OK) < 0 ? KMSG_INFO :
-		 KMSG_WARNING, "fallback not measured: %s", err.msg);
-	return !a->plan.policy.require_tpm;
-}
-
-/* The policy's signed IPE policy: read before the switch (the initramfs goes away with it). */
-static int read_ipe(struct agent *a, const struct vi_target *t)
-{
-	const char *path = a->plan.policy.ipe_policy;
-	struct vi_error err = { "" };
-	int r;
-
-	if (!path[0] || a->ipe.buf)
-		return 0;
-	r = vi_ipe_policy_read(path, &a->ipe, &err);
-	return r < 0 ? fail_target(a, VI_STAGE_IPE, t, r, &err) : 0;
-}
-
-/* ... and activated after it, right before init is executed: a policy that allows only the
- * signed root would deny the initramfs's programs, the fallback shell and a recovery root. */
-static int activate_ipe(struct agent *a, const struct vi_target *t)
-{
-	struct vi_ipe_result res;
-	struct vi_error err = { "" };
-	uint64_t t0 = vi_now_us();
-	int r;
-
-	if (!a->ipe.buf)
-		return 0;
-	r = vi_ipe_activate(&a->ipe, VI_SECURITYFS, VI_IPE_DIR, &res, &err);
-	vi_ipe_policy_free(&a->ipe);
-	if (r < 0)
-		return fail_target(a, VI_STAGE_IPE, t, r, &err);
-	vi_kmsg_log(&a->log, KMSG_INFO, "IPE policy %s from %s active%s (%llu us)", res.name,
-		 a->plan.policy.ipe_policy, res.enforce_raised ?
-		 ", switched from permissive (ipe.enforce=0) to enforcing" : "",
-		 (unsigned long long)(vi_now_us() - t0));
-	return 0;
-}
-
 /* Switch to NEWROOT and exec init (checked before as init_id). Returns only on failure;
  * *ret_switched tells whether the switch got past its checks (the initramfs is then gone). */
 static int switch_and_exec(struct agent *a, const struct vi_target *t,
@@ -506,12 +196,12 @@ static int switch_and_exec(struct agent *a, const struct vi_target *t,
 	if (sw.warning.msg[0])
 		vi_kmsg_log(&a->log, KMSG_WARNING, "switch root: %s", sw.warning.msg);
 	if (r < 0)
-		return fail(a, VI_STAGE_SWITCH, t, r, "switch root failed", &err);
+		return vi_agent_fail(a, VI_STAGE_SWITCH, t, r, "switch root failed", &err);
 	/* init was checked before /dev, /proc, /sys and /run were moved on top of the root */
 	r = vi_init_same(init, init_id, &err);
 	if (r < 0)
-		return fail(a, VI_STAGE_SWITCH, t, r, "", &err);
-	r = activate_ipe(a, t);
+		return vi_agent_fail(a, VI_STAGE_SWITCH, t, r, "", &err);
+	r = vi_agent_activate_ipe(a, t);
 	if (r < 0)
 		return r;
 	total = vi_now_ms() - a->t_start_ms;
@@ -524,13 +214,13 @@ static int switch_and_exec(struct agent *a, const struct vi_target *t,
 		 (unsigned long long)(total - a->wait_ms - a->modules_ms),
 		 (unsigned long long)a->mark_ms[0], (unsigned long long)a->mark_ms[1],
 		 (unsigned long long)a->mark_ms[2], (unsigned long long)a->mark_ms[3]);
-	devkmsg_restore(a);
+	vi_pid1_devkmsg_restore(a);
 	init_environment(a, envp, sizeof(envp) / sizeof(envp[0]));
 	hand_over_fds(a);
 	execve(init, argv, envp);
 	r = -errno;
 	snprintf(err.msg, sizeof(err.msg), "exec %.100s failed: %s", init, strerror(-r));
-	return fail(a, VI_STAGE_SWITCH, t, r, "", &err);
+	return vi_agent_fail(a, VI_STAGE_SWITCH, t, r, "", &err);
 }
 
 /* Boot one target: activate, mount, check init, switch, exec. Returns only on failure;
@@ -549,11 +239,11 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 
 	*ret_switched = false;
 	if (t->enabled)
-		r = activate(a, t, &act);
+		r = vi_agent_activate(a, t, &act);
 	if (r < 0)
 		return r;
 	if (with_usr) {
-		r = activate(a, usr, &uact);
+		r = vi_agent_activate(a, usr, &uact);
 		if (r < 0)
 			goto out_remove;
 	}
@@ -566,7 +256,7 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 	a->mark_ms[2] = vi_now_ms() - t0;
 	if (r < 0)
 		goto out_remove;
-	r = read_ipe(a, t);
+	r = vi_agent_read_ipe(a, t);
 	if (r < 0)
 		goto out_umount;
 	if (t->enabled)
@@ -618,12 +308,6 @@ static int pid1_recovery(struct agent *a)
 	return -EIO;   /* boot_target returns only when the recovery root was refused */
 }
 
-const char *vi_agent_shell_refused_tpm(struct agent *a)
-{
-	return a->fallback_measured ? NULL : "the TPM did not record the fallback and the policy "
-					     "requires it (require_tpm=yes)";
-}
-
 static bool pid1_shell(struct agent *a)
 {
 	char *envp[VI_MAX_ENV + 3];
@@ -673,81 +357,6 @@ static void fallback(struct agent *a, bool switched)
 	exit(EXIT_FAILURE);
 }
 
-static void mount_api(struct agent *a)
-{
-	static const struct {
-		const char *src, *dir, *type, *data;
-		unsigned long flags;
-	} m[] = {
-		{ "proc", "/proc", "proc", NULL, MS_NOSUID | MS_NODEV | MS_NOEXEC },
-		{ "sysfs", "/sys", "sysfs", NULL, MS_NOSUID | MS_NODEV | MS_NOEXEC },
-		{ "devtmpfs", "/dev", "devtmpfs", "mode=0755", MS_NOSUID },
-		{ "tmpfs", "/run", "tmpfs", "mode=0755", MS_NOSUID | MS_NODEV },
-	};
-
-	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
-		mkdir(m[i].dir, 0755);
-		if (mount(m[i].src, m[i].dir, m[i].type, m[i].flags, m[i].data) < 0 &&
-		    errno != EBUSY)
-			vi_kmsg_log(&a->log, KMSG_ERR, "mounting %s failed: %s", m[i].dir,
-				 strerror(errno));
-	}
-	/* Without /dev/console in the archive the kernel started us with no fds 0-2. */
-	if (fcntl(0, F_GETFD) < 0) {
-		int fd = open("/dev/console", O_RDWR | O_NOCTTY);
-
-		if (fd >= 0) {
-			dup2(fd, 0);
-			dup2(fd, 1);
-			dup2(fd, 2);
-			if (fd > 2)
-				close(fd);
-		}
-	}
-}
-
-#define REQUIRE_SIGNATURES_PARAM "/sys/module/dm_verity/parameters/require_signatures"
-
-/* Load the initramfs's modules with their parameters: the kernel applies MODULE.PARAM words of
- * the command line to built-in code only, so for these they come from the command line (and
- * modprobe.d) as modprobe would pass them, then the policy's forced ones. */
-static void load_modules(struct agent *a)
-{
-	static char cmdline[VI_MAX_CMDLINE + 2];
-	struct vi_modload_params mp = { .modprobe_dir = VI_MODPROBE_DIR };
-	struct vi_error err = { "" };
-	unsigned loaded = 0, skipped = 0;
-	uint64_t t0 = vi_now_ms();
-	char val[8] = "";
-	int r;
-
-	/* read once: the configuration pipeline takes this copy (and refuses a bad file) */
-	a->policy_read_r = vi_policy_load(VI_POLICY_FILE, &a->policy_read, &a->policy_read_err);
-	a->policy_was_read = true;
-	if (a->policy_read_r == 0)
-		mp.forced = vi_policy_forced_modparams(&a->policy_read);
-	if (vi_fileio_read_text_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) == 0) {
-		mp.cmdline = cmdline;
-		mp.cmdline_len = strlen(cmdline);
-	}
-	r = vi_modules_load(VI_MODULES_LIST, &mp, &loaded, &skipped, &err);
-	a->modules_ms = vi_now_ms() - t0;
-	if (r < 0)
-		vi_kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
-	vi_kmsg_log(&a->log, KMSG_INFO, "%u modules loaded, %u without hardware, in %llu ms", loaded,
-		 skipped, (unsigned long long)a->modules_ms);
-	if (!mp.forced)
-		return;
-	/* a dm_verity built in, or loaded before us, did not get the forced word: the policy's
-	 * kernel-side guard would be missing, so the boot does not go on without it */
-	if (vi_fileio_read_text_at(AT_FDCWD, REQUIRE_SIGNATURES_PARAM, val, sizeof(val)) < 0 || strcmp(val, "Y")) {
-		a->kernel_guard_missing = true;
-		return;
-	}
-	vi_kmsg_log(&a->log, KMSG_INFO, "dm_verity.require_signatures=Y, as the initramfs policy "
-		 "requires (require_signature=kernel)");
-}
-
 static int run_pid1(struct agent *a)
 {
 	bool switched = false;
@@ -755,13 +364,13 @@ static int run_pid1(struct agent *a)
 	int r;
 
 	a->t_start_ms = vi_now_ms();
-	mount_api(a);
-	devkmsg_unlimit(a);
+	vi_pid1_mount_api(a);
+	vi_pid1_devkmsg_unlimit(a);
 	vi_kmsg_open(&a->log, 2);
 	a->mark_ms[0] = vi_now_ms() - a->t_start_ms;
 	vi_kmsg_log(&a->log, KMSG_NOTICE, "verity-init " VERITY_INIT_VERSION " start (t=%llu ms)",
 		 (unsigned long long)a->t_start_ms);
-	load_modules(a);
+	vi_pid1_load_modules(a);
 	vi_dm_init(VI_DM_NODES_SELF);
 
 	t0 = vi_now_ms();

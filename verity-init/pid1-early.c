@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* PID 1's first steps, before the configuration pipeline: the API filesystems and the console,
+ * the kernel log's rate limit, the initramfs's modules with their parameters (and the policy,
+ * read once for them). Declared in agent.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "clock.h"
+#include "fileio.h"
+#include "modules.h"
+#include "policy.h"
+
+#define DEVKMSG_SYSCTL "/proc/sys/kernel/printk_devkmsg"
+
+/* The kernel keeps 10 /dev/kmsg records per 5 s by default and drops the rest silently: the
+ * one that says why the boot stopped must not be the one dropped. PID 1 lifts the limit for its
+ * own run and puts it back before handing over to init (a printk.devkmsg= on the command line
+ * locks the setting; then the writes fail and nothing changes). */
+void vi_pid1_devkmsg_unlimit(struct agent *a)
+{
+	char cur[32];
+	int fd;
+
+	if (vi_fileio_read_text_at(AT_FDCWD, DEVKMSG_SYSCTL, cur, sizeof(cur)) < 0 || strcmp(cur, "ratelimit"))
+		return;
+	fd = open(DEVKMSG_SYSCTL, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	a->devkmsg_restore = write(fd, "on\n", 3) == 3;
+	close(fd);
+}
+
+void vi_pid1_devkmsg_restore(struct agent *a)
+{
+	int fd;
+
+	if (!a->devkmsg_restore)
+		return;
+	fd = open(DEVKMSG_SYSCTL, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "ratelimit\n", 10) == 10)
+			a->devkmsg_restore = false;
+		close(fd);
+	}
+}
+
+void vi_pid1_mount_api(struct agent *a)
+{
+	static const struct {
+		const char *src, *dir, *type, *data;
+		unsigned long flags;
+	} m[] = {
+		{ "proc", "/proc", "proc", NULL, MS_NOSUID | MS_NODEV | MS_NOEXEC },
+		{ "sysfs", "/sys", "sysfs", NULL, MS_NOSUID | MS_NODEV | MS_NOEXEC },
+		{ "devtmpfs", "/dev", "devtmpfs", "mode=0755", MS_NOSUID },
+		{ "tmpfs", "/run", "tmpfs", "mode=0755", MS_NOSUID | MS_NODEV },
+	};
+
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		mkdir(m[i].dir, 0755);
+		if (mount(m[i].src, m[i].dir, m[i].type, m[i].flags, m[i].data) < 0 &&
+		    errno != EBUSY)
+			vi_kmsg_log(&a->log, KMSG_ERR, "mounting %s failed: %s", m[i].dir,
+				 strerror(errno));
+	}
+	/* Without /dev/console in the archive the kernel started us with no fds 0-2. */
+	if (fcntl(0, F_GETFD) < 0) {
+		int fd = open("/dev/console", O_RDWR | O_NOCTTY);
+
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+			if (fd > 2)
+				close(fd);
+		}
+	}
+}
+
+#define REQUIRE_SIGNATURES_PARAM "/sys/module/dm_verity/parameters/require_signatures"
+
+/* Load the initramfs's modules with their parameters: the kernel applies MODULE.PARAM words of
+ * the command line to built-in code only, so for these they come from the command line (and
+ * modprobe.d) as modprobe would pass them, then the policy's forced ones. */
+void vi_pid1_load_modules(struct agent *a)
+{
+	static char cmdline[VI_MAX_CMDLINE + 2];
+	struct vi_modload_params mp = { .modprobe_dir = VI_MODPROBE_DIR };
+	struct vi_error err = { "" };
+	unsigned loaded = 0, skipped = 0;
+	uint64_t t0 = vi_now_ms();
+	char val[8] = "";
+	int r;
+
+	/* read once: the configuration pipeline takes this copy (and refuses a bad file) */
+	a->policy_read_r = vi_policy_load(VI_POLICY_FILE, &a->policy_read, &a->policy_read_err);
+	a->policy_was_read = true;
+	if (a->policy_read_r == 0)
+		mp.forced = vi_policy_forced_modparams(&a->policy_read);
+	if (vi_fileio_read_text_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) == 0) {
+		mp.cmdline = cmdline;
+		mp.cmdline_len = strlen(cmdline);
+	}
+	r = vi_modules_load(VI_MODULES_LIST, &mp, &loaded, &skipped, &err);
+	a->modules_ms = vi_now_ms() - t0;
+	if (r < 0)
+		vi_kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
+	vi_kmsg_log(&a->log, KMSG_INFO, "%u modules loaded, %u without hardware, in %llu ms", loaded,
+		 skipped, (unsigned long long)a->modules_ms);
+	if (!mp.forced)
+		return;
+	/* a dm_verity built in, or loaded before us, did not get the forced word: the policy's
+	 * kernel-side guard would be missing, so the boot does not go on without it */
+	if (vi_fileio_read_text_at(AT_FDCWD, REQUIRE_SIGNATURES_PARAM, val, sizeof(val)) < 0 || strcmp(val, "Y")) {
+		a->kernel_guard_missing = true;
+		return;
+	}
+	vi_kmsg_log(&a->log, KMSG_INFO, "dm_verity.require_signatures=Y, as the initramfs policy "
+		 "requires (require_signature=kernel)");
+}

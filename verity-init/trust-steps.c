@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The trust steps the agent adds right before the switch (docs/signing.md): the TPM
+ * measurement of each booted target and of a fallback (lib/boot/measure.c), and the signed IPE
+ * policy, read before the switch and activated after it (lib/boot/ipe.c). Declared in agent.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "clock.h"
+#include "digest.h"
+#include "ipe.h"
+#include "measure.h"
+
+#define ACPI_TPM2_TABLE "/sys/firmware/acpi/tables/TPM2"
+
+/* Extend the policy's PCR with event (include/measure.h) and log it. A failure is returned
+ * with err set; *ret_us is the own time (the TPM's answer excluded). */
+static int measure_event(struct agent *a, const char *event, uint64_t *ret_us,
+			 struct vi_error *err)
+{
+	const struct vi_measure_opts o = {
+		.pcr = a->plan.policy.tpm_pcr,
+		.sysfs_dir = VI_TPM_SYSFS,
+		.dev = VI_TPM_DEV,
+		.log_path = VI_MEASURE_LOG,
+		.boot_id_path = VI_MEASURE_BOOT_ID,
+		.ops = &vi_digest_afalg_ops,
+	};
+	struct vi_measure_result res;
+	char banks[48] = "";
+	uint64_t t0 = vi_now_us(), total;
+	int r;
+
+	r = vi_measure(&o, event, &res, err);
+	total = vi_now_us() - t0;
+	*ret_us = total - res.tpm_us;
+	if (r < 0) {
+		/* a TPM the firmware announces but the kernel does not show: driver left out
+		 * (module_blacklist=, initcall_blacklist=), not a machine without one */
+		if (r == -ENODEV && access(ACPI_TPM2_TABLE, F_OK) == 0)
+			vi_err_wrap(err, r, "the firmware announces a TPM (ACPI TPM2 table) but the "
+				    "kernel has no TPM device: ");
+		return r;
+	}
+	for (size_t i = 0; i < res.banks; i++)
+		snprintf(banks + strlen(banks), sizeof(banks) - strlen(banks), "%s%s", i ? "," : "",
+			 vi_tpm_alg_name(res.digests[i].alg));
+	vi_kmsg_log(&a->log, KMSG_INFO, "measured into PCR %u (%s) in %llu us (%llu us own, "
+		 "%llu us the TPM's answer): %s", o.pcr, banks, (unsigned long long)total,
+		 (unsigned long long)*ret_us, (unsigned long long)res.tpm_us, event);
+	if (!res.logged)
+		vi_kmsg_log(&a->log, KMSG_WARNING, "measurement not in " VI_MEASURE_LOG ": %s",
+			 res.log_note.msg);
+	return 0;
+}
+
+int vi_agent_measure(struct agent *a, const struct vi_target *t)
+{
+	char signer[VI_MAX_PATH + 16], event[VI_MEASURE_EVENT_MAX];
+	struct vi_error err = { "" };
+	int r;
+
+	r = vi_measure_signer(t, t == &a->plan.cfg.root, &a->plan.trust, signer, sizeof(signer),
+			      &err);
+	if (r == 0)
+		r = vi_measure_event(t, signer, event, sizeof(event), &err);
+	if (r == 0)
+		r = measure_event(a, event, &a->measure_us, &err);
+	if (r < 0 && a->plan.policy.require_tpm)
+		return vi_agent_fail_target(a, VI_STAGE_MEASURE, t, r, &err);
+	if (r < 0)
+		vi_kmsg_log(&a->log, r == -ENODEV && access(ACPI_TPM2_TABLE, F_OK) < 0 ?
+			 KMSG_INFO : KMSG_WARNING, "%s: not measured: %s", t->name, err.msg);
+	return 0;
+}
+
+/* Before any fail action: the PCR must not keep (or be able to reach) the value of a good
+ * boot while a shell or another root runs, so "dm-verity-fallback:STAGE" is extended into it.
+ * False when the policy requires the TPM and that did not work: no shell then. */
+bool vi_agent_measure_fallback(struct agent *a)
+{
+	char event[64];
+	struct vi_error err = { "" };
+	uint64_t us;
+	int r;
+
+	snprintf(event, sizeof(event), "dm-verity-fallback:%s", vi_stage_name(a->failure.stage));
+	r = measure_event(a, event, &us, &err);
+	if (r == 0)
+		return true;
+	vi_kmsg_log(&a->log, r == -ENODEV && access(ACPI_TPM2_TABLE, F_OK) < 0 ? KMSG_INFO :
+		 KMSG_WARNING, "fallback not measured: %s", err.msg);
+	return !a->plan.policy.require_tpm;
+}
+
+/* The policy's signed IPE policy: read before the switch (the initramfs goes away with it). */
+int vi_agent_read_ipe(struct agent *a, const struct vi_target *t)
+{
+	const char *path = a->plan.policy.ipe_policy;
+	struct vi_error err = { "" };
+	int r;
+
+	if (!path[0] || a->ipe.buf)
+		return 0;
+	r = vi_ipe_policy_read(path, &a->ipe, &err);
+	return r < 0 ? vi_agent_fail_target(a, VI_STAGE_IPE, t, r, &err) : 0;
+}
+
+/* ... and activated after it, right before init is executed: a policy that allows only the
+ * signed root would deny the initramfs's programs, the fallback shell and a recovery root. */
+int vi_agent_activate_ipe(struct agent *a, const struct vi_target *t)
+{
+	struct vi_ipe_result res;
+	struct vi_error err = { "" };
+	uint64_t t0 = vi_now_us();
+	int r;
+
+	if (!a->ipe.buf)
+		return 0;
+	r = vi_ipe_activate(&a->ipe, VI_SECURITYFS, VI_IPE_DIR, &res, &err);
+	vi_ipe_policy_free(&a->ipe);
+	if (r < 0)
+		return vi_agent_fail_target(a, VI_STAGE_IPE, t, r, &err);
+	vi_kmsg_log(&a->log, KMSG_INFO, "IPE policy %s from %s active%s (%llu us)", res.name,
+		 a->plan.policy.ipe_policy, res.enforce_raised ?
+		 ", switched from permissive (ipe.enforce=0) to enforcing" : "",
+		 (unsigned long long)(vi_now_us() - t0));
+	return 0;
+}
+
+const char *vi_agent_shell_refused_tpm(struct agent *a)
+{
+	return a->fallback_measured ? NULL : "the TPM did not record the fallback and the policy "
+					     "requires it (require_tpm=yes)";
+}
