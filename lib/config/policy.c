@@ -437,34 +437,11 @@ static int check_target(const struct vi_target *t, const char *what, const struc
 	return 0;
 }
 
-int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
-		    struct vi_error *err)
+/* What the command line hands to the booted system: init=, a hand-over switch, environment
+ * names, a shell asked for. */
+static int check_handover(const struct vi_config *cfg, const struct vi_policy *p,
+			  struct vi_error *err)
 {
-	int r;
-
-	if (cfg->verity_disabled && !vi_policy_allows(p, VI_WEAK_VERITY_OFF))
-		return refuse(err, "systemd.verity=0", VI_WEAK_VERITY_OFF);
-	r = check_target(&cfg->root, "verity root", p, err);
-	if (r < 0)
-		return r;
-	r = check_target(&cfg->recovery, "recovery root", p, err);
-	if (r < 0)
-		return r;
-	r = check_target(&cfg->usr, "verified /usr", p, err);
-	if (r < 0)
-		return r;
-	/* /etc, the units and ld.so.preload then belong to whoever can write that partition */
-	if (cfg->layout == VI_LAYOUT_WRITABLE_USR && !p->allow_unverified_root) {
-		vi_err(err, "root=%.64s is not verified, only /usr: its /etc, units and "
-		       "ld.so.preload are not checked; the initramfs policy does not allow it "
-		       "(allow_unverified_root=yes would)", cfg->root_dev);
-		return -EPERM;
-	}
-	for (unsigned i = 0; i < VI_MAX_FAIL && cfg->fail[i] != VI_FAIL_NONE; i++)
-		if (cfg->fail[i] == VI_FAIL_SHELL && !p->allow_shell) {
-			vi_err(err, "fail action 'shell' is not allowed by the initramfs policy");
-			return -EPERM;
-		}
 	/* init= is not covered by the root hash or a signature: init=/bin/sh on the verified root
 	 * would be a shell */
 	if (p->init[0] && cfg->init_given && strcmp(cfg->init, p->init)) {
@@ -492,6 +469,19 @@ int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 			       : "not in the initramfs policy's init_env=");
 		return -EPERM;
 	}
+	if (cfg->shell_requested && !p->allow_shell) {
+		vi_err(err, "'%s' opens a root shell in the initramfs: the initramfs policy does not "
+		       "allow it (allow_shell=yes would)", cfg->shell_key);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* The policy's version floor needs the root's manifest, and leaves no room for a /usr or a
+ * recovery root, which cannot carry one. */
+static int check_version_floor(const struct vi_config *cfg, const struct vi_policy *p,
+			       struct vi_error *err)
+{
 	/* A version floor means nothing for a root whose signature carries no version (a PKCS#7
 	 * root hash signature signs the hash alone): the root must come with its manifest. */
 	if ((p->require_manifest || p->min_version > 0) && cfg->root.enabled && !cfg->manifest[0]) {
@@ -515,11 +505,14 @@ int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 					  : "requires a manifest (require_manifest=yes)");
 		return -EPERM;
 	}
-	if (cfg->shell_requested && !p->allow_shell) {
-		vi_err(err, "'%s' opens a root shell in the initramfs: the initramfs policy does not "
-		       "allow it (allow_shell=yes would)", cfg->shell_key);
-		return -EPERM;
-	}
+	return 0;
+}
+
+/* Every target signed as the policy (or verity.require_signature) asks: by the kernel, or at
+ * all. */
+static int check_signatures(const struct vi_config *cfg, const struct vi_policy *p,
+			    struct vi_error *err)
+{
 	if (p->require_kernel_signature) {
 		if (!kernel_signature(&cfg->root)) {
 			vi_err(err, "the initramfs policy requires a signature the kernel checks "
@@ -556,6 +549,43 @@ int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 		}
 	}
 	return 0;
+}
+
+int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
+		    struct vi_error *err)
+{
+	int r;
+
+	if (cfg->verity_disabled && !vi_policy_allows(p, VI_WEAK_VERITY_OFF))
+		return refuse(err, "systemd.verity=0", VI_WEAK_VERITY_OFF);
+	r = check_target(&cfg->root, "verity root", p, err);
+	if (r < 0)
+		return r;
+	r = check_target(&cfg->recovery, "recovery root", p, err);
+	if (r < 0)
+		return r;
+	r = check_target(&cfg->usr, "verified /usr", p, err);
+	if (r < 0)
+		return r;
+	/* /etc, the units and ld.so.preload then belong to whoever can write that partition */
+	if (cfg->layout == VI_LAYOUT_WRITABLE_USR && !p->allow_unverified_root) {
+		vi_err(err, "root=%.64s is not verified, only /usr: its /etc, units and "
+		       "ld.so.preload are not checked; the initramfs policy does not allow it "
+		       "(allow_unverified_root=yes would)", cfg->root_dev);
+		return -EPERM;
+	}
+	for (unsigned i = 0; i < VI_MAX_FAIL && cfg->fail[i] != VI_FAIL_NONE; i++)
+		if (cfg->fail[i] == VI_FAIL_SHELL && !p->allow_shell) {
+			vi_err(err, "fail action 'shell' is not allowed by the initramfs policy");
+			return -EPERM;
+		}
+	r = check_handover(cfg, p, err);
+	if (r < 0)
+		return r;
+	r = check_version_floor(cfg, p, err);
+	if (r < 0)
+		return r;
+	return check_signatures(cfg, p, err);
 }
 
 int vi_policy_apply(const struct vi_policy *p, struct vi_config *cfg, struct vi_error *err)
