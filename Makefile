@@ -213,7 +213,10 @@ deb: $(STATIC_DEPS)/lib/libdevmapper.a
 	mkdir -p $(DEB_SRC)
 	tar -cf - --exclude-vcs --exclude=./build --exclude=./$(patsubst $(CURDIR)/%,%,$(abspath $(BUILD))) \
 		--exclude=./debian/build . | tar -C $(DEB_SRC) -xf -
-	cd $(DEB_SRC) && STATIC_DEPS=$(abspath $(STATIC_DEPS)) dpkg-buildpackage $(DEB_FLAGS)
+	# the package's own build (debian/rules) must not inherit this make's variables: a BUILD=
+	# given here would override its BUILD := debian/build, which its clean step removes
+	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD \
+		STATIC_DEPS=$(abspath $(STATIC_DEPS)) dpkg-buildpackage $(DEB_FLAGS)
 	@ls $(DEBDIR)/*.deb
 
 # --- hardening ----------------------------------------------------------------------------------
