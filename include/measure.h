@@ -34,7 +34,7 @@ struct vi_measure_opts {
 	const char *dev;             /* VI_TPM_DEV */
 	const char *log_path;        /* VI_MEASURE_LOG; NULL: no log */
 	const char *boot_id_path;    /* VI_MEASURE_BOOT_ID */
-	const struct vi_digest_ops *ops;   /* sha1 and sha384 banks (sha256 and sha512: libsodium) */
+	const struct vi_digest_ops *ops;   /* the banks' digests (AF_ALG in the agent) */
 };
 
 struct vi_measure_result {

@@ -13,8 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sodium.h>
-
 #include "clock.h"
 #include "fileio.h"
 #include "hex.h"
@@ -183,12 +181,6 @@ static int digest_of(const struct vi_digest_ops *ops, uint16_t alg, const char *
 	struct vi_digest_ctx *c = NULL;
 	int r;
 
-	/* SHA-256 and SHA-512 in-process (libsodium, which the agent carries for Ed25519): a
-	 * digest through AF_ALG is seven system calls, and under emulation each is expensive */
-	if (alg == VI_TPM_ALG_SHA256)
-		return crypto_hash_sha256(out, (const unsigned char *)data, strlen(data));
-	if (alg == VI_TPM_ALG_SHA512)
-		return crypto_hash_sha512(out, (const unsigned char *)data, strlen(data));
 	r = ops->new_ctx(vi_tpm_alg_name(alg), &c);
 	if (r == 0)
 		r = ops->update(c, data, strlen(data));
