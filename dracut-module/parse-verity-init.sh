@@ -4,7 +4,14 @@
 # 95rootfs-block's parse-block). Asks the agent what the command line means, points root= at the
 # mapping, registers the device waits and queues the setup job.
 
-type vi_load > /dev/null 2>&1 || . /lib/verity-init-lib.sh
+# The kernel puts every NAME=value word of its command line into the environment of dracut's
+# shell, and bash imports a function from BASH_FUNC_name%%: whether this module's functions are
+# loaded is told by _vi_lib, which the library sets and never exports (export is a special
+# built-in: no imported function replaces it); an exported one came from the command line.
+case "${_vi_lib:-}:$(export -p)" in
+	loaded:*" _vi_lib="*) _vi_lib= ;;
+esac
+[ "${_vi_lib:-}" = loaded ] || . /lib/verity-init-lib.sh
 
 vi_load
 case $? in

@@ -7,7 +7,14 @@
 # module-setup.sh masks systemd's generator at build time, so only one program ever sets up the
 # root mapping.
 
-type vi_load > /dev/null 2>&1 || . /lib/verity-init-lib.sh
+# The kernel puts every NAME=value word of its command line into the environment of dracut's
+# shell, and bash imports a function from BASH_FUNC_name%%: whether this module's functions are
+# loaded is told by _vi_lib, which the library sets and never exports (export is a special
+# built-in: no imported function replaces it); an exported one came from the command line.
+case "${_vi_lib:-}:$(export -p)" in
+	loaded:*" _vi_lib="*) _vi_lib= ;;
+esac
+[ "${_vi_lib:-}" = loaded ] || . /lib/verity-init-lib.sh
 
 GENERATOR_DIR="$1"
 [ -n "$GENERATOR_DIR" ] || exit 1

@@ -8,7 +8,14 @@
 # `fail`, `pre-pivot`). What stays here is what only dracut can do: its hooks, its emergency
 # shell, udev, root= and rflags, and its own reading of rd.break / rd.shell.
 
+# Functions imported from the kernel's environment (bash: BASH_FUNC_name%%=, a word of the
+# command line) must not stand in for the programs and built-ins this module runs: unset is a
+# special built-in, which no function replaces. The agent refuses such words too.
+unset -f type command printf read echo test [ cat sed tr mkdir rm mv cp sleep mount umount \
+	udevadm dmsetup env modprobe 2> /dev/null
 type getarg > /dev/null 2>&1 || . /lib/dracut-lib.sh
+# the hooks' sign that this library is loaded (never exported: see parse-verity-init.sh)
+_vi_lib=loaded
 
 # vi_forget PREFIX...: unset every shell variable whose name starts with one of the PREFIXes.
 vi_forget() {

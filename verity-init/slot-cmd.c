@@ -116,14 +116,22 @@ static void read_boot_record(struct slot_cmd *c)
 	char file[4096], cmdline[CMDLINE_MAX], name[8];
 
 	if (vi_fileio_read_text_at(AT_FDCWD, c->status, file, sizeof(file)) == 0) {
-		if (!c->store && status_value(file, "store", c->store_buf, sizeof(c->store_buf)) &&
-		    c->store_buf[0] == '/')
+		char store[sizeof(c->store_buf)];
+		bool ab_boot = status_value(file, "store", store, sizeof(store));
+
+		if (!c->store && ab_boot && store[0] == '/') {
+			memcpy(c->store_buf, store, sizeof(store));
 			c->store = c->store_buf;
+		}
 		if (status_value(file, "slot", name, sizeof(name)) &&
 		    slot_name_ok(name, strlen(name))) {
 			memcpy(c->current, name, sizeof(name));
 			return;
 		}
+		/* the agent chose the slots this boot and booted none of them (a recovery root
+		 * runs): the command line must not name a "running" slot for mark-good */
+		if (ab_boot)
+			return;
 	}
 	if (!c->cmdline) {
 		if (vi_fileio_read_text_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) < 0)

@@ -308,6 +308,16 @@ static int collect_handover(const struct vi_cmdline_tok *t, struct cmdline_state
 	return 0;
 }
 
+/* Letters, digits, '_' and '-' (the kernel reads '-' in a parameter name as '_'). */
+static bool plain_name(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-'))
+			return false;
+	return n > 0;
+}
+
 static int collect(const struct vi_cmdline_tok *t, struct cmdline_state *st,
 		   struct vi_error *err)
 {
@@ -319,7 +329,14 @@ static int collect(const struct vi_cmdline_tok *t, struct cmdline_state *st,
 	int r;
 
 	vi_sanitize(t->key, t->key_len, kn, sizeof(kn));
-	/* NAME=value without a dot before "--": the kernel makes it init's environment */
+	/* NAME=value without a dot before "--": the kernel makes it init's environment, and that of
+	 * every hook dracut's shell init runs. bash imports a function from any variable named
+	 * BASH_FUNC_name%% (or BASH_FUNC_name()), so such a word would replace the module's own
+	 * shell functions: a name no program takes as a variable is refused. */
+	if (t->val && !st->past_dashdash && !memchr(t->key, '.', t->key_len) &&
+	    (vi_has_prefix(t->key, t->key_len, "BASH_FUNC_") || !plain_name(t->key, t->key_len)))
+		return vi_err(err, "%s=: reaches init's environment under a name no program takes as "
+			      "a variable (a shell would import it as a function)", kn);
 	if (t->val && !st->past_dashdash && vi_env_name(t->key, t->key_len)) {
 		r = env_add(st, t->key, t->key_len, err);
 		if (r < 0)

@@ -508,5 +508,20 @@ EOF
 	assertEquals "lines" 14 "$n"
 }
 
+# bash imports a function from every environment variable named BASH_FUNC_name%% (or
+# BASH_FUNC_name()), and the kernel makes each NAME=value word without a dot an environment
+# variable of dracut's shell: such a word would replace the module's shell functions. Refused,
+# with or without a verity root on the line; an ordinary lower-case word is not.
+testShellFunctionImportWordsRefused() {
+	local w out
+	for w in 'BASH_FUNC_vi_load%%=() { return 1; }' 'BASH_FUNC_sed()=() { :; }' 'x%y=1'; do
+		out=$("$VI" parse --cmdline "root=/dev/sdb1 \"$w\"" 2>&1)
+		assertNotEquals "accepted: $w" 0 "$?"
+		assertContains "$w" "$out" "a shell would import it as a function"
+	done
+	"$VI" parse --cmdline "root=/dev/sdb1 foo-bar=1 console=ttyS0" >/dev/null 2>&1
+	assertEquals "an ordinary word" 0 "$?"
+}
+
 # shellcheck disable=SC1091
 . /usr/share/shunit2/shunit2
