@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The agent's TPM measurement of the target it boots (docs/signing.md, "TPM measurement"):
  * before the switch, one PCR (the policy's tpm_pcr=, 14 by default) is extended in
- * every bank the TPM has with the digest of one event string
+ * every bank the TPM has with the digest of one event string (TPM2_PCR_Event: the TPM hashes it)
  *
  *     dm-verity:NAME:ROOTHASH:SIGNER
  *
@@ -18,7 +18,6 @@
 #include <stdint.h>
 
 #include "config.h"
-#include "digest.h"
 #include "err.h"
 #include "tpm.h"
 #include "trust.h"
@@ -30,11 +29,9 @@
 
 struct vi_measure_opts {
 	unsigned pcr;
-	const char *sysfs_dir;       /* VI_TPM_SYSFS */
 	const char *dev;             /* VI_TPM_DEV */
 	const char *log_path;        /* VI_MEASURE_LOG; NULL: no log */
 	const char *boot_id_path;    /* VI_MEASURE_BOOT_ID */
-	const struct vi_digest_ops *ops;   /* the banks' digests (AF_ALG in the agent) */
 };
 
 struct vi_measure_result {
@@ -63,9 +60,9 @@ int vi_measure_record(unsigned pcr, const struct vi_tpm_digest *d, size_t n, con
 		      const char *boot_id, uint64_t timestamp_us, char *buf, size_t size,
 		      struct vi_error *err);
 
-/* Measure event (above): the TPM's banks, each digest with o->ops, one extend, then the log
- * record (its failure is only res->log_note). -ENODEV when there is no TPM; any other error
- * means the PCR may not hold the measurement. */
+/* Measure event (above): one PCR_Event, then the log record with the digests the TPM answered
+ * (its failure is only res->log_note). -ENODEV when there is no TPM; any other error means the
+ * PCR may not hold the measurement. */
 int vi_measure(const struct vi_measure_opts *o, const char *event, struct vi_measure_result *res,
 	       struct vi_error *err);
 

@@ -9,7 +9,6 @@
 
 #include "agent.h"
 #include "clock.h"
-#include "digest.h"
 #include "ipe.h"
 #include "measure.h"
 
@@ -30,14 +29,12 @@ static int measure_event(struct agent *a, const char *event, uint64_t *ret_us,
 {
 	const struct vi_measure_opts o = {
 		.pcr = a->plan.policy.tpm_pcr,
-		.sysfs_dir = VI_TPM_SYSFS,
 		.dev = VI_TPM_DEV,
 		.log_path = VI_MEASURE_LOG,
 		.boot_id_path = VI_MEASURE_BOOT_ID,
-		.ops = &vi_digest_afalg_ops,
 	};
 	struct vi_measure_result res;
-	char banks[48] = "";
+	char banks[64] = "";
 	uint64_t t0 = vi_now_us(), total;
 	int r;
 

@@ -175,55 +175,28 @@ out:
 	return r;
 }
 
-static int digest_of(const struct vi_digest_ops *ops, uint16_t alg, const char *data,
-		     uint8_t *out, struct vi_error *err)
-{
-	struct vi_digest_ctx *c = NULL;
-	int r;
-
-	r = ops->new_ctx(vi_tpm_alg_name(alg), &c);
-	if (r == 0)
-		r = ops->update(c, data, strlen(data));
-	if (r == 0)
-		r = ops->final(c, out, vi_tpm_alg_size(alg));
-	if (c)
-		ops->free(c);
-	if (r < 0)
-		return vi_errno(err, r, "the TPM has a %s bank and the kernel's crypto API no %s "
-				"(%s): every bank must be extended", vi_tpm_alg_name(alg),
-				vi_tpm_alg_name(alg), strerror(-r));
-	return 0;
-}
-
 int vi_measure(const struct vi_measure_opts *o, const char *event, struct vi_measure_result *res,
 	       struct vi_error *err)
 {
-	uint16_t algs[VI_TPM_MAX_BANKS];
-	uint8_t cmd[VI_TPM_CMD_MAX];
+	uint8_t cmd[VI_TPM_CMD_MAX], rsp[VI_TPM_RSP_MAX];
 	char rec[VI_MEASURE_RECORD_MAX], boot_id[33];
 	struct timespec ts;
+	size_t rsp_len = 0;
 	uint64_t t0;
 	int r, len;
 
 	memset(res, 0, sizeof(*res));
-	r = vi_tpm_banks(o->sysfs_dir, algs, &res->banks, err);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < res->banks; i++) {
-		res->digests[i].alg = algs[i];
-		r = digest_of(o->ops, algs[i], event, res->digests[i].value, err);
-		if (r < 0)
-			return r;
-	}
-	len = vi_tpm_extend_command(o->pcr, res->digests, res->banks, cmd, sizeof(cmd), err);
+	len = vi_tpm_event_command(o->pcr, event, strlen(event), cmd, sizeof(cmd), err);
 	if (len < 0)
 		return len;
 	t0 = vi_now_us();
-	r = vi_tpm_transmit(o->dev, cmd, (size_t)len, err);
+	r = vi_tpm_transmit(o->dev, cmd, (size_t)len, rsp, sizeof(rsp), &rsp_len, err);
 	res->tpm_us = vi_now_us() - t0;
 	if (r < 0)
 		return r;
-	if (!o->log_path)
+	/* the PCR holds the measurement now: what follows can only cost the log its record */
+	if (vi_tpm_event_digests(rsp, rsp_len, res->digests, &res->banks, &res->log_note) < 0 ||
+	    !o->log_path)
 		return 0;
 	if (clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
 		ts.tv_sec = ts.tv_nsec = 0;

@@ -1,28 +1,33 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* TPM2_PCR_Extend, by hand (include/tpm.h). Big-endian throughout, as the TPM wants it:
+/* TPM2_PCR_Event, by hand (include/tpm.h). Big-endian throughout, as the TPM wants it:
  *
- *   command   tag u16 (TPM_ST_SESSIONS) | size u32 | TPM_CC_PCR_Extend u32 | pcrHandle u32 |
+ *   command   tag u16 (TPM_ST_SESSIONS) | size u32 | TPM_CC_PCR_Event u32 | pcrHandle u32 |
  *             authorizationSize u32 | TPMS_AUTH_COMMAND (TPM_RS_PW, empty nonce, attributes 0,
- *             empty password: 9 bytes) | TPML_DIGEST_VALUES (count u32, then per bank the
- *             hashAlg u16 and its digest)
- *   response  tag u16 | size u32 | responseCode u32 | ...                                     */
+ *             empty password: 9 bytes) | TPM2B_EVENT (size u16, up to 1024 bytes)
+ *   response  tag u16 | size u32 | responseCode u32 | parameterSize u32 |
+ *             TPML_DIGEST_VALUES (count u32, then per bank the hashAlg u16 and its digest) |
+ *             TPMS_AUTH_RESPONSE (empty nonce, attributes, empty HMAC: 5 bytes)
+ *
+ * The TPM hashes the event with the algorithm of every bank it has allocated and extends each
+ * bank with its digest, which is what TPM2_PCR_Extend with digests made here would do, without
+ * the digests to make here or the banks to find: no bank can be left out, whatever its
+ * algorithm. */
 #include "tpm.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define TPM_ST_NO_SESSIONS 0x8001u
 #define TPM_ST_SESSIONS    0x8002u
-#define TPM_CC_PCR_EXTEND  0x00000182u
+#define TPM_CC_PCR_EVENT   0x0000013cu
 #define TPM_RS_PW          0x40000009u
 #define TPM_RSP_HEADER     10u
+/* tag, size, code, PCR handle, authorization size and session, TPM2B_EVENT size */
+#define TPM_EVENT_CMD_HEADER (10u + 4u + 4u + 9u + 2u)
 /* The resource manager answers at once; a TPM busy with a self test can take a second or two. */
 #define TPM_TIMEOUT_MS     5000
 
@@ -35,6 +40,7 @@ static const struct {
 	{ VI_TPM_ALG_SHA256, "sha256", 32 },
 	{ VI_TPM_ALG_SHA384, "sha384", 48 },
 	{ VI_TPM_ALG_SHA512, "sha512", 64 },
+	{ VI_TPM_ALG_SM3_256, "sm3_256", 32 },
 };
 
 const char *vi_tpm_alg_name(uint16_t alg)
@@ -69,50 +75,41 @@ static uint8_t *put32(uint8_t *p, uint32_t v)
 	return p + 4;
 }
 
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
 static uint32_t get32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-int vi_tpm_extend_command(unsigned pcr, const struct vi_tpm_digest *d, size_t n, uint8_t *buf,
-			  size_t size, struct vi_error *err)
+int vi_tpm_event_command(unsigned pcr, const char *event, size_t n, uint8_t *buf, size_t size,
+			 struct vi_error *err)
 {
-	size_t len = 10 + 4 + 4 + 9 + 4;
+	size_t len = TPM_EVENT_CMD_HEADER + n;
 	uint8_t *p = buf;
 
 	if (pcr >= VI_TPM_NUM_PCRS)
 		return vi_err(err, "PCR %u does not exist (0-%u)", pcr, VI_TPM_NUM_PCRS - 1);
-	if (n == 0 || n > VI_TPM_MAX_BANKS)
-		return vi_err(err, "%zu digests for a PCR extend (1-%u)", n, VI_TPM_MAX_BANKS);
-	for (size_t i = 0; i < n; i++) {
-		if (!vi_tpm_alg_size(d[i].alg))
-			return vi_err(err, "unknown TPM hash algorithm 0x%04x", d[i].alg);
-		for (size_t j = 0; j < i; j++)
-			if (d[j].alg == d[i].alg)
-				return vi_err(err, "two %s digests for one extend",
-					      vi_tpm_alg_name(d[i].alg));
-		len += 2 + vi_tpm_alg_size(d[i].alg);
-	}
+	if (n == 0 || n > VI_TPM_EVENT_MAX)
+		return vi_errno(err, n ? -ENOBUFS : -EINVAL, "an event of %zu bytes (1-%u)", n,
+				VI_TPM_EVENT_MAX);
 	if (len > size)
-		return vi_errno(err, -ENOBUFS, "PCR extend command of %zu bytes", len);
+		return vi_errno(err, -ENOBUFS, "PCR event command of %zu bytes", len);
 	p = put16(p, TPM_ST_SESSIONS);
 	p = put32(p, (uint32_t)len);
-	p = put32(p, TPM_CC_PCR_EXTEND);
+	p = put32(p, TPM_CC_PCR_EVENT);
 	p = put32(p, pcr);              /* a PCR's handle is its index */
 	p = put32(p, 9);
 	p = put32(p, TPM_RS_PW);
 	p = put16(p, 0);                /* nonce */
 	*p++ = 0;                       /* session attributes */
 	p = put16(p, 0);                /* password */
-	p = put32(p, (uint32_t)n);
-	for (size_t i = 0; i < n; i++) {
-		size_t dl = vi_tpm_alg_size(d[i].alg);
-
-		p = put16(p, d[i].alg);
-		memcpy(p, d[i].value, dl);
-		p += dl;
-	}
-	return (int)(p - buf);
+	p = put16(p, (uint16_t)n);      /* TPM2B_EVENT */
+	memcpy(p, event, n);
+	return (int)(p + n - buf);
 }
 
 int vi_tpm_response_check(const uint8_t *buf, size_t len, uint32_t *ret_rc, struct vi_error *err)
@@ -144,48 +141,51 @@ int vi_tpm_response_check(const uint8_t *buf, size_t len, uint32_t *ret_rc, stru
 	return 0;
 }
 
-int vi_tpm_banks(const char *sysfs_dir, uint16_t out[VI_TPM_MAX_BANKS], size_t *ret_n,
-		 struct vi_error *err)
+int vi_tpm_event_digests(const uint8_t *buf, size_t len, struct vi_tpm_digest *d,
+			 size_t *ret_n, struct vi_error *err)
 {
-	bool seen[sizeof(algs) / sizeof(algs[0])] = { false };
-	struct dirent *e;
-	size_t n = 0;
-	DIR *d;
+	size_t off = TPM_RSP_HEADER + 4, end, count;
 	int r;
 
-	d = opendir(sysfs_dir);
-	if (!d) {
-		r = -errno;
-		if (r == -ENOENT || r == -ENOTDIR)
-			return vi_errno(err, -ENODEV, "no TPM (%.100s)", sysfs_dir);
-		return vi_errno(err, r, "%.100s: %s", sysfs_dir, strerror(-r));
-	}
-	/* every bank the kernel lists: one left out could later be extended by anyone with the
-	 * value a verifier expects */
-	while ((e = readdir(d))) {
-		size_t i;
+	*ret_n = 0;
+	r = vi_tpm_response_check(buf, len, NULL, err);
+	if (r < 0)
+		return r;
+	/* parameterSize, then TPML_DIGEST_VALUES; the session's answer (at least 5 bytes) after */
+	end = off + get32(buf + TPM_RSP_HEADER);
+	if (end < off || end > len - 5 || end - off < 4)
+		return vi_errno(err, -EPROTO, "PCR event response: parameters of %u bytes in %zu",
+				get32(buf + TPM_RSP_HEADER), len);
+	count = get32(buf + off);
+	off += 4;
+	if (count == 0 || count > VI_TPM_MAX_BANKS)
+		return vi_errno(err, -EPROTO, "PCR event response with %zu digests (1-%u)", count,
+				VI_TPM_MAX_BANKS);
+	for (size_t i = 0; i < count; i++) {
+		uint16_t alg;
+		size_t dl;
 
-		if (strncmp(e->d_name, "pcr-", 4))
-			continue;
-		for (i = 0; i < sizeof(algs) / sizeof(algs[0]); i++)
-			if (!strcmp(e->d_name + 4, algs[i].name))
-				break;
-		if (i == sizeof(algs) / sizeof(algs[0])) {
-			vi_errno(err, -EOPNOTSUPP, "the TPM has a %.32s bank, which this agent "
-				 "cannot extend", e->d_name + 4);
-			closedir(d);   /* e points into d */
-			return -EOPNOTSUPP;
-		}
-		seen[i] = true;
+		if (end - off < 2)
+			return vi_errno(err, -EPROTO, "PCR event response: digest %zu cut short", i);
+		alg = get16(buf + off);
+		dl = vi_tpm_alg_size(alg);
+		if (!dl)
+			return vi_errno(err, -EPROTO, "PCR event response: a bank of algorithm "
+					"0x%04x, unknown here", alg);
+		if (end - off - 2 < dl)
+			return vi_errno(err, -EPROTO, "PCR event response: digest %zu cut short", i);
+		for (size_t j = 0; j < i; j++)
+			if (d[j].alg == alg)
+				return vi_errno(err, -EPROTO, "PCR event response: two %s digests",
+						vi_tpm_alg_name(alg));
+		d[i].alg = alg;
+		memcpy(d[i].value, buf + off + 2, dl);
+		off += 2 + dl;
 	}
-	closedir(d);
-	for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++)
-		if (seen[i])
-			out[n++] = algs[i].alg;
-	*ret_n = n;
-	if (n == 0)
-		return vi_errno(err, -ENOENT, "the TPM at %.100s lists no PCR bank (pcr-sha256/ ...): "
-				"not a TPM 2.0, or a kernel older than 5.12", sysfs_dir);
+	if (off != end)
+		return vi_errno(err, -EPROTO, "PCR event response: %zu bytes after the digests",
+				end - off);
+	*ret_n = count;
 	return 0;
 }
 
@@ -202,16 +202,18 @@ static int io_wait(int fd, short events)
 	return r == 0 ? -ETIMEDOUT : 0;
 }
 
-int vi_tpm_transmit(const char *dev, const uint8_t *cmd, size_t len, struct vi_error *err)
+int vi_tpm_transmit(const char *dev, const uint8_t *cmd, size_t len, uint8_t *rsp,
+		    size_t rsp_size, size_t *ret_len, struct vi_error *err)
 {
-	uint8_t rsp[VI_TPM_RSP_MAX];
 	ssize_t n;
 	int fd, r;
 
 	fd = open(dev, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		r = -errno;
-		return vi_errno(err, r == -ENOENT ? -ENODEV : r, "%.100s: %s", dev, strerror(errno));
+		if (r == -ENOENT)
+			return vi_errno(err, -ENODEV, "no TPM (%.100s)", dev);
+		return vi_errno(err, r, "%.100s: %s", dev, strerror(-r));
 	}
 	/* the kernel's TPM character devices take one whole command per write and give one whole
 	 * response per read */
@@ -229,13 +231,14 @@ int vi_tpm_transmit(const char *dev, const uint8_t *cmd, size_t len, struct vi_e
 		goto out;
 	}
 	do
-		n = read(fd, rsp, sizeof(rsp));
+		n = read(fd, rsp, rsp_size);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		r = -errno;
 		vi_errno(err, r, "reading from %.100s: %s", dev, strerror(-r));
 		goto out;
 	}
+	*ret_len = (size_t)n;
 	r = vi_tpm_response_check(rsp, (size_t)n, NULL, err);
 out:
 	close(fd);

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* libFuzzer target: what the TPM device answers (vi_tpm_response_check) and the measurement
- * log record built from an event string (vi_measure_record). Input: the response bytes; the
- * same bytes, cut at the first NUL, as the event string. Oracles besides the sanitizers:
+/* libFuzzer target: what the TPM device answers (vi_tpm_response_check, and the digests of a
+ * PCR_Event answer, vi_tpm_event_digests) and the measurement log record built from an event
+ * string (vi_measure_record). Input: the response bytes; the same bytes, cut at the first NUL,
+ * as the event string. Oracles besides the sanitizers:
  *  - the check returns 0, -EPROTO or -EIO, and 0 only for a 10+ byte answer whose size field is
  *    its length and whose response code is 0 (-EIO: the code is reported back);
+ *  - digests are taken only from an answer the check accepts, 1 to VI_TPM_MAX_BANKS of them,
+ *    each of a known algorithm, none twice, and the list fills the parameters exactly;
  *  - a record is built only from printable ASCII without '"' or '\', starts with 0x1E, ends
  *    with the one newline, holds no other control byte, and contains the event verbatim. */
 #include <errno.h>
@@ -37,6 +40,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		       data[5]) == size);
 	if (r == -EIO)
 		CHECK(rc != 0);
+	{
+		struct vi_tpm_digest ds[VI_TPM_MAX_BANKS];
+		size_t n = 99, used = 4;
+		int dr = vi_tpm_event_digests(data, size, ds, &n, &err);
+
+		CHECK(dr == 0 ? r == 0 : n == 0);
+		if (dr == 0) {
+			CHECK(n >= 1 && n <= VI_TPM_MAX_BANKS);
+			for (size_t i = 0; i < n; i++) {
+				CHECK(vi_tpm_alg_name(ds[i].alg));
+				used += 2 + vi_tpm_alg_size(ds[i].alg);
+				for (size_t j = 0; j < i; j++)
+					CHECK(ds[j].alg != ds[i].alg);
+			}
+			CHECK(((uint32_t)data[10] << 24 | (uint32_t)data[11] << 16 |
+			       (uint32_t)data[12] << 8 | data[13]) == used);
+		}
+	}
 
 	while (elen < size && elen + 1 < sizeof(event) && data[elen])
 		elen++;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* lib/boot/tpm.c and lib/boot/measure.c: the PCR_Extend bytes, the response check, the banks
- * from sysfs, the event string and systemd's log record. The extend itself is tested against a
+/* lib/boot/tpm.c and lib/boot/measure.c: the PCR_Event bytes, the response check, the digests
+ * the TPM answers, the event string and systemd's log record. The extend itself is tested against a
  * real (emulated) TPM in tests/vm/tpm_measure_test.sh. */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,44 +14,112 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "digest.h"
 #include "measure.h"
 #include "tpm.h"
 
-static void test_extend_command_bytes(void **state)
+static void test_event_command_bytes(void **state)
 {
-	struct vi_tpm_digest d[2] = { { .alg = VI_TPM_ALG_SHA1 }, { .alg = VI_TPM_ALG_SHA256 } };
 	static const uint8_t head[] = {
-		0x80, 0x02, 0, 0, 0, 87,                /* TPM_ST_SESSIONS, size */
-		0x00, 0x00, 0x01, 0x82,                 /* TPM_CC_PCR_Extend */
+		0x80, 0x02, 0, 0, 0, 32,                /* TPM_ST_SESSIONS, size */
+		0x00, 0x00, 0x01, 0x3c,                 /* TPM_CC_PCR_Event */
 		0x00, 0x00, 0x00, 0x0e,                 /* PCR 14 */
 		0x00, 0x00, 0x00, 0x09,                 /* authorization size */
 		0x40, 0x00, 0x00, 0x09, 0, 0, 0, 0, 0,  /* TPM_RS_PW, no nonce, no password */
-		0x00, 0x00, 0x00, 0x02,                 /* two digests */
-		0x00, 0x04,                             /* sha1 */
+		0x00, 0x03, 'a', 'b', 'c',              /* TPM2B_EVENT */
 	};
+	static char big[VI_TPM_EVENT_MAX + 1];
 	uint8_t buf[VI_TPM_CMD_MAX];
 	struct vi_error err = { "" };
 
 	(void)state;
-	memset(d[0].value, 0x11, 20);
-	memset(d[1].value, 0x22, 32);
-	/* one bank: the 65-byte command of the TPM 2.0 specification's example */
-	assert_int_equal(vi_tpm_extend_command(14, &d[1], 1, buf, sizeof(buf), &err), 65);
-	assert_int_equal(vi_tpm_extend_command(14, d, 2, buf, sizeof(buf), &err), 87);
+	assert_int_equal(vi_tpm_event_command(14, "abc", 3, buf, sizeof(buf), &err), 32);
 	assert_memory_equal(buf, head, sizeof(head));
-	assert_int_equal(buf[sizeof(head) + 20], 0x00);
-	assert_int_equal(buf[sizeof(head) + 21], 0x0b);
-	assert_int_equal(buf[sizeof(head) + 22], 0x22);
+	memset(big, 'x', sizeof(big));
+	assert_int_equal(vi_tpm_event_command(14, big, VI_TPM_EVENT_MAX, buf, sizeof(buf), &err),
+			 (int)sizeof(buf));
 	/* refusals */
-	assert_int_equal(vi_tpm_extend_command(24, d, 2, buf, sizeof(buf), &err), -EINVAL);
-	assert_int_equal(vi_tpm_extend_command(14, d, 0, buf, sizeof(buf), &err), -EINVAL);
-	assert_int_equal(vi_tpm_extend_command(14, d, 2, buf, 86, &err), -ENOBUFS);
-	d[0].alg = VI_TPM_ALG_SHA256;
-	assert_int_equal(vi_tpm_extend_command(14, d, 2, buf, sizeof(buf), &err), -EINVAL);
-	assert_non_null(strstr(err.msg, "two sha256"));
-	d[0].alg = 0x0012;   /* SM3: not a bank this code extends */
-	assert_int_equal(vi_tpm_extend_command(14, d, 2, buf, sizeof(buf), &err), -EINVAL);
+	assert_int_equal(vi_tpm_event_command(14, big, sizeof(big), buf, sizeof(buf), &err),
+			 -ENOBUFS);
+	assert_int_equal(vi_tpm_event_command(24, "abc", 3, buf, sizeof(buf), &err), -EINVAL);
+	assert_int_equal(vi_tpm_event_command(14, "", 0, buf, sizeof(buf), &err), -EINVAL);
+	assert_int_equal(vi_tpm_event_command(14, "abc", 3, buf, 31, &err), -ENOBUFS);
+}
+
+/* A PCR_Event answer: header, parameter size, the digest list, the password session's answer. */
+static size_t event_response(uint8_t *p, const uint16_t *algs, size_t n, uint32_t extra)
+{
+	size_t len = 14 + 4, params;
+
+	memcpy(p, (const uint8_t[]){ 0x80, 0x02, 0, 0, 0, 0, 0, 0, 0, 0 }, 10);
+	p[14] = p[15] = p[16] = 0;
+	p[17] = (uint8_t)n;
+	for (size_t i = 0; i < n; i++) {
+		p[len] = (uint8_t)(algs[i] >> 8);
+		p[len + 1] = (uint8_t)algs[i];
+		memset(p + len + 2, (int)(0x10 + i), vi_tpm_alg_size(algs[i]) ?
+		       vi_tpm_alg_size(algs[i]) : 32);
+		len += 2 + (vi_tpm_alg_size(algs[i]) ? vi_tpm_alg_size(algs[i]) : 32);
+	}
+	params = len - 14 + extra;
+	p[10] = 0;
+	p[11] = 0;
+	p[12] = (uint8_t)(params >> 8);
+	p[13] = (uint8_t)params;
+	memset(p + len, 0, extra);
+	len += extra;
+	memcpy(p + len, (const uint8_t[]){ 0, 0, 1, 0, 0 }, 5);
+	len += 5;
+	p[4] = (uint8_t)(len >> 8);
+	p[5] = (uint8_t)len;
+	return len;
+}
+
+static void test_event_response_digests(void **state)
+{
+	static const uint16_t four[] = { VI_TPM_ALG_SHA1, VI_TPM_ALG_SHA256, VI_TPM_ALG_SHA384,
+					 VI_TPM_ALG_SHA512 };
+	static const uint16_t twice[] = { VI_TPM_ALG_SHA256, VI_TPM_ALG_SHA256 };
+	static const uint16_t unknown[] = { VI_TPM_ALG_SHA256, 0x0099 };
+	static const uint16_t sm3[] = { VI_TPM_ALG_SM3_256 };
+	struct vi_tpm_digest d[VI_TPM_MAX_BANKS];
+	struct vi_error err = { "" };
+	uint8_t rsp[1024];
+	size_t len, n = 9;
+
+	(void)state;
+	len = event_response(rsp, four, 4, 0);
+	assert_int_equal(vi_tpm_event_digests(rsp, len, d, &n, &err), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(d[0].alg, VI_TPM_ALG_SHA1);
+	assert_int_equal(d[3].alg, VI_TPM_ALG_SHA512);
+	assert_int_equal(d[1].value[31], 0x11);
+	assert_int_equal(d[3].value[63], 0x13);
+	/* an SM3 bank is the TPM's to hash: it is logged like the others */
+	len = event_response(rsp, sm3, 1, 0);
+	assert_int_equal(vi_tpm_event_digests(rsp, len, d, &n, &err), 0);
+	assert_string_equal(vi_tpm_alg_name(d[0].alg), "sm3_256");
+	/* malformed: one algorithm twice, one of unknown size, bytes after the list, the list cut
+	 * short, no digest at all, a parameter size past the session's answer */
+	len = event_response(rsp, twice, 2, 0);
+	assert_int_equal(vi_tpm_event_digests(rsp, len, d, &n, &err), -EPROTO);
+	assert_int_equal(n, 0);
+	len = event_response(rsp, unknown, 2, 0);
+	assert_int_equal(vi_tpm_event_digests(rsp, len, d, &n, &err), -EPROTO);
+	assert_non_null(strstr(err.msg, "0x0099"));
+	len = event_response(rsp, four, 2, 1);
+	assert_int_equal(vi_tpm_event_digests(rsp, len, d, &n, &err), -EPROTO);
+	len = event_response(rsp, four, 2, 0);
+	rsp[17] = 3;
+	assert_int_equal(vi_tpm_event_digests(rsp, len, d, &n, &err), -EPROTO);
+	len = event_response(rsp, four, 0, 0);
+	assert_int_equal(vi_tpm_event_digests(rsp, len, d, &n, &err), -EPROTO);
+	len = event_response(rsp, four, 1, 0);
+	rsp[13] += 3;
+	assert_int_equal(vi_tpm_event_digests(rsp, len, d, &n, &err), -EPROTO);
+	/* an error code is the response check's */
+	len = event_response(rsp, four, 1, 0);
+	rsp[9] = 0x22;
+	assert_int_equal(vi_tpm_event_digests(rsp, len, d, &n, &err), -EIO);
 }
 
 static void test_response_check(void **state)
@@ -83,57 +151,26 @@ static void test_response_check(void **state)
 	assert_int_equal(vi_tpm_response_check(ok, sizeof(ok), &rc, &err), -EPROTO);
 }
 
-static void test_banks_from_sysfs(void **state)
-{
-	char top[] = "/tmp/vi-tpm-XXXXXX", p[128];
-	uint16_t algs[VI_TPM_MAX_BANKS];
-	struct vi_error err = { "" };
-	size_t n = 9;
-
-	(void)state;
-	assert_non_null(mkdtemp(top));
-	snprintf(p, sizeof(p), "%s/none", top);
-	assert_int_equal(vi_tpm_banks(p, algs, &n, &err), -ENODEV);
-	/* a TPM 1.2 lists no bank */
-	assert_int_equal(vi_tpm_banks(top, algs, &n, &err), -ENOENT);
-	snprintf(p, sizeof(p), "%s/pcr-sha256", top);
-	assert_int_equal(mkdir(p, 0755), 0);
-	snprintf(p, sizeof(p), "%s/pcr-sha1", top);
-	assert_int_equal(mkdir(p, 0755), 0);
-	snprintf(p, sizeof(p), "%s/pcr-sm3_256", top);
-	assert_int_equal(mkdir(p, 0755), 0);
-	/* a bank this code cannot hash would stay open to anyone: refused */
-	assert_int_equal(vi_tpm_banks(top, algs, &n, &err), -EOPNOTSUPP);
-	assert_non_null(strstr(err.msg, "sm3_256 bank"));
-	snprintf(p, sizeof(p), "%s/pcr-sm3_256", top);
-	assert_int_equal(rmdir(p), 0);
-	assert_int_equal(vi_tpm_banks(top, algs, &n, &err), 0);
-	assert_int_equal(n, 2);
-	assert_int_equal(algs[0], VI_TPM_ALG_SHA1);
-	assert_int_equal(algs[1], VI_TPM_ALG_SHA256);
-	snprintf(p, sizeof(p), "rm -rf '%s'", top);
-	assert_int_equal(system(p), 0);
-}
-
 /* A FIFO stands in for the device: the command comes back as the "response", whose code field
- * is TPM_CC_PCR_Extend, so the whole write-poll-read path ends in the refusal path. */
+ * is TPM_CC_PCR_Event, so the whole write-poll-read path ends in the refusal path. */
 static void test_transmit_reports_the_response_code(void **state)
 {
 	char top[] = "/tmp/vi-tpm-XXXXXX", p[128];
-	struct vi_tpm_digest d = { .alg = VI_TPM_ALG_SHA256 };
-	uint8_t cmd[VI_TPM_CMD_MAX];
+	uint8_t cmd[VI_TPM_CMD_MAX], rsp[VI_TPM_RSP_MAX];
 	struct vi_error err = { "" };
+	size_t rlen = 0;
 	int len;
 
 	(void)state;
 	assert_non_null(mkdtemp(top));
 	snprintf(p, sizeof(p), "%s/tpmrm0", top);
-	assert_int_equal(vi_tpm_transmit(p, cmd, 10, &err), -ENODEV);
+	assert_int_equal(vi_tpm_transmit(p, cmd, 10, rsp, sizeof(rsp), &rlen, &err), -ENODEV);
 	assert_int_equal(mkfifo(p, 0600), 0);
-	len = vi_tpm_extend_command(14, &d, 1, cmd, sizeof(cmd), &err);
-	assert_int_equal(len, 65);
-	assert_int_equal(vi_tpm_transmit(p, cmd, (size_t)len, &err), -EIO);
-	assert_non_null(strstr(err.msg, "response code 0x00000182"));
+	len = vi_tpm_event_command(14, "dm-verity:root:00:none", 22, cmd, sizeof(cmd), &err);
+	assert_int_equal(len, 51);
+	assert_int_equal(vi_tpm_transmit(p, cmd, (size_t)len, rsp, sizeof(rsp), &rlen, &err), -EIO);
+	assert_int_equal(rlen, 51);
+	assert_non_null(strstr(err.msg, "response code 0x0000013c"));
 	unlink(p);
 	rmdir(top);
 }
@@ -198,28 +235,27 @@ static void test_record_is_systemds_format(void **state)
 			 -EINVAL);
 }
 
-/* Up to the device: banks from sysfs, digests from the event. No TPM: -ENODEV. */
+/* No TPM device: -ENODEV. */
 static void test_measure_without_tpm(void **state)
 {
 	const struct vi_measure_opts o = {
-		.pcr = 14, .sysfs_dir = "/nonexistent/tpm0", .dev = "/nonexistent/tpmrm0",
+		.pcr = 14, .dev = "/nonexistent/tpmrm0",
 		.log_path = NULL, .boot_id_path = "/proc/sys/kernel/random/boot_id",
-		.ops = &vi_digest_openssl_ops,
 	};
 	struct vi_measure_result res;
 	struct vi_error err = { "" };
 
 	(void)state;
 	assert_int_equal(vi_measure(&o, "dm-verity:root:00:none", &res, &err), -ENODEV);
-	assert_non_null(strstr(err.msg, "no TPM"));
+	assert_non_null(strstr(err.msg, "no TPM (/nonexistent/tpmrm0)"));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_extend_command_bytes),
+		cmocka_unit_test(test_event_command_bytes),
 		cmocka_unit_test(test_response_check),
-		cmocka_unit_test(test_banks_from_sysfs),
+		cmocka_unit_test(test_event_response_digests),
 		cmocka_unit_test(test_transmit_reports_the_response_code),
 		cmocka_unit_test(test_event_and_signer),
 		cmocka_unit_test(test_record_is_systemds_format),
