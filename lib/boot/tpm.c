@@ -152,8 +152,8 @@ int vi_tpm_event_digests(const uint8_t *buf, size_t len, struct vi_tpm_digest *d
 	if (r < 0)
 		return r;
 	/* parameterSize, then TPML_DIGEST_VALUES; the session's answer (at least 5 bytes) after */
-	end = off + get32(buf + TPM_RSP_HEADER);
-	if (end < off || end > len - 5 || end - off < 4)
+	end = off + get32(buf + TPM_RSP_HEADER);   /* size_t: a 32-bit size cannot wrap it */
+	if (end > len - 5 || end - off < 4)
 		return vi_errno(err, -EPROTO, "PCR event response: parameters of %u bytes in %zu",
 				get32(buf + TPM_RSP_HEADER), len);
 	count = get32(buf + off);

@@ -7,7 +7,7 @@
 #
 #   keyring   reading roothash.p7s, checking its shape, adding it to the kernel's keyring
 #             ("root hash signature (N bytes) passed to the kernel as key K (N us)")
-#   measure   digests for every bank, the extend, the log record, minus the TPM's answer
+#   measure   the PCR_Event command, its answer's digests, the log record, minus the TPM's answer
 #             ("measured into PCR 14 (...) in N us (N us own, N us the TPM's answer)")
 #   ipe       loading and activating the signed IPE policy ("IPE policy ... active (N us)")
 # Anchor: the agent's own time for the whole boot in the same run ("agent time ... N ms own").
