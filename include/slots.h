@@ -40,7 +40,8 @@ struct vi_slot {
 	uint8_t tries;        /* 0..7: boots left; 0: not bootable */
 	bool successful;      /* marked good since it was last made primary */
 	uint64_t version;     /* manifest version the agent last set up from it; 0: unknown */
-	char reason[VI_SLOT_REASON_MAX];   /* why it was last marked bad (printable ASCII) */
+	char reason[VI_SLOT_REASON_MAX];   /* why its last set-up failed, marked bad or not
+	                                    * (printable ASCII); cleared by mark-good */
 };
 
 struct vi_slots {

@@ -147,8 +147,12 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 	*ret_switched = false;
 	r = open_store(sb, &fd, &err);
 	t0 = vi_now_us();
-	if (r == 0)
+	if (r == 0) {
 		r = vi_slots_read_fd(fd, sb->plan->policy.slot_count, &st, &err);
+		if (r < 0)
+			vi_err_wrap(&err, r, "slot store %s (%s): ", sb->plan->policy.slot_store,
+				    sb->store_path);
+	}
 	t0 = vi_now_us() - t0;
 	if (r < 0) {
 		vi_failure_set(sb->failure, VI_STAGE_DEVICES, &sb->plan->cfg.root, r, "A/B slots",
@@ -176,8 +180,8 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 		if (vi_slot_bootable(sl))
 			continue;
 		vi_slot_skipped_add(sb->skipped, sizeof(sb->skipped), vi_slot_name(k),
-				    "not-bootable", sl->reason[0] ? sl->reason : !sl->tries ?
-				    "no tries left" : "priority 0");
+				    "not-bootable", sl->reason[0] ? sl->reason : !sl->priority ?
+				    "priority 0" : "no tries left");
 		vi_kmsg_log(sb->log, KMSG_NOTICE, "slot %s: not bootable (priority %u, %u tries "
 			    "left%s%s)", vi_slot_name(k), sl->priority, sl->tries,
 			    sl->reason[0] ? "; marked bad: " : "", sl->reason);
@@ -189,8 +193,10 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 		int i = vi_slot_boot_pick(&st.state, tried);
 
 		if (i < 0) {
-			vi_err(&err, "no bootable slot left%s%s", sb->skipped[0] ? ": " : "",
-			       sb->skipped);
+			/* slots that failed for no fault of their own keep their other tries */
+			vi_err(&err, "%s%s%s", vi_slots_pick(&st.state) < 0 ? "no bootable slot left"
+			       : "no slot booted, tries are left for the next boot",
+			       sb->skipped[0] ? ": " : "", sb->skipped);
 			vi_failure_set(sb->failure, VI_STAGE_CONFIG, &sb->plan->cfg.root, -ENOENT,
 				       "A/B slots", &err);
 			vi_kmsg_log(sb->log, KMSG_ERR, "A/B slots: %s", err.msg);
