@@ -184,7 +184,7 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 				    "priority 0" : "no tries left");
 		vi_kmsg_log(sb->log, KMSG_NOTICE, "slot %s: not bootable (priority %u, %u tries "
 			    "left%s%s)", vi_slot_name(k), sl->priority, sl->tries,
-			    sl->reason[0] ? "; marked bad: " : "", sl->reason);
+			    sl->reason[0] ? "; last failure: " : "", sl->reason);
 	}
 	for (;;) {
 		struct vi_slots next;

@@ -254,6 +254,28 @@ test_command_line_mount_failure_leaves_the_slots_bootable() {
 	assert_slot "$j" b '"tries":2,'
 }
 
+# A second disk carrying a partition with slot a's label (a USB stick, say) makes slot a's data
+# device ambiguous: not a's fault, so a loses one try and keeps the rest, and b boots.
+test_duplicate_partition_label_costs_one_try() {
+	local w j
+	w=$(vm_workdir slot-dup)
+	slot_image "$w/a" a 3 || { fail "image a"; return; }
+	slot_image "$w/b" b 3 || { fail "image b"; return; }
+	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
+	truncate -s 4M "$w/stick.img"
+	sgdisk -n 1:2048:+2048 -c 1:root-a "$w/stick.img" >/dev/null || { fail "sgdisk stick"; return; }
+	vm_boot --disk "$w/slots.img" --disk-rw "$w/store.img" --disk "$w/stick.img" slot-dup "$RD" \
+		"$CMDLINE"
+	vm_assert_booted || return
+	vm_assert_marker "$VM_LOG" slotb || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot a failed, not marked bad: its content is not to blame, 2 tries left \(devices: PARTLABEL=root-a matches more than one device" || return
+	sign_assert_status "$VM_LOG" slot b || return
+	sign_assert_status "$VM_LOG" skipped "a:devices:PARTLABEL=root-a matches more than one device" || return
+	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	assert_slot "$j" a '"priority":15,"tries":2,"successful":false,"bootable":true,.*"reason":"devices: PARTLABEL=root-a matches more than one device' || return
+	assert_slot "$j" b '"tries":2,'
+}
+
 # The policy's slots= decides how many slots there are: a store written for two slots grows to
 # the policy's three, the new slot never booted and not bootable (set-primary makes it so).
 test_policy_slot_count_wins_over_the_store() {
