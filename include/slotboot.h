@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "activate.h"
 #include "config.h"
 #include "err.h"
 #include "policy.h"
@@ -25,18 +26,40 @@
 int vi_slot_layout(const struct vi_policy *p, unsigned index, const struct vi_config *base,
 		   struct vi_config *ret, struct vi_error *err);
 
-/* The slot to set up next: the bootable slot of highest priority among the first
- * policy_count slots of s (vi_slots_pick), or -ENOENT. */
-int vi_slot_boot_pick(const struct vi_slots *s, unsigned policy_count);
+/* The slot to set up next: the bootable slot of highest priority (vi_slots_pick) among those
+ * not in tried (bit i: slot i was set up in this boot already: one try per slot and boot), or
+ * -ENOENT. */
+int vi_slot_boot_pick(const struct vi_slots *s, unsigned tried);
+
+/* Whom a failed slot is blamed on (docs/slots.md, "Which failure marks a slot bad"). */
+enum vi_slot_blame {
+	VI_SLOT_BLAME_CONTENT,  /* the slot's own data: marked bad, no tries left */
+	VI_SLOT_BLAME_BOOT,     /* what the slot's data cannot cause (a device missing or
+	                         * ambiguous, the command line, the kernel): one try taken */
+};
+
+/* The signature step of a slot whose devices were found failed with r: its manifest's
+ * signature, text or version refused (the content), or a read error, out of memory (not). */
+enum vi_slot_blame vi_slot_manifest_blame(int r);
+
+/* The set-up of a slot (devices, superblock, ..., init, switch) failed at stage with r, under
+ * the configuration cfg. The content is blamed for what its verified data alone decides: the
+ * superblock, sizes and pre-flight of its tree, and a verity read error mounting it or init
+ * missing from it, those two only when the command line shaped neither the mount (rootflags=,
+ * rootfstype=, systemd.volatile=) nor init (init=). */
+enum vi_slot_blame vi_slot_setup_blame(enum vi_stage stage, int r, const struct vi_config *cfg);
 
 /* Slot i's manifest verified with version: refused (-EPERM, err says why) below the store's
  * rollback floor; else its try is taken and the version recorded (vi_slots_try), to be written
  * before the switch. */
 int vi_slot_boot_admit(struct vi_slots *s, unsigned i, uint64_t version, struct vi_error *err);
 
-/* Slot i failed at stage ("devices", "preflight", "manifest", "version", ...): marked bad with
- * "STAGE: REASON" (vi_slots_mark_bad keeps what fits, printable ASCII). */
-int vi_slot_boot_failed(struct vi_slots *s, unsigned i, const char *stage, const char *reason);
+/* Slot i failed at stage ("devices", "preflight", "manifest", "version", ...), with the reason
+ * "STAGE: REASON" kept (what fits, printable ASCII): blamed on its content, marked bad
+ * (vi_slots_mark_bad); else one try taken, unless try_taken says the boot took it already
+ * (vi_slots_mark_failed). */
+int vi_slot_boot_failed(struct vi_slots *s, unsigned i, enum vi_slot_blame blame, bool try_taken,
+			const char *stage, const char *reason);
 
 /* Append "SLOT:STAGE:REASON" to the skipped list (size bytes, ";" between entries); the reason
  * loses its ';' (they separate entries) and non-printable bytes; cut to fit, always NUL-ended. */

@@ -40,7 +40,8 @@ struct vi_slot {
 	uint8_t tries;        /* 0..7: boots left; 0: not bootable */
 	bool successful;      /* marked good since it was last made primary */
 	uint64_t version;     /* manifest version the agent last set up from it; 0: unknown */
-	char reason[VI_SLOT_REASON_MAX];   /* why it was last marked bad (printable ASCII) */
+	char reason[VI_SLOT_REASON_MAX];   /* why its last set-up failed, marked bad or not
+	                                    * (printable ASCII); cleared by mark-good */
 };
 
 struct vi_slots {
@@ -64,6 +65,11 @@ struct vi_slots_store {
 	bool valid[VI_SLOTS_COPIES];
 	uint64_t seq[VI_SLOTS_COPIES];                 /* when valid */
 	struct vi_error why[VI_SLOTS_COPIES];          /* when not valid */
+	/* the highest sequence number that may be on disk: the newer valid copy's (0 for the
+	 * defaults), raised to every number a write was attempted with, written or not; the
+	 * next write takes seq_max + 1, so no two different records ever share a number. A
+	 * copy that is not valid is not counted: none of its bytes can be trusted. */
+	uint64_t seq_max;
 };
 
 /* --- names --- */
@@ -89,7 +95,7 @@ bool vi_slots_seq_newer(uint64_t a, uint64_t b);
  * newer valid copy (copy 0 on equal numbers), else the defaults for default_count slots. */
 void vi_slots_store_parse(const uint8_t *buf, size_t len, unsigned default_count,
 			  struct vi_slots_store *ret);
-/* An update of store st to state next: next->seq becomes the newer copy's seq + 1, and out
+/* An update of store st to state next: next->seq becomes st->seq_max + 1, and out
  * (VI_SLOTS_STORE_SIZE bytes) the new contents. order[0] is the copy to write first (the one not
  * holding the state in use), order[1] the other; each gets the same record. */
 int vi_slots_store_update(const struct vi_slots_store *st, struct vi_slots *next, uint8_t *out,
@@ -104,6 +110,15 @@ int vi_slots_pick(const struct vi_slots *s);
 int vi_slots_try(struct vi_slots *s, unsigned i, uint64_t version);
 /* Slot i failed: no tries, not successful, reason kept (printable ASCII, cut to fit; NULL: ""). */
 int vi_slots_mark_bad(struct vi_slots *s, unsigned i, const char *reason);
+/* Slot i failed for a reason its own content is not blamed for (a device missing, the command
+ * line's mount options, the kernel): the reason is kept as by vi_slots_mark_bad, the tries are
+ * not zeroed, successful stays as it was; one try is taken unless try_taken says this boot took it already (vi_slots_try).
+ * A slot that keeps failing so still runs out of tries, one boot at a time. */
+int vi_slots_mark_failed(struct vi_slots *s, unsigned i, bool try_taken, const char *reason);
+/* The state cut or grown to count slots (1..VI_SLOTS_MAX; others: -EINVAL, s untouched): the
+ * slots past count are dropped, new ones start never booted (priority 0, no tries: not
+ * bootable until set-primary). */
+int vi_slots_resize(struct vi_slots *s, unsigned count);
 /* Slot i booted completely: successful, tries back to the default, reason cleared, priority 0
  * raised to VI_SLOT_PRIORITY_OTHER. With raise_floor (slot i is the one running), the floor
  * becomes its version when that is higher: the only place the floor ever rises. */
@@ -117,13 +132,16 @@ bool vi_slots_version_allowed(const struct vi_slots *s, uint64_t version);
 /* --- the store device ---
  * fd is opened without O_DIRECT (the buffers are not aligned for it): fdatasync after each copy
  * is what orders the writes and puts them on the medium, through the device's cache too. */
-/* Read the store from fd (its first VI_SLOTS_STORE_SIZE bytes; a shorter file is read as far as
- * it goes). Only a read error fails; an unreadable state is the defaults (see the source). */
+/* Read the store from fd (its first VI_SLOTS_STORE_SIZE bytes). A store smaller than that (the
+ * size of a block device, of a regular file) is refused with -ENOSPC: its second copy could
+ * never be written, so no try would ever be saved. Otherwise only a read error fails; an
+ * unreadable state is the defaults (see the source). */
 int vi_slots_read_fd(int fd, unsigned default_count, struct vi_slots_store *ret,
 		     struct vi_error *err);
 /* Write next to fd as an update of st (vi_slots_store_update): the copy not in use first, then
  * fdatasync, then the other, then fdatasync, so one complete copy is on disk at every moment.
- * On success st is the store as now written. */
+ * On success st is the store as now written; on failure too st->seq_max holds the number
+ * tried, so a later write from st goes above whatever part of this one reached the disk. */
 int vi_slots_write_fd(int fd, struct vi_slots_store *st, const struct vi_slots *next,
 		      struct vi_error *err);
 

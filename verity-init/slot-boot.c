@@ -59,23 +59,49 @@ static void store_write(struct vi_slot_boot *sb, int fd, struct vi_slots_store *
 	}
 }
 
-/* Slot i failed at stage: marked bad in the store, skipped= for the status file. */
+/* Slot i failed at stage: marked bad when its content is blamed, else one try taken (unless
+ * try_taken: this boot took it before the set-up); skipped= for the status file. */
 static void slot_failed(struct vi_slot_boot *sb, int fd, struct vi_slots_store *st, unsigned i,
-			const char *stage, const char *reason)
+			enum vi_slot_blame blame, bool try_taken, const char *stage,
+			const char *reason)
 {
 	struct vi_slots next = st->state;
 
-	vi_slot_boot_failed(&next, i, stage, reason);
+	vi_slot_boot_failed(&next, i, blame, try_taken, stage, reason);
 	store_write(sb, fd, st, &next, "the failed slot");
 	vi_slot_skipped_add(sb->skipped, sizeof(sb->skipped), vi_slot_name(i), stage, reason);
-	vi_kmsg_log(sb->log, KMSG_WARNING, "slot %s marked bad (%s: %s)", vi_slot_name(i), stage,
-		    reason);
+	if (blame == VI_SLOT_BLAME_CONTENT)
+		vi_kmsg_log(sb->log, KMSG_WARNING, "slot %s marked bad (%s: %s)", vi_slot_name(i),
+			    stage, reason);
+	else
+		vi_kmsg_log(sb->log, KMSG_WARNING, "slot %s failed, not marked bad: its content "
+			    "is not to blame, %u tries left (%s: %s)", vi_slot_name(i),
+			    next.slot[i].tries, stage, reason);
 	sb->slot = NULL;
 }
 
-/* Slot i's root: the layout, then its signed manifest (the signature step, per slot). */
+/* Slot i's devices: its data and hash partitions found, each once (bounded wait). */
+static int slot_devices(struct vi_slot_boot *sb, struct vi_error *err)
+{
+	const struct vi_target *t = &sb->plan->cfg.root;
+	struct vi_dev devs[2] = {
+		{ .spec = t->data.spec, .fd = -1 },
+		{ .spec = t->hash.spec, .fd = -1 },
+	};
+	uint64_t t0 = vi_now_ms();
+	int r;
+
+	r = vi_devs_wait(devs, 2, sb->plan->cfg.timeout_s * 1000u, err);
+	*sb->wait_ms += vi_now_ms() - t0;
+	if (r == 0)
+		vi_devs_close(devs, 2);
+	return r;
+}
+
+/* Slot i's root: the layout, its devices, then its signed manifest (the signature step, per
+ * slot). On failure *ret_stage names the step and *ret_blame whom it is blamed on. */
 static int slot_trust(struct vi_slot_boot *sb, const struct vi_config *base, unsigned i,
-		      struct vi_error *err)
+		      const char **ret_stage, enum vi_slot_blame *ret_blame, struct vi_error *err)
 {
 	struct vi_plan *p = sb->plan;
 	const struct vi_trust_ctx ctx = {
@@ -86,19 +112,27 @@ static int slot_trust(struct vi_slot_boot *sb, const struct vi_config *base, uns
 	int r;
 
 	vi_plan_release_keys(p);
+	*ret_stage = "devices";
+	*ret_blame = VI_SLOT_BLAME_BOOT;
 	r = vi_slot_layout(&p->policy, i, base, &p->cfg, err);
+	if (r == 0)
+		r = slot_devices(sb, err);
 	if (r < 0)
 		return r;
+	*ret_stage = "manifest";
 	r = vi_trust_setup(&p->cfg, &ctx, &p->trust, err);
 	p->trusted = true;
 	p->recovery_allowed = p->cfg.recovery.enabled && !p->trust.recovery_dropped;
 	*sb->wait_ms += p->trust.wait_ms;
-	if (r == 0)
-		vi_kmsg_log(sb->log, KMSG_INFO, "slot %s: signed manifest version %llu from %s "
-			    "verified with key %s (%s)", vi_slot_name(i),
-			    (unsigned long long)p->trust.version, p->trust.source,
-			    p->trust.key_id, p->trust.key_file);
-	return r;
+	if (r < 0) {
+		*ret_blame = vi_slot_manifest_blame(r);
+		return r;
+	}
+	vi_kmsg_log(sb->log, KMSG_INFO, "slot %s: signed manifest version %llu from %s "
+		    "verified with key %s (%s)", vi_slot_name(i),
+		    (unsigned long long)p->trust.version, p->trust.source, p->trust.key_id,
+		    p->trust.key_file);
+	return 0;
 }
 
 void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
@@ -106,14 +140,19 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 	const struct vi_config base = sb->plan->cfg;
 	struct vi_slots_store st = { .source = VI_SLOTS_FROM_DEFAULTS };
 	struct vi_error err = { "" };
+	unsigned tried = 0;
 	uint64_t t0;
 	int fd = -1, r;
 
 	*ret_switched = false;
 	r = open_store(sb, &fd, &err);
 	t0 = vi_now_us();
-	if (r == 0)
+	if (r == 0) {
 		r = vi_slots_read_fd(fd, sb->plan->policy.slot_count, &st, &err);
+		if (r < 0)
+			vi_err_wrap(&err, r, "slot store %s (%s): ", sb->plan->policy.slot_store,
+				    sb->store_path);
+	}
 	t0 = vi_now_us() - t0;
 	if (r < 0) {
 		vi_failure_set(sb->failure, VI_STAGE_DEVICES, &sb->plan->cfg.root, r, "A/B slots",
@@ -126,45 +165,59 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 		    "(read in %llu us)", sb->plan->policy.slot_store, sb->store_path,
 		    vi_slots_source_name(st.source), (unsigned long long)st.state.seq,
 		    (unsigned long long)st.state.floor, (unsigned long long)t0);
+	/* the policy's slots= decides which slots there are; the store follows it (new slots
+	 * never booted, slots past it dropped at the next write) */
+	if (st.state.count != sb->plan->policy.slot_count) {
+		vi_kmsg_log(sb->log, KMSG_NOTICE, "slot store has %u slots, the policy %u: the "
+			    "store follows the policy", st.state.count, sb->plan->policy.slot_count);
+		vi_slots_resize(&st.state, sb->plan->policy.slot_count);
+	}
 	/* the slots out of the running before this boot: no tries left (failed earlier, or
 	 * boots that died after the switch), or never made bootable */
-	for (unsigned k = 0; k < st.state.count && k < sb->plan->policy.slot_count; k++) {
+	for (unsigned k = 0; k < st.state.count; k++) {
 		const struct vi_slot *sl = &st.state.slot[k];
 
 		if (vi_slot_bootable(sl))
 			continue;
 		vi_slot_skipped_add(sb->skipped, sizeof(sb->skipped), vi_slot_name(k),
-				    "not-bootable", sl->reason[0] ? sl->reason : !sl->tries ?
-				    "no tries left" : "priority 0");
+				    "not-bootable", sl->reason[0] ? sl->reason : !sl->priority ?
+				    "priority 0" : "no tries left");
 		vi_kmsg_log(sb->log, KMSG_NOTICE, "slot %s: not bootable (priority %u, %u tries "
 			    "left%s%s)", vi_slot_name(k), sl->priority, sl->tries,
-			    sl->reason[0] ? "; marked bad: " : "", sl->reason);
+			    sl->reason[0] ? "; last failure: " : "", sl->reason);
 	}
 	for (;;) {
 		struct vi_slots next;
+		enum vi_slot_blame blame;
 		const char *stage;
-		int i = vi_slot_boot_pick(&st.state, sb->plan->policy.slot_count);
+		int i = vi_slot_boot_pick(&st.state, tried);
 
 		if (i < 0) {
-			vi_err(&err, "no bootable slot left%s%s", sb->skipped[0] ? ": " : "",
-			       sb->skipped);
+			/* slots that failed for no fault of their own keep their other tries */
+			vi_err(&err, "%s%s%s", vi_slots_pick(&st.state) < 0 ? "no bootable slot left"
+			       : "no slot booted, tries are left for the next boot",
+			       sb->skipped[0] ? ": " : "", sb->skipped);
 			vi_failure_set(sb->failure, VI_STAGE_CONFIG, &sb->plan->cfg.root, -ENOENT,
 				       "A/B slots", &err);
 			vi_kmsg_log(sb->log, KMSG_ERR, "A/B slots: %s", err.msg);
 			break;
 		}
+		/* one set-up per slot and boot: a slot that failed for no fault of its own keeps
+		 * its other tries for later boots */
+		tried |= 1u << i;
 		sb->slot = vi_slot_name((unsigned)i);
 		vi_kmsg_log(sb->log, KMSG_NOTICE, "slot %s: priority %u, %u tries left: setting up",
 			    sb->slot, st.state.slot[i].priority, st.state.slot[i].tries);
-		r = slot_trust(sb, &base, (unsigned)i, &err);
+		r = slot_trust(sb, &base, (unsigned)i, &stage, &blame, &err);
 		if (r < 0) {
-			slot_failed(sb, fd, &st, (unsigned)i, "manifest", err.msg);
+			slot_failed(sb, fd, &st, (unsigned)i, blame, false, stage, err.msg);
 			continue;
 		}
 		next = st.state;
 		r = vi_slot_boot_admit(&next, (unsigned)i, sb->plan->trust.version, &err);
 		if (r < 0) {
-			slot_failed(sb, fd, &st, (unsigned)i, "version", err.msg);
+			slot_failed(sb, fd, &st, (unsigned)i, VI_SLOT_BLAME_CONTENT, false, "version",
+				    err.msg);
 			continue;
 		}
 		/* the try is spent before the switch: a slot that dies after it (a corruption
@@ -178,7 +231,10 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 		sb->failure->set = false;
 		r = sb->boot(sb->ctx, &sb->plan->cfg.root, ret_switched);
 		stage = sb->failure->set ? vi_stage_name(sb->failure->stage) : "boot";
-		slot_failed(sb, fd, &st, (unsigned)i, stage,
+		blame = sb->failure->set ? vi_slot_setup_blame(sb->failure->stage,
+							       sb->failure->error, &sb->plan->cfg)
+					 : VI_SLOT_BLAME_BOOT;
+		slot_failed(sb, fd, &st, (unsigned)i, blame, true, stage,
 			    sb->failure->set ? sb->failure->reason.msg : strerror(-r));
 		if (*ret_switched)
 			break;   /* the initramfs is gone: no other slot to set up from */

@@ -34,13 +34,57 @@ int vi_slot_layout(const struct vi_policy *p, unsigned index, const struct vi_co
 	return 0;
 }
 
-int vi_slot_boot_pick(const struct vi_slots *s, unsigned policy_count)
+int vi_slot_boot_pick(const struct vi_slots *s, unsigned tried)
 {
-	struct vi_slots within = *s;
+	struct vi_slots left = *s;
 
-	if (within.count > policy_count)
-		within.count = policy_count;
-	return vi_slots_pick(&within);
+	for (unsigned i = 0; i < left.count && i < VI_SLOTS_MAX; i++)
+		if (tried & (1u << i))
+			left.slot[i].tries = 0;
+	return vi_slots_pick(&left);
+}
+
+enum vi_slot_blame vi_slot_manifest_blame(int r)
+{
+	/* the devices were found: what is read from them is the slot's, unless reading itself
+	 * failed or memory ran out */
+	return r == -EIO || r == -ENOMEM ? VI_SLOT_BLAME_BOOT : VI_SLOT_BLAME_CONTENT;
+}
+
+/* Whether the command line shaped the mount or the init of the root. */
+static bool cmdline_shaped_root(const struct vi_config *cfg)
+{
+	return cfg->rootflags[0] || cfg->rootfstype[0] || cfg->init_given ||
+	       cfg->volatile_mode != VI_VOLATILE_NO;
+}
+
+enum vi_slot_blame vi_slot_setup_blame(enum vi_stage stage, int r, const struct vi_config *cfg)
+{
+	/* a read error, no memory, a hash the kernel's crypto cannot do: never the data */
+	if (r == -ENOMEM || r == -ENOPROTOOPT)
+		return VI_SLOT_BLAME_BOOT;
+	switch (stage) {
+	case VI_STAGE_SUPERBLOCK:
+	case VI_STAGE_SIZES:
+	case VI_STAGE_PREFLIGHT:
+		return r == -EIO ? VI_SLOT_BLAME_BOOT : VI_SLOT_BLAME_CONTENT;
+	case VI_STAGE_MOUNT:
+		/* -EIO: dm-verity refused a block of the file system; any other error may be
+		 * an option or a module the command line took away */
+		return r == -EIO && !cmdline_shaped_root(cfg) ? VI_SLOT_BLAME_CONTENT
+							      : VI_SLOT_BLAME_BOOT;
+	case VI_STAGE_INIT:
+		return cmdline_shaped_root(cfg) ? VI_SLOT_BLAME_BOOT : VI_SLOT_BLAME_CONTENT;
+	case VI_STAGE_CONFIG:
+	case VI_STAGE_DEVICES:
+	case VI_STAGE_ACTIVATE:
+	case VI_STAGE_STATUS:
+	case VI_STAGE_SWITCH:
+	case VI_STAGE_MEASURE:
+	case VI_STAGE_IPE:
+		break;
+	}
+	return VI_SLOT_BLAME_BOOT;
 }
 
 int vi_slot_boot_admit(struct vi_slots *s, unsigned i, uint64_t version, struct vi_error *err)
@@ -53,12 +97,15 @@ int vi_slot_boot_admit(struct vi_slots *s, unsigned i, uint64_t version, struct 
 	return 0;
 }
 
-int vi_slot_boot_failed(struct vi_slots *s, unsigned i, const char *stage, const char *reason)
+int vi_slot_boot_failed(struct vi_slots *s, unsigned i, enum vi_slot_blame blame, bool try_taken,
+			const char *stage, const char *reason)
 {
 	char why[VI_SLOT_REASON_MAX];
 
 	snprintf(why, sizeof(why), "%s: %s", stage, reason ? reason : "");
-	return vi_slots_mark_bad(s, i, why);
+	if (blame == VI_SLOT_BLAME_CONTENT)
+		return vi_slots_mark_bad(s, i, why);
+	return vi_slots_mark_failed(s, i, try_taken, why);
 }
 
 void vi_slot_skipped_add(char *list, size_t size, const char *slot, const char *stage,

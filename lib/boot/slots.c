@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* A/B slot decisions and the store's read and write (include/slots.h, docs/slots.md). */
 #include <errno.h>
+#include <linux/fs.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "slots.h"
@@ -35,20 +38,50 @@ int vi_slots_try(struct vi_slots *s, unsigned i, uint64_t version)
 	return 0;
 }
 
+static void set_reason(struct vi_slot *sl, const char *reason)
+{
+	size_t n = 0;
+
+	/* printable ASCII only: the reason comes from disks and ends up in logs and scripts */
+	for (const char *p = reason ? reason : ""; *p && n + 1 < sizeof(sl->reason); p++)
+		sl->reason[n++] = (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f ? *p : '?';
+	sl->reason[n] = '\0';
+}
+
 int vi_slots_mark_bad(struct vi_slots *s, unsigned i, const char *reason)
 {
 	struct vi_slot *sl;
-	size_t n = 0;
 
 	if (i >= s->count || i >= VI_SLOTS_MAX)
 		return -EINVAL;
 	sl = &s->slot[i];
 	sl->tries = 0;
 	sl->successful = false;
-	/* printable ASCII only: the reason comes from disks and ends up in logs and scripts */
-	for (const char *p = reason ? reason : ""; *p && n + 1 < sizeof(sl->reason); p++)
-		sl->reason[n++] = (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f ? *p : '?';
-	sl->reason[n] = '\0';
+	set_reason(sl, reason);
+	return 0;
+}
+
+int vi_slots_mark_failed(struct vi_slots *s, unsigned i, bool try_taken, const char *reason)
+{
+	struct vi_slot *sl;
+
+	if (i >= s->count || i >= VI_SLOTS_MAX)
+		return -EINVAL;
+	sl = &s->slot[i];
+	if (!try_taken && sl->tries)
+		sl->tries--;
+	set_reason(sl, reason);
+	return 0;
+}
+
+int vi_slots_resize(struct vi_slots *s, unsigned count)
+{
+	if (count < 1 || count > VI_SLOTS_MAX)
+		return -EINVAL;
+	for (unsigned i = count; i < VI_SLOTS_MAX; i++)
+		memset(&s->slot[i], 0, sizeof(s->slot[i]));
+	/* slots the store did not have are zero already: never booted, not bootable */
+	s->count = count;
 	return 0;
 }
 
@@ -88,13 +121,42 @@ bool vi_slots_version_allowed(const struct vi_slots *s, uint64_t version)
 	return version >= s->floor;
 }
 
+/* The size of the store behind fd: a block device's, a regular file's. */
+static int store_size(int fd, uint64_t *ret, struct vi_error *err)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return vi_errno(err, -errno, "cannot stat the slot store: %s", strerror(errno));
+	if (S_ISBLK(st.st_mode)) {
+		if (ioctl(fd, BLKGETSIZE64, ret) < 0)
+			return vi_errno(err, -errno, "cannot get the size of the slot store: %s",
+					strerror(errno));
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode))
+		return vi_errno(err, -EINVAL, "the slot store is not a block device or a file");
+	*ret = (uint64_t)st.st_size;
+	return 0;
+}
+
 int vi_slots_read_fd(int fd, unsigned default_count, struct vi_slots_store *ret,
 		     struct vi_error *err)
 {
 	uint8_t buf[VI_SLOTS_STORE_SIZE];
+	uint64_t size = 0;
 	size_t len = 0;
 	ssize_t n;
+	int r;
 
+	r = store_size(fd, &size, err);
+	if (r < 0)
+		return r;
+	/* too small for copy 1: every write would fail there, and no try would ever count */
+	if (size < VI_SLOTS_STORE_SIZE)
+		return vi_errno(err, -ENOSPC, "the slot store has %llu bytes, fewer than the %d "
+				"its two copies need", (unsigned long long)size,
+				VI_SLOTS_STORE_SIZE);
 	while (len < sizeof(buf)) {
 		n = pread(fd, buf + len, sizeof(buf) - len, (off_t)len);
 		if (n < 0 && errno == EINTR)
@@ -143,6 +205,8 @@ int vi_slots_write_fd(int fd, struct vi_slots_store *st, const struct vi_slots *
 	r = vi_slots_store_update(st, &s, out, order, err);
 	if (r < 0)
 		return r;
+	/* from here on this number may be on disk, whatever the writes report */
+	st->seq_max = s.seq;
 	for (unsigned k = 0; k < VI_SLOTS_COPIES; k++) {
 		r = write_copy(fd, out + (size_t)order[k] * VI_SLOTS_COPY_STRIDE, order[k], err);
 		if (r < 0)

@@ -247,6 +247,8 @@ void vi_slots_store_parse(const uint8_t *buf, size_t len, unsigned default_count
 		vi_slots_defaults(&ret->state, default_count);
 		ret->source = VI_SLOTS_FROM_DEFAULTS;
 	}
+	/* the copy in use is the newer valid one: no valid copy is above it */
+	ret->seq_max = ret->source == VI_SLOTS_FROM_DEFAULTS ? 0 : ret->state.seq;
 }
 
 int vi_slots_store_update(const struct vi_slots_store *st, struct vi_slots *next, uint8_t *out,
@@ -255,8 +257,9 @@ int vi_slots_store_update(const struct vi_slots_store *st, struct vi_slots *next
 	uint8_t rec[VI_SLOTS_RECORD_SIZE];
 	int r;
 
-	/* from the defaults the sequence starts again past whatever a damaged copy may say */
-	next->seq = st->source == VI_SLOTS_FROM_DEFAULTS ? 1 : st->state.seq + 1;
+	/* above every number that may be on disk, a failed earlier write's too: two different
+	 * records with one number would leave the choice between them to the copy's place */
+	next->seq = st->seq_max + 1;
 	r = vi_slots_encode(next, rec, err);
 	if (r < 0)
 		return r;

@@ -163,6 +163,45 @@ test_refusals() {
 	assertEquals "verity-init: slot: no bootable slot" "$out"
 }
 
+# A store too small for its second copy is refused by every verb, readers too, and left as it
+# was: its writes could never complete, so no try would ever count.
+test_store_smaller_than_two_copies_refused() {
+	for size in 0 4096 8191; do
+		rm -f "$S"
+		truncate -s "$size" "$S"
+		out=$(slot status 2>&1)
+		assertEquals "$size bytes: status rc" "1" "$?"
+		assertEquals "$size bytes" "verity-init: slot: $S: the slot store has $size bytes, fewer than the 8192 its two copies need" "$out"
+		slot set-primary b >/dev/null 2>&1
+		assertEquals "$size bytes: set-primary rc" "1" "$?"
+		assertEquals "$size bytes: not written" "$size" "$(wc -c <"$S")"
+		assertEquals "$size bytes: still blank" "" "$(tr -d '\0' <"$S" | head -c 1)"
+	done
+	rm -f "$S"
+	truncate -s 8192 "$S"
+	slot set-primary b || fail "8192 bytes: set-primary"
+	assertEquals "8192 bytes: written" "b 1" "$(j '[.primary, .seq]|join(" ")')"
+	out=$("$VI" slot --store /dev/null status 2>&1)
+	assertEquals "not a file or block device" "verity-init: slot: cannot open the slot store /dev/null: Block device required" "$out"
+}
+
+# A slot whose last boot failed for a reason the agent did not blame on it (here a mount option
+# from the command line, for both slots in one boot) keeps its other tries: it is still good to
+# RAUC, still the primary, and the reason is shown.
+test_failure_not_blamed_on_the_slot() {
+	cp "$SEEDS/boot-failure-not-blamed" "$S"
+	assertEquals "both bootable, a primary" "a true true 2 2" \
+		"$(j '[.primary, .slots[].bootable, .slots[].tries]|map(tostring)|join(" ")')"
+	assertEquals "a's reason" "mount: mounting /dev/mapper/root failed: Invalid argument" "$(j '.slots[0].reason')"
+	assertEquals "get-state a" "good" "$(slot get-state a)"
+	assertEquals "get-state b" "good" "$(slot get-state b)"
+	assertContains "$(slot status)" "slot.b.reason=mount: mounting /dev/mapper/root failed: Invalid argument"
+	# mark-good of the slot that then boots clears its reason and gives its tries back
+	booted a
+	slot mark-good >/dev/null || fail "mark-good"
+	assertEquals "a after mark-good" "3  3" "$(j '[.slots[0].tries, .slots[0].reason, .floor]|map(tostring)|join(" ")')"
+}
+
 # RAUC calls BACKEND VERB [BOOTNAME [STATE]], takes trimmed stdout and the exit status.
 rauc_call() {
 	VERITY_INIT=$VI VERITY_INIT_STORE=$S VERITY_INIT_STATUS=$ST "$BACKEND" "$@"

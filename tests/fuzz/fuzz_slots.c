@@ -7,8 +7,11 @@
  *    untouched when it does not;
  *  - whatever the bytes, the state in use is in range and encodable, and the defaults (both
  *    copies bad) always leave a bootable slot;
- *  - pick / try / mark-bad / mark-good over the state, written as an update, read back as the
- *    new state, whichever copy was in use; a write torn in the first copy reads back the old. */
+ *  - pick / try / mark-bad / mark-failed / mark-good over the state, resized to a policy's
+ *    count, written as an update, read back as the new state, whichever copy was in use; a
+ *    write torn in the first copy reads back the old;
+ *  - an update's number is above every valid copy's (never equal to one), and after a write
+ *    that failed the next update goes above the failed one's number too. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -109,18 +112,52 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* a boot's decisions, written as an update and read back */
 	next = st.state;
+	if (size > 1) {
+		unsigned count = ((data[1] >> 4) & 3u) + 1;
+
+		CHECK(vi_slots_resize(&next, count) == 0);
+		CHECK(next.count == count);
+		for (unsigned i = count; i < VI_SLOTS_MAX; i++)
+			CHECK(!next.slot[i].priority && !next.slot[i].tries && !next.slot[i].reason[0]);
+	}
 	pick = vi_slots_pick(&next);
 	if (pick >= 0) {
+		uint8_t tries = next.slot[pick].tries;
+
 		CHECK(vi_slot_bootable(&next.slot[pick]));
-		CHECK(vi_slots_try(&next, (unsigned)pick, 3) == 0);
-		if (next.slot[pick].tries & 1)
-			CHECK(vi_slots_mark_bad(&next, (unsigned)pick, (const char *)store + 64) == 0);
-		else
-			CHECK(vi_slots_mark_good(&next, (unsigned)pick, true) == 0);
+		if (size > 1 && (data[1] & 1)) {
+			/* not blamed on the slot: one try, never more */
+			CHECK(vi_slots_mark_failed(&next, (unsigned)pick, false,
+						   (const char *)store + 64) == 0);
+			CHECK(next.slot[pick].tries == tries - 1);
+		} else {
+			CHECK(vi_slots_try(&next, (unsigned)pick, 3) == 0);
+			if (next.slot[pick].tries & 1)
+				CHECK(vi_slots_mark_bad(&next, (unsigned)pick,
+							(const char *)store + 64) == 0);
+			else
+				CHECK(vi_slots_mark_good(&next, (unsigned)pick, true) == 0);
+		}
 	}
 	check_state(&next);
 	CHECK(vi_slots_store_update(&st, &next, out, order, &err) == 0);
 	CHECK(order[0] != order[1]);
+	CHECK(next.seq == st.seq_max + 1);
+	for (unsigned c = 0; c < VI_SLOTS_COPIES; c++)
+		CHECK(!st.valid[c] || next.seq != st.seq[c]);
+	if (st.source != VI_SLOTS_FROM_DEFAULTS)
+		CHECK(vi_slots_seq_newer(next.seq, st.state.seq));
+	/* that write failed (its number may be on disk): the next one goes above it */
+	{
+		struct vi_slots_store failed = st;
+		struct vi_slots again_next = next;
+		uint8_t out2[VI_SLOTS_STORE_SIZE];
+
+		failed.seq_max = next.seq;
+		CHECK(vi_slots_store_update(&failed, &again_next, out2, order, &err) == 0);
+		CHECK(vi_slots_seq_newer(again_next.seq, next.seq));
+	}
+	CHECK(vi_slots_store_update(&st, &next, out, order, &err) == 0);
 	memcpy(disk, store, sizeof(disk));
 	if (len < sizeof(disk))
 		memset(disk + len, 0, sizeof(disk) - len);

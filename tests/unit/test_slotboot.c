@@ -81,7 +81,8 @@ static void test_layout(void **state)
 	assert_string_equal(c.root.data.spec, "PARTLABEL=root-b");
 	assert_string_equal(c.root.hash.spec, "PARTLABEL=root-b-verity");
 	assert_string_equal(c.manifest, "PARTLABEL=root-b-verity");
-	/* what the command line gave stays: name, options */
+	/* what the base gave stays: name, options (the plan refuses verity options from the
+	 * command line with slots=: test_plan_refusals) */
 	assert_string_equal(c.root.name, "sysroot");
 	assert_int_equal(c.root.corruption, VI_CORRUPT_RESTART);
 	assert_int_equal(vi_slot_layout(&p, 0, &base, &c, &err), 0);
@@ -99,17 +100,110 @@ static void test_sequence_fallback(void **state)
 
 	(void)state;
 	vi_slots_defaults(&s, 2);
-	assert_int_equal(vi_slot_boot_pick(&s, 2), 0);
+	assert_int_equal(vi_slot_boot_pick(&s, 0), 0);
 	assert_int_equal(vi_slot_boot_admit(&s, 0, 3, &err), 0);
 	assert_int_equal(s.slot[0].tries, VI_SLOT_TRIES_DEFAULT - 1);
 	assert_int_equal(s.slot[0].version, 3);
-	assert_int_equal(vi_slot_boot_failed(&s, 0, "preflight", "root hash mismatch"), 0);
+	assert_int_equal(vi_slot_boot_failed(&s, 0, VI_SLOT_BLAME_CONTENT, true, "preflight",
+					     "root hash mismatch"), 0);
 	assert_string_equal(s.slot[0].reason, "preflight: root hash mismatch");
 	assert_false(vi_slot_bootable(&s.slot[0]));
-	assert_int_equal(vi_slot_boot_pick(&s, 2), 1);
+	assert_int_equal(vi_slot_boot_pick(&s, 1u << 0), 1);
 	assert_int_equal(vi_slot_boot_admit(&s, 1, 3, &err), 0);
-	assert_int_equal(vi_slot_boot_failed(&s, 1, "mount", "no filesystem"), 0);
-	assert_int_equal(vi_slot_boot_pick(&s, 2), -ENOENT);
+	assert_int_equal(vi_slot_boot_failed(&s, 1, VI_SLOT_BLAME_CONTENT, true, "init",
+					     "no /sbin/init"), 0);
+	assert_int_equal(vi_slot_boot_pick(&s, 3), -ENOENT);
+}
+
+/* Whom each failure is blamed on: the content only for what the slot's verified data alone
+ * decides; never for what the command line, a device or the kernel can cause. */
+static void test_blame(void **state)
+{
+	static const enum vi_stage content[] = {
+		VI_STAGE_SUPERBLOCK, VI_STAGE_SIZES, VI_STAGE_PREFLIGHT, VI_STAGE_INIT,
+	};
+	static const enum vi_stage boot[] = {
+		VI_STAGE_CONFIG, VI_STAGE_DEVICES, VI_STAGE_ACTIVATE, VI_STAGE_STATUS,
+		VI_STAGE_SWITCH, VI_STAGE_MEASURE, VI_STAGE_IPE,
+	};
+	struct vi_config c;
+
+	(void)state;
+	vi_config_init(&c);
+	for (size_t k = 0; k < sizeof(content) / sizeof(content[0]); k++)
+		assert_int_equal(vi_slot_setup_blame(content[k], -EPERM, &c), VI_SLOT_BLAME_CONTENT);
+	for (size_t k = 0; k < sizeof(boot) / sizeof(boot[0]); k++) {
+		assert_int_equal(vi_slot_setup_blame(boot[k], -EPERM, &c), VI_SLOT_BLAME_BOOT);
+		assert_int_equal(vi_slot_setup_blame(boot[k], -ENOTUNIQ, &c), VI_SLOT_BLAME_BOOT);
+	}
+	/* the tree's checks: a read error or a hash the kernel cannot do is not the data */
+	assert_int_equal(vi_slot_setup_blame(VI_STAGE_PREFLIGHT, -EIO, &c), VI_SLOT_BLAME_BOOT);
+	assert_int_equal(vi_slot_setup_blame(VI_STAGE_PREFLIGHT, -ENOPROTOOPT, &c),
+			 VI_SLOT_BLAME_BOOT);
+	assert_int_equal(vi_slot_setup_blame(VI_STAGE_SUPERBLOCK, -ENOMEM, &c), VI_SLOT_BLAME_BOOT);
+	/* the mount: a verity read error is the data; an option refused, a missing module not */
+	assert_int_equal(vi_slot_setup_blame(VI_STAGE_MOUNT, -EIO, &c), VI_SLOT_BLAME_CONTENT);
+	assert_int_equal(vi_slot_setup_blame(VI_STAGE_MOUNT, -EINVAL, &c), VI_SLOT_BLAME_BOOT);
+	assert_int_equal(vi_slot_setup_blame(VI_STAGE_MOUNT, -ENODEV, &c), VI_SLOT_BLAME_BOOT);
+	/* ... and nothing of the mount or init once the command line shaped them */
+	snprintf(c.rootflags, sizeof(c.rootflags), "%s", "errors=bogus");
+	assert_int_equal(vi_slot_setup_blame(VI_STAGE_MOUNT, -EIO, &c), VI_SLOT_BLAME_BOOT);
+	assert_int_equal(vi_slot_setup_blame(VI_STAGE_INIT, -ENOENT, &c), VI_SLOT_BLAME_BOOT);
+	assert_int_equal(vi_slot_setup_blame(VI_STAGE_PREFLIGHT, -EPERM, &c),
+			 VI_SLOT_BLAME_CONTENT);
+	vi_config_init(&c);
+	c.init_given = true;
+	assert_int_equal(vi_slot_setup_blame(VI_STAGE_INIT, -ENOENT, &c), VI_SLOT_BLAME_BOOT);
+	vi_config_init(&c);
+	snprintf(c.rootfstype, sizeof(c.rootfstype), "%s", "erofs");
+	assert_int_equal(vi_slot_setup_blame(VI_STAGE_MOUNT, -EIO, &c), VI_SLOT_BLAME_BOOT);
+	vi_config_init(&c);
+	c.volatile_mode = VI_VOLATILE_OVERLAY;
+	assert_int_equal(vi_slot_setup_blame(VI_STAGE_INIT, -EIO, &c), VI_SLOT_BLAME_BOOT);
+	/* the signature step, its devices found: the manifest is the slot's */
+	assert_int_equal(vi_slot_manifest_blame(-EPERM), VI_SLOT_BLAME_CONTENT);
+	assert_int_equal(vi_slot_manifest_blame(-EINVAL), VI_SLOT_BLAME_CONTENT);
+	assert_int_equal(vi_slot_manifest_blame(-ENOENT), VI_SLOT_BLAME_CONTENT);
+	assert_int_equal(vi_slot_manifest_blame(-EIO), VI_SLOT_BLAME_BOOT);
+	assert_int_equal(vi_slot_manifest_blame(-ENOMEM), VI_SLOT_BLAME_BOOT);
+}
+
+/* A command line that makes every mount fail (rootflags=): each slot is set up once per boot
+ * and loses one try, never all of them: the next boot still has both. A slot that keeps
+ * failing so runs out of tries over boots all the same. */
+static void test_boot_failure_costs_one_try(void **state)
+{
+	struct vi_slots s;
+	struct vi_error err;
+	unsigned tried = 0;
+	int i;
+
+	(void)state;
+	vi_slots_defaults(&s, 2);
+	s.slot[0].successful = true;
+	while ((i = vi_slot_boot_pick(&s, tried)) >= 0) {
+		tried |= 1u << i;
+		assert_int_equal(vi_slot_boot_admit(&s, (unsigned)i, 3, &err), 0);
+		assert_int_equal(vi_slot_boot_failed(&s, (unsigned)i, VI_SLOT_BLAME_BOOT, true,
+						     "mount", "Invalid argument"), 0);
+	}
+	assert_int_equal(tried, 3u);
+	for (unsigned k = 0; k < 2; k++) {
+		assert_int_equal(s.slot[k].tries, VI_SLOT_TRIES_DEFAULT - 1);
+		assert_true(vi_slot_bootable(&s.slot[k]));
+		assert_string_equal(s.slot[k].reason, "mount: Invalid argument");
+	}
+	assert_true(s.slot[0].successful);
+	assert_int_equal(vi_slot_boot_pick(&s, 0), 0);
+	/* a device missing before the try: that failure takes the try itself */
+	assert_int_equal(vi_slot_boot_failed(&s, 1, VI_SLOT_BLAME_BOOT, false, "devices",
+					     "no device matches PARTLABEL=root-b"), 0);
+	assert_int_equal(s.slot[1].tries, VI_SLOT_TRIES_DEFAULT - 2);
+	assert_int_equal(vi_slot_boot_failed(&s, 1, VI_SLOT_BLAME_BOOT, false, "devices", "x"), 0);
+	assert_int_equal(s.slot[1].tries, 0);
+	assert_false(vi_slot_bootable(&s.slot[1]));
+	assert_int_equal(vi_slot_boot_failed(&s, 1, VI_SLOT_BLAME_BOOT, false, "devices", "x"), 0);
+	assert_int_equal(s.slot[1].tries, 0);
 }
 
 static void test_sequence_floor(void **state)
@@ -136,25 +230,27 @@ static void test_sequence_tries_run_out(void **state)
 	(void)state;
 	vi_slots_defaults(&s, 2);
 	for (unsigned boot = 0; boot < VI_SLOT_TRIES_DEFAULT; boot++) {
-		assert_int_equal(vi_slot_boot_pick(&s, 2), 0);
+		assert_int_equal(vi_slot_boot_pick(&s, 0), 0);
 		assert_int_equal(vi_slot_boot_admit(&s, 0, 1, &err), 0);
 	}
 	assert_int_equal(s.slot[0].tries, 0);
-	assert_int_equal(vi_slot_boot_pick(&s, 2), 1);
+	assert_int_equal(vi_slot_boot_pick(&s, 0), 1);
 	assert_int_equal(vi_slot_boot_admit(&s, 0, 1, &err), -ESTALE);
 }
 
-/* A store with more slots than the policy: only the policy's are ever set up. */
-static void test_pick_within_policy(void **state)
+/* A slot set up once in this boot is not picked again, whatever tries it has left. */
+static void test_pick_skips_tried(void **state)
 {
 	struct vi_slots s;
 
 	(void)state;
 	vi_slots_defaults(&s, 4);
 	s.slot[0].tries = 0;
-	s.slot[1].tries = 0;
-	assert_int_equal(vi_slot_boot_pick(&s, 4), 2);
-	assert_int_equal(vi_slot_boot_pick(&s, 2), -ENOENT);
+	assert_int_equal(vi_slot_boot_pick(&s, 0), 1);
+	assert_int_equal(vi_slot_boot_pick(&s, 1u << 1), 2);
+	assert_int_equal(vi_slot_boot_pick(&s, (1u << 1) | (1u << 2)), 3);
+	assert_int_equal(vi_slot_boot_pick(&s, 0xe), -ENOENT);
+	assert_int_equal(s.slot[1].tries, VI_SLOT_TRIES_DEFAULT);   /* s itself untouched */
 }
 
 static void test_skipped_list(void **state)
@@ -212,6 +308,24 @@ static void test_plan_refusals(void **state)
 	assert_non_null(strstr(failure.reason.msg, "not from the command line"));
 	in.cmdline = "verity.manifest=/dev/vdb";
 	assert_int_equal(vi_plan_build(&in, &plan, &failure), -EPERM);
+	/* a signature, verity options or devices of the root (without a root hash: none can
+	 * come with one) are refused before the store is touched: a slot's manifest, tree and
+	 * mapping failures are then its content's (test_blame) */
+	static const char *const opts[] = {
+		"systemd.verity_root_options=hash-offset=4096", "verity.hash=/dev/vdb",
+		"systemd.verity_root_data=/dev/vda", "systemd.verity_root_options=superblock=false",
+		"verity.sig=/x.p7s", "verity.options=panic-on-corruption",
+		"verity.hashoffset=4096", "verity.fec=/dev/vdc",
+	};
+	for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
+		in.cmdline = opts[k];
+		if (vi_plan_build(&in, &plan, &failure) >= 0 || failure.stage != VI_STAGE_CONFIG)
+			fail_msg("not refused: %s", opts[k]);
+	}
+
+	/* mount and init options stay the command line's */
+	in.cmdline = "root=/dev/mapper/root rootflags=noatime init=/sbin/init";
+	assert_int_equal(vi_plan_build(&in, &plan, &failure), 0);
 
 	close(rootfd);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
@@ -226,7 +340,9 @@ int main(void)
 		cmocka_unit_test(test_sequence_fallback),
 		cmocka_unit_test(test_sequence_floor),
 		cmocka_unit_test(test_sequence_tries_run_out),
-		cmocka_unit_test(test_pick_within_policy),
+		cmocka_unit_test(test_blame),
+		cmocka_unit_test(test_boot_failure_costs_one_try),
+		cmocka_unit_test(test_pick_skips_tried),
 		cmocka_unit_test(test_skipped_list),
 		cmocka_unit_test(test_plan_refusals),
 	};

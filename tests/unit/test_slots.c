@@ -390,7 +390,7 @@ static void test_mark_and_primary(void **state)
 	assert_string_equal(vi_slot_name(4), "?");
 }
 
-/* Through a file: write, read back, a damaged copy, a file that is too short. */
+/* Through a file: write, read back, a damaged copy. */
 static void test_fd_io(void **state)
 {
 	char path[] = "/tmp/vi-slots-XXXXXX";
@@ -404,6 +404,7 @@ static void test_fd_io(void **state)
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	unlink(path);
+	assert_int_equal(ftruncate(fd, VI_SLOTS_STORE_SIZE), 0);
 	assert_int_equal(vi_slots_read_fd(fd, 2, &st, &err), 0);
 	assert_int_equal(st.source, VI_SLOTS_FROM_DEFAULTS);
 	next = st.state;
@@ -427,14 +428,174 @@ static void test_fd_io(void **state)
 	assert_true(back.valid[0] && back.valid[1]);
 	assert_int_equal(back.state.seq, 2);
 	assert_int_equal(back.state.slot[1].tries, VI_SLOT_TRIES_DEFAULT - 1);
-	/* cut to one copy */
-	assert_int_equal(ftruncate(fd, 4096), 0);
-	assert_int_equal(vi_slots_read_fd(fd, 2, &back, &err), 0);
-	assert_int_equal(back.source, VI_SLOTS_FROM_COPY0);
 	close(fd);
 	/* a descriptor that cannot be read is an error, not the defaults */
 	assert_true(vi_slots_read_fd(-1, 2, &back, &err) < 0);
-	assert_non_null(strstr(err.msg, "cannot read the slot store"));
+	assert_non_null(strstr(err.msg, "the slot store"));
+}
+
+/* A store too small for its second copy is refused: its writes could never complete, and no
+ * try would ever be counted. A file by its size, a block device by BLKGETSIZE64, anything
+ * else not at all. */
+static void test_store_too_small(void **state)
+{
+	static const off_t sizes[] = { 0, 512, 4096, 4608, VI_SLOTS_STORE_SIZE - 1 };
+	char path[] = "/tmp/vi-slots-XXXXXX", want[96];
+	struct vi_error err = { "" };
+	struct vi_slots_store st;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unlink(path);
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		assert_int_equal(ftruncate(fd, sizes[k]), 0);
+		assert_int_equal(vi_slots_read_fd(fd, 2, &st, &err), -ENOSPC);
+		snprintf(want, sizeof(want), "the slot store has %lld bytes, fewer than the 8192 "
+			 "its two copies need", (long long)sizes[k]);
+		assert_string_equal(err.msg, want);
+	}
+	assert_int_equal(ftruncate(fd, VI_SLOTS_STORE_SIZE), 0);
+	assert_int_equal(vi_slots_read_fd(fd, 2, &st, &err), 0);
+	close(fd);
+	fd = open("/dev/null", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(vi_slots_read_fd(fd, 2, &st, &err), -EINVAL);
+	assert_string_equal(err.msg, "the slot store is not a block device or a file");
+	close(fd);
+}
+
+/* A write that failed may have reached the disk in part: the next write from the same state in
+ * memory must go above its number. Else two different records share a number, and the one in
+ * copy 0 wins a tie even when it is the older. */
+static void test_seq_after_failed_write(void **state)
+{
+	char path[] = "/tmp/vi-slots-XXXXXX", ro[64];
+	struct vi_error err = { "" };
+	struct vi_slots_store st, back;
+	struct vi_slots next;
+	int fd, rofd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, VI_SLOTS_STORE_SIZE), 0);
+	assert_int_equal(vi_slots_read_fd(fd, 2, &st, &err), 0);
+	next = st.state;
+	assert_int_equal(vi_slots_write_fd(fd, &st, &next, &err), 0);
+	assert_int_equal(st.seq_max, 1);
+	/* a write that fails (a descriptor open read-only: the agent's store going away) */
+	snprintf(ro, sizeof(ro), "/proc/self/fd/%d", fd);
+	rofd = open(ro, O_RDONLY);
+	unlink(path);
+	assert_true(rofd >= 0);
+	assert_int_equal(vi_slots_try(&next, 0, 4), 0);
+	assert_true(vi_slots_write_fd(rofd, &st, &next, &err) < 0);
+	assert_non_null(strstr(err.msg, "cannot write copy 1 of the slot store"));
+	assert_int_equal(st.seq_max, 2);
+	assert_int_equal(st.state.seq, 1);
+	/* the next write takes 3, never 2 again */
+	assert_int_equal(vi_slots_mark_bad(&next, 0, "mount: x"), 0);
+	assert_int_equal(vi_slots_write_fd(fd, &st, &next, &err), 0);
+	assert_int_equal(vi_slots_read_fd(fd, 2, &back, &err), 0);
+	assert_int_equal(back.state.seq, 3);
+	assert_int_equal(back.seq_max, 3);
+	assert_string_equal(back.state.slot[0].reason, "mount: x");
+	close(rofd);
+	close(fd);
+}
+
+/* seq_max from the disk: the newer valid copy's; a copy that fails its checks counts for
+ * nothing, whatever number its bytes hold. */
+static void test_seq_max_from_disk(void **state)
+{
+	uint8_t store[VI_SLOTS_STORE_SIZE], out[VI_SLOTS_STORE_SIZE];
+	struct vi_error err = { "" };
+	struct vi_slots_store st;
+	struct vi_slots next;
+	unsigned order[2];
+
+	(void)state;
+	make_store(store, 7, 9);
+	vi_slots_store_parse(store, sizeof(store), 2, &st);
+	assert_int_equal(st.seq_max, 9);
+	make_store(store, 9, 7);
+	vi_slots_store_parse(store, sizeof(store), 2, &st);
+	assert_int_equal(st.seq_max, 9);
+	/* copy 1 torn: its sequence field says 2^63 + 9, its checksum fails */
+	make_store(store, 9, UINT64_C(0x8000000000000009));
+	store[VI_SLOTS_COPY_STRIDE + 100] ^= 1;
+	vi_slots_store_parse(store, sizeof(store), 2, &st);
+	assert_false(st.valid[1]);
+	assert_int_equal(st.seq_max, 9);
+	next = st.state;
+	assert_int_equal(vi_slots_store_update(&st, &next, out, order, &err), 0);
+	assert_int_equal(next.seq, 10);
+	/* the defaults: 0, the first write 1 */
+	memset(store, 0, sizeof(store));
+	vi_slots_store_parse(store, sizeof(store), 2, &st);
+	assert_int_equal(st.seq_max, 0);
+}
+
+/* The policy's slots= wins over the store's count: cut, or grown by slots never booted. */
+static void test_resize(void **state)
+{
+	uint8_t rec[VI_SLOTS_RECORD_SIZE];
+	struct vi_error err = { "" };
+	struct vi_slots s, back;
+
+	(void)state;
+	sample(&s);
+	s.count = 2;
+	memset(&s.slot[2], 0, sizeof(s.slot[2]) * 2);
+	assert_int_equal(vi_slots_resize(&s, 3), 0);
+	assert_int_equal(s.count, 3);
+	assert_int_equal(s.slot[2].priority, 0);
+	assert_int_equal(s.slot[2].tries, 0);
+	assert_false(vi_slot_bootable(&s.slot[2]));
+	assert_int_equal(vi_slots_encode(&s, rec, &err), 0);
+	assert_int_equal(vi_slots_decode(rec, &back, &err), 0);
+	assert_int_equal(back.count, 3);
+	/* set-primary makes the new slot bootable */
+	assert_int_equal(vi_slots_set_primary(&s, 2), 0);
+	assert_int_equal(vi_slots_pick(&s), 2);
+	/* 4 -> 2: c and d go, and the record is still strict (zero past the count) */
+	vi_slots_defaults(&s, 4);
+	snprintf(s.slot[3].reason, sizeof(s.slot[3].reason), "%s", "x");
+	assert_int_equal(vi_slots_resize(&s, 2), 0);
+	assert_int_equal(s.count, 2);
+	assert_string_equal(s.slot[3].reason, "");
+	assert_int_equal(vi_slots_encode(&s, rec, &err), 0);
+	assert_int_equal(vi_slots_decode(rec, &back, &err), 0);
+	assert_int_equal(back.count, 2);
+	assert_int_equal(vi_slots_resize(&s, 0), -EINVAL);
+	assert_int_equal(vi_slots_resize(&s, 5), -EINVAL);
+	assert_int_equal(s.count, 2);
+}
+
+/* A failure the slot is not blamed for: one try (none when this boot took it already), the
+ * reason kept, successful left alone. */
+static void test_mark_failed(void **state)
+{
+	struct vi_slots s;
+
+	(void)state;
+	vi_slots_defaults(&s, 2);
+	s.slot[0].successful = true;
+	assert_int_equal(vi_slots_mark_failed(&s, 0, false, "devices: no device\x01"), 0);
+	assert_int_equal(s.slot[0].tries, VI_SLOT_TRIES_DEFAULT - 1);
+	assert_true(s.slot[0].successful);
+	assert_string_equal(s.slot[0].reason, "devices: no device?");
+	assert_int_equal(vi_slots_try(&s, 0, 1), 0);
+	assert_int_equal(vi_slots_mark_failed(&s, 0, true, "mount: bad option"), 0);
+	assert_int_equal(s.slot[0].tries, VI_SLOT_TRIES_DEFAULT - 2);
+	assert_string_equal(s.slot[0].reason, "mount: bad option");
+	assert_true(vi_slot_bootable(&s.slot[0]));
+	assert_int_equal(vi_slots_mark_failed(&s, 0, false, "x"), 0);
+	assert_int_equal(vi_slots_mark_failed(&s, 0, false, "x"), 0);
+	assert_int_equal(s.slot[0].tries, 0);
+	assert_int_equal(vi_slots_mark_failed(&s, 2, false, "x"), -EINVAL);
 }
 
 int main(void)
@@ -449,6 +610,11 @@ int main(void)
 		cmocka_unit_test(test_pick_and_try),
 		cmocka_unit_test(test_mark_and_primary),
 		cmocka_unit_test(test_fd_io),
+		cmocka_unit_test(test_store_too_small),
+		cmocka_unit_test(test_seq_after_failed_write),
+		cmocka_unit_test(test_seq_max_from_disk),
+		cmocka_unit_test(test_resize),
+		cmocka_unit_test(test_mark_failed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

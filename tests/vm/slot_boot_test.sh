@@ -22,6 +22,7 @@ oneTimeSetUp() {
 	RD=$(sign_initramfs "slots=a,b") || exit 1
 	RD_MIN=$(sign_initramfs "slots=a,b
 min_version=3") || exit 1
+	RD3=$(sign_initramfs "slots=a,b,c") || exit 1
 }
 
 # slot_image DIR SLOT VERSION [sign options...] : DIR/data.img and DIR/hash.img of a root whose
@@ -217,6 +218,102 @@ test_slot_failing_after_the_switch_runs_out_of_tries() {
 	vm_assert_marker "$VM_LOG" slotb || return
 	sign_assert_status "$VM_LOG" slot b || return
 	sign_assert_status "$VM_LOG" skipped "a:not-bootable:no tries left"
+}
+
+# A command line whose mount option ext4 refuses (rootflags=) makes both slots fail in one boot,
+# for no fault of theirs: each loses one try and keeps the rest, the reason is recorded, and
+# the next boot with a sound command line boots slot a.
+test_command_line_mount_failure_leaves_the_slots_bootable() {
+	local w j st
+	w=$(vm_workdir slot-cmdline)
+	slot_image "$w/a" a 3 || { fail "image a"; return; }
+	slot_image "$w/b" b 3 || { fail "image b"; return; }
+	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
+	vm_boot --disk "$w/slots.img" --disk-rw "$w/store.img" slot-cmdline-1 "$RD" \
+		"$CMDLINE rootflags=no_such_ext4_option"
+	vm_assert_booted || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot a failed, not marked bad: its content is not to blame, 2 tries left \(mount: mounting " || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot b failed, not marked bad: its content is not to blame, 2 tries left \(mount: " || return
+	vm_assert_log_lacks "$VM_LOG" "marked bad \(" "a slot marked bad" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: A/B slots: no slot booted, tries are left for the next boot: a:mount:.*;b:mount:" || return
+	agent_assert_fallback "$VM_LOG" poweroff || return
+	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	assert_slot "$j" a '"priority":15,"tries":2,"successful":false,"bootable":true,.*"reason":"mount: mounting /dev/mapper/root .*Invalid argument' || return
+	assert_slot "$j" b '"tries":2,"successful":false,"bootable":true,.*"reason":"mount: mounting /dev/mapper/root .*Invalid argument' || return
+	st=$("$BUILD/verity-init" slot --store "$w/store.bin" status) || { fail "slot status"; return; }
+	case $st in *"primary=a"*"slot.a.bootable=yes"*"slot.b.bootable=yes"*) ;;
+	*) fail "slot status: $st"; return ;; esac
+
+	boot slot-cmdline-2 "$w"
+	vm_assert_booted || return
+	vm_assert_marker "$VM_LOG" slota || return
+	sign_assert_status "$VM_LOG" slot a || return
+	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	assert_slot "$j" a '"tries":1,' || return
+	assert_slot "$j" b '"tries":2,'
+}
+
+# A second disk carrying a partition with slot a's label (a USB stick, say) makes slot a's data
+# device ambiguous: not a's fault, so a loses one try and keeps the rest, and b boots.
+test_duplicate_partition_label_costs_one_try() {
+	local w j
+	w=$(vm_workdir slot-dup)
+	slot_image "$w/a" a 3 || { fail "image a"; return; }
+	slot_image "$w/b" b 3 || { fail "image b"; return; }
+	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
+	truncate -s 4M "$w/stick.img"
+	sgdisk -n 1:2048:+2048 -c 1:root-a "$w/stick.img" >/dev/null || { fail "sgdisk stick"; return; }
+	vm_boot --disk "$w/slots.img" --disk-rw "$w/store.img" --disk "$w/stick.img" slot-dup "$RD" \
+		"$CMDLINE"
+	vm_assert_booted || return
+	vm_assert_marker "$VM_LOG" slotb || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot a failed, not marked bad: its content is not to blame, 2 tries left \(devices: PARTLABEL=root-a matches more than one device" || return
+	sign_assert_status "$VM_LOG" slot b || return
+	sign_assert_status "$VM_LOG" skipped "a:devices:PARTLABEL=root-a matches more than one device" || return
+	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	assert_slot "$j" a '"priority":15,"tries":2,"successful":false,"bootable":true,.*"reason":"devices: PARTLABEL=root-a matches more than one device' || return
+	assert_slot "$j" b '"tries":2,'
+}
+
+# The policy's slots= decides how many slots there are: a store written for two slots grows to
+# the policy's three, the new slot never booted and not bootable (set-primary makes it so).
+test_policy_slot_count_wins_over_the_store() {
+	local w j
+	w=$(vm_workdir slot-count)
+	slot_image "$w/a" a 3 || { fail "image a"; return; }
+	slot_image "$w/b" b 3 || { fail "image b"; return; }
+	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
+	truncate -s 8192 "$w/store.bin"
+	"$BUILD/verity-init" slot --store "$w/store.bin" set-primary a || { fail "set-primary"; return; }
+	store_put "$w" || { fail "store_put"; return; }
+	vm_boot --disk "$w/slots.img" --disk-rw "$w/store.img" slot-count "$RD3" "$CMDLINE"
+	vm_assert_booted || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot store has 2 slots, the policy 3: the store follows the policy" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot c: not bootable \(priority 0, 0 tries left\)" || return
+	vm_assert_marker "$VM_LOG" slota || return
+	sign_assert_status "$VM_LOG" skipped "c:not-bootable:priority 0" || return
+	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	[ "$(printf '%s\n' "$j" | jq '.slots | length')" = 3 ] || { fail "store: not 3 slots: $j"; return; }
+	assert_slot "$j" c '"priority":0,"tries":0,"successful":false,"bootable":false,"version":0,"reason":""' || return
+	assert_slot "$j" a '"tries":2,'
+}
+
+# A store partition too small for its two copies (4 KiB) is refused: no slot is set up (its
+# tries could never be saved), the policy's fail actions run, and the reason says why.
+test_store_too_small_refused() {
+	local w
+	w=$(vm_workdir slot-small)
+	slot_image "$w/a" a 3 || { fail "image a"; return; }
+	slot_image "$w/b" b 3 || { fail "image b"; return; }
+	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
+	sgdisk -d 1 -n 1:2048:+8 -c 1:verity-slots "$w/store.img" >/dev/null || { fail "sgdisk"; return; }
+	boot slot-small "$w"
+	vm_assert_booted || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: A/B slots: slot store PARTLABEL=verity-slots \(/dev/vdb1\): the slot store has 4096 bytes, fewer than the 8192 its two copies need" || return
+	vm_assert_log_lacks "$VM_LOG" "setting up" "a slot set up" || return
+	agent_assert_fallback "$VM_LOG" poweroff
 }
 
 # shellcheck source=/dev/null
