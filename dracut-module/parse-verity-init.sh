@@ -76,6 +76,6 @@ echo "rd.skipfsck" > "$VI_CMDLINE_D/90verity-init.conf"
 
 # Shell init runs the job from the initqueue once udev has settled; under systemd the
 # verity-init-setup.service (enabled by verity-init-generator) does it.
-if [ -z "$DRACUT_SYSTEMD" ]; then
-	/sbin/initqueue --settled --onetime --unique --name verity-init-setup /sbin/verity-init-dracut setup
+if ! vi_systemd; then
+	"$VI_INITQUEUE" --settled --onetime --unique --name verity-init-setup /sbin/verity-init-dracut setup
 fi

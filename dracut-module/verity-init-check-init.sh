@@ -20,10 +20,12 @@ vi_load
 if [ $? != 1 ]; then
 	# dracut's init.sh runs init= as dracut reads it (the agent's own for an accepted line; after a
 	# refused one, only when setup booted the recovery root), never real_init= or rd.distroinit=
+	_vi_systemd=
+	vi_systemd && _vi_systemd=--systemd
 	if getarg real_init= > /dev/null || getarg rd.distroinit= > /dev/null; then
-		vi_agent pre-pivot --newroot "${NEWROOT:-/sysroot}" --other-init ${DRACUT_SYSTEMD:+--systemd}
+		vi_agent pre-pivot --newroot "${NEWROOT:-/sysroot}" --other-init $_vi_systemd
 	else
-		vi_agent pre-pivot --newroot "${NEWROOT:-/sysroot}" --init "$(getarg init=)" ${DRACUT_SYSTEMD:+--systemd}
+		vi_agent pre-pivot --newroot "${NEWROOT:-/sysroot}" --init "$(getarg init=)" $_vi_systemd
 	fi
 	vi_udev_announce "$VERITY_NAME"
 fi

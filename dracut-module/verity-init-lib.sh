@@ -64,6 +64,19 @@ VI_SYSBLOCK=/sys/block
 VI_DRACUT_GETARG=dracut-getarg
 # where dracut's init.sh keeps the kernel's environment for the root's init
 VI_EXPORT_ORIG=/tmp/export.orig
+# what systemd as the initramfs's init creates before it runs anything of dracut (vi_systemd)
+VI_SYSTEMD_DIR=/run/systemd/system
+# dracut's shell init: queues a job for its main loop (the cmdline hook uses it)
+# shellcheck disable=SC2034
+VI_INITQUEUE=/sbin/initqueue
+
+# vi_systemd: is systemd the initramfs's init (dracut's systemd flavour), not dracut's shell init?
+# Told by what systemd creates, never by DRACUT_SYSTEMD: dracut's units set that variable, but
+# under its shell init the kernel makes DRACUT_SYSTEMD=1 of the command line a variable of every
+# hook, and the setup job would never be queued.
+vi_systemd() {
+	[ -d "$VI_SYSTEMD_DIR" ]
+}
 
 # vi_hang: the end of a failed boot when even the kernel's panic did not come: never return, never
 # exit (an exit of dracut's /init, or of a hook's shell, ends in its emergency shell).
@@ -145,7 +158,7 @@ vi_shquote() {
 # allowed there (docs/security.md).
 vi_init_env() {
 	local _n _v _term=linux
-	[ -z "${DRACUT_SYSTEMD:-}" ] || return 0
+	vi_systemd && return 0
 	case "${TERM:-}" in
 		'' | *[!A-Za-z0-9._+-]*) ;;
 		*) _term=$TERM ;;

@@ -402,6 +402,7 @@ VI_RUNDIR=$d/run
 VI_CMDLINE_D=$d/cmdline.d
 VI_DRACUT_GETARG=$d/bin/dracut-getarg
 VI_EXPORT_ORIG=$d/export.orig
+VI_SYSTEMD_DIR=$d/systemd-system
 vi_hang() { exit 1; }
 EOF
 }
@@ -411,8 +412,11 @@ EOF
 # setup. Prints markers for each stage that returned.
 run_dracut() {
 	local d=$W/dr
-	rm -rf "$d/sysrq" "$d/kmsg" "$d/run" "$d/cmdline.d" "$d/calls" "$d/gen" "$d/gen-early" "$d/gen-late"
+	rm -rf "$d/sysrq" "$d/kmsg" "$d/run" "$d/cmdline.d" "$d/calls" "$d/gen" "$d/gen-early" "$d/gen-late" \
+		"$d/systemd-system"
 	mkdir -p "$d/gen" "$d/gen-early" "$d/gen-late"
+	# systemd as the initramfs's init: what it creates (the library's VI_SYSTEMD_DIR)
+	[ -z "$1" ] || mkdir -p "$d/systemd-system"
 	: >"$d/calls"
 	(
 		cd "$d" || exit 1
@@ -420,8 +424,7 @@ run_dracut() {
 			. '$d/lib.sh'
 			. '$MOD/verity-init-lib.sh'
 			. '$d/settings.sh'
-			DRACUT_SYSTEMD='$1'
-			if [ -n \"\$DRACUT_SYSTEMD\" ]; then
+			if vi_systemd; then
 				(set -- '$d/gen' '$d/gen-early' '$d/gen-late'; . '$MOD/verity-init-generator.sh')
 				echo \"GENERATOR-EXIT=\$?\"
 			fi

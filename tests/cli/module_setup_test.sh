@@ -309,8 +309,21 @@ VI_RUNDIR=$SHUNIT_TMPDIR/run
 VI_CMDLINE_D=$SHUNIT_TMPDIR/cmdline.d
 VI_DRACUT_GETARG=\${TEST_DRACUT_GETARG:-$SHUNIT_TMPDIR/bin/dracut-getarg}
 VI_EXPORT_ORIG=$SHUNIT_TMPDIR/export.orig
+VI_INITQUEUE=$SHUNIT_TMPDIR/fake-initqueue
+VI_SYSTEMD_DIR=$SHUNIT_TMPDIR/systemd-system
 vi_hang() { exit 1; }
+# sim_flavour shell|systemd: what the library's vi_systemd finds (what systemd as the
+# initramfs's init would have created); dracut's shell init unless a test says otherwise
+sim_flavour() {
+	rm -rf "\$VI_SYSTEMD_DIR"
+	[ "\$1" = shell ] || mkdir -p "\$VI_SYSTEMD_DIR"
+}
+sim_flavour shell
 EOF
+	printf '#!/bin/sh\necho "initqueue $*" >>"%s/initqueue.calls"\n' "$SHUNIT_TMPDIR" \
+		>"$SHUNIT_TMPDIR/fake-initqueue"
+	chmod 0755 "$SHUNIT_TMPDIR/fake-initqueue"
+	rm -f "$SHUNIT_TMPDIR/initqueue.calls"
 	cat >"$SHUNIT_TMPDIR/dracut-lib.sh" <<EOF
 # dracut's reading of the command line: /etc/cmdline.d first, then the kernel's (TEST_CMDLINE)
 getcmdline() { cat "$SHUNIT_TMPDIR"/cmdline.d/*.conf 2>/dev/null | tr '\\n' ' '; printf '%s' "\$TEST_CMDLINE"; }
@@ -367,9 +380,8 @@ VERITY_DATA='PARTUUID=1111ABCD'
 VERITY_HASH='/dev/vdb'
 VERITY_FEC=''"
 	out=$(run_glue "
-		initqueue() { :; }
 		root=UUID=data-fs-uuid rflags=''
-		DRACUT_SYSTEMD=1
+		sim_flavour systemd
 		fn() { . '$MOD/parse-verity-init.sh'; }
 		fn
 		echo \"root=\$root rootok=\$rootok rflags=\$rflags\"")
@@ -377,6 +389,8 @@ VERITY_FEC=''"
 	# dracut writes what wait_for_dev gets into an initqueue/finished script that it sources:
 	# the agent waits for the devices itself, and dracut's rootfs-block waits for the mapping
 	assertNotContains "no device of the command line goes to dracut" "$out" "wait_for_dev"
+	assertFalse "systemd: no initqueue job (verity-init-setup.service sets the root up)" \
+		"[ -e '$SHUNIT_TMPDIR/initqueue.calls' ]"
 	assertEquals "fsck skipped for the read-only root; no dracut shell (the policy's default)" \
 		"rd.skipfsck
 rd.shell=0" "$(cat "$SHUNIT_TMPDIR/cmdline.d/90verity-init.conf")"
@@ -394,12 +408,11 @@ test_cmdline_hook_device_strings_never_evaluated() {
 VERITY_DATA='/dev/\$(touch $SHUNIT_TMPDIR/pwned)'
 VERITY_HASH='LABEL=\`touch $SHUNIT_TMPDIR/pwned2\`'
 VERITY_FEC='/dev/x;touch $SHUNIT_TMPDIR/pwned3'"
-	for flavour in "" 1; do
+	for flavour in shell systemd; do
 		out=$(run_glue "
-			initqueue() { echo \"initqueue \$*\"; }
 			wait_for_dev() { echo \"wait_for_dev \$1\"; eval \"[ -e \\\"\$1\\\" ]\"; }
 			root='' rflags=''
-			DRACUT_SYSTEMD=$flavour
+			sim_flavour $flavour
 			fn() { . '$MOD/parse-verity-init.sh'; }
 			fn
 			vi_setup")
@@ -453,7 +466,7 @@ test_prepivot_root_init_gets_a_fixed_environment() {
 VERITY_INIT_ENV='LANG TZNAME'"
 	out=$(LD_PRELOAD=/nonexistent/x.so TERM=vt100 LANG="C.UTF-8 'x'" OLDPATH=/dev/shm run_glue "
 		export -p >'$SHUNIT_TMPDIR/export.orig'
-		NEWROOT=/sysroot DRACUT_SYSTEMD=
+		NEWROOT=/sysroot
 		fn() { . '$MOD/verity-init-check-init.sh'; }
 		fn
 		echo \"OLDPATH=\$OLDPATH\"" 2>/dev/null)
@@ -471,7 +484,7 @@ export LANG='C.UTF-8 '\\''x'\\'''" "$(cat "$SHUNIT_TMPDIR/export.orig")"
 run_cmdline_hook() {
 	run_glue "
 		root='' rflags='' fstype=''
-		DRACUT_SYSTEMD=1
+		sim_flavour systemd
 		fn() { . '$MOD/parse-verity-init.sh'; }
 		fn
 		echo \"fstype=\$fstype rflags=\$rflags\""
@@ -519,12 +532,41 @@ test_settings_never_from_the_environment() {
 	# nothing from the environment
 	out=$(cd "$SHUNIT_TMPDIR" && env VI_SYSRQ=/dev/null VI_HANG=0 VI_AGENT=/bin/true \
 		VI_KMSG=/dev/null VI_RUNDIR=/tmp/x VI_CMDLINE_D=/tmp/y VI_EXPORT_ORIG=/tmp/z \
+		VI_SYSTEMD_DIR=/ VI_INITQUEUE=/bin/true \
 		VERITY_OFF_ALLOWED=1 VERITY_SHELL_ALLOWED=1 VERITY_ENABLED=1 \
 		sh -c ". '$SHUNIT_TMPDIR/dracut-lib.sh'; . '$MOD/verity-init-lib.sh'
 		echo \"\$VI_SYSRQ \$VI_AGENT \$VI_KMSG \$VI_RUNDIR \$VI_CMDLINE_D \$VI_EXPORT_ORIG\"
+		echo \"\$VI_SYSTEMD_DIR \$VI_INITQUEUE\"
 		echo \"[\${VI_HANG-}\${VERITY_OFF_ALLOWED-}\${VERITY_SHELL_ALLOWED-}\${VERITY_ENABLED-}]\"" 2>&1)
 	assertEquals "/proc/sysrq-trigger /usr/sbin/verity-init /dev/kmsg /run/verity-init /etc/cmdline.d /tmp/export.orig
+/run/systemd/system /sbin/initqueue
 []" "$out"
+}
+
+# DRACUT_SYSTEMD=1 on the command line is a variable of every hook under dracut's shell init (and
+# exported: dracut-lib.sh exports it). The module tells the flavours apart by what systemd
+# creates: the setup job is still queued, the pre-pivot check keeps the recovery root open, the
+# root's init still gets the fixed environment.
+test_shell_flavour_whatever_dracut_systemd_says() {
+	local out
+	PARSE_OUT="VERITY_ENABLED=1"
+	rm -f "$SHUNIT_TMPDIR/agent.calls"
+	out=$(DRACUT_SYSTEMD=1 TERM=vt100 run_glue "
+		root='' rflags='' fstype=''
+		fn() { . '$MOD/parse-verity-init.sh'; }
+		fn
+		NEWROOT=/sysroot
+		export -p >'$SHUNIT_TMPDIR/export.orig'
+		fn() { . '$MOD/verity-init-check-init.sh'; }
+		fn
+		echo \"hook-done \$DRACUT_SYSTEMD\"")
+	assertContains "$out" "hook-done 1"
+	assertEquals "the setup job queued" \
+		"initqueue --settled --onetime --unique --name verity-init-setup /sbin/verity-init-dracut setup" \
+		"$(cat "$SHUNIT_TMPDIR/initqueue.calls" 2>/dev/null)"
+	assertEquals "pre-pivot as under shell init" "pre-pivot --newroot /sysroot --init " "$(agent_calls)"
+	assertEquals "the root's init gets the fixed environment" "export HOME=/
+export TERM=vt100" "$(cat "$SHUNIT_TMPDIR/export.orig")"
 }
 
 # vi_forget reads `set` itself (no sed): only whole NAME=value lines count, the lines of a
@@ -744,9 +786,9 @@ VERITY_NAME=vroot"
 
 
 
-# the pre-pivot hook, sourced as dracut does (shell init: no DRACUT_SYSTEMD)
+# the pre-pivot hook, sourced as dracut does (shell init)
 run_prepivot() {
-	run_glue "NEWROOT=/sysroot DRACUT_SYSTEMD=; $1; . '$MOD/verity-init-check-init.sh'; echo hook-done"
+	run_glue "NEWROOT=/sysroot; $1; . '$MOD/verity-init-check-init.sh'; echo hook-done"
 }
 
 test_prepivot_good_root_switches() {
@@ -758,7 +800,7 @@ test_prepivot_good_root_switches() {
 	assertContains "a fixed environment for init" "$(cat "$SHUNIT_TMPDIR/export.orig")" "export HOME=/"
 	# systemd: the agent knows /sysroot is sysroot.mount's (no recovery after it)
 	rm -f "$SHUNIT_TMPDIR/agent.calls"
-	out=$(run_glue "NEWROOT=/sysroot DRACUT_SYSTEMD=1; . '$MOD/verity-init-check-init.sh'; echo hook-done")
+	out=$(run_glue "NEWROOT=/sysroot; sim_flavour systemd; . '$MOD/verity-init-check-init.sh'; echo hook-done")
 	assertEquals "pre-pivot --newroot /sysroot --init  --systemd" "$(agent_calls)"
 	# no verity root asked for: nothing to check
 	rm -f "$SHUNIT_TMPDIR/agent.calls"
