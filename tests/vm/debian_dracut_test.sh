@@ -18,26 +18,11 @@ DEB_PKGDIR=${DEB_PKGDIR:-$BUILD/deb}
 DEB_TIMEOUT=${DEB_TIMEOUT:-300}
 DEB_MEM=768
 
-# packages_fresh : DEB_PKGDIR has the packages, newer than every source they are built from.
-packages_fresh() {
-	local deb=("$DEB_PKGDIR"/verity-init_*.deb)
-	[ -r "${deb[0]}" ] || return 1
-	# the sources of the packages: code, the module, debian/, the man pages (docs/*.8)
-	[ -z "$(cd "$VM_TOPDIR" && find lib include verity-init dracut-module debian systemd rauc \
-		docs Makefile -type f ! \( -path 'docs/*' ! -name '*.8' \) -newer "${deb[0]}" \
-		-print -quit 2>/dev/null)" ]
-}
-
 oneTimeSetUp() {
 	vm_require_tools qemu-system-x86_64 mmdebstrap mksquashfs mkfs.erofs || exit 1
 	[ -x "$VI_IMAGE" ] || { echo "no $VI_IMAGE (make)" >&2; exit 1; }
-	# the packages of the tree under test: made again when missing or older than a source
-	if [ "$DEB_PKGDIR" = "$BUILD/deb" ] && ! packages_fresh; then
-		vm_log "make deb (the packages are missing or older than the sources)"
-		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$VM_TOPDIR" deb BUILD="$BUILD" \
-			>"$BUILD/vm/logs/debian-dracut-make-deb.log" 2>&1 ||
-			{ vm_log_tail "$BUILD/vm/logs/debian-dracut-make-deb.log"; exit 1; }
-	fi
+	# the packages of the tree under test, made again when missing or older than a source
+	if [ "$DEB_PKGDIR" = "$BUILD/deb" ]; then debian_make_deb || exit 1; fi
 	debian_use_packages "$DEB_PKGDIR" || exit 1
 }
 

@@ -34,6 +34,31 @@ debian_root_key() {
 	} | sha256sum | cut -c1-32
 }
 
+# debian_packages_fresh DEBDIR : DEBDIR has the packages, newer than every source they are built
+# from (code, the module, debian/, the systemd and RAUC files, the man pages docs/*.8).
+debian_packages_fresh() {
+	local deb=("$1"/verity-init_*.deb)
+	[ -r "${deb[0]}" ] || return 1
+	[ -z "$(cd "$VM_TOPDIR" && find lib include verity-init dracut-module debian systemd rauc \
+		docs Makefile -type f ! \( -path 'docs/*' ! -name '*.8' \) -newer "${deb[0]}" \
+		-print -quit 2>/dev/null)" ]
+}
+
+# debian_make_deb : $BUILD/deb has the packages of the tree under test: `make deb` again when they
+# are missing or older than a source. Locked: two test files may ask at the same time.
+debian_make_deb() {
+	local r=0 log=$VM_LOGDIR/debian-make-deb.log
+	exec {debfd}>"$BUILD/deb.lock"
+	flock "$debfd"
+	if ! debian_packages_fresh "$BUILD/deb"; then
+		vm_log "make deb (the packages are missing or older than the sources)"
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$VM_TOPDIR" deb BUILD="$BUILD" \
+			>"$log" 2>&1 || { vm_log_tail "$log"; r=1; }
+	fi
+	exec {debfd}>&-
+	return $r
+}
+
 # debian_use_packages DEBDIR : the root of the calling test file gets dracut and the packages of
 # DEBDIR (`make deb`: verity-init, verity-init-dracut) installed by mmdebstrap, and the dracut
 # images of tests/vm/debian-dracut-hook.sh generated inside it for the test kernel (debian_initrd).
