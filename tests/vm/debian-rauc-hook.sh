@@ -25,10 +25,21 @@ cat >"$r/usr/lib/verity-test/rauc" <<'SCRIPT'
 # After mark-good: the store as `verity-init slot status --json` sees it, the booted slot and
 # primary as RAUC sees them (through the rauc.service drop-in), then the install asked for.
 exec >/dev/console 2>&1
-bundle=""
+bundle="" dropin=yes
 for w in $(cat /proc/cmdline); do
-	case $w in verity_test.rauc=*) bundle=${w#*=} ;; esac
+	case $w in
+	verity_test.rauc=*) bundle=${w#*=} ;;
+	verity_test.no-dropin) dropin=no ;;
+	esac
 done
+# verity_test.no-dropin: rauc.service as Debian ships it, without verity-init's drop-in (a
+# runtime drop-in that sorts after it gives back Debian's command)
+if [ $dropin = no ]; then
+	mkdir -p /run/systemd/system/rauc.service.d
+	printf '[Service]\nExecStart=\nExecStart=/usr/bin/rauc --mount=/run/rauc service\n' \
+		>/run/systemd/system/rauc.service.d/zz-no-verity-init.conf
+	systemctl daemon-reload
+fi
 echo "VERITY-TEST-IMAGE $(cat /etc/verity-test-image)"
 echo "VERITY-TEST-MARK-GOOD $(systemctl show -P Result verity-init-mark-good.service)" \
 	"$(systemctl show -P ExecMainStatus verity-init-mark-good.service)"
