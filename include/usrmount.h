@@ -40,4 +40,21 @@ int vi_usr_merge_links(const char *root, struct vi_error *err);
 int vi_usr_init_check(const char *root, const char *init, const dev_t *allowed, size_t n,
 		      struct vi_file_id *ret_id, struct vi_error *err);
 
+/*
+ * A root nobody verified (layouts tmpfs+usr and writable+usr): what the kernel and the program
+ * loader read before init's first instruction must be on the verified /usr (device usr),
+ * symlinks resolved inside root. Refused, err saying what:
+ *   /bin, /sbin, /lib, /lib32, /lib64, /libx32 that exist and are not links into /usr: a
+ *   directory or file of the root (-EXDEV), a link elsewhere (-EXDEV) or nowhere (-ENOENT);
+ *   an interpreter of init (#! lines, at most 4 in a row; the ELF PT_INTERP, the program
+ *   loader) that is not a file on /usr (-EXDEV) or that the kernel would not run (-ENOEXEC,
+ *   -ELOOP); each is read to the end, as init is;
+ *   /etc a symbolic link; /etc/ld.so.preload of any type, a dangling link too; for a musl
+ *   loader /etc/ld-musl-ARCH.path (-EPERM);
+ *   /etc/ld.so.cache that is not a loader cache of a known format (-EBADMSG), or names a
+ *   library outside /usr and its merged directories (-EPERM) or one that is a file on another
+ *   device (-EXDEV). A library it names that does not exist is skipped, as by the loader.
+ */
+int vi_usr_loader_check(const char *root, const char *init, dev_t usr, struct vi_error *err);
+
 #endif

@@ -99,6 +99,9 @@ int vi_usr_boot_mount(struct agent *a, const char *newroot, const struct vi_targ
 		return vi_agent_fail_target(a, VI_STAGE_MOUNT, usr, r, &err);
 	}
 	r = vi_usr_init_check(newroot, cfg->init, allowed, 2, ret_init, &err);
+	/* a root nobody verified: the loader and what it reads before init runs, too */
+	if (r == 0 && !t->enabled)
+		r = vi_usr_loader_check(newroot, cfg->init, uact->devno, &err);
 	if (r < 0) {
 		unmount(newroot);
 		return vi_agent_fail_target(a, VI_STAGE_INIT, usr, r, &err);
