@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Executables and loader caches built byte by byte, as the kernel and glibc's ldconfig lay them
+ * out (include/loader.h): for test_loader.c and test_usrloader.c. */
+#ifndef VERITY_TEST_LOADER_FIXTURES_H
+#define VERITY_TEST_LOADER_FIXTURES_H
+
+#include <elf.h>
+#include <stdint.h>
+#include <string.h>
+
+/* A 64-bit little-endian ELF file of type type in buf (at least 4096 bytes): one PT_LOAD, then
+ * a PT_INTERP naming interp unless it is NULL. Returns its size. */
+static inline size_t fx_elf(unsigned char *buf, uint16_t type, const char *interp)
+{
+	Elf64_Ehdr e = { 0 };
+	Elf64_Phdr ph[2] = { { 0 } };
+	size_t n = interp ? 2 : 1, at = sizeof(e) + n * sizeof(Elf64_Phdr);
+
+	memcpy(e.e_ident, ELFMAG, SELFMAG);
+	e.e_ident[EI_CLASS] = ELFCLASS64;
+	e.e_ident[EI_DATA] = ELFDATA2LSB;
+	e.e_ident[EI_VERSION] = EV_CURRENT;
+	e.e_type = type;
+	e.e_machine = EM_X86_64;
+	e.e_version = EV_CURRENT;
+	e.e_phoff = sizeof(e);
+	e.e_ehsize = sizeof(e);
+	e.e_phentsize = sizeof(Elf64_Phdr);
+	e.e_phnum = (uint16_t)n;
+	ph[0].p_type = PT_LOAD;
+	ph[0].p_filesz = 64;
+	if (interp) {
+		ph[1].p_type = PT_INTERP;
+		ph[1].p_offset = at;
+		ph[1].p_filesz = strlen(interp) + 1;
+	}
+	memset(buf, 0, 4096);
+	memcpy(buf, &e, sizeof(e));
+	memcpy(buf + sizeof(e), ph, n * sizeof(Elf64_Phdr));
+	if (interp) {
+		memcpy(buf + at, interp, strlen(interp) + 1);
+		at += strlen(interp) + 1;
+	}
+	return at;
+}
+
+/* A loader cache in the new format (glibc 2.32+) in buf: n entries name[i] -> path[i]. */
+static inline size_t fx_cache_new(unsigned char *buf, size_t size, const char *const *name,
+				  const char *const *path, uint32_t n)
+{
+	size_t at = 48 + 24 * (size_t)n;
+
+	memset(buf, 0, size);
+	memcpy(buf, "glibc-ld.so.cache1.1", 20);
+	memcpy(buf + 20, &n, 4);
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned char *e = buf + 48 + 24 * i;
+		uint32_t flags = 0x0303, k = (uint32_t)at, v;
+
+		memcpy(buf + at, name[i], strlen(name[i]) + 1);
+		at += strlen(name[i]) + 1;
+		v = (uint32_t)at;
+		memcpy(buf + at, path[i], strlen(path[i]) + 1);
+		at += strlen(path[i]) + 1;
+		memcpy(e, &flags, 4);
+		memcpy(e + 4, &k, 4);
+		memcpy(e + 8, &v, 4);
+	}
+	return at;
+}
+
+/* The old format (glibc before 2.32 read it): strings after the entries. */
+static inline size_t fx_cache_old(unsigned char *buf, size_t size, const char *const *name,
+				  const char *const *path, uint32_t n)
+{
+	size_t base = 16 + 12 * (size_t)n, at = base;
+
+	memset(buf, 0, size);
+	memcpy(buf, "ld.so-1.7.0", 11);
+	memcpy(buf + 12, &n, 4);
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned char *e = buf + 16 + 12 * i;
+		uint32_t flags = 0x0303, k = (uint32_t)(at - base), v;
+
+		memcpy(buf + at, name[i], strlen(name[i]) + 1);
+		at += strlen(name[i]) + 1;
+		v = (uint32_t)(at - base);
+		memcpy(buf + at, path[i], strlen(path[i]) + 1);
+		at += strlen(path[i]) + 1;
+		memcpy(e, &flags, 4);
+		memcpy(e + 4, &k, 4);
+		memcpy(e + 8, &v, 4);
+	}
+	return at;
+}
+
+#endif
