@@ -107,8 +107,9 @@ int vi_usr_boot_mount(struct agent *a, const char *newroot, const struct vi_targ
 		return vi_agent_fail_target(a, VI_STAGE_INIT, usr, r, &err);
 	}
 	vi_kmsg_log(&a->log, KMSG_INFO, "%s: mounted %s read-only on %s/usr (%s), root %s "
-		 "(layout %s), init %s read from a verified device", usr->name, uact->node, newroot,
-		 utype, t->enabled ? act->node : cfg->layout == VI_LAYOUT_TMPFS_USR ? "tmpfs" :
-		 cfg->root_dev, vi_layout_name(cfg->layout), cfg->init);
+		 "(layout %s), init %s read from a verified device%s", usr->name, uact->node,
+		 newroot, utype, t->enabled ? act->node : cfg->layout == VI_LAYOUT_TMPFS_USR ?
+		 "tmpfs" : cfg->root_dev, vi_layout_name(cfg->layout), cfg->init, t->enabled ? "" :
+		 ", its interpreters too; no ld.so.preload, ld.so.cache only onto /usr");
 	return 0;
 }

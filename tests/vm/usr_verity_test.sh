@@ -3,8 +3,11 @@
 # /usr"): root and /usr both verified; usrhash= alone on a GPT disk (Discoverable Partitions)
 # under a tmpfs root (systemd.volatile=yes); /usr under a writable, unverified ext4 root with the
 # initramfs policy's consent, and refused without it; an init that resolves outside the verified
-# /usr refused before the switch. The /usr image holds the busybox system; the roots hold only
-# the merged-/usr links (/bin, /sbin, /lib -> usr/...), so init is on /usr.
+# /usr refused before the switch; under the writable root, a root whose program loader or its
+# files (/lib64 a directory of the root, /etc/ld.so.preload, an /etc/ld.so.cache naming a library
+# in /etc) would load code of that root before init runs is refused too. The /usr image holds the
+# busybox system and a libc; the roots hold only the merged-/usr links (/bin, /sbin, /lib ->
+# usr/...) and a loader cache made by ldconfig, so init and its libraries are on /usr.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck disable=SC2119 # agent_initramfs takes optional arguments
@@ -19,18 +22,37 @@ USR_GPT_TYPE_VERITY=77ff5f63-e7b6-4633-acf4-1565b864c0e6
 
 oneTimeSetUp() {
 	vm_require_tools qemu-system-x86_64 veritysetup mkfs.ext4 debugfs mkfs.erofs sgdisk cpio \
-		modprobe || exit 1
+		modprobe ldconfig || exit 1
 	RD=$(agent_initramfs) || exit 1
 	RD_CONSENT=$(agent_initramfs --policy "allow_unverified_root=yes") || exit 1
 }
 
-# usr_tree DIR : the /usr tree (busybox, the test init at lib/vm/init, sbin/init -> it).
+# The system's libc, copied into the /usr image so that the loader cache names a real library.
+LIBC=/lib/x86_64-linux-gnu/libc.so.6
+
+# ld_cache OUT [DIR] : OUT = /etc/ld.so.cache as ldconfig writes it for a merged-/usr tree
+# holding libc, and with DIR (a directory of the root, e.g. /etc/evil) a libc there as well.
+ld_cache() {
+	local out=$1 dir=${2:-} t r=0
+	t=$(mktemp -d) || return 1
+	mkdir -p "$t/usr/lib/x86_64-linux-gnu" "$t/etc" && ln -s usr/lib "$t/lib" &&
+	cp "$LIBC" "$t/usr/lib/x86_64-linux-gnu/" && : >"$t/etc/ld.so.conf" || r=1
+	if [ -n "$dir" ] && [ "$r" = 0 ]; then
+		mkdir -p "$t$dir" && cp "$LIBC" "$t$dir/" && echo "$dir" >"$t/etc/ld.so.conf" || r=1
+	fi
+	[ "$r" = 0 ] && ldconfig -X -r "$t" && cp "$t/etc/ld.so.cache" "$out" || r=1
+	rm -rf "$t"
+	return "$r"
+}
+
+# usr_tree DIR : the /usr tree (busybox, libc, the test init at lib/vm/init, sbin/init -> it).
 # The init prints the /usr mount line and whether /etc is writable, then runs the suite's
 # marker init (id=usr), which prints the root's mount line and the status file.
 usr_tree() {
 	local d=$1 a
-	mkdir -p "$d"/{bin,sbin,lib/vm}
+	mkdir -p "$d"/{bin,sbin,lib/vm,lib/x86_64-linux-gnu}
 	cp /usr/bin/busybox "$d/bin/busybox"
+	cp "$LIBC" "$d/lib/x86_64-linux-gnu/"
 	for a in sh mount umount cat echo awk poweroff reboot sleep ls dmesg sync tr sort; do
 		ln -sf busybox "$d/bin/$a"
 	done
@@ -48,36 +70,45 @@ EOF
 	find "$d" -exec touch -h -d "@$VM_EPOCH" {} +
 }
 
-# root_tree DIR [evil|evil-link] : a root without a /usr of its own: merged-/usr links, an empty
-# usr directory to mount on. evil: /sbin a real directory with an init of the root's own;
-# evil-link: /sbin/init a symbolic link to a script in the root's /etc.
+# root_tree DIR [KIND] : a root without a /usr of its own: merged-/usr links, an empty usr
+# directory to mount on, ldconfig's cache of /usr's libc. KIND evil: /sbin a real directory with
+# an init of the root's own; evil-link: /sbin/init a symbolic link to a script in the root's
+# /etc; lib64-dir: /lib64 a real directory holding a program loader; preload: an
+# /etc/ld.so.preload naming a library in /etc; evil-cache: the cache names a libc in /etc/evil.
 root_tree() {
 	local d=$1 kind=${2:-}
 	mkdir -p "$d"/{etc,proc,sys,dev,run,tmp,usr,var}
 	ln -s usr/bin "$d/bin"
 	ln -s usr/lib "$d/lib"
+	ld_cache "$d/etc/ld.so.cache" || return 1
 	case $kind in
 	evil) mkdir -p "$d/sbin"; vm_root_init_script evil >"$d/sbin/init"; chmod 0755 "$d/sbin/init" ;;
 	evil-link) mkdir -p "$d/sbin"; vm_root_init_script evil >"$d/etc/init"
 		chmod 0755 "$d/etc/init"; ln -s /etc/init "$d/sbin/init" ;;
-	*) ln -s usr/sbin "$d/sbin" ;;
+	lib64-dir) mkdir -p "$d/lib64"; cp /lib64/ld-linux-x86-64.so.2 "$d/lib64/" ;;
+	preload) cp "$LIBC" "$d/etc/evil.so"; echo /etc/evil.so >"$d/etc/ld.so.preload" ;;
+	evil-cache) mkdir -p "$d/etc/evil"; cp "$LIBC" "$d/etc/evil/"
+		ld_cache "$d/etc/ld.so.cache" /etc/evil || return 1 ;;
 	esac
+	case $kind in evil|evil-link) ;; *) ln -s usr/sbin "$d/sbin" ;; esac
 	echo "root" >"$d/etc/vm-root-id"
 	find "$d" -exec touch -h -d "@$VM_EPOCH" {} +
 }
 
 # images DIR : DIR/usr.img + DIR/usr.hash (verity, root hash in DIR/usrhash), DIR/root.img +
-# DIR/root.hash (verity, DIR/roothash), and the writable ext4 roots DIR/rw.img, DIR/evil.img,
-# DIR/evil-link.img.
+# DIR/root.hash (verity, DIR/roothash), and the writable ext4 roots DIR/rw.img and DIR/KIND.img
+# for each KIND of root_tree.
 images() {
 	local d=$1 t
 	local r=0
 	t=$(mktemp -d "$d/tree.XXXXXX") || return 1
 	{ usr_tree "$t/usr" && vm_mkfs erofs "$t/usr" "$d/usr.img" &&
 	  root_tree "$t/root" && vm_mkfs erofs "$t/root" "$d/root.img" &&
-	  vm_mkfs ext4 "$t/root" "$d/rw.img" &&
-	  root_tree "$t/evil" evil && vm_mkfs ext4 "$t/evil" "$d/evil.img" &&
-	  root_tree "$t/evil-link" evil-link && vm_mkfs ext4 "$t/evil-link" "$d/evil-link.img"; } || r=1
+	  vm_mkfs ext4 "$t/root" "$d/rw.img"; } || r=1
+	for k in evil evil-link lib64-dir preload evil-cache; do
+		[ "$r" = 0 ] || break
+		{ root_tree "$t/$k" "$k" && vm_mkfs ext4 "$t/$k" "$d/$k.img"; } || r=1
+	done
 	rm -rf "$t"
 	[ "$r" = 0 ] || return 1
 	vm_verity_format "$VM_VERITY_TOOL" "$d/usr.img" "$d/usr.hash" >"$d/usrhash" &&
@@ -180,6 +211,8 @@ test_usr_under_writable_root_with_consent() {
 	usr_booted writable+usr || return
 	vm_assert_log_contains "$VM_LOG" "^$VM_MARKER id=usr .* root=/dev/vda / ext4 rw" "/ is not the writable partition" || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root=/dev/vda mounted writable on /sysroot \(ext4\) NOT verified' || return
+	vm_assert_log_contains "$VM_LOG" 'read from a verified device, its interpreters too; no ld.so.preload, ld.so.cache only onto /usr' \
+		"the loader check did not run" || return
 	vm_assert_log_contains "$VM_LOG" "^VERITY-TEST-ETC writable" "the writable root's /etc is not writable"
 }
 
@@ -214,6 +247,33 @@ test_init_on_the_writable_root_refused() {
 test_init_linked_into_the_writable_root_refused() {
 	setup_images || { fail "images"; return; }
 	init_outside init-link-to-root evil-link.img
+}
+
+# loader_refused KIND REASON : the root KIND (consent given), init on /usr, refused at stage init
+# with REASON before anything of it ran; the fallback taken.
+loader_refused() {
+	cp "$D/$1.img" "$D/$1-boot.img"
+	vm_boot --disk-rw "$D/$1-boot.img" --disk "$D/usr.img" --disk "$D/usr.hash" "usr-$1" \
+		"$RD_CONSENT" "usrhash=$UH systemd.verity_usr_data=/dev/vdb systemd.verity_usr_hash=/dev/vdc root=/dev/vda rw verity.fail=poweroff"
+	vm_assert_booted || return 1
+	agent_assert_refused "$VM_LOG" init "$2" || return 1
+	vm_assert_log_lacks "$VM_LOG" "VERITY-TEST-USR" "init ran" || return 1
+	agent_assert_fallback "$VM_LOG" poweroff
+}
+
+test_program_loader_directory_on_the_writable_root_refused() {
+	setup_images || { fail "images"; return; }
+	loader_refused lib64-dir '/lib64 is a directory of the unverified root, not a link into the verified /usr'
+}
+
+test_ld_so_preload_on_the_writable_root_refused() {
+	setup_images || { fail "images"; return; }
+	loader_refused preload '/etc/ld.so.preload exists on the unverified root'
+}
+
+test_ld_so_cache_naming_the_writable_root_refused() {
+	setup_images || { fail "images"; return; }
+	loader_refused evil-cache '/etc/ld.so.cache names /etc/evil/libc.so.6 for libc.so.6: outside /usr'
 }
 
 . /usr/share/shunit2/shunit2
