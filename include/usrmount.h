@@ -44,8 +44,11 @@ int vi_usr_init_check(const char *root, const char *init, const dev_t *allowed, 
  * A root nobody verified (layouts tmpfs+usr and writable+usr): what the kernel and the program
  * loader read before init's first instruction must be on the verified /usr (device usr),
  * symlinks resolved inside root. Refused, err saying what:
- *   /bin, /sbin, /lib, /lib32, /lib64, /libx32 that exist and are not links into /usr: a
- *   directory or file of the root (-EXDEV), a link elsewhere (-EXDEV) or nowhere (-ENOENT);
+ *   a kernel without openat2 (-EOPNOTSUPP): links could not be resolved as init sees them;
+ *   /bin, /sbin, /lib, /lib32, /lib64, /libx32 that exist and are not links "usr/NAME" (or
+ *   "/usr/NAME") onto /usr: a directory or file of the root, another link (-EXDEV), one that
+ *   leads nowhere (-ENOENT); /dev, /proc, /sys, /run symbolic links (-EXDEV): the switch
+ *   moves the initramfs' mounts there;
  *   an interpreter of init (#! lines, at most 4 in a row; the ELF PT_INTERP, the program
  *   loader) that is not a file on /usr (-EXDEV) or that the kernel would not run (-ENOEXEC,
  *   -ELOOP); each is read to the end, as init is;

@@ -49,13 +49,29 @@ static int on_usr(int rootfd, const char *path, dev_t usr, dev_t *ret_dev)
 	return r;
 }
 
+/* A merged-/usr link's text: "usr/NAME" or "/usr/NAME", one part, so that what it leads to is
+ * decided by the verified /usr alone, never by a directory the switch replaces (/run). */
+static bool usr_link_text(const char *t)
+{
+	size_t n;
+
+	t += t[0] == '/';
+	if (strncmp(t, "usr/", 4))
+		return false;
+	t += 4;
+	n = strlen(t);
+	return n > 0 && !strchr(t, '/') && strcmp(t, ".") && strcmp(t, "..");
+}
+
 /* The merged-/usr links: the program loader and the libraries are found through them. */
 static int code_dirs(int rootfd, dev_t usr, struct vi_error *err)
 {
 	static const char *const dirs[] = { "/bin", "/sbin", "/lib", "/lib32", "/lib64",
 					    "/libx32" };
+	char text[64], shown_text[80];
 	struct stat st;
 	dev_t dev = 0;
+	ssize_t n;
 	int r;
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
@@ -70,6 +86,12 @@ static int code_dirs(int rootfd, dev_t usr, struct vi_error *err)
 					"into the verified /usr: programs and libraries would be "
 					"loaded from it", dirs[i],
 					S_ISDIR(st.st_mode) ? "directory" : "file");
+		n = readlinkat(rootfd, dirs[i] + 1, text, sizeof(text) - 1);
+		text[n > 0 ? n : 0] = '\0';
+		if (n <= 0 || (size_t)n >= sizeof(text) - 1 || !usr_link_text(text))
+			return vi_errno(err, -EXDEV, "%s -> %s: not a link to a directory of /usr "
+					"(usr/NAME)", dirs[i], shown(text, shown_text,
+								     sizeof(shown_text)));
 		r = on_usr(rootfd, dirs[i], usr, &dev);
 		if (r == 1)
 			return vi_errno(err, -ENOENT, "%s is a link that leads nowhere in the new "
@@ -81,6 +103,20 @@ static int code_dirs(int rootfd, dev_t usr, struct vi_error *err)
 		if (r < 0)
 			return vi_errno(err, r, "%s: %s", dirs[i], strerror(-r));
 	}
+	return 0;
+}
+
+/* The switch moves the initramfs' /dev, /proc, /sys, /run onto these: through a link, onto
+ * whatever it leads to (a directory of /usr, covered). */
+static int api_dirs(int rootfd, struct vi_error *err)
+{
+	static const char *const dirs[] = { "dev", "proc", "sys", "run" };
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (fstatat(rootfd, dirs[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			return vi_errno(err, -EXDEV, "/%s is a symbolic link: the initramfs' /%s "
+					"would be moved onto what it leads to", dirs[i], dirs[i]);
 	return 0;
 }
 
@@ -322,6 +358,7 @@ static int etc_files(int rootfd, dev_t usr, const char *arch, struct vi_error *e
 int vi_usr_loader_check(const char *root, const char *init, dev_t usr, struct vi_error *err)
 {
 	char arch[32] = "";
+	bool fallback;
 	int fd, r;
 
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -329,7 +366,19 @@ int vi_usr_loader_check(const char *root, const char *init, dev_t usr, struct vi
 		r = -errno;
 		return vi_errno(err, r, "cannot open %s: %s", root, strerror(-r));
 	}
-	r = code_dirs(fd, usr, err);
+	/* every link is resolved inside the root as init will see it: openat2 (Linux 5.6) */
+	r = vi_open_in_root(fd, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, &fallback);
+	if (r >= 0)
+		close(r);
+	if (fallback)
+		r = vi_errno(err, -EOPNOTSUPP, "an unverified root is checked with openat2, which "
+			     "this kernel lacks (Linux 5.6 and later have it)");
+	else if (r < 0)
+		vi_errno(err, r, "cannot open %s: %s", root, strerror(-r));
+	if (r >= 0)
+		r = code_dirs(fd, usr, err);
+	if (r == 0)
+		r = api_dirs(fd, err);
 	if (r == 0)
 		r = exec_chain(fd, init, usr, arch, sizeof(arch), err);
 	if (r == 0)

@@ -15,9 +15,12 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "deny_syscall.h"
 #include "loader_fixtures.h"
 #include "usrmount.h"
 
@@ -97,7 +100,7 @@ static void good_tree(void)
 
 	/* a fresh tree: what a failed test left behind is gone */
 	snprintf(cmd, sizeof(cmd), "cd '%s' && rm -rf usr/* bin sbin lib lib32 lib64 libx32 etc "
-		 "etc.real", root);
+		 "etc.real run", root);
 	assert_int_equal(system(cmd), 0);
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		mkdir_rel(dirs[i]);
@@ -193,14 +196,59 @@ static void test_code_dirs(void **state)
 	remove_path("lib64/ld-linux-x86-64.so.2");
 	remove_path("lib64");
 	link_to("lib64", "etc");
-	check("/sbin/init", -EXDEV, "/lib64 leads to device");
+	check("/sbin/init", -EXDEV, "/lib64 -> etc: not a link to a directory of /usr (usr/NAME)");
+	/* through a directory the switch replaces: refused by its text alone */
+	link_to("lib64", "run/../usr/lib64");
+	check("/sbin/init", -EXDEV, "/lib64 -> run/../usr/lib64: not a link");
+	link_to("lib64", "usr/lib64/");
+	check("/sbin/init", -EXDEV, "not a link");
+	link_to("lib64", "usr/..");
+	check("/sbin/init", -EXDEV, "not a link");
 	link_to("lib64", "usr/nowhere");
 	check("/sbin/init", -ENOENT, "/lib64 is a link that leads nowhere");
-	link_to("lib64", "usr/lib64");
+	/* usr/NAME that /usr itself leads out of */
+	link_to("usr/lib32", "/etc");
+	link_to("lib32", "usr/lib32");
+	check("/sbin/init", -EXDEV, "/lib32 leads to device");
+	remove_path("usr/lib32");
 	put("lib32", "x", 1, 0644);
 	check("/sbin/init", -EXDEV, "/lib32 is a file of the unverified root");
 	remove_path("lib32");
+	link_to("lib64", "/usr/lib64");   /* absolute: resolved inside the root */
 	check("/sbin/init", 0, NULL);
+	/* the switch moves the initramfs' /run onto where a link leads */
+	link_to("run", "usr/lib64");
+	check("/sbin/init", -EXDEV, "/run is a symbolic link");
+	remove_path("run");
+	mkdir_rel("run");
+	check("/sbin/init", 0, NULL);
+}
+
+/* Without openat2 (Linux < 5.6) links would resolve from the initramfs: refused. */
+static void test_without_openat2(void **state)
+{
+	pid_t pid;
+	int status;
+
+	(void)state;
+	if (!ready)
+		skip();
+	good_tree();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct vi_error err = { "" };
+		int r;
+
+		if (deny_syscall(SYS_openat2) < 0)
+			_exit(77);
+		r = vi_usr_loader_check(root, "/sbin/init", usr_dev, &err);
+		_exit(r == -EOPNOTSUPP && strstr(err.msg, "openat2") ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+		skip();
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 static void test_interpreters(void **state)
@@ -309,6 +357,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_root),
 		cmocka_unit_test(test_code_dirs),
+		cmocka_unit_test(test_without_openat2),
 		cmocka_unit_test(test_interpreters),
 		cmocka_unit_test(test_etc),
 		cmocka_unit_test(test_ldcache),
