@@ -101,7 +101,7 @@ static void test_elf(void **state)
 	assert_int_equal(kind, VI_EXEC_STATIC);
 	assert_string_equal(path, "");
 	/* the first PT_INTERP wins, as in the kernel */
-	n = fx_elf(b, ET_DYN, "/first");
+	assert_true(fx_elf(b, ET_DYN, "/first") < 400);
 	ph[0] = ph[1];
 	memcpy(b + 400, "/second", 8);
 	ph[1].p_offset = 400;
@@ -310,11 +310,9 @@ static void test_host_ldcache(void **state)
 
 	(void)state;
 	fd = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
 		skip();
-	}
+	assert_int_equal(fstat(fd, &st), 0);
 	b = malloc((size_t)st.st_size);
 	assert_non_null(b);
 	assert_int_equal(read(fd, b, (size_t)st.st_size), st.st_size);
