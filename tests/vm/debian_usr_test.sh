@@ -4,7 +4,10 @@
 # of the hash), booted with `usrhash=` alone and `systemd.volatile=yes` through the standalone
 # agent initramfs (verity-init-mkinitramfs): a tmpfs root that systemd fills, the verified /usr
 # under it, systemd as PID 1 to multi-user.target and "running"; and the rest of the root (an
-# empty /usr to mount on) as a verified root of its own, with the same /usr: two targets.
+# empty /usr to mount on) as a verified root of its own, with the same /usr: two targets; and
+# that rest as a writable ext4 root partition under the same /usr, with the initramfs policy's
+# allow_unverified_root=yes: Debian's own /etc/ld.so.cache and merged-/usr links pass the loader
+# check.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/vm/lib-debian.sh
@@ -30,6 +33,11 @@ oneTimeSetUp() {
 	RD=$w/initrd.img
 	"$MKRD" -k "$VM_KVER" -a "$VI_STATIC" -m "virtio_pci virtio_blk" -z zstd "$RD" \
 		>"$w/mkrd.out" 2>&1 || { cat "$w/mkrd.out" >&2; exit 1; }
+	RD_CONSENT=$w/initrd-consent.img
+	echo "allow_unverified_root=yes" >"$w/consent.conf"
+	"$MKRD" -k "$VM_KVER" -a "$VI_STATIC" -m "virtio_pci virtio_blk" -z zstd \
+		-c "$w/consent.conf" "$RD_CONSENT" >"$w/mkrd-consent.out" 2>&1 ||
+		{ cat "$w/mkrd-consent.out" >&2; exit 1; }
 }
 
 # _deb_build_usr TAR OUT.tmp : the root's /usr as erofs. A tmpfs root starts with an empty /etc,
@@ -67,15 +75,25 @@ _deb_build_usr_disk() {
 	rm -f "$d/hash.img" && echo "$uh" >"$d/usrhash"
 }
 
-# _deb_build_rest TAR OUT.tmp : the root without the contents of /usr, as erofs.
+# _deb_build_rest TAR OUT.tmp [FSTYPE] : the root without the contents of /usr (erofs default).
 _deb_build_rest() {
 	local tmp r
 	tmp=$(mktemp -d "$DEB_DIR/resttree.XXXXXX") || return 1
 	tar -C "$tmp" --numeric-owner -xpf "$1" && find "$tmp/usr" -mindepth 1 -delete &&
-	_deb_mkfs erofs "$tmp" "$2"
+	_deb_mkfs "${3:-erofs}" "$tmp" "$2"
 	r=$?
 	rm -rf "$tmp"
 	return $r
+}
+
+# debian_rest_ext4 : set DEB_REST_EXT4, the root without /usr as a (cached) ext4 image.
+debian_rest_ext4() {
+	local tar key
+	tar=$(debian_root_tar) || return 1
+	DEB_REST_EXT4=${tar%.tar}.rest.ext4
+	key=$(vm_cache_key debian-rest-ext4 "$(basename "$tar")" \
+		"$(declare -f _deb_mkfs _deb_build_rest | sha256sum)" "$(mkfs.ext4 -V 2>&1 | head -n1)")
+	vm_cached "$key" "$DEB_REST_EXT4" _deb_build_rest "$tar" "$DEB_REST_EXT4.tmp" ext4
 }
 
 _deb_build_rest_hash() {   # IMAGE DIR.tmp : DIR/hash.img and DIR/roothash
@@ -142,6 +160,26 @@ test_root_and_usr_both_verified_boot_to_running() {
 	debian_assert_mount "$VM_LOG" /usr '/dev/(mapper/usr|dm-[0-9]+)' erofs 'ro' || return
 	debian_assert_writable "$VM_LOG" /etc no || return
 	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS usrhash='"$DEB_USRHASH"
+}
+
+# The root partition unverified and writable (the policy consents), /usr verified under it:
+# Debian's /etc/ld.so.cache, /lib64 -> usr/lib64 and systemd's PT_INTERP all lead onto /usr.
+test_usr_under_a_writable_root_partition_boots_to_running() {
+	local w
+	debian_usr_disk || { fail "the /usr disk"; return; }
+	debian_rest_ext4 || { fail "the root image"; return; }
+	w=$(vm_workdir debian-usr-writable) || { fail "work dir"; return; }
+	cp "$DEB_REST_EXT4" "$w/root.img" || { fail "copy"; return; }
+	vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk-rw "$w/root.img" \
+		--disk "$DEB_USR_DISK" debian-usr-writable "$RD_CONSENT" \
+		"usrhash=$DEB_USRHASH root=/dev/vda rw verity.fail=poweroff"
+	rm -f "$w/root.img"
+	vm_assert_booted || return
+	debian_assert_running "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: usr: mounted /dev/mapper/usr read-only on /sysroot/usr \(erofs\), root /dev/vda \(layout writable\+usr\), init /sbin/init read from a verified device, its interpreters too; no ld.so.preload, ld.so.cache only onto /usr' || return
+	debian_assert_mount "$VM_LOG" / /dev/vda ext4 'rw' || return
+	debian_assert_mount "$VM_LOG" /usr '/dev/(mapper/usr|dm-[0-9]+)' erofs 'ro' || return
+	debian_assert_writable "$VM_LOG" /etc yes
 }
 
 # shellcheck source=/dev/null
