@@ -40,6 +40,11 @@
  *   slot_store=PARTLABEL=verity-slots  the slot state store, the one device ever written
  *   slot_prefix=root-              slot X: data PARTLABEL=<prefix>X, hash and signed manifest
  *                                  PARTLABEL=<prefix>X-verity
+ *   slot_floor=store               tpm: the rollback floor is also a TPM NV counter, which
+ *                                  the agent reads (and defines when missing) at boot and
+ *                                  `slot mark-good` raises (include/tpmnv.h); without a TPM
+ *                                  the store's floor alone, or no boot with require_tpm=yes
+ *   slot_floor_nv=0x01005649       that counter's NV index, in the owner's range
  * Unknown keys, a key repeated with another value, lines without "=" are errors. No file at
  * all means the strictest defaults (nothing weakening, no shell). */
 #ifndef VERITY_POLICY_H
@@ -50,6 +55,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "tpmnv.h"
 
 #define VI_POLICY_FILE      "/etc/verity-init.conf"
 #define VI_POLICY_MAX_SIZE  (64u * 1024u)
@@ -92,6 +98,8 @@ struct vi_policy {
 	unsigned slot_count;        /* slots=: 2..4 A/B slots; 0: no A/B boot */
 	char slot_store[VI_MAX_PATH];   /* slot_store=, VI_POLICY_SLOT_STORE_DEFAULT */
 	char slot_prefix[VI_POLICY_SLOT_PREFIX_MAX];   /* slot_prefix=, "root-" */
+	bool slot_floor_tpm;        /* slot_floor=tpm: the rollback floor in a TPM NV counter */
+	uint32_t slot_floor_nv;     /* slot_floor_nv=, VI_TPM_FLOOR_NV_DEFAULT */
 };
 
 /* The module parameters the policy forces ("module.param=value" words, or NULL): the kernel's

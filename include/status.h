@@ -22,6 +22,9 @@ struct vi_status {
 	const char *store;     /* A/B: the slot state store used; NULL: no line */
 	const char *skipped;   /* A/B: slots set aside this boot, "b:STAGE:REASON;..."; NULL
 	                        * or "": no line */
+	const char *floor_nv;  /* A/B: the TPM NV counter holding the rollback floor
+	                        * (slot_floor=tpm), "0x01005649"; NULL or "": no line (not
+	                        * read back by vi_status_parse) */
 	const char *usr;       /* the verified /usr mapping set up with the root; NULL: no line */
 	const char *usr_hash;  /* its root hash (usrhash=); NULL: no line */
 };

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The one TPM 2.0 command the agent sends: TPM2_PCR_Event, with an empty password session,
- * written to the kernel's resource manager (/dev/tpmrm0). The TPM hashes the event in every bank
+/* The TPM 2.0 transport, and the measurement's command: TPM2_PCR_Event, with an empty password
+ * session, written to the kernel's resource manager (/dev/tpmrm0); the rollback floor's NV
+ * counter (include/tpmnv.h) uses the same transport. The TPM hashes the event in every bank
  * it has and extends the PCR with those digests, which its answer lists. The command and its
  * response are plain bytes (TPM 2.0 Library, Part 3, TPM2_PCR_Event), built and checked here without a
  * TSS. lib/boot/tpm.c */
@@ -46,14 +47,23 @@ int vi_tpm_event_command(unsigned pcr, const char *event, size_t n, uint8_t *buf
  * response code of TPM_RC_SUCCESS. -EPROTO for a malformed response, -EIO for an error code
  * (*ret_rc, when given, holds it; 0 otherwise). Pure. */
 int vi_tpm_response_check(const uint8_t *buf, size_t len, uint32_t *ret_rc, struct vi_error *err);
+/* The header alone (for a response without sessions too): a known tag, a size field that is
+ * len, and the response code in *ret_rc. Returns the tag (0x8002 TPM_ST_SESSIONS or 0x8001
+ * TPM_ST_NO_SESSIONS) when the code is TPM_RC_SUCCESS; -EPROTO for a malformed header, -EIO for
+ * an error code. Pure. */
+int vi_tpm_response_header(const uint8_t *buf, size_t len, uint32_t *ret_rc,
+			   struct vi_error *err);
 
 /* The digests a PCR_Event response of len bytes lists (vi_tpm_response_check first): one per
  * bank, known algorithms, none twice, at most VI_TPM_MAX_BANKS, into d; *ret_n their number.
  * -EPROTO for anything else. Pure. */
 int vi_tpm_event_digests(const uint8_t *buf, size_t len, struct vi_tpm_digest *d,
 			 size_t *ret_n, struct vi_error *err);
-/* Send cmd to the TPM device dev, read its response into rsp (*ret_len bytes) and check it
- * (vi_tpm_response_check). -ENODEV when dev does not exist. */
+/* Send cmd to the TPM device dev and read its response into rsp (*ret_len bytes), unchecked.
+ * -ENODEV when dev does not exist. */
+int vi_tpm_exchange(const char *dev, const uint8_t *cmd, size_t len, uint8_t *rsp,
+		    size_t rsp_size, size_t *ret_len, struct vi_error *err);
+/* vi_tpm_exchange, then vi_tpm_response_check. */
 int vi_tpm_transmit(const char *dev, const uint8_t *cmd, size_t len, uint8_t *rsp,
 		    size_t rsp_size, size_t *ret_len, struct vi_error *err);
 

@@ -65,6 +65,10 @@ void vi_agent_write_status(struct agent *a, const char *result, const char *acti
  * when the extend fails, one log line and 0 unless the policy says require_tpm=yes: then the
  * failure is recorded (stage measure) and returned. */
 int vi_agent_measure(struct agent *a, const struct vi_target *t);
+/* r (from a TPM command) means a machine without a TPM: no TPM device, and no TPM the firmware
+ * announces (one it announces but the kernel does not show is a driver left out, e.g. with
+ * module_blacklist=, not a machine without one). */
+bool vi_agent_no_tpm(int r);
 /* Before any fail action: "dm-verity-fallback:STAGE" into the same PCR, so that no shell or
  * other root runs with the PCR at (or able to reach) a good boot's value. False when the policy
  * requires the TPM and that did not work. */

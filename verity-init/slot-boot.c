@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "devices.h"
 #include "slot-boot.h"
+#include "slot-tpm.h"
 #include "trust.h"
 
 /* Find the store (bounded wait) and open that very device read-write. */
@@ -172,6 +173,8 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 			    "store follows the policy", st.state.count, sb->plan->policy.slot_count);
 		vi_slots_resize(&st.state, sb->plan->policy.slot_count);
 	}
+	if (vi_slot_boot_tpm_floor(sb, &st.state) < 0)
+		goto out;
 	/* the slots out of the running before this boot: no tries left (failed earlier, or
 	 * boots that died after the switch), or never made bootable */
 	for (unsigned k = 0; k < st.state.count; k++) {

@@ -30,6 +30,7 @@ struct vi_slot_boot {
 	const char *store;           /* the store device, once opened */
 	char store_path[VI_DEV_NAME_MAX + 8];   /* "/dev/" + the kernel name */
 	char skipped[VI_SLOT_SKIPPED_MAX];
+	char floor_nv[12];           /* the TPM NV counter of the floor, "0x01005649"; "": none */
 };
 
 /* Boot a slot. Returns only when none booted: the failure of the last slot tried (or of the

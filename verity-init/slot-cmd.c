@@ -11,6 +11,7 @@
  *   set-state SLOT good|bad    as RAUC's custom backend means them
  *   mark-good                  the running slot booted completely (raises the floor)
  *   mark-bad [--reason TEXT]   the running slot is bad
+ *   tpm-floor                  the TPM NV counter holding the floor (slot_floor=tpm)
  *
  * Options: --store DEV (default: the store= the agent recorded, else
  * /dev/disk/by-partlabel/verity-slots), --status FILE (default /run/verity-init/status),
@@ -26,6 +27,7 @@
 
 #include "fileio.h"
 #include "slot-cmd.h"
+#include "slot-tpm.h"
 #include "slots.h"
 #include "status.h"
 #include "strutil.h"
@@ -41,6 +43,7 @@ struct slot_cmd {
 	bool json;
 	char store_buf[512];
 	char current[8];       /* the booted slot's name, "" when unknown */
+	char floor_nv[16];     /* the status file's floor_nv=: the floor's TPM NV counter */
 };
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -62,7 +65,7 @@ static int usage(FILE *f)
 	fputs("Usage: verity-init slot [--store DEV] [--status FILE] [--cmdline STRING] VERB\n"
 	      "  status [--json] | get-primary | get-current | get-state SLOT |\n"
 	      "  set-primary SLOT | set-state SLOT good|bad | mark-good |\n"
-	      "  mark-bad [--reason TEXT]\n"
+	      "  mark-bad [--reason TEXT] | tpm-floor\n"
 	      "See verity-init(8), docs/slots.md.\n",
 	      f);
 	return f == stdout ? 0 : 2;
@@ -118,6 +121,8 @@ static void read_boot_record(struct slot_cmd *c)
 	if (vi_fileio_read_text_at(AT_FDCWD, c->status, file, sizeof(file)) == 0) {
 		char store[sizeof(c->store_buf)];
 		bool ab_boot = status_value(file, "store", store, sizeof(store));
+
+		status_value(file, "floor_nv", c->floor_nv, sizeof(c->floor_nv));
 
 		if (!c->store && ab_boot && store[0] == '/') {
 			memcpy(c->store_buf, store, sizeof(store));
@@ -298,7 +303,8 @@ static int current_slot(const struct slot_cmd *c, const struct vi_slots *s, unsi
 }
 
 enum verb {
-	STATUS, GET_PRIMARY, GET_CURRENT, GET_STATE, SET_PRIMARY, SET_STATE, MARK_GOOD, MARK_BAD
+	STATUS, GET_PRIMARY, GET_CURRENT, GET_STATE, SET_PRIMARY, SET_STATE, MARK_GOOD, MARK_BAD,
+	TPM_FLOOR
 };
 
 static const struct {
@@ -314,6 +320,7 @@ static const struct {
 	[SET_STATE] = { "set-state", 3, true },
 	[MARK_GOOD] = { "mark-good", 1, true },
 	[MARK_BAD] = { "mark-bad", 1, true },
+	[TPM_FLOOR] = { "tpm-floor", 1, false },
 };
 
 /* The verb of argv[0] with its arguments checked, or -1. */
@@ -332,6 +339,30 @@ static int verb_of(const struct slot_cmd *c, int argc, char **argv)
 	return -1;
 }
 
+/* The floor's TPM counter raised to slot i's version before the store says it is good: a
+ * failure leaves both as they were. */
+static int raise_tpm_floor(const struct slot_cmd *c, const struct vi_slots *s, unsigned i)
+{
+	struct vi_error err = { "" };
+	uint64_t v;
+
+	if (vi_slot_tpm_floor_raise(c->floor_nv, s->slot[i].version, &v, &err) < 0)
+		return fail("%s", err.msg);
+	return 0;
+}
+
+static int cmd_tpm_floor(const struct slot_cmd *c)
+{
+	struct vi_error err = { "" };
+	uint32_t index;
+	uint64_t v;
+
+	if (vi_slot_tpm_floor_show(c->floor_nv, &v, &index, &err) < 0)
+		return fail("%s", err.msg);
+	printf("%llu\n", (unsigned long long)v);
+	return 0;
+}
+
 static int run_verb(struct slot_cmd *c, int argc, char **argv)
 {
 	struct vi_slots_store st = { .source = VI_SLOTS_FROM_DEFAULTS };
@@ -348,6 +379,8 @@ static int run_verb(struct slot_cmd *c, int argc, char **argv)
 		puts(c->current);
 		return 0;
 	}
+	if (verb == TPM_FLOOR)
+		return cmd_tpm_floor(c);
 	rc = open_store(c, verbs[verb].write, &fd, &st);
 	if (rc)
 		return rc;
@@ -380,15 +413,20 @@ static int run_verb(struct slot_cmd *c, int argc, char **argv)
 		break;
 	case SET_STATE:
 		/* the floor rises only for the slot that is running: its version is proven */
+		if (!strcmp(argv[2], "good") && c->current[0] && !strcmp(c->current, argv[1]))
+			rc = raise_tpm_floor(c, &next, i);
 		if (!strcmp(argv[2], "good"))
 			vi_slots_mark_good(&next, i, c->current[0] && !strcmp(c->current, argv[1]));
 		else
 			vi_slots_mark_bad(&next, i, "set-state bad");
-		rc = save(c, fd, &st, &next);
+		if (!rc)
+			rc = save(c, fd, &st, &next);
 		break;
 	case MARK_GOOD:
 		vi_slots_mark_good(&next, i, true);
-		rc = save(c, fd, &st, &next);
+		rc = raise_tpm_floor(c, &next, i);
+		if (!rc)
+			rc = save(c, fd, &st, &next);
 		if (!rc)
 			printf("slot %s marked good (rollback floor %llu)\n", vi_slot_name(i),
 			       (unsigned long long)next.floor);
@@ -400,6 +438,7 @@ static int run_verb(struct slot_cmd *c, int argc, char **argv)
 			printf("slot %s marked bad\n", vi_slot_name(i));
 		break;
 	case GET_CURRENT:
+	case TPM_FLOOR:
 		break;
 	}
 out:

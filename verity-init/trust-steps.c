@@ -14,10 +14,7 @@
 
 #define ACPI_TPM2_TABLE "/sys/firmware/acpi/tables/TPM2"
 
-/* r (from vi_measure) means a machine without a TPM: no TPM device, and no TPM the firmware
- * announces (one it announces but the kernel does not show is a driver left out, e.g. with
- * module_blacklist=, not a machine without one). */
-static bool no_tpm(int r)
+bool vi_agent_no_tpm(int r)
 {
 	return r == -ENODEV && access(ACPI_TPM2_TABLE, F_OK) < 0;
 }
@@ -42,7 +39,7 @@ static int measure_event(struct agent *a, const char *event, uint64_t *ret_us,
 	total = vi_now_us() - t0;
 	*ret_us = total - res.tpm_us;
 	if (r < 0) {
-		if (r == -ENODEV && !no_tpm(r))
+		if (r == -ENODEV && !vi_agent_no_tpm(r))
 			vi_err_wrap(err, r, "the firmware announces a TPM (ACPI TPM2 table) but the "
 				    "kernel has no TPM device: ");
 		return r;
@@ -74,8 +71,8 @@ int vi_agent_measure(struct agent *a, const struct vi_target *t)
 	if (r < 0 && a->plan.policy.require_tpm)
 		return vi_agent_fail_target(a, VI_STAGE_MEASURE, t, r, &err);
 	if (r < 0)
-		vi_kmsg_log(&a->log, no_tpm(r) ? KMSG_INFO : KMSG_WARNING, "%s: not measured: %s",
-			 t->name, err.msg);
+		vi_kmsg_log(&a->log, vi_agent_no_tpm(r) ? KMSG_INFO : KMSG_WARNING,
+			    "%s: not measured: %s", t->name, err.msg);
 	return 0;
 }
 
@@ -93,8 +90,8 @@ bool vi_agent_measure_fallback(struct agent *a)
 	r = measure_event(a, event, &us, &err);
 	if (r == 0)
 		return true;
-	vi_kmsg_log(&a->log, no_tpm(r) ? KMSG_INFO : KMSG_WARNING, "fallback not measured: %s",
-		 err.msg);
+	vi_kmsg_log(&a->log, vi_agent_no_tpm(r) ? KMSG_INFO : KMSG_WARNING,
+		    "fallback not measured: %s", err.msg);
 	return !a->plan.policy.require_tpm;
 }
 

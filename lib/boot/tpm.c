@@ -112,32 +112,43 @@ int vi_tpm_event_command(unsigned pcr, const char *event, size_t n, uint8_t *buf
 	return (int)(p + n - buf);
 }
 
-int vi_tpm_response_check(const uint8_t *buf, size_t len, uint32_t *ret_rc, struct vi_error *err)
+int vi_tpm_response_header(const uint8_t *buf, size_t len, uint32_t *ret_rc,
+			   struct vi_error *err)
 {
 	uint16_t tag;
-	uint32_t rc;
 
-	if (ret_rc)
-		*ret_rc = 0;
+	*ret_rc = 0;
 	if (len < TPM_RSP_HEADER)
 		return vi_errno(err, -EPROTO, "TPM response of %zu bytes (header is %u)", len,
 				TPM_RSP_HEADER);
-	tag = (uint16_t)(buf[0] << 8 | buf[1]);
+	tag = get16(buf);
 	if (tag != TPM_ST_SESSIONS && tag != TPM_ST_NO_SESSIONS)
 		return vi_errno(err, -EPROTO, "TPM response with tag 0x%04x", tag);
 	if (get32(buf + 2) != len)
 		return vi_errno(err, -EPROTO, "TPM response of %zu bytes says it has %u", len,
 				get32(buf + 2));
-	rc = get32(buf + 6);
+	*ret_rc = get32(buf + 6);
+	if (*ret_rc != 0)
+		return vi_errno(err, -EIO, "TPM refused the command: response code 0x%08x",
+				*ret_rc);
+	return tag;
+}
+
+int vi_tpm_response_check(const uint8_t *buf, size_t len, uint32_t *ret_rc, struct vi_error *err)
+{
+	uint32_t rc;
+	int tag;
+
+	tag = vi_tpm_response_header(buf, len, &rc, err);
 	if (ret_rc)
 		*ret_rc = rc;
-	if (rc != 0)
-		return vi_errno(err, -EIO, "TPM refused the command: response code 0x%08x", rc);
+	if (tag < 0)
+		return tag;
 	/* success for a command with a session: the parameter size and the session's answer
 	 * (nonce, attributes, empty HMAC) follow */
 	if (tag != TPM_ST_SESSIONS || len < TPM_RSP_HEADER + 4 + 5)
 		return vi_errno(err, -EPROTO, "TPM success response of %zu bytes with tag 0x%04x",
-				len, tag);
+				len, (unsigned)tag);
 	return 0;
 }
 
@@ -202,7 +213,7 @@ static int io_wait(int fd, short events)
 	return r == 0 ? -ETIMEDOUT : 0;
 }
 
-int vi_tpm_transmit(const char *dev, const uint8_t *cmd, size_t len, uint8_t *rsp,
+int vi_tpm_exchange(const char *dev, const uint8_t *cmd, size_t len, uint8_t *rsp,
 		    size_t rsp_size, size_t *ret_len, struct vi_error *err)
 {
 	ssize_t n;
@@ -239,8 +250,18 @@ int vi_tpm_transmit(const char *dev, const uint8_t *cmd, size_t len, uint8_t *rs
 		goto out;
 	}
 	*ret_len = (size_t)n;
-	r = vi_tpm_response_check(rsp, (size_t)n, NULL, err);
+	r = 0;
 out:
 	close(fd);
 	return r;
+}
+
+int vi_tpm_transmit(const char *dev, const uint8_t *cmd, size_t len, uint8_t *rsp,
+		    size_t rsp_size, size_t *ret_len, struct vi_error *err)
+{
+	int r = vi_tpm_exchange(dev, cmd, len, rsp, rsp_size, ret_len, err);
+
+	if (r < 0)
+		return r;
+	return vi_tpm_response_check(rsp, *ret_len, NULL, err);
 }

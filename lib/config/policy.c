@@ -47,12 +47,14 @@ void vi_policy_init(struct vi_policy *p)
 	p->tpm_pcr = VI_POLICY_TPM_PCR_DEFAULT;
 	snprintf(p->slot_store, sizeof(p->slot_store), "%s", VI_POLICY_SLOT_STORE_DEFAULT);
 	snprintf(p->slot_prefix, sizeof(p->slot_prefix), "%s", VI_POLICY_SLOT_PREFIX_DEFAULT);
+	p->slot_floor_nv = VI_TPM_FLOOR_NV_DEFAULT;
 }
 
 enum pkey {
 	P_FAIL, P_TIMEOUT, P_ALLOW_SHELL, P_ALLOW_WEAK, P_REQSIG, P_MIN_VERSION, P_INIT,
 	P_INIT_ENV, P_REQ_MANIFEST, P_REQ_TPM, P_TPM_PCR, P_IPE_POLICY, P_SLOTS,
-	P_SLOT_STORE, P_SLOT_PREFIX, P_ALLOW_UNVERIFIED_ROOT, P__MAX
+	P_SLOT_STORE, P_SLOT_PREFIX, P_ALLOW_UNVERIFIED_ROOT, P_SLOT_FLOOR, P_SLOT_FLOOR_NV,
+	P__MAX
 };
 
 static const char *const pkeys[P__MAX] = {
@@ -62,7 +64,8 @@ static const char *const pkeys[P__MAX] = {
 	[P_REQ_MANIFEST] = "require_manifest", [P_REQ_TPM] = "require_tpm",
 	[P_TPM_PCR] = "tpm_pcr", [P_IPE_POLICY] = "ipe_policy", [P_SLOTS] = "slots",
 	[P_SLOT_STORE] = "slot_store", [P_SLOT_PREFIX] = "slot_prefix",
-	[P_ALLOW_UNVERIFIED_ROOT] = "allow_unverified_root",
+	[P_ALLOW_UNVERIFIED_ROOT] = "allow_unverified_root", [P_SLOT_FLOOR] = "slot_floor",
+	[P_SLOT_FLOOR_NV] = "slot_floor_nv",
 };
 
 const char *vi_policy_forced_modparams(const struct vi_policy *p)
@@ -307,6 +310,17 @@ static int set_value(struct vi_policy *p, enum pkey k, const char *v, size_t n,
 	}
 	case P_SLOT_PREFIX:
 		return slot_prefix(p, v, n, err);
+	case P_SLOT_FLOOR:
+		if (!vi_str_eq(v, n, "store") && !vi_str_eq(v, n, "tpm"))
+			return vi_err(err, "slot_floor: not store or tpm");
+		p->slot_floor_tpm = vi_str_eq(v, n, "tpm");
+		return 0;
+	case P_SLOT_FLOOR_NV:
+		if (vi_tpm_nv_index_parse(v, n, &p->slot_floor_nv) < 0)
+			return vi_err(err, "slot_floor_nv: not an NV index of the owner's range "
+				      "(0x%08x to 0x%08x)", VI_TPM_NV_OWNER_FIRST,
+				      VI_TPM_NV_OWNER_LAST);
+		return 0;
 	case P__MAX:
 		break;
 	}
