@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # A TPM 2.0 for a guest: swtpm (Debian's swtpm package) behind QEMU's tpm-tis device, a fresh
-# TPM per boot so the PCRs start at zero. Sourced after lib.sh.
+# TPM per boot so the PCRs start at zero (or one kept across boots: tpm_start_kept). Sourced
+# after lib.sh.
 
 tpm_require() {
 	vm_require_tools swtpm
@@ -13,8 +14,15 @@ tpm_require() {
 # out of memory) or, on the PVH entry, QEMU exits at once; SeaBIOS with the PVH entry gives the
 # kernel ACPI tables the initramfs has overwritten (no TPM, no ACPI power-off).
 tpm_start() {
+	rm -rf "$1" || return 1
+	tpm_start_kept "$1"
+}
+
+# tpm_start_kept DIR : as tpm_start, on the TPM state already in DIR if any: a TPM whose NV memory
+# (NV indexes, counters) persists from one boot to the next (tests/vm/slot_tpm_floor_test.sh).
+tpm_start_kept() {
 	local d=$1 _
-	rm -rf "$d" && mkdir -p "$d" || return 1
+	mkdir -p "$d" && rm -f "$d/sock" || return 1
 	swtpm socket --tpm2 --tpmstate "dir=$d" --ctrl "type=unixio,path=$d/sock" \
 		--log "file=$d/swtpm.log" --terminate --daemon || { vm_die "swtpm did not start"; return 1; }
 	for _ in 1 2 3 4 5 6 7 8 9 10; do

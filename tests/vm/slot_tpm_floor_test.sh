@@ -1,0 +1,154 @@
+#!/bin/bash
+# The A/B rollback floor in a TPM NV counter (docs/slots.md, "The floor in a TPM NV counter"),
+# with a TPM 2.0 emulator whose NV memory persists across boots (swtpm state kept). Policy
+# slots=a,b and slot_floor=tpm: the agent defines the counter on the first boot, slot a
+# (version 2) boots and its init runs `verity-init slot mark-good`, which raises the counter to
+# 2. Then the store is reset (its floor back to 0) and slot b (version 1) made primary: the
+# agent refuses b because of the counter, and a boots again. Without a TPM: the store's floor
+# alone, or no boot at all with require_tpm=yes.
+# Disks: vda = slots (root-a, root-a-verity, root-b, root-b-verity; read-only),
+#        vdb = the store (partition verity-slots; writable).
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/vm/agent_lib.sh
+. "$(dirname "$0")/agent_lib.sh"
+# shellcheck source=tests/vm/sign_lib.sh
+. "$(dirname "$0")/sign_lib.sh"
+# shellcheck source=tests/vm/lib-tpm.sh
+. "$(dirname "$0")/lib-tpm.sh"
+
+STORE_OFF=$(( 2048 * 512 ))
+CMDLINE="root=/dev/mapper/root verity.fail=poweroff"
+NV=0x01005649
+
+oneTimeSetUp() {
+	vm_require_tools qemu-system-x86_64 mkfs.ext4 debugfs cpio modprobe sgdisk jq || exit 1
+	tpm_require || exit 1
+	[ -x "$VI_TOOL" ] || { echo "no $VI_TOOL" >&2; exit 1; }
+	RD=$(sign_initramfs "slots=a,b
+slot_floor=tpm") || exit 1
+	RD_REQ=$(sign_initramfs "slots=a,b
+slot_floor=tpm
+require_tpm=yes") || exit 1
+	W=$(vm_workdir slot-tpm-floor)
+	slot_image "$W/a" a 2 || exit 1
+	slot_image "$W/b" b 1 || exit 1
+}
+
+# slot_image DIR SLOT VERSION : a root whose marker says id=slotSLOT and whose init marks the slot
+# good and prints the floor's counter (the static agent as /usr/sbin/verity-init), its tree and
+# its manifest (VERSION) signed for slot SLOT's partitions after the tree.
+slot_image() {
+	local d=$1 s=$2 v=$3 t=$1/tree out
+	rm -rf "$t" && mkdir -p "$d" || return 1
+	vm_rootfs_tree "$t" "slot$s" || return 1
+	mkdir -p "$t/usr/sbin" && cp "$VM_AGENT" "$t/usr/sbin/verity-init" || return 1
+	cat >"$t/etc/vm-root-hook" <<'HOOK'
+/usr/sbin/verity-init slot mark-good 2>&1 | sed 's/^/TPMFLOOR-CHECK /'
+echo "TPMFLOOR-CHECK counter=$(/usr/sbin/verity-init slot tpm-floor 2>&1)"
+HOOK
+	vm_mkfs ext4 "$t" "$d/data.img" || return 1
+	rm -f "$d/hash.img"
+	vm_verity_format "$VM_VERITY_TOOL" "$d/data.img" "$d/hash.img" >/dev/null || return 1
+	out=$("$VI_TOOL" sign "$d/hash.img" --data-device "PARTLABEL=root-$s" \
+		--hash-device "PARTLABEL=root-$s-verity" --minisign-key "$SIGN_KEYS/test.key" \
+		--version "$v" --embed 2>&1) || { vm_die "sign slot $s: $out"; return 1; }
+}
+
+# mib FILE : FILE's size in 512-byte sectors, rounded up to whole MiB.
+mib() { echo $(( ( ($(vm_size "$1") + 1048575) / 1048576 ) * 2048 )); }
+
+# slot_disks W : W/slots.img (the four slot partitions of W/a and W/b) and a blank W/store.img.
+slot_disks() {
+	local w=$1 s=2048 n=1 args=() f lab starts=()
+	for f in "$w/a/data.img:root-a" "$w/a/hash.img:root-a-verity" "$w/b/data.img:root-b" \
+		 "$w/b/hash.img:root-b-verity"; do
+		lab=${f##*:}; f=${f%:*}
+		args+=(-n "$n:$s:+$(mib "$f")" -c "$n:$lab")
+		starts+=("$s:$f")
+		s=$(( s + $(mib "$f") )); n=$(( n + 1 ))
+	done
+	rm -f "$w/slots.img" "$w/store.img"
+	truncate -s $(( (s + 2048) * 512 )) "$w/slots.img"
+	sgdisk "${args[@]}" "$w/slots.img" >/dev/null || { vm_die "sgdisk slots"; return 1; }
+	for f in "${starts[@]}"; do
+		dd if="${f#*:}" of="$w/slots.img" bs=1M seek=$(( ${f%%:*} * 512 )) oflag=seek_bytes \
+			conv=notrunc status=none || return 1
+	done
+	truncate -s 4M "$w/store.img"
+	sgdisk -n 1:2048:+2048 -c 1:verity-slots "$w/store.img" >/dev/null ||
+		{ vm_die "sgdisk store"; return 1; }
+}
+
+# store_json W : the store as the guest left it, through `verity-init slot status --json`.
+store_json() {
+	dd if="$1/store.img" of="$1/store.bin" bs=4096 skip=$(( STORE_OFF / 4096 )) count=2 \
+		status=none && "$BUILD/verity-init" slot --store "$1/store.bin" status --json
+}
+
+# store_reset_primary W SLOT : the store blanked (floor 0, defaults) and SLOT made primary, as
+# someone who can write the disk would leave it.
+store_reset_primary() {
+	: >"$1/store.bin" && truncate -s 8192 "$1/store.bin" &&
+	"$BUILD/verity-init" slot --store "$1/store.bin" set-primary "$2" &&
+	dd if="$1/store.bin" of="$1/store.img" bs=4096 seek=$(( STORE_OFF / 4096 )) conv=notrunc \
+		status=none
+}
+
+# tpm_boot NAME INITRD : the slots and the store, with the TPM whose state is W/tpm (kept).
+tpm_boot() {
+	local extra
+	extra=$(tpm_start_kept "$W/tpm") || { fail "swtpm"; return 1; }
+	VM_BIOS=seabios VM_BOOT_KERNEL=$VM_KERNEL VM_QEMU_EXTRA="$extra" \
+		vm_boot --disk "$W/slots.img" --disk-rw "$W/store.img" "$1" "$2" "$CMDLINE"
+	vm_assert_booted
+}
+
+# First boot on a blank TPM and store: the agent defines the counter (its first value, 1, is the
+# floor), a (version 2) boots, mark-good raises the counter to 2. Second boot, same TPM, the
+# store reset to floor 0 with b (version 1) primary: b is refused by the counter, a boots.
+test_tpm_counter_floor_survives_a_reset_store() {
+	local j
+	rm -rf "$W/tpm"
+	slot_disks "$W" || { fail "disks"; return; }
+	tpm_boot slot-tpm-floor-1 "$RD" || return
+	vm_assert_marker "$VM_LOG" slota || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: rollback floor 1 from TPM NV counter $NV, defined now \(the store's: 0; read in [0-9]+ us\)" || return
+	sign_assert_status "$VM_LOG" floor_nv "$NV" || return
+	vm_assert_log_contains "$VM_LOG" "TPMFLOOR-CHECK slot a marked good \(rollback floor 2\)" || return
+	vm_assert_log_contains "$VM_LOG" "TPMFLOOR-CHECK counter=2" "the counter is not 2 after mark-good" || return
+	j=$(store_json "$W") || { fail "slot status: $j"; return; }
+	assertEquals "the store's floor after mark-good" 2 "$(printf '%s' "$j" | jq .floor)" || return
+
+	store_reset_primary "$W" b || { fail "store reset"; return; }
+	j=$(store_json "$W") || { fail "slot status: $j"; return; }
+	assertEquals "the store's floor after the reset" 0 "$(printf '%s' "$j" | jq .floor)" || return
+	tpm_boot slot-tpm-floor-2 "$RD" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: rollback floor 2 from TPM NV counter $NV \(the store's: 0;" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot b marked bad \(version: manifest version 1 is below the rollback floor 2\)" || return
+	vm_assert_log_lacks "$VM_LOG" "VERITY-TEST-MARKER id=slotb" "slot b's root ran" || return
+	vm_assert_marker "$VM_LOG" slota || return
+	sign_assert_status "$VM_LOG" skipped "b:version:manifest version 1 is below the rollback floor 2" || return
+	vm_assert_log_contains "$VM_LOG" "TPMFLOOR-CHECK counter=2"
+}
+
+# The policy asks for the TPM floor and the machine has no TPM: require_tpm=yes refuses every
+# slot (the fail action); without it the store's floor alone, with a warning.
+test_no_tpm() {
+	slot_disks "$W" || { fail "disks"; return; }
+	vm_boot --disk "$W/slots.img" --disk-rw "$W/store.img" slot-tpm-floor-none "$RD_REQ" "$CMDLINE"
+	vm_assert_booted || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: A/B slots: rollback floor \(slot_floor=tpm, require_tpm=yes\): /dev/tpmrm0: No such file or directory" || return
+	agent_assert_fallback "$VM_LOG" poweroff || return
+
+	vm_boot --disk "$W/slots.img" --disk-rw "$W/store.img" slot-tpm-floor-optional "$RD" "$CMDLINE"
+	vm_assert_booted || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: A/B slots: rollback floor 0 from the store alone: slot_floor=tpm and no TPM" || return
+	vm_assert_marker "$VM_LOG" slota || return
+	vm_assert_log_contains "$VM_LOG" "TPMFLOOR-CHECK slot a marked good \(rollback floor 2\)" || return
+	vm_assert_log_lacks "$VM_LOG" "VERITY-TEST-STATUS floor_nv=" "floor_nv= without a TPM"
+}
+
+# shellcheck source=/dev/null
+. shunit2
