@@ -76,7 +76,7 @@ int vi_tpm_nv_public_parse(const uint8_t *rsp, size_t len, uint32_t *ret_rc,
 			   struct vi_tpm_nv_public *ret, struct vi_error *err);
 int vi_tpm_nv_read_parse(const uint8_t *rsp, size_t len, uint32_t *ret_rc, uint64_t *ret,
 			 struct vi_error *err);
-/* Whether rc says the handle names no index (TPM_RC_HANDLE, format 1, any handle number). */
+/* Whether rc says NV_ReadPublic's handle names no index (TPM_RC_HANDLE for handle 1). */
 bool vi_tpm_rc_no_index(uint32_t rc);
 
 /* Whether pub is the floor's counter at index: -EPERM with the difference otherwise. */

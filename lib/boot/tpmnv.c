@@ -281,8 +281,10 @@ int vi_tpm_nv_read_parse(const uint8_t *rsp, size_t len, uint32_t *ret_rc, uint6
 
 bool vi_tpm_rc_no_index(uint32_t rc)
 {
-	/* format 1 (bit 7): the error in bits 0-5, TPM_RC_HANDLE is 0x0b; bit 6 clear: a handle */
-	return (rc & 0x80u) && !(rc & 0x40u) && (rc & 0x3fu) == 0x0bu && rc <= 0xfffu;
+	/* TPM_RC_HANDLE (format 1: 0x080 | 0x00b), for handle 1 (0x100) or without a number:
+	 * NV_ReadPublic's one handle. For a session (bit 11) or a parameter (bit 6) it means
+	 * something else. */
+	return rc == 0x18bu || rc == 0x08bu;
 }
 
 int vi_tpm_nv_floor_check(const struct vi_tpm_nv_public *pub, uint32_t index,
