@@ -249,5 +249,29 @@ test_rauc_service_gets_the_booted_slot() {
 		"ExecStart=/usr/lib/verity-init/verity-init-rauc-backend run-rauc --mount=/run/rauc service"
 }
 
+# A boot whose floor is a TPM counter (floor_nv= in the status file): mark-good raises the
+# counter before it writes the store, so without the TPM it fails and the store is unchanged.
+# (The counter itself, under swtpm: tests/vm/slot_tpm_floor_test.sh.)
+test_mark_good_with_a_tpm_floor_needs_the_tpm() {
+	[ -e /dev/tpmrm0 ] && startSkipping
+	booted a
+	echo "floor_nv=0x01005649" >>"$ST"
+	slot set-primary a || fail "set-primary"
+	before=$(sha256sum <"$S")
+	out=$(slot mark-good 2>&1)
+	assertEquals "mark-good without the TPM" "1" "$?"
+	assertEquals "verity-init: slot: TPM NV counter 0x01005649: /dev/tpmrm0: No such file or directory" "$out"
+	assertEquals "store unchanged" "$before" "$(sha256sum <"$S")"
+	out=$(slot tpm-floor 2>&1)
+	assertEquals "tpm-floor without the TPM" "1" "$?"
+	assertEquals "verity-init: slot: /dev/tpmrm0: No such file or directory" "$out"
+	# a floor_nv= that is no owner-range index is refused, not sent to a TPM
+	booted a
+	echo "floor_nv=0x81000001" >>"$ST"
+	assertContains "$(slot mark-good 2>&1)" "floor_nv=0x81000001 in the status file is not an NV index"
+	rm -f "$ST"
+	assertEquals "no A/B boot: mark-good has no running slot" "1" "$(slot mark-good >/dev/null 2>&1; echo $?)"
+}
+
 # shellcheck source=/dev/null
 . /usr/share/shunit2/shunit2
