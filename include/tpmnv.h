@@ -2,7 +2,7 @@
 /* The A/B rollback floor in a TPM 2.0 NV counter (docs/slots.md, "The floor in a TPM NV
  * counter"): an NV index of type TPM_NT_COUNTER in the owner range, which only ever goes up. Its
  * value is the floor: raising the floor to V increments it until it reaches V. Four commands,
- * built and parsed here by hand as lib/boot/tpm.c does PCR_Extend (TPM 2.0 Library, Part 3,
+ * built and parsed here by hand as lib/boot/tpm.c does PCR_Event (TPM 2.0 Library, Part 3,
  * 31): NV_ReadPublic (is it our counter), NV_Read (its value), NV_Increment, NV_DefineSpace.
  * The index's attributes are fixed (VI_TPM_FLOOR_ATTRS): an index at the handle with any other
  * attributes or type (an ordinary index could be written downwards) is refused.

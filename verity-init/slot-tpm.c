@@ -24,8 +24,7 @@ int vi_slot_boot_tpm_floor(struct vi_slot_boot *sb, struct vi_slots *s)
 	r = vi_tpm_floor_read(VI_TPM_DEV, p->slot_floor_nv, true, &f, &err);
 	if (r < 0 && vi_agent_no_tpm(r) && !p->require_tpm) {
 		vi_kmsg_log(sb->log, KMSG_WARNING, "A/B slots: rollback floor %llu from the store "
-			    "alone: slot_floor=tpm and no TPM (%s)", (unsigned long long)s->floor,
-			    err.msg);
+			    "alone: slot_floor=tpm and %s", (unsigned long long)s->floor, err.msg);
 		return 0;
 	}
 	if (r < 0) {
