@@ -99,9 +99,10 @@ struct vi_tpm_floor {
 int vi_tpm_floor_read(const char *dev, uint32_t index, bool define, struct vi_tpm_floor *ret,
 		      struct vi_error *err);
 
-/* Raise the counter at index to at least to: read it, refuse (-ERANGE) when that takes more
- * than max_steps increments, else increment until it holds to. *ret_value: the counter after
- * (also on -ERANGE). The index must exist (vi_tpm_floor_read). */
+/* Raise the counter at index to at least to: read it (vi_tpm_floor_read without define: the
+ * index must exist and be the floor's), refuse (-ERANGE) when that takes more than max_steps
+ * increments, else increment until it holds to. *ret_value: the counter after (also on
+ * -ERANGE). */
 int vi_tpm_floor_raise(const char *dev, uint32_t index, uint64_t to, unsigned max_steps,
 		       uint64_t *ret_value, struct vi_error *err);
 

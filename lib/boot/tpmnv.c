@@ -395,21 +395,27 @@ int vi_tpm_floor_read(const char *dev, uint32_t index, bool define, struct vi_tp
 int vi_tpm_floor_raise(const char *dev, uint32_t index, uint64_t to, unsigned max_steps,
 		       uint64_t *ret_value, struct vi_error *err)
 {
-	uint64_t v = 0;
+	struct vi_tpm_floor f = { 0 };
+	uint64_t v;
 	uint32_t rc;
 	int r;
 
-	r = read_value(dev, index, &rc, &v, err);
+	/* the index checked to be the floor's again: it may have changed since the boot */
+	r = vi_tpm_floor_read(dev, index, false, &f, err);
 	if (r < 0)
-		return vi_err_wrap(err, r, "TPM NV counter 0x%08x: ", index);
-	*ret_value = v;
+		return r;
+	v = *ret_value = f.value;
 	if (v >= to)
 		return 0;
 	if (to - v > max_steps)
 		return vi_errno(err, -ERANGE, "raising TPM NV counter 0x%08x from %llu to %llu takes "
 				"more than %u increments", index, (unsigned long long)v,
 				(unsigned long long)to, max_steps);
-	while (v < to) {
+	/* bounded too by the steps: a TPM whose counter does not move must not hold us here */
+	for (unsigned k = 0; v < to; k++) {
+		if (k == max_steps)
+			return vi_errno(err, -EIO, "TPM NV counter 0x%08x at %llu after %u increments",
+					index, (unsigned long long)v, k);
 		r = send_checked(dev, vi_tpm_nv_increment_command, index, &rc, err);
 		if (r == 0)
 			r = read_value(dev, index, &rc, &v, err);
