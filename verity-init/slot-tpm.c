@@ -70,6 +70,8 @@ int vi_slot_tpm_floor_raise(const char *nv, uint64_t version, uint64_t *ret_valu
 	if (r == -ERANGE)
 		vi_err_wrap(err, r, "manifest versions under slot_floor=tpm must grow in steps of "
 			    "at most %u: ", VI_TPM_FLOOR_RAISE_MAX);
+	else if (r < 0)
+		vi_err_wrap(err, r, "rollback floor not raised: ");
 	return r;
 }
 
