@@ -57,7 +57,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all check check-unit check-cli check-vm check-fuzz demo install static clean help \
-        deps lint fuzz bench check-sanitize deb
+        deps lint fuzz bench bench-distro check-sanitize deb
 .DEFAULT_GOAL := all
 
 all: $(IMAGE) $(AGENT)
@@ -162,6 +162,10 @@ bench: all static
 	BUILD=$(abspath $(BUILD)) tests/bench/fec.sh
 	BUILD=$(abspath $(BUILD)) tests/bench/boot.sh
 	BUILD=$(abspath $(BUILD)) tests/bench/initramfs.sh
+
+# Not part of bench: builds a Debian root with mmdebstrap (network) and boots it 4 x BENCH_RUNS times
+bench-distro: all static deb
+	BUILD=$(abspath $(BUILD)) DEB_PKGDIR=$(abspath $(DEBDIR)) tests/bench/distro.sh
 
 MAN8 := verity-init.8 verity-image.8 verity-init-mkinitramfs.8 verity-init-mkuki.8
 
@@ -292,6 +296,9 @@ help:
 	@echo "  check-vm        boot scenarios in QEMU (Debian kernel, real dm-verity)"
 	@echo "  demo            boot a verified root in QEMU, then a tampered one that is refused"
 	@echo "  bench           benchmarks under tests/bench/ (ratios against veritysetup)"
+	@echo "  bench-distro    a Debian root booted through the standalone initramfs, dracut +"
+	@echo "                  the module and dracut + systemd-veritysetup (tests/bench/distro.sh,"
+	@echo "                  BENCH_RUNS=3; makes deb first; needs mmdebstrap and the network)"
 	@echo "  lint            cppcheck + clang-tidy over the C sources (.clang-tidy), shellcheck over"
 	@echo "                  every *.sh (build-aux/lint.sh)"
 	@echo "  fuzz            libFuzzer targets tests/fuzz/fuzz_*.c, FUZZ_TIME=$(FUZZ_TIME) s each"

@@ -7,11 +7,14 @@
 # in the tree's /boot:
 #   /boot/initrd.img-KVER-shell    dracut's shell init + verity-init
 #   /boot/initrd.img-KVER-systemd  systemd in the initramfs + verity-init
+# and, when $4 is "anchor" (tests/bench/distro.sh), the anchor of the benchmark:
+#   /boot/initrd.img-KVER-systemd-veritysetup  systemd in the initramfs + dracut's own
+#                                  systemd-veritysetup module, without verity-init
 # The tree has no kernel package: the test kernel is the build host's, so its modules are copied
 # in for dracut and removed afterwards (the booted root loads no module). Its content is part of
 # the root's cache key.
 set -eu
-r=$1 kver=$2 moddir=$3
+r=$1 kver=$2 moddir=$3 extra=${4:-}
 
 [ -r "$r/usr/lib/dracut/modules.d/90verity-init/module-setup.sh" ] || {
 	echo "debian-dracut-hook: the verity-init-dracut package is not installed" >&2
@@ -30,5 +33,9 @@ mkrd() {   # FLAVOUR MODULES...
 }
 mkrd shell base dm rootfs-block udev-rules verity-init
 mkrd systemd systemd systemd-initrd dracut-systemd base dm rootfs-block udev-rules verity-init
+if [ "$extra" = anchor ]; then
+	mkrd systemd-veritysetup systemd systemd-initrd dracut-systemd base dm rootfs-block udev-rules \
+		systemd-veritysetup
+fi
 
 rm -rf "${r:?}/usr/lib/modules/$kver" "$r/var/tmp/dracut."*
