@@ -164,8 +164,8 @@ bench: all static
 	BUILD=$(abspath $(BUILD)) tests/bench/initramfs.sh
 
 # Not part of bench: builds a Debian root with mmdebstrap (network) and boots it 4 x BENCH_RUNS times
-bench-distro: all static deb
-	BUILD=$(abspath $(BUILD)) DEB_PKGDIR=$(abspath $(DEBDIR)) tests/bench/distro.sh
+bench-distro: all static
+	BUILD=$(abspath $(BUILD)) tests/bench/distro.sh
 
 MAN8 := verity-init.8 verity-image.8 verity-init-mkinitramfs.8 verity-init-mkuki.8
 
@@ -298,7 +298,7 @@ help:
 	@echo "  bench           benchmarks under tests/bench/ (ratios against veritysetup)"
 	@echo "  bench-distro    a Debian root booted through the standalone initramfs, dracut +"
 	@echo "                  the module and dracut + systemd-veritysetup (tests/bench/distro.sh,"
-	@echo "                  BENCH_RUNS=3; makes deb first; needs mmdebstrap and the network)"
+	@echo "                  BENCH_RUNS=3; make deb when stale; mmdebstrap and the network)"
 	@echo "  lint            cppcheck + clang-tidy over the C sources (.clang-tidy), shellcheck over"
 	@echo "                  every *.sh (build-aux/lint.sh)"
 	@echo "  fuzz            libFuzzer targets tests/fuzz/fuzz_*.c, FUZZ_TIME=$(FUZZ_TIME) s each"

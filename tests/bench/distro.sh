@@ -22,7 +22,8 @@
 # time in the initramfs <= 15 % of the anchor's; each dracut + module variant <= the anchor.
 #
 # Environment: BUILD, BENCH_RUNS (3), BENCH_VARIANTS ("agent shell systemd anchor"),
-# DEB_PKGDIR ($BUILD/deb, from `make deb`), DEB_TIMEOUT (300 s per boot), VM_* (tests/vm/lib.sh).
+# DEB_PKGDIR ($BUILD/deb, where `make deb` is run again when the packages are missing or stale),
+# DEB_TIMEOUT (300 s per boot), VM_* (tests/vm/lib.sh).
 set -uo pipefail
 
 RUNS=${BENCH_RUNS:-3}
@@ -45,7 +46,9 @@ echo "bench-distro: $(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /p
 vm_require_tools qemu-system-x86_64 mmdebstrap mkfs.erofs || exit 1
 { [ -x "$VI_STATIC" ] && [ -x "$VI_IMAGE" ]; } || { echo "bench-distro: make all static first" >&2; exit 1; }
 
-# The root with dracut and the packages, and the anchor's image generated inside it too.
+# The root with dracut and the packages (made again when missing or older than a source), and
+# the anchor's image generated inside it too.
+if [ "$DEB_PKGDIR" = "$BUILD/deb" ]; then debian_make_deb || exit 1; fi
 debian_use_packages "$DEB_PKGDIR" || exit 1
 DEB_EXTRA_ARGS+=(anchor)
 debian_verity erofs || exit 1
