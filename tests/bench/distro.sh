@@ -158,8 +158,9 @@ fi
 # shellcheck disable=SC2086
 if [ -n "$a_in" ]; then
 	r=$(ratio "$(med ${INRD[agent]:-})" "$a_in")
-	echo "bench-distro: target: standalone agent in the initramfs <= 0.15 of the anchor's: $r ($(awk -v r="$r" 'BEGIN { print (r != "-" && r <= 0.15) ? "met" : "NOT met" }'))"
+	[ -n "${INRD[agent]:-}" ] && echo "bench-distro: target: standalone agent in the initramfs <= 0.15 of the anchor's: $r ($(awk -v r="$r" 'BEGIN { print (r != "-" && r <= 0.15) ? "met" : "NOT met" }'))"
 	for v in shell systemd; do
+		[ -n "${INRD[$v]:-}" ] || continue
 		r=$(ratio "$(med ${INRD[$v]:-})" "$a_in") ru=$(ratio "$(med ${UP[$v]:-})" "$a_up")
 		echo "bench-distro: target: ${NAME[$v]} <= the anchor: in the initramfs $r, marker uptime $ru ($(awk -v r="$r" -v u="$ru" 'BEGIN { print (r != "-" && r <= 1 && u <= 1) ? "met" : "NOT met" }'))"
 	done
