@@ -142,7 +142,9 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 	struct vi_slots_store st = { .source = VI_SLOTS_FROM_DEFAULTS };
 	struct vi_error err = { "" };
 	unsigned tried = 0;
-	uint64_t t0;
+	/* the slot step's own time: reading the store, the decision (resize, skip list, pick,
+	 * admission); the TPM's answers, the slot's manifest and the store write are apart */
+	uint64_t t0, read_us, decide_us = 0;
 	int fd = -1, r;
 
 	*ret_switched = false;
@@ -154,7 +156,7 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 			vi_err_wrap(&err, r, "slot store %s (%s): ", sb->plan->policy.slot_store,
 				    sb->store_path);
 	}
-	t0 = vi_now_us() - t0;
+	read_us = t0 = vi_now_us() - t0;
 	if (r < 0) {
 		vi_failure_set(sb->failure, VI_STAGE_DEVICES, &sb->plan->cfg.root, r, "A/B slots",
 			       &err);
@@ -166,6 +168,7 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 		    "(read in %llu us)", sb->plan->policy.slot_store, sb->store_path,
 		    vi_slots_source_name(st.source), (unsigned long long)st.state.seq,
 		    (unsigned long long)st.state.floor, (unsigned long long)t0);
+	t0 = vi_now_us();
 	/* the policy's slots= decides which slots there are; the store follows it (new slots
 	 * never booted, slots past it dropped at the next write) */
 	if (st.state.count != sb->plan->policy.slot_count) {
@@ -173,8 +176,10 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 			    "store follows the policy", st.state.count, sb->plan->policy.slot_count);
 		vi_slots_resize(&st.state, sb->plan->policy.slot_count);
 	}
+	decide_us += vi_now_us() - t0;
 	if (vi_slot_boot_tpm_floor(sb, &st.state) < 0)
 		goto out;
+	t0 = vi_now_us();
 	/* the slots out of the running before this boot: no tries left (failed earlier, or
 	 * boots that died after the switch), or never made bootable */
 	for (unsigned k = 0; k < st.state.count; k++) {
@@ -193,7 +198,11 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 		struct vi_slots next;
 		enum vi_slot_blame blame;
 		const char *stage;
-		int i = vi_slot_boot_pick(&st.state, tried);
+		int i;
+
+		if (!t0)
+			t0 = vi_now_us();
+		i = vi_slot_boot_pick(&st.state, tried);
 
 		if (i < 0) {
 			/* slots that failed for no fault of their own keep their other tries */
@@ -209,15 +218,20 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 		 * its other tries for later boots */
 		tried |= 1u << i;
 		sb->slot = vi_slot_name((unsigned)i);
+		decide_us += vi_now_us() - t0;
 		vi_kmsg_log(sb->log, KMSG_NOTICE, "slot %s: priority %u, %u tries left: setting up",
 			    sb->slot, st.state.slot[i].priority, st.state.slot[i].tries);
+		t0 = 0;
 		r = slot_trust(sb, &base, (unsigned)i, &stage, &blame, &err);
 		if (r < 0) {
 			slot_failed(sb, fd, &st, (unsigned)i, blame, false, stage, err.msg);
 			continue;
 		}
+		t0 = vi_now_us();
 		next = st.state;
 		r = vi_slot_boot_admit(&next, (unsigned)i, sb->plan->trust.version, &err);
+		decide_us += vi_now_us() - t0;
+		t0 = 0;
 		if (r < 0) {
 			slot_failed(sb, fd, &st, (unsigned)i, VI_SLOT_BLAME_CONTENT, false, "version",
 				    err.msg);
@@ -227,10 +241,14 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 		 * reboot, a hang the watchdog ends) runs out of tries */
 		t0 = vi_now_us();
 		store_write(sb, fd, &st, &next, "the try");
+		t0 = vi_now_us() - t0;
 		vi_kmsg_log(sb->log, KMSG_INFO, "slot %s: try taken, %u left, version %llu recorded "
-			    "(store written in %llu us)", sb->slot, next.slot[i].tries,
-			    (unsigned long long)next.slot[i].version,
-			    (unsigned long long)(vi_now_us() - t0));
+			    "(store written in %llu us; the slot step %llu us own: read %llu us, "
+			    "decision %llu us)", sb->slot, next.slot[i].tries,
+			    (unsigned long long)next.slot[i].version, (unsigned long long)t0,
+			    (unsigned long long)(read_us + decide_us), (unsigned long long)read_us,
+			    (unsigned long long)decide_us);
+		t0 = 0;
 		sb->failure->set = false;
 		r = sb->boot(sb->ctx, &sb->plan->cfg.root, ret_switched);
 		stage = sb->failure->set ? vi_stage_name(sb->failure->stage) : "boot";

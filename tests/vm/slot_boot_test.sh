@@ -12,8 +12,9 @@
 . "$(dirname "$0")/agent_lib.sh"
 # shellcheck source=tests/vm/sign_lib.sh
 . "$(dirname "$0")/sign_lib.sh"
+# shellcheck source=tests/vm/slot_lib.sh
+. "$(dirname "$0")/slot_lib.sh"
 
-STORE_OFF=$(( 2048 * 512 ))
 CMDLINE="root=/dev/mapper/root verity.fail=poweroff"
 
 oneTimeSetUp() {
@@ -34,43 +35,6 @@ slot_image() {
 	out=$("$VI_TOOL" sign "$d/hash.img" --data-device "PARTLABEL=root-$s" \
 		--hash-device "PARTLABEL=root-$s-verity" --minisign-key "$SIGN_KEYS/test.key" \
 		--version "$v" --embed "$@" 2>&1) || { vm_die "sign slot $s: $out"; return 1; }
-}
-
-# mib FILE : FILE's size in 512-byte sectors, rounded up to whole MiB.
-mib() { echo $(( ( ($(vm_size "$1") + 1048575) / 1048576 ) * 2048 )); }
-
-# slot_disks W ADIR BDIR : W/slots.img (the four slot partitions) and a blank W/store.img.
-slot_disks() {
-	local w=$1 a=$2 b=$3 s=2048 n=1 args=() f lab starts=()
-	for f in "$a/data.img:root-a" "$a/hash.img:root-a-verity" "$b/data.img:root-b" \
-		 "$b/hash.img:root-b-verity"; do
-		lab=${f##*:}; f=${f%:*}
-		args+=(-n "$n:$s:+$(mib "$f")" -c "$n:$lab")
-		starts+=("$s:$f")
-		s=$(( s + $(mib "$f") )); n=$(( n + 1 ))
-	done
-	rm -f "$w/slots.img" "$w/store.img"
-	truncate -s $(( (s + 2048) * 512 )) "$w/slots.img"
-	sgdisk "${args[@]}" "$w/slots.img" >/dev/null || { vm_die "sgdisk slots"; return 1; }
-	for f in "${starts[@]}"; do
-		dd if="${f#*:}" of="$w/slots.img" bs=1M seek=$(( ${f%%:*} * 512 )) oflag=seek_bytes \
-			conv=notrunc status=none || return 1
-	done
-	truncate -s 4M "$w/store.img"
-	sgdisk -n 1:2048:+2048 -c 1:verity-slots "$w/store.img" >/dev/null ||
-		{ vm_die "sgdisk store"; return 1; }
-}
-
-# store_json W : the store as the guest left it, through `verity-init slot status --json`.
-store_json() {
-	dd if="$1/store.img" of="$1/store.bin" bs=4096 skip=$(( STORE_OFF / 4096 )) count=2 \
-		status=none && "$BUILD/verity-init" slot --store "$1/store.bin" status --json
-}
-
-# store_put W : write W/store.bin back into the store partition (host-side changes).
-store_put() {
-	dd if="$1/store.bin" of="$1/store.img" bs=4096 seek=$(( STORE_OFF / 4096 )) conv=notrunc \
-		status=none
 }
 
 # assert_slot JSON SLOT REGEX : slot SLOT's object in the store's JSON (jq -c) matches REGEX.
@@ -103,13 +67,13 @@ test_boots_slot_a_then_skips_a_version_below_the_floor() {
 	vm_assert_booted || return
 	vm_assert_marker "$VM_LOG" slota || return
 	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot a: signed manifest version 3 from PARTLABEL=root-a-verity \(after the hash tree\) verified" || return
-	vm_assert_log_order "$VM_LOG" "verity-init\[1\]: slot a: try taken, 2 left, version 3 recorded \(store written in [0-9]+ us\)" \
+	vm_assert_log_order "$VM_LOG" "verity-init\[1\]: slot a: try taken, 2 left, version 3 recorded \(store written in [0-9]+ us; the slot step [0-9]+ us own: read [0-9]+ us, decision [0-9]+ us\)" \
 		"verity-init\[1\]: exec /sbin/init" || return
 	sign_assert_status "$VM_LOG" result ok || return
 	sign_assert_status "$VM_LOG" slot a || return
 	sign_assert_status "$VM_LOG" store /dev/vdb1 || return
 	vm_assert_log_lacks "$VM_LOG" "VERITY-TEST-STATUS skipped=" "a skipped= line on a clean boot" || return
-	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
 	assert_slot "$j" a '"priority":15,"tries":2,.*"version":3' || return
 	assert_slot "$j" b '"tries":3,' || return
 
@@ -117,14 +81,14 @@ test_boots_slot_a_then_skips_a_version_below_the_floor() {
 	"$BUILD/verity-init" slot --store "$w/store.bin" --status "$w/status" mark-good >/dev/null ||
 		{ fail "mark-good on the host"; return; }
 	"$BUILD/verity-init" slot --store "$w/store.bin" set-primary b || { fail "set-primary"; return; }
-	store_put "$w" || { fail "store_put"; return; }
+	slot_store_put "$w" || { fail "slot_store_put"; return; }
 	boot slot-floor-2 "$w"
 	vm_assert_booted || return
 	vm_assert_marker "$VM_LOG" slota || return
 	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot b marked bad \(version: manifest version 2 is below the rollback floor 3\)" || return
 	sign_assert_status "$VM_LOG" slot a || return
 	sign_assert_status "$VM_LOG" skipped "b:version:manifest version 2 is below the rollback floor 3" || return
-	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
 	assert_slot "$j" b '"tries":0,.*"reason":"version: manifest version 2 is below the rollback floor 3"' || return
 	assert_slot "$j" a '"tries":2,'
 }
@@ -142,7 +106,7 @@ test_version_below_the_policy_min_version_skipped() {
 	vm_assert_marker "$VM_LOG" slotb || return
 	sign_assert_status "$VM_LOG" slot b || return
 	sign_assert_status "$VM_LOG" skipped "a:manifest:.*manifest version 2 is below the minimum 3 \\(rollback refused\\)" || return
-	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
 	assert_slot "$j" a '"tries":0,.*"reason":"manifest: .*manifest version 2 is below the minimum 3'
 }
 
@@ -167,7 +131,7 @@ test_corrupted_slot_falls_back_to_the_other_in_the_same_boot() {
 	sign_assert_status "$VM_LOG" result ok || return
 	sign_assert_status "$VM_LOG" slot b || return
 	sign_assert_status "$VM_LOG" skipped "a:init:reading init /sbin/init failed: Input/output error" || return
-	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
 	assert_slot "$j" a '"tries":0,"successful":false,"bootable":false,.*"reason":"init: reading init /sbin/init failed: Input/output error \(a block failed verifi"' || return
 	assert_slot "$j" b '"tries":2,'
 }
@@ -187,7 +151,7 @@ test_both_slots_bad_takes_the_fail_action() {
 	vm_assert_no_marker "$VM_LOG" || return
 	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: A/B slots: no bootable slot left: a:init:.*;b:preflight:" || return
 	agent_assert_fallback "$VM_LOG" poweroff || return
-	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
 	assert_slot "$j" a '"tries":0,.*"reason":"init: ' || return
 	assert_slot "$j" b '"tries":0,.*"reason":"preflight: '
 }
@@ -209,7 +173,7 @@ test_slot_failing_after_the_switch_runs_out_of_tries() {
 		vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: exec /sbin/init" || return
 		vm_assert_log_contains "$VM_LOG" "reboot: Restarting system" "no restart on corruption" || return
 		vm_assert_no_marker "$VM_LOG" || return
-		j=$(store_json "$w") || { fail "slot status: $j"; return; }
+		j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
 		assert_slot "$j" a "\"tries\":$(( n - 1 ))," || return
 	done
 	boot slot-tries-out "$w"
@@ -238,7 +202,7 @@ test_command_line_mount_failure_leaves_the_slots_bootable() {
 	vm_assert_log_lacks "$VM_LOG" "marked bad \(" "a slot marked bad" || return
 	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: A/B slots: no slot booted, tries are left for the next boot: a:mount:.*;b:mount:" || return
 	agent_assert_fallback "$VM_LOG" poweroff || return
-	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
 	assert_slot "$j" a '"priority":15,"tries":2,"successful":false,"bootable":true,.*"reason":"mount: mounting /dev/mapper/root .*Invalid argument' || return
 	assert_slot "$j" b '"tries":2,"successful":false,"bootable":true,.*"reason":"mount: mounting /dev/mapper/root .*Invalid argument' || return
 	st=$("$BUILD/verity-init" slot --store "$w/store.bin" status) || { fail "slot status"; return; }
@@ -249,7 +213,7 @@ test_command_line_mount_failure_leaves_the_slots_bootable() {
 	vm_assert_booted || return
 	vm_assert_marker "$VM_LOG" slota || return
 	sign_assert_status "$VM_LOG" slot a || return
-	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
 	assert_slot "$j" a '"tries":1,' || return
 	assert_slot "$j" b '"tries":2,'
 }
@@ -271,7 +235,7 @@ test_duplicate_partition_label_costs_one_try() {
 	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot a failed, not marked bad: its content is not to blame, 2 tries left \(devices: PARTLABEL=root-a matches more than one device" || return
 	sign_assert_status "$VM_LOG" slot b || return
 	sign_assert_status "$VM_LOG" skipped "a:devices:PARTLABEL=root-a matches more than one device" || return
-	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
 	assert_slot "$j" a '"priority":15,"tries":2,"successful":false,"bootable":true,.*"reason":"devices: PARTLABEL=root-a matches more than one device' || return
 	assert_slot "$j" b '"tries":2,'
 }
@@ -286,14 +250,14 @@ test_policy_slot_count_wins_over_the_store() {
 	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
 	truncate -s 8192 "$w/store.bin"
 	"$BUILD/verity-init" slot --store "$w/store.bin" set-primary a || { fail "set-primary"; return; }
-	store_put "$w" || { fail "store_put"; return; }
+	slot_store_put "$w" || { fail "slot_store_put"; return; }
 	vm_boot --disk "$w/slots.img" --disk-rw "$w/store.img" slot-count "$RD3" "$CMDLINE"
 	vm_assert_booted || return
 	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot store has 2 slots, the policy 3: the store follows the policy" || return
 	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot c: not bootable \(priority 0, 0 tries left\)" || return
 	vm_assert_marker "$VM_LOG" slota || return
 	sign_assert_status "$VM_LOG" skipped "c:not-bootable:priority 0" || return
-	j=$(store_json "$w") || { fail "slot status: $j"; return; }
+	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
 	[ "$(printf '%s\n' "$j" | jq '.slots | length')" = 3 ] || { fail "store: not 3 slots: $j"; return; }
 	assert_slot "$j" c '"priority":0,"tries":0,"successful":false,"bootable":false,"version":0,"reason":""' || return
 	assert_slot "$j" a '"tries":2,'

@@ -14,10 +14,11 @@
 . "$(dirname "$0")/agent_lib.sh"
 # shellcheck source=tests/vm/sign_lib.sh
 . "$(dirname "$0")/sign_lib.sh"
+# shellcheck source=tests/vm/slot_lib.sh
+. "$(dirname "$0")/slot_lib.sh"
 # shellcheck source=tests/vm/lib-tpm.sh
 . "$(dirname "$0")/lib-tpm.sh"
 
-STORE_OFF=$(( 2048 * 512 ))
 CMDLINE="root=/dev/mapper/root verity.fail=poweroff"
 NV=0x01005649
 
@@ -55,43 +56,12 @@ HOOK
 		--version "$v" --embed 2>&1) || { vm_die "sign slot $s: $out"; return 1; }
 }
 
-# mib FILE : FILE's size in 512-byte sectors, rounded up to whole MiB.
-mib() { echo $(( ( ($(vm_size "$1") + 1048575) / 1048576 ) * 2048 )); }
-
-# slot_disks W : W/slots.img (the four slot partitions of W/a and W/b) and a blank W/store.img.
-slot_disks() {
-	local w=$1 s=2048 n=1 args=() f lab starts=()
-	for f in "$w/a/data.img:root-a" "$w/a/hash.img:root-a-verity" "$w/b/data.img:root-b" \
-		 "$w/b/hash.img:root-b-verity"; do
-		lab=${f##*:}; f=${f%:*}
-		args+=(-n "$n:$s:+$(mib "$f")" -c "$n:$lab")
-		starts+=("$s:$f")
-		s=$(( s + $(mib "$f") )); n=$(( n + 1 ))
-	done
-	rm -f "$w/slots.img" "$w/store.img"
-	truncate -s $(( (s + 2048) * 512 )) "$w/slots.img"
-	sgdisk "${args[@]}" "$w/slots.img" >/dev/null || { vm_die "sgdisk slots"; return 1; }
-	for f in "${starts[@]}"; do
-		dd if="${f#*:}" of="$w/slots.img" bs=1M seek=$(( ${f%%:*} * 512 )) oflag=seek_bytes \
-			conv=notrunc status=none || return 1
-	done
-	truncate -s 4M "$w/store.img"
-	sgdisk -n 1:2048:+2048 -c 1:verity-slots "$w/store.img" >/dev/null ||
-		{ vm_die "sgdisk store"; return 1; }
-}
-
-# store_json W : the store as the guest left it, through `verity-init slot status --json`.
-store_json() {
-	dd if="$1/store.img" of="$1/store.bin" bs=4096 skip=$(( STORE_OFF / 4096 )) count=2 \
-		status=none && "$BUILD/verity-init" slot --store "$1/store.bin" status --json
-}
-
 # store_reset_primary W SLOT : the store blanked (floor 0, defaults) and SLOT made primary, as
 # someone who can write the disk would leave it.
 store_reset_primary() {
 	: >"$1/store.bin" && truncate -s 8192 "$1/store.bin" &&
 	"$BUILD/verity-init" slot --store "$1/store.bin" set-primary "$2" &&
-	dd if="$1/store.bin" of="$1/store.img" bs=4096 seek=$(( STORE_OFF / 4096 )) conv=notrunc \
+	dd if="$1/store.bin" of="$1/store.img" bs=4096 seek=$(( SLOT_STORE_OFF / 4096 )) conv=notrunc \
 		status=none
 }
 
@@ -110,18 +80,18 @@ tpm_boot() {
 test_tpm_counter_floor_survives_a_reset_store() {
 	local j
 	rm -rf "$W/tpm"
-	slot_disks "$W" || { fail "disks"; return; }
+	slot_disks "$W" "$W/a" "$W/b" || { fail "disks"; return; }
 	tpm_boot slot-tpm-floor-1 "$RD" || return
 	vm_assert_marker "$VM_LOG" slota || return
 	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: rollback floor 1 from TPM NV counter $NV, defined now \(the store's: 0; read in [0-9]+ us\)" || return
 	sign_assert_status "$VM_LOG" floor_nv "$NV" || return
 	vm_assert_log_contains "$VM_LOG" "TPMFLOOR-CHECK slot a marked good \(rollback floor 2\)" || return
 	vm_assert_log_contains "$VM_LOG" "TPMFLOOR-CHECK counter=2" "the counter is not 2 after mark-good" || return
-	j=$(store_json "$W") || { fail "slot status: $j"; return; }
+	j=$(slot_store_json "$W") || { fail "slot status: $j"; return; }
 	assertEquals "the store's floor after mark-good" 2 "$(printf '%s' "$j" | jq .floor)" || return
 
 	store_reset_primary "$W" b || { fail "store reset"; return; }
-	j=$(store_json "$W") || { fail "slot status: $j"; return; }
+	j=$(slot_store_json "$W") || { fail "slot status: $j"; return; }
 	assertEquals "the store's floor after the reset" 0 "$(printf '%s' "$j" | jq .floor)" || return
 	tpm_boot slot-tpm-floor-2 "$RD" || return
 	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: rollback floor 2 from TPM NV counter $NV \(the store's: 0;" || return
@@ -135,7 +105,7 @@ test_tpm_counter_floor_survives_a_reset_store() {
 # The policy asks for the TPM floor and the machine has no TPM: require_tpm=yes refuses every
 # slot (the fail action); without it the store's floor alone, with a warning.
 test_no_tpm() {
-	slot_disks "$W" || { fail "disks"; return; }
+	slot_disks "$W" "$W/a" "$W/b" || { fail "disks"; return; }
 	vm_boot --disk "$W/slots.img" --disk-rw "$W/store.img" slot-tpm-floor-none "$RD_REQ" "$CMDLINE"
 	vm_assert_booted || return
 	vm_assert_no_marker "$VM_LOG" || return
