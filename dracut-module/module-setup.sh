@@ -66,9 +66,10 @@ depends() {
 # called by dracut
 installkernel() {
 	# the target, FEC's Reed-Solomon decoder, AF_ALG hashing for the agent's pre-flight check,
-	# and the hash algorithms a verity tree may use (not just the host's: images move)
+	# the hash algorithms a verity tree may use (not just the host's: images move), and
+	# overlayfs for systemd.volatile=overlay
 	hostonly='' instmods dm-verity reed_solomon algif_hash \
-		crypto-sha256 crypto-sha512 crypto-sha1
+		crypto-sha256 crypto-sha512 crypto-sha1 overlay
 }
 
 # called by dracut

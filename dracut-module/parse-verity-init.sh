@@ -46,12 +46,18 @@ if [ "${VERITY_SHELL_ALLOWED:-0}" != 1 ] && vi_dracut_shell_asked "$VI_CMDLINE";
 fi
 
 # The root is the mapping, never one of the devices under it: a LABEL= or UUID= of the data
-# device would also name the unverified device.
+# device would also name the unverified device. With a verified /usr under a tmpfs root dracut
+# mounts the /usr mapping, which the agent's pre-pivot puts under the tmpfs it mounts.
+_vi_map=$(vi_root_mapping)
 case "${root#block:}" in
-	'' | "/dev/mapper/$VERITY_NAME") ;;
-	*) vi_log "root= ignored: the verified root is /dev/mapper/$VERITY_NAME" 4 ;;
+	'' | "/dev/mapper/$_vi_map") ;;
+	*) vi_log "root= ignored: the verified root is /dev/mapper/$_vi_map" 4 ;;
 esac
-root="block:/dev/mapper/$VERITY_NAME"
+root="block:/dev/mapper/$_vi_map"
+if [ "$_vi_map" != "$VERITY_NAME" ]; then
+	VERITY_ROOTFSTYPE=$VERITY_USR_FSTYPE
+	VERITY_ROOTFLAGS=$VERITY_USR_FLAGS
+fi
 # shellcheck disable=SC2034 # read by dracut after the cmdline hooks
 rootok=1
 # Mount options as the agent accepted them (none of a refused line's), read-only: the first

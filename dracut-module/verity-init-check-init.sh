@@ -27,7 +27,7 @@ if [ $? != 1 ]; then
 	else
 		vi_agent pre-pivot --newroot "${NEWROOT:-/sysroot}" --init "$(getarg init=)" $_vi_systemd
 	fi
-	vi_udev_announce "$VERITY_NAME"
+	vi_udev_announce "$(vi_root_mapping)"
 fi
 # switching now: the root's init gets a fixed environment, not the kernel's
 vi_init_env

@@ -115,13 +115,24 @@ vi_load() {
 	if [ "${VERITY_DISABLED:-0}" = 1 ]; then
 		return 1   # systemd.verity=0, which the agent accepted only with allow_weak=verity-off
 	fi
-	if [ "${VERITY_ENABLED:-0}" != 1 ]; then
+	if [ "${VERITY_ENABLED:-0}" != 1 ] && [ "${VERITY_USR_ENABLED:-0}" != 1 ]; then
 		# An image built with this module boots a verified root: dropping roothash= from the
 		# command line must not turn that into an unverified boot of root=.
 		[ "${VERITY_OFF_ALLOWED:-0}" = 1 ] && return 1
 		return 2
 	fi
 	return 0
+}
+
+# vi_root_mapping: the mapping dracut mounts on NEWROOT: the root's, or with a verified /usr
+# under a tmpfs root (layout tmpfs+usr) the /usr mapping, which the agent's pre-pivot moves
+# under the tmpfs it mounts there.
+vi_root_mapping() {
+	if [ "${VERITY_LAYOUT:-}" = tmpfs+usr ]; then
+		printf '%s\n' "${VERITY_USR_NAME:-usr}"
+	else
+		printf '%s\n' "$VERITY_NAME"
+	fi
 }
 
 vi_log() {
@@ -259,6 +270,7 @@ vi_setup() {
 	# the agent waits for the devices it resolved (bounded by verity.timeout=): no device
 	# string of the command line reaches dracut's initqueue, which sources what it is given
 	vi_agent setup --fallback
-	vi_udev_announce "$VERITY_NAME"
+	[ "${VERITY_ENABLED:-0}" != 1 ] || vi_udev_announce "$VERITY_NAME"
+	[ "${VERITY_USR_ENABLED:-0}" != 1 ] || vi_udev_announce "${VERITY_USR_NAME:-usr}"
 	return 0
 }

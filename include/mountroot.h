@@ -56,5 +56,7 @@ int vi_init_same(const char *init, const struct vi_file_id *id, struct vi_error 
  * absent; any other failure to open one is refused with its errno (a symlink loop, -ELOOP),
  * and without openat2 a link that does not resolve from here is -EOPNOTSUPP. */
 int vi_root_dirs_check(const char *root, dev_t expect, struct vi_error *err);
+/* The same with n allowed devices (0 entries ignored): a verified root and a verified /usr. */
+int vi_code_dirs_check(const char *root, const dev_t *allowed, size_t n, struct vi_error *err);
 
 #endif

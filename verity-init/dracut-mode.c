@@ -37,9 +37,11 @@
 #include "agent.h"
 #include "devices.h"
 #include "dm.h"
+#include "dracut-layout.h"
 #include "failactions.h"
 #include "fileio.h"
 #include "mountroot.h"
+#include "overlay.h"
 #include "status.h"
 #include "strutil.h"
 
@@ -72,43 +74,6 @@ static void sysrq(struct agent *a, char c)
 		close(fd);
 	if (!d->test_sysrq)
 		sleep(ACTION_WAIT_S);
-}
-
-/* Unmount DIR and everything mounted inside it, the innermost first (/proc/self/mountinfo
- * lists a mount after its parent), so that the mapping under DIR is free to be removed; what
- * stays busy is detached. */
-static void umount_tree(const char *dir)
-{
-	static char info[65536];
-	char *mp[64], *save = NULL;
-	size_t len = strlen(dir), n = 0;
-
-	if (vi_fileio_read_text_at(AT_FDCWD, "/proc/self/mountinfo", info, sizeof(info)) == 0) {
-		for (char *line = strtok_r(info, "\n", &save); line && n < 64;
-		     line = strtok_r(NULL, "\n", &save)) {
-			char *f = line;
-
-			/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ...: the fifth field */
-			for (int i = 0; i < 4 && f; i++) {
-				f = strchr(f, ' ');
-				f = f ? f + 1 : NULL;
-			}
-			if (!f || !strchr(f, ' '))
-				continue;
-			*strchr(f, ' ') = '\0';
-			if (!strncmp(f, dir, len) && (f[len] == '\0' || f[len] == '/'))
-				mp[n++] = f;   /* octal escapes (a blank) would not match dir: fine */
-		}
-	}
-	while (n > 0) {
-		const char *m = mp[--n];
-
-		if (umount2(m, 0) < 0)
-			umount2(m, MNT_DETACH);
-	}
-	/* anything left (not listed, stacked): detached with the tree under it */
-	for (int i = 0; i < 16 && umount2(dir, MNT_DETACH) == 0; i++)
-		;
 }
 
 /* Remove the mapping NAME if there is one; 0 when it is gone. */
@@ -169,7 +134,7 @@ static int mount_recovery(struct agent *a, const struct vi_target *t,
 		return vi_agent_fail_target(a, VI_STAGE_MOUNT, t, r, &err);
 	r = vi_init_check(d->newroot, cfg->init, act->devno, NULL, &err);
 	if (r < 0) {
-		umount_tree(d->newroot);
+		vi_dracut_umount_tree(d->newroot);
 		return vi_agent_fail_target(a, VI_STAGE_INIT, t, r, &err);
 	}
 	return 0;
@@ -192,6 +157,8 @@ static int dracut_recovery(struct agent *a)
 		skip = d->no_recovery;
 	else if (d->newroot && d->systemd)
 		skip = "not available under systemd once /sysroot is mounted";
+	else if (cfg->usr.enabled && cfg->layout == VI_LAYOUT_TMPFS_USR)
+		skip = "not available with a tmpfs root (dracut waits for the /usr mapping)";
 	else if ((r = recovery_mark(a)) == -EEXIST)
 		skip = "already tried in this boot";
 	else if (r < 0)
@@ -200,7 +167,9 @@ static int dracut_recovery(struct agent *a)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "fallback recovery: %s", skip);
 		return -ENOENT;
 	}
-	if (remove_mapping(a, cfg->root.name) < 0)
+	/* /usr goes with the root only, never with a recovery root */
+	if (remove_mapping(a, cfg->root.name) < 0 ||
+	    (cfg->usr.enabled && remove_mapping(a, cfg->usr.name) < 0))
 		return -EBUSY;
 	snprintf(cfg->recovery.name, sizeof(cfg->recovery.name), "%s", cfg->root.name);
 	vi_agent_write_status(a, "failed", "recovery", NULL);
@@ -303,10 +272,39 @@ static int ipe_refused(struct agent *a)
 	return vi_agent_fail_target(a, VI_STAGE_IPE, &a->plan.cfg.root, -EOPNOTSUPP, &err);
 }
 
+/* The root's mapping and a verified /usr's (either may be all there is), each measured; on a
+ * failure none of them stays (but a mapping found already set up). */
+static int setup_targets(struct agent *a)
+{
+	const struct vi_config *cfg = &a->plan.cfg;
+	/* read only after activation; the analyzer cannot tell */
+	struct vi_activation act = { 0 }, uact = { 0 };
+	bool root_up = false, usr_up = false;
+	int r = 0;
+
+	if (cfg->root.enabled) {
+		r = vi_agent_activate(a, &cfg->root, &act);
+		root_up = r == 0 && !act.reused;
+	}
+	if (r == 0 && cfg->usr.enabled) {
+		r = vi_agent_activate(a, &cfg->usr, &uact);
+		usr_up = r == 0 && !uact.reused;
+	}
+	if (r == 0 && cfg->root.enabled)
+		r = vi_agent_measure(a, &cfg->root);
+	if (r == 0 && cfg->usr.enabled)
+		r = vi_agent_measure(a, &cfg->usr);
+	if (r < 0 && usr_up)
+		remove_mapping(a, cfg->usr.name);
+	if (r < 0 && root_up)
+		remove_mapping(a, cfg->root.name);
+	return r;
+}
+
 /* `setup --fallback`: the initqueue job (shell init) and verity-init-setup.service. */
 static int dracut_setup(struct agent *a, const char *cmdline, int resume)
 {
-	struct vi_activation act = { 0 };   /* read only after activation; the analyzer cannot tell */
+	const struct vi_config *cfg = &a->plan.cfg;
 	int r;
 
 	r = vi_agent_configure(a, cmdline, true);
@@ -319,15 +317,10 @@ static int dracut_setup(struct agent *a, const char *cmdline, int resume)
 	else if (a->plan.policy.ipe_policy[0])
 		r = ipe_refused(a);
 	else
-		r = vi_agent_activate(a, &a->plan.cfg.root, &act);
-	if (r == 0) {
-		r = vi_agent_measure(a, &a->plan.cfg.root);
-		if (r < 0 && !act.reused)
-			remove_mapping(a, a->plan.cfg.root.name);
-	}
+		r = setup_targets(a);
 	if (r < 0)
 		return walk(a, 0);
-	vi_agent_write_status(a, "ok", "none", &a->plan.cfg.root);
+	vi_agent_write_status(a, "ok", "none", cfg->root.enabled ? &cfg->root : &cfg->usr);
 	return answer(a, "ok", "none", 0, EXIT_SUCCESS);
 }
 
@@ -386,31 +379,39 @@ static int dracut_fail(struct agent *a, const char *cmdline, const char *code,
 static int root_check(const char *root, const char *name, dev_t devno, const char *init,
 		      struct vi_error *err)
 {
-	char type[32] = "", params[VI_TABLE_MAX], status[64] = "";
-	bool exists = false;
-	uint64_t sectors;
-	int r;
+	int r = 0;
 
 	if (!devno) {
 		struct vi_error why = { "" };
 
-		r = vi_dm_exists(name, &exists, &devno, &why);
-		if (r == 0 && !exists)
-			vi_err(&why, "no mapping of that name");
-		if (r == 0 && exists)
-			r = vi_dm_table(name, type, sizeof(type), params, sizeof(params), &sectors,
-					&why);
-		if (r < 0 || !exists)
+		r = vi_dracut_mapping_check(name, &devno, &why);
+		if (r < 0)
 			return vi_err(err, "%s is not the verified mapping: %s", root, why.msg);
-		if (strcmp(type, "verity") || vi_dm_status(name, status, sizeof(status), &why) < 0 ||
-		    status[0] != 'V')
-			return vi_err(err, "mapping %s is not a verity target with status V "
-				      "(target \"%s\", status \"%.20s\")", name, type, status);
 	}
 	r = vi_init_check(root, init, devno, NULL, err);
 	if (r == 0)
 		r = vi_root_dirs_check(root, devno, err);
 	return r;
+}
+
+/* The layout on NEWROOT: the verified root alone (root_check), or a verified /usr or the
+ * overlay of systemd.volatile=overlay (dracut-layout.c). A refusal is recorded. */
+static int layout_check(struct agent *a, const char *newroot, const char *init, bool plain)
+{
+	const struct vi_config *cfg = &a->plan.cfg;
+	struct vi_dracut_check c = { .stage = VI_STAGE_INIT };
+	int r;
+
+	if (plain || (!cfg->usr.enabled && cfg->volatile_mode != VI_VOLATILE_OVERLAY)) {
+		r = root_check(newroot, cfg->root.name, 0, init, &c.err);
+		snprintf(c.what, sizeof(c.what), "from the verified root");
+	} else {
+		r = vi_dracut_layout_check(cfg, newroot, init, &c);
+	}
+	if (r < 0)
+		return vi_agent_fail_target(a, c.stage, c.usr ? &cfg->usr : &cfg->root, r, &c.err);
+	vi_kmsg_log(&a->log, KMSG_NOTICE, "init %s read completely %s", init, c.what);
+	return 0;
 }
 
 /* `pre-pivot`: the last look before dracut switches to NEWROOT. */
@@ -419,11 +420,9 @@ static int dracut_pre_pivot(struct agent *a, const char *cmdline, int resume)
 	const struct dracut *d = a->runtime;
 	const struct vi_config *cfg = &a->plan.cfg;
 	const char *init = cfg->init;
-	struct vi_error err = { "" };
 	char text[VI_STATUS_MAX];
 	struct vi_status st;
 	bool refused;
-	int r;
 
 	refused = vi_agent_configure(a, cmdline, false) < 0;
 	if (resume >= 0) {
@@ -441,18 +440,19 @@ static int dracut_pre_pivot(struct agent *a, const char *cmdline, int resume)
 		}
 		init = d->init && d->init[0] ? d->init : "/sbin/init";
 	}
-	r = root_check(d->newroot, cfg->root.name, 0, init, &err);
-	if (r == 0) {
-		vi_kmsg_log(&a->log, KMSG_NOTICE, "init %s read completely from the verified root",
-			 init);
+	/* the recovery root put in the root's place by setup: the verified root alone */
+	if (layout_check(a, d->newroot, init, refused || recovery_marked(a)) == 0) {
 		a->failure.set = false;
 		return answer(a, "ok", "none", 0, EXIT_SUCCESS);
 	}
-	vi_agent_fail_target(a, VI_STAGE_INIT, &a->plan.cfg.root, r, &err);
 out_refuse:
 	/* never switched to: nothing that is not the verified root stays on NEWROOT */
-	umount_tree(d->newroot);
+	vi_dracut_umount_tree(d->newroot);
+	if (cfg->volatile_mode == VI_VOLATILE_OVERLAY)
+		umount2(VI_OVERLAY_DIR, MNT_DETACH);
 	remove_mapping(a, cfg->root.name);
+	if (cfg->usr.enabled)
+		remove_mapping(a, cfg->usr.name);
 	configure_for_fallback(a, cmdline);
 	return walk(a, 0);
 }

@@ -393,8 +393,10 @@ static int run_pid1(struct agent *a)
  * kernel log only: stderr gets the one line. */
 static int run_setup(struct agent *a, const char *cmdline)
 {
-	const struct vi_target *root = &a->plan.cfg.root;
-	struct vi_activation act;
+	const struct vi_target *root = &a->plan.cfg.root, *usr = &a->plan.cfg.usr;
+	const struct vi_target *t = root;
+	struct vi_activation act, uact;
+	struct vi_error ignored;
 	int r;
 
 	vi_kmsg_open(&a->log, -1);
@@ -409,16 +411,26 @@ static int run_setup(struct agent *a, const char *cmdline)
 	} else {
 		vi_dm_init(access("/run/udev/control", F_OK) == 0 ? VI_DM_NODES_UDEV
 								  : VI_DM_NODES_SELF);
-		r = vi_agent_activate(a, root, &act);
+		/* a verified /usr after the root, either may be all there is */
+		r = root->enabled ? vi_agent_activate(a, root, &act) : 0;
+		if (r == 0 && usr->enabled) {
+			t = usr;
+			r = vi_agent_activate(a, usr, &uact);
+			if (r < 0 && root->enabled && !act.reused)
+				vi_dm_remove(root->name, &ignored);
+		}
 	}
 	if (r < 0) {
 		vi_agent_write_status(a, "failed", "none", NULL);
-		fprintf(stderr, "verity-init: %s: %s: %s\n", root->name,
+		fprintf(stderr, "verity-init: %s: %s: %s\n", t->name,
 			vi_stage_name(a->failure.stage), a->failure.reason.msg);
 		return EXIT_FAILURE;
 	}
-	vi_agent_write_status(a, "ok", "none", root);
-	printf("%s\n", act.node);
+	vi_agent_write_status(a, "ok", "none", root->enabled ? root : usr);
+	if (root->enabled)
+		printf("%s\n", act.node);
+	if (usr->enabled)
+		printf("%s\n", uact.node);
 	return EXIT_SUCCESS;
 }
 

@@ -243,7 +243,20 @@ int vi_init_same(const char *init, const struct vi_file_id *id, struct vi_error 
 	return 0;
 }
 
+static bool dev_allowed(dev_t dev, const dev_t *allowed, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (allowed[i] && dev == allowed[i])
+			return true;
+	return false;
+}
+
 int vi_root_dirs_check(const char *root, dev_t expect, struct vi_error *err)
+{
+	return vi_code_dirs_check(root, &expect, 1, err);
+}
+
+int vi_code_dirs_check(const char *root, const dev_t *allowed, size_t n, struct vi_error *err)
 {
 	static const char *const dirs[] = { "/usr", "/bin", "/sbin", "/lib", "/lib64" };
 	struct stat st;
@@ -282,10 +295,10 @@ int vi_root_dirs_check(const char *root, dev_t expect, struct vi_error *err)
 			       dirs[i], strerror(-r));
 			break;
 		}
-		if (st.st_dev != expect) {
-			vi_err(err,
-			       "%s is on device %u:%u, not on the verified mapping (%u:%u)", dirs[i],
-			       major(st.st_dev), minor(st.st_dev), major(expect), minor(expect));
+		if (!dev_allowed(st.st_dev, allowed, n)) {
+			vi_err(err, "%s is on device %u:%u, not on the verified mapping (%u:%u)%s",
+			       dirs[i], major(st.st_dev), minor(st.st_dev), major(allowed[0]),
+			       minor(allowed[0]), n > 1 ? " or the verified /usr" : "");
 			r = -EXDEV;
 		}
 		close(fd);

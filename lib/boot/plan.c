@@ -118,9 +118,10 @@ static int boot_check(const struct vi_plan_input *in, const struct vi_config *cf
 		vi_err(err, "verity disabled on the command line: no unverified root is mounted");
 		return -EPERM;
 	}
-	if (cfg->usr.enabled && !in->pid1) {
-		vi_err(err, "a verified /usr (usrhash=) is set up by the standalone agent (PID 1) "
-		       "only; the dracut module does not do it yet");
+	if (cfg->usr.enabled && cfg->layout == VI_LAYOUT_WRITABLE_USR && !in->pid1) {
+		vi_err(err, "a verified /usr under an unverified root= partition is booted by the "
+		       "standalone agent (PID 1) only; under dracut: a verified root (roothash=) "
+		       "or a tmpfs root (systemd.volatile=yes)");
 		return -EOPNOTSUPP;
 	}
 	if (slots && cfg->usr.enabled)

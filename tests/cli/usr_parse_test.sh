@@ -85,11 +85,20 @@ testUsrRefusals() {
 	refused "usrhash=$UH root=tmpfs verity.usr.rothash=$UH" "unknown key 'verity.usr.rothash'"
 }
 
-# `setup` is the dracut module's call: it does not set up a /usr, and says so before any device
-testSetupRefusesUsr() {
+# `setup` is the dracut module's call: it sets up a verified /usr under a verified or a tmpfs
+# root (no longer refused as a configuration), never under an unverified root= partition, which
+# only the standalone agent mounts: refused before any device is read
+testSetupUsrLayouts() {
 	out=$("$VI" setup --cmdline "$RV verity.timeout=1 usrhash=$UH" 2>&1)
-	assertEquals "setup: exit status ($out)" 1 $?
-	assertEquals "setup: reason" "verity-init: a verified /usr (usrhash=) is set up by the standalone agent (PID 1) only; the dracut module does not do it yet" "$out"
+	assertEquals "setup root+usr: exit status ($out)" 1 $?
+	assertNotContains "setup root+usr: not a configuration refusal" "$out" "standalone agent"
+	assertContains "setup root+usr: the devices are waited for" "$out" "root: devices: device /dev/vda1 not found"
+	out=$(with_policy "allow_unverified_root=yes" "$VI" setup --cmdline \
+		"usrhash=$UH root=/dev/vdb verity.timeout=1" 2>&1)
+	rc=$?
+	if [ "$rc" -eq 77 ]; then echo "skip: no mount namespace or overlayfs"; return 0; fi
+	assertEquals "setup writable+usr: exit status ($out)" 1 "$rc"
+	assertEquals "setup writable+usr: reason" "verity-init: a verified /usr under an unverified root= partition is booted by the standalone agent (PID 1) only; under dracut: a verified root (roothash=) or a tmpfs root (systemd.volatile=yes)" "$out"
 }
 
 # with_policy POLICY CMD...: CMD with /etc/verity-init.conf = POLICY (private namespace)

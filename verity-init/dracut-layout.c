@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The dracut runtime's pre-pivot checks of each layout (verity-init/dracut-layout.h): what is
+ * mounted on NEWROOT must be the verified mappings in the layout the command line asked for,
+ * and init is read completely through that final layout. What dracut cannot mount itself is
+ * mounted here: the verified /usr on NEWROOT/usr (dracut's usrmount reads the root's fstab
+ * only), the tmpfs root of systemd.volatile=yes (dracut's shell init mounted the /usr mapping
+ * as its root), the overlay of systemd.volatile=overlay (unless systemd-volatile-root stacked
+ * it already: then its lower layer is checked through a private mount of the mapping). */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "dm.h"
+#include "dracut-layout.h"
+#include "fileio.h"
+#include "overlay.h"
+#include "usrmount.h"
+
+void vi_dracut_umount_tree(const char *dir)
+{
+	static char info[65536];
+	char *mp[64], *save = NULL;
+	size_t len = strlen(dir), n = 0;
+
+	if (vi_fileio_read_text_at(AT_FDCWD, "/proc/self/mountinfo", info, sizeof(info)) == 0) {
+		for (char *line = strtok_r(info, "\n", &save); line && n < 64;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char *f = line;
+
+			/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ...: the fifth field */
+			for (int i = 0; i < 4 && f; i++) {
+				f = strchr(f, ' ');
+				f = f ? f + 1 : NULL;
+			}
+			if (!f || !strchr(f, ' '))
+				continue;
+			*strchr(f, ' ') = '\0';
+			if (!strncmp(f, dir, len) && (f[len] == '\0' || f[len] == '/'))
+				mp[n++] = f;   /* octal escapes (a blank) would not match dir: fine */
+		}
+	}
+	while (n > 0) {
+		const char *m = mp[--n];
+
+		if (umount2(m, 0) < 0)
+			umount2(m, MNT_DETACH);
+	}
+	/* anything left (not listed, stacked): detached with the tree under it */
+	for (int i = 0; i < 16 && umount2(dir, MNT_DETACH) == 0; i++)
+		;
+}
+
+int vi_dracut_mapping_check(const char *name, dev_t *ret_devno, struct vi_error *err)
+{
+	char type[32] = "", params[VI_TABLE_MAX], status[64] = "";
+	struct vi_error why = { "" };
+	bool exists = false;
+	uint64_t sectors;
+	int r;
+
+	r = vi_dm_exists(name, &exists, ret_devno, &why);
+	if (r == 0 && !exists)
+		vi_err(&why, "no mapping of that name");
+	if (r == 0 && exists)
+		r = vi_dm_table(name, type, sizeof(type), params, sizeof(params), &sectors, &why);
+	if (r < 0 || !exists)
+		return vi_errno(err, r < 0 ? r : -ENOENT, "%s is not a verified mapping: %s", name,
+				why.msg);
+	if (strcmp(type, "verity") || vi_dm_status(name, status, sizeof(status), &why) < 0 ||
+	    status[0] != 'V')
+		return vi_errno(err, -EPERM, "mapping %s is not a verity target with status V "
+				"(target \"%s\", status \"%.20s\")", name, type, status);
+	return 0;
+}
+
+static bool fs_is(const char *path, __fsword_t magic)
+{
+	struct statfs sfs;
+
+	return statfs(path, &sfs) == 0 && sfs.f_type == magic;
+}
+
+static int mount_mapping(const char *name, dev_t devno, const char *target, const char *fstype,
+			 const char *flags, struct vi_error *err)
+{
+	char node[128], type[VI_MAX_FSTYPE];
+
+	snprintf(node, sizeof(node), "/dev/mapper/%.100s", name);
+	return vi_mount_root(node, devno, target, fstype, flags, type, sizeof(type), err);
+}
+
+/* systemd.volatile=overlay. Stacked by systemd-volatile-root (systemd in the initramfs): its
+ * lower layer is hidden under it, so the mapping is mounted once more, privately, and init
+ * through the overlay must be the file read there. Otherwise NEWROOT is the mapping: checked,
+ * then the overlay is stacked here as the standalone agent stacks it (lib/boot/overlay.c). */
+static int overlay_check(const struct vi_config *cfg, const char *newroot, const char *init,
+			 struct vi_dracut_check *c)
+{
+	const char *name = cfg->root.name, *lower = newroot, *dir = VI_OVERLAY_DIR;
+	bool stacked = fs_is(newroot, OVERLAYFS_SUPER_MAGIC), ours = false;
+	struct vi_file_id lower_id, id;
+	dev_t devno;
+	int lowerfd, r;
+
+	c->stage = VI_STAGE_INIT;
+	r = vi_dracut_mapping_check(name, &devno, &c->err);
+	if (r == 0 && stacked) {
+		lower = VI_DRACUT_LOWER_DIR;
+		dir = VI_DRACUT_SYSTEMD_OVERLAY_DIR;
+		if (mkdir(lower, 0755) < 0 && errno != EEXIST)
+			r = vi_errno(&c->err, -errno, "cannot create %s: %s", lower, strerror(errno));
+		else
+			r = mount_mapping(name, devno, lower, cfg->rootfstype, cfg->rootflags,
+					  &c->err);
+	}
+	if (r < 0)
+		return r;
+	r = vi_init_check(lower, init, devno, &lower_id, &c->err);
+	if (r == 0)
+		r = vi_root_dirs_check(lower, devno, &c->err);
+	lowerfd = r == 0 ? open(lower, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (r == 0 && lowerfd < 0)
+		r = vi_errno(&c->err, -errno, "cannot open %s: %s", lower, strerror(errno));
+	if (r == 0 && !stacked) {
+		r = vi_overlay_mount(newroot, dir, &c->err);
+		ours = r == 0;
+		if (r < 0)
+			c->stage = VI_STAGE_MOUNT;
+	}
+	if (r == 0)
+		r = vi_overlay_init_check(newroot, dir, lowerfd, init, devno, &lower_id, &id,
+					  &c->err);
+	if (lowerfd >= 0)
+		close(lowerfd);
+	if (stacked)
+		umount2(lower, MNT_DETACH);
+	if (r < 0 && ours)
+		vi_overlay_unmount(newroot, dir);
+	if (r == 0)
+		snprintf(c->what, sizeof(c->what), "through the overlay %s (%.64s below, a tmpfs "
+			 "above: %s/upper)", stacked ? "systemd-volatile-root stacked" : "stacked "
+			 "here", name, dir);
+	return r;
+}
+
+/* A verified /usr: root+usr (NEWROOT the root mapping) or tmpfs+usr (a tmpfs; dracut's shell
+ * init mounted the /usr mapping as its root, systemd's sysroot.mount of the generator a tmpfs),
+ * the /usr mapping on NEWROOT/usr (mounted here unless sysroot-usr.mount did it), init read
+ * through the whole and on a verified device, the code directories on the verified devices. */
+static int usr_check(const struct vi_config *cfg, const char *newroot, const char *init,
+		     struct vi_dracut_check *c)
+{
+	const bool tmpfs = cfg->layout == VI_LAYOUT_TMPFS_USR;
+	dev_t allowed[2] = { 0, 0 };
+	char usr[256], node[128], type[VI_MAX_FSTYPE];
+	struct vi_file_id id;
+	struct stat st;
+	int r;
+
+	c->stage = VI_STAGE_INIT;
+	c->usr = true;
+	r = vi_dracut_mapping_check(cfg->usr.name, &allowed[0], &c->err);
+	if (r == 0 && !tmpfs) {
+		c->usr = false;
+		r = vi_dracut_mapping_check(cfg->root.name, &allowed[1], &c->err);
+		if (r == 0 && (stat(newroot, &st) < 0 || st.st_dev != allowed[1]))
+			r = vi_errno(&c->err, -EXDEV, "%s is not the verified root mapping %s",
+				     newroot, cfg->root.name);
+		c->usr = true;
+	}
+	if (r < 0)
+		return r;
+	c->stage = VI_STAGE_MOUNT;
+	if (tmpfs && !fs_is(newroot, TMPFS_MAGIC)) {
+		vi_dracut_umount_tree(newroot);
+		r = vi_tmpfs_root_mount(newroot, &c->err);
+		if (r < 0)
+			return r;
+	}
+	snprintf(usr, sizeof(usr), "%.200s/usr", newroot);
+	c->usr_mounted = stat(usr, &st) == 0 && st.st_dev == allowed[0];
+	if (!c->usr_mounted) {
+		snprintf(node, sizeof(node), "/dev/mapper/%.100s", cfg->usr.name);
+		r = vi_usr_mount(newroot, node, allowed[0], cfg->usrfstype,
+				 cfg->usrflags, type, sizeof(type), &c->err);
+		if (r < 0)
+			return r;
+	}
+	if (tmpfs)
+		r = vi_usr_merge_links(newroot, &c->err);
+	if (r < 0)
+		return r;
+	c->stage = VI_STAGE_INIT;
+	r = vi_usr_init_check(newroot, init, allowed, 2, &id, &c->err);
+	if (r == 0)
+		r = vi_code_dirs_check(newroot, allowed, 2, &c->err);
+	if (r == 0 && (stat(usr, &st) < 0 || st.st_dev != allowed[0]))
+		r = vi_errno(&c->err, -EXDEV, "%s is not the verified /usr mapping", usr);
+	if (r == 0)
+		snprintf(c->what, sizeof(c->what), "through the layout %s (/usr: %.64s %s %.100s)",
+			 vi_layout_name(cfg->layout), cfg->usr.name,
+			 c->usr_mounted ? "mounted by systemd on" : "mounted here on", usr);
+	return r;
+}
+
+int vi_dracut_layout_check(const struct vi_config *cfg, const char *newroot, const char *init,
+			   struct vi_dracut_check *c)
+{
+	return cfg->usr.enabled ? usr_check(cfg, newroot, init, c)
+				: overlay_check(cfg, newroot, init, c);
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The dracut runtime's pre-pivot checks of the layouts beyond the verified root alone
+ * (verity-init/dracut-layout.c): a verified /usr (root+usr, tmpfs+usr) and
+ * systemd.volatile=overlay, each mounted as far as dracut does not, init read through the
+ * final layout. */
+#ifndef VERITY_DRACUT_LAYOUT_H
+#define VERITY_DRACUT_LAYOUT_H
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "activate.h"
+#include "config.h"
+#include "err.h"
+#include "mountroot.h"
+
+/* systemd-volatile-root's directory of the overlay's upper layer (systemd 252) */
+#define VI_DRACUT_SYSTEMD_OVERLAY_DIR "/run/systemd/overlay-sysroot"
+/* the private second mount of the root mapping under systemd's overlay */
+#define VI_DRACUT_LOWER_DIR "/run/verity-init/lower"
+
+struct vi_dracut_check {
+	enum vi_stage stage;    /* a refusal: the stage (mount, init) */
+	bool usr;               /* a refusal: of the /usr target (else of the root) */
+	bool usr_mounted;       /* /usr was mounted already (systemd's sysroot-usr.mount) */
+	struct vi_error err;    /* a refusal: why */
+	char what[256];         /* success: the layout read through, for the log line */
+};
+
+/* Unmount dir and everything mounted inside it, the innermost first; what stays busy is
+ * detached. */
+void vi_dracut_umount_tree(const char *dir);
+
+/* name is a dm verity target the kernel has verified so far (status V); its devno. */
+int vi_dracut_mapping_check(const char *name, dev_t *ret_devno, struct vi_error *err);
+
+/* The layout of cfg (a verified /usr, or systemd.volatile=overlay) on newroot, completed where
+ * dracut did not mount it, and init read completely through it. On a refusal what was mounted
+ * here may stay: the caller unmounts newroot's tree. */
+int vi_dracut_layout_check(const struct vi_config *cfg, const char *newroot, const char *init,
+			   struct vi_dracut_check *c);
+#endif
