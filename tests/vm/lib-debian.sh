@@ -232,3 +232,91 @@ debian_assert_writable() {
 	l=$(debian_line "$1" VERITY-TEST-WRITABLE "$2") || { _vm_fail "no writable line for $2" "$1"; return 1; }
 	[ "$l" = "VERITY-TEST-WRITABLE $2 $3" ] || { _vm_fail "$2 writable: expected $3, got '$l'" "$1"; return 1; }
 }
+
+# --- the root split for a verified /usr (debian_usr_test.sh, debian_dracut_test.sh) ---------------
+# Discoverable Partitions type GUIDs: x86-64 usr and usr-verity.
+USR_GPT_TYPE=8484680c-9521-48c6-9c11-b0720656f69e
+USR_GPT_TYPE_VERITY=77ff5f63-e7b6-4633-acf4-1565b864c0e6
+
+# _deb_build_usr TAR OUT.tmp : the root's /usr as erofs. A tmpfs root starts with an empty /etc,
+# so the marker unit and its multi-user.target want move into /usr's unit directory.
+_deb_build_usr() {
+	local tmp r u
+	tmp=$(mktemp -d "$DEB_DIR/usrtree.XXXXXX") || return 1
+	u=$tmp/usr/lib/systemd/system
+	tar -C "$tmp" --numeric-owner -xpf "$1" &&
+	cp "$tmp/etc/systemd/system/verity-test-marker.service" "$u/" &&
+	mkdir -p "$u/multi-user.target.wants" &&
+	ln -sf ../verity-test-marker.service "$u/multi-user.target.wants/verity-test-marker.service" &&
+	_deb_mkfs erofs "$tmp/usr" "$2"
+	r=$?
+	rm -rf "$tmp"
+	return $r
+}
+
+# _deb_build_usr_disk USR DIR.tmp : DIR/disk.img, GPT: 1 = USR (type usr-x86-64, PARTUUID = the
+# first half of its root hash), 2 = its hash tree (usr-x86-64-verity, the last half); DIR/usrhash.
+_deb_build_usr_disk() {
+	local usr=$1 d=$2 uh dsec hsec s2
+	mkdir -p "$d" && uh=$(vm_verity_format verity-image "$usr" "$d/hash.img") || return 1
+	dsec=$(( ($(vm_size "$usr") + 1048575) / 1048576 )); dsec=$(( dsec * 2048 ))
+	hsec=$(( ($(vm_size "$d/hash.img") + 1048575) / 1048576 )); hsec=$(( hsec * 2048 ))
+	s2=$(( 2048 + dsec ))
+	truncate -s $(( (s2 + hsec + 2048) * 512 )) "$d/disk.img" &&
+	sgdisk -n "1:2048:+$dsec" -t "1:$USR_GPT_TYPE" -u "1:$(vm_roothash_uuid "$uh" first)" -c 1:usr \
+		-n "2:$s2:+$hsec" -t "2:$USR_GPT_TYPE_VERITY" -u "2:$(vm_roothash_uuid "$uh" last)" \
+		-c 2:usr-verity "$d/disk.img" >/dev/null &&
+	dd if="$usr" of="$d/disk.img" bs=1M seek=$(( 2048 * 512 )) oflag=seek_bytes conv=notrunc \
+		status=none &&
+	dd if="$d/hash.img" of="$d/disk.img" bs=1M seek=$(( s2 * 512 )) oflag=seek_bytes \
+		conv=notrunc status=none &&
+	rm -f "$d/hash.img" && echo "$uh" >"$d/usrhash"
+}
+
+# _deb_build_rest TAR OUT.tmp [FSTYPE] : the root without the contents of /usr (erofs default).
+_deb_build_rest() {
+	local tmp r
+	tmp=$(mktemp -d "$DEB_DIR/resttree.XXXXXX") || return 1
+	tar -C "$tmp" --numeric-owner -xpf "$1" && find "$tmp/usr" -mindepth 1 -delete &&
+	_deb_mkfs "${3:-erofs}" "$tmp" "$2"
+	r=$?
+	rm -rf "$tmp"
+	return $r
+}
+
+_deb_build_rest_hash() {   # IMAGE DIR.tmp : DIR/hash.img and DIR/roothash
+	local rh
+	mkdir -p "$2" && rh=$(vm_verity_format verity-image "$1" "$2/hash.img") &&
+		echo "$rh" >"$2/roothash"
+}
+
+# debian_rest_root : set DEB_REST (the root without /usr), DEB_REST_HASH, DEB_REST_ROOTHASH.
+debian_rest_root() {
+	local tar key
+	tar=$(debian_root_tar) || return 1
+	DEB_REST=${tar%.tar}.rest.erofs
+	key=$(vm_cache_key debian-rest "$(basename "$tar")" \
+		"$(declare -f _deb_mkfs _deb_build_rest | sha256sum)" "$(mkfs.erofs -V 2>&1 | head -n1)")
+	vm_cached "$key" "$DEB_REST" _deb_build_rest "$tar" "$DEB_REST.tmp" || return 1
+	key=$(vm_cache_key debian-rest-hash "$(cat "$DEB_REST.key")" "$(sha256sum <"$BUILD/verity-image")")
+	vm_cached "$key" "$DEB_REST.verity" _deb_build_rest_hash "$DEB_REST" "$DEB_REST.verity.tmp" ||
+		return 1
+	# shellcheck disable=SC2034  # the test files read them
+	DEB_REST_HASH=$DEB_REST.verity/hash.img DEB_REST_ROOTHASH=$(cat "$DEB_REST.verity/roothash")
+}
+
+# debian_usr_disk : set DEB_USR_DISK and DEB_USRHASH (both cached by their inputs).
+debian_usr_disk() {
+	local tar usr key dir
+	tar=$(debian_root_tar) || return 1
+	usr=${tar%.tar}.usr.erofs
+	key=$(vm_cache_key debian-usr "$(basename "$tar")" \
+		"$(declare -f _deb_mkfs _deb_build_usr | sha256sum)" "$(mkfs.erofs -V 2>&1 | head -n1)")
+	vm_cached "$key" "$usr" _deb_build_usr "$tar" "$usr.tmp" || return 1
+	dir=$usr.gpt
+	key=$(vm_cache_key debian-usr-gpt "$(cat "$usr.key")" "$(sha256sum <"$BUILD/verity-image")" \
+		"$(declare -f _deb_build_usr_disk | sha256sum)")
+	vm_cached "$key" "$dir" _deb_build_usr_disk "$usr" "$dir.tmp" || return 1
+	# shellcheck disable=SC2034  # the test files read them
+	DEB_USR_DISK=$dir/disk.img DEB_USRHASH=$(cat "$dir/usrhash")
+}
