@@ -161,7 +161,7 @@ static int usr_check(const struct vi_config *cfg, const char *newroot, const cha
 	dev_t allowed[2] = { 0, 0 };
 	char usr[256], node[128], type[VI_MAX_FSTYPE];
 	struct vi_file_id id;
-	struct stat st;
+	struct stat st, rst;
 	int r;
 
 	c->stage = VI_STAGE_INIT;
@@ -186,6 +186,14 @@ static int usr_check(const struct vi_config *cfg, const char *newroot, const cha
 	}
 	snprintf(usr, sizeof(usr), "%.200s/usr", newroot);
 	c->usr_mounted = stat(usr, &st) == 0 && st.st_dev == allowed[0];
+	/* anything else mounted there (dracut's usrmount from the root's fstab) is not hidden
+	 * under the verified /usr: refused */
+	if (!c->usr_mounted && (stat(newroot, &rst) < 0 || stat(usr, &st) < 0 ||
+				st.st_dev != rst.st_dev)) {
+		c->stage = VI_STAGE_INIT;
+		return vi_errno(&c->err, -EXDEV, "%s is a file system other than the verified /usr "
+				"mapping %s", usr, cfg->usr.name);
+	}
 	if (!c->usr_mounted) {
 		snprintf(node, sizeof(node), "/dev/mapper/%.100s", cfg->usr.name);
 		r = vi_usr_mount(newroot, node, allowed[0], cfg->usrfstype,
