@@ -359,6 +359,24 @@ static void test_root_dirs(void **state)
 	dirs_rm("lib64");
 }
 
+/* With a verified /usr the code directories may be on either verified device, no other. */
+static void test_code_dirs_two_devices(void **state)
+{
+	struct vi_error err = { "" };
+	struct stat st;
+	dev_t both[2] = { makedev(254, 78), 0 }, none[2] = { makedev(254, 78), makedev(254, 79) };
+
+	(void)state;
+	assert_int_equal(stat(dirs_root, &st), 0);
+	both[1] = st.st_dev;
+	assert_int_equal(vi_code_dirs_check(dirs_root, both, 2, &err), 0);
+	assert_int_equal(vi_code_dirs_check(dirs_root, none, 2, &err), -EXDEV);
+	assert_non_null(strstr(err.msg, "or the verified /usr"));
+	/* an entry 0 allows nothing */
+	both[1] = 0;
+	assert_int_equal(vi_code_dirs_check(dirs_root, both, 2, &err), -EXDEV);
+}
+
 /* Kernels before 5.6 have no openat2 (ENOSYS): the checks fall back to openat, where an absolute
  * link is resolved from the caller's root. Relative links still work; a link that leads nowhere
  * from here is not taken for "absent". */
@@ -428,6 +446,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_init_identity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_init_check_without_openat2, setup, teardown),
 		cmocka_unit_test(test_init_noexec_mount),
+		cmocka_unit_test_setup_teardown(test_code_dirs_two_devices, dirs_setup, dirs_teardown),
 		cmocka_unit_test_setup_teardown(test_root_dirs, dirs_setup, dirs_teardown),
 		cmocka_unit_test_setup_teardown(test_root_dirs_without_openat2, dirs_setup,
 						dirs_teardown),
