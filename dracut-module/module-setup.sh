@@ -89,7 +89,9 @@ install() {
 		&& inst_script "$moddir/verity-init-dracut.sh" /sbin/verity-init-dracut \
 		&& chmod 0755 "$initdir"/sbin/verity-init-dracut \
 		&& inst_hook cmdline 30 "$moddir/parse-verity-init.sh" \
-		&& inst_hook pre-pivot 90 "$moddir/verity-init-check-init.sh"; } || {
+		&& inst_hook pre-pivot 90 "$moddir/verity-init-check-init.sh" \
+		&& { dracut_module_included systemd \
+			|| inst_hook mount 50 "$moddir/verity-init-mount.sh"; }; } || {
 		dfatal "verity-init: cannot install the agent or the module's scripts"
 		exit 1
 	}

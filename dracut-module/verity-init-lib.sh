@@ -124,6 +124,16 @@ vi_load() {
 	return 0
 }
 
+# vi_tmpfs_root DIR: the tmpfs root of layout tmpfs+usr on DIR, with the directories the switch
+# moves the API file systems to (dracut's usable_root wants proc, sys and dev).
+vi_tmpfs_root() {
+	mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs "$1" || {
+		vi_log "cannot mount a tmpfs root on $1" 3
+		return 1
+	}
+	mkdir -p "$1/dev" "$1/proc" "$1/sys" "$1/run" "$1/usr"
+}
+
 # vi_root_mapping: the mapping dracut mounts on NEWROOT: the root's, or with a verified /usr
 # under a tmpfs root (layout tmpfs+usr) the /usr mapping, which the agent's pre-pivot moves
 # under the tmpfs it mounts there.

@@ -16,6 +16,8 @@
  * switch moves the API filesystems to (dev, proc, sys, run) and an empty etc and var, which
  * the booted systemd fills. */
 int vi_tmpfs_root_mount(const char *target, struct vi_error *err);
+/* Those directories on a tmpfs root mounted by someone else (dracut's hooks, a systemd unit). */
+int vi_tmpfs_root_dirs(const char *target, struct vi_error *err);
 
 /* The unverified root= partition source (device expect) on target: vi_mount_root's rules,
  * then remounted writable when rw (the kernel's "rw"). */

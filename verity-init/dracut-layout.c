@@ -3,8 +3,8 @@
  * mounted on NEWROOT must be the verified mappings in the layout the command line asked for,
  * and init is read completely through that final layout. What dracut cannot mount itself is
  * mounted here: the verified /usr on NEWROOT/usr (dracut's usrmount reads the root's fstab
- * only), the tmpfs root of systemd.volatile=yes (dracut's shell init mounted the /usr mapping
- * as its root), the overlay of systemd.volatile=overlay (unless systemd-volatile-root stacked
+ * only) and the directories of a tmpfs root (systemd.volatile=yes: the module's mount hook or
+ * sysroot.mount mounted the tmpfs), the overlay of systemd.volatile=overlay (unless systemd-volatile-root stacked
  * it already: then its lower layer is checked through a private mount of the mapping). */
 #include <errno.h>
 #include <fcntl.h>
@@ -150,8 +150,8 @@ static int overlay_check(const struct vi_config *cfg, const char *newroot, const
 	return r;
 }
 
-/* A verified /usr: root+usr (NEWROOT the root mapping) or tmpfs+usr (a tmpfs; dracut's shell
- * init mounted the /usr mapping as its root, systemd's sysroot.mount of the generator a tmpfs),
+/* A verified /usr: root+usr (NEWROOT the root mapping) or tmpfs+usr (a tmpfs, from the module's
+ * mount hook or the generator's sysroot.mount; anything else there is replaced by one),
  * the /usr mapping on NEWROOT/usr (mounted here unless sysroot-usr.mount did it), init read
  * through the whole and on a verified device, the code directories on the verified devices. */
 static int usr_check(const struct vi_config *cfg, const char *newroot, const char *init,
@@ -181,9 +181,11 @@ static int usr_check(const struct vi_config *cfg, const char *newroot, const cha
 	if (tmpfs && !fs_is(newroot, TMPFS_MAGIC)) {
 		vi_dracut_umount_tree(newroot);
 		r = vi_tmpfs_root_mount(newroot, &c->err);
-		if (r < 0)
-			return r;
+	} else if (tmpfs) {
+		r = vi_tmpfs_root_dirs(newroot, &c->err);
 	}
+	if (r < 0)
+		return r;
 	snprintf(usr, sizeof(usr), "%.200s/usr", newroot);
 	c->usr_mounted = stat(usr, &st) == 0 && st.st_dev == allowed[0];
 	/* anything else mounted there (dracut's usrmount from the root's fstab) is not hidden

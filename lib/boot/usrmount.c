@@ -13,10 +13,28 @@
 
 #include "rootopts.h"
 
-int vi_tmpfs_root_mount(const char *target, struct vi_error *err)
+int vi_tmpfs_root_dirs(const char *target, struct vi_error *err)
 {
 	static const char *const dirs[] = { "dev", "proc", "sys", "run", "etc", "var", "usr" };
-	int fd, r;
+	int fd, r = 0;
+
+	fd = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		return vi_errno(err, r, "cannot open %s: %s", target, strerror(-r));
+	}
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && r == 0; i++)
+		if (mkdirat(fd, dirs[i], 0755) < 0 && errno != EEXIST) {
+			r = -errno;
+			vi_errno(err, r, "tmpfs root: cannot create /%s: %s", dirs[i], strerror(-r));
+		}
+	close(fd);
+	return r;
+}
+
+int vi_tmpfs_root_mount(const char *target, struct vi_error *err)
+{
+	int r;
 
 	if (mkdir(target, 0755) < 0 && errno != EEXIST) {
 		r = -errno;
@@ -27,22 +45,10 @@ int vi_tmpfs_root_mount(const char *target, struct vi_error *err)
 		return vi_errno(err, r, "mounting a tmpfs root on %s failed: %s", target,
 				strerror(-r));
 	}
-	fd = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
+	r = vi_tmpfs_root_dirs(target, err);
+	if (r < 0)
 		umount2(target, MNT_DETACH);
-		return vi_errno(err, r, "cannot open %s: %s", target, strerror(-r));
-	}
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		if (mkdirat(fd, dirs[i], 0755) < 0 && errno != EEXIST) {
-			r = -errno;
-			close(fd);
-			umount2(target, MNT_DETACH);
-			return vi_errno(err, r, "tmpfs root: cannot create /%s: %s", dirs[i],
-					strerror(-r));
-		}
-	close(fd);
-	return 0;
+	return r;
 }
 
 int vi_writable_root_mount(const char *source, dev_t expect, const char *target,

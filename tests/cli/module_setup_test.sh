@@ -131,7 +131,7 @@ test_installkernel_takes_target_fec_afalg_and_hashes_regardless_of_hostonly() {
 	local c
 	c=$(grep '^instmods' "$CALLS")
 	assertContains "hostonly cleared for the call" "$c" "hostonly=[]"
-	for m in dm-verity reed_solomon algif_hash crypto-sha256 crypto-sha512 crypto-sha1; do
+	for m in dm-verity reed_solomon algif_hash crypto-sha256 crypto-sha512 crypto-sha1 overlay; do
 		assertContains "$m" " $c " " $m"
 	done
 }
@@ -145,6 +145,8 @@ test_install_shell_init() {
 	assertContains "$c" "inst_binary $AGENT /usr/sbin/verity-init"
 	assertContains "$c" "inst_hook cmdline 30 $MOD/parse-verity-init.sh"
 	assertContains "$c" "inst_hook pre-pivot 90 $MOD/verity-init-check-init.sh"
+	assertContains "shell init: the tmpfs root's mount hook" "$c" \
+		"inst_hook mount 50 $MOD/verity-init-mount.sh"
 	assertContains "$c" "inst_simple $MOD/verity-init-lib.sh /lib/verity-init-lib.sh"
 	assertContains "$c" "dracut_need_initqueue"
 	assertTrue "setup program executable" "[ -x '$initdir/sbin/verity-init-dracut' ]"
@@ -177,6 +179,8 @@ test_install_systemd_flavour_alone_masks_nothing() {
 	assertEquals 0 $?
 	assertFalse "nothing to mask" "[ -e '$initdir/etc/systemd/system-generators/systemd-veritysetup-generator' ]"
 	assertTrue "[ -x '$initdir/usr/lib/systemd/system-generators/verity-init-generator' ]"
+	assertNotContains "systemd mounts the tmpfs root itself (sysroot.mount)" "$(calls)" \
+		"inst_hook mount"
 }
 
 test_install_hostonly_carries_host_config() {
@@ -869,6 +873,48 @@ test_generator_overrides_root_naming_the_data_partition() {
 		"[ -e '$SHUNIT_TMPDIR/gen/sysroot.mount' ]"
 }
 
+# A verified /usr: its mapping on /sysroot/usr; under a tmpfs root (systemd.volatile=yes) /sysroot
+# is a tmpfs, never the /usr mapping. systemd.volatile=overlay pulls in systemd-volatile-root.
+test_generator_usr_layouts_and_overlay() {
+	local m
+	PARSE_OUT="VERITY_ENABLED=1
+VERITY_USR_ENABLED=1
+VERITY_USR_NAME=usr
+VERITY_USR_FSTYPE=erofs
+VERITY_LAYOUT=root+usr"
+	run_generator "roothash=ab systemd.verity_root_data=/dev/vda usrhash=cd"
+	assertContains "root+usr: the root" "$(cat "$SHUNIT_TMPDIR/gen-early/sysroot.mount")" \
+		"What=/dev/mapper/root"
+	m=$(cat "$SHUNIT_TMPDIR/gen-early/sysroot-usr.mount" 2>/dev/null)
+	assertContains "root+usr: /usr" "$m" "What=/dev/mapper/usr
+Where=/sysroot/usr
+Type=erofs
+Options=ro"
+	assertContains "$m" "Requires=dev-mapper-usr.device"
+	assertTrue "/usr required by initrd-fs.target" \
+		"[ -L '$SHUNIT_TMPDIR/gen-early/initrd-fs.target.requires/sysroot-usr.mount' ]"
+	PARSE_OUT="VERITY_ENABLED=0
+VERITY_USR_ENABLED=1
+VERITY_USR_NAME=usr
+VERITY_VOLATILE=yes
+VERITY_LAYOUT=tmpfs+usr"
+	run_generator "usrhash=cd systemd.volatile=yes"
+	m=$(cat "$SHUNIT_TMPDIR/gen-early/sysroot.mount" 2>/dev/null)
+	assertContains "tmpfs+usr: a tmpfs root" "$m" "What=tmpfs"
+	assertNotContains "tmpfs+usr: never a mapping as the root" "$m" "/dev/mapper"
+	assertContains "$(cat "$SHUNIT_TMPDIR/gen-early/sysroot-usr.mount" 2>/dev/null)" \
+		"What=/dev/mapper/usr"
+	assertFalse "no overlay" \
+		"[ -e '$SHUNIT_TMPDIR/gen-early/initrd-root-fs.target.requires/systemd-volatile-root.service' ]"
+	PARSE_OUT="VERITY_ENABLED=1
+VERITY_VOLATILE=overlay"
+	run_generator "roothash=ab systemd.verity_root_data=/dev/vda systemd.volatile=overlay"
+	assertFalse "overlay: no /usr unit" "[ -e '$SHUNIT_TMPDIR/gen-early/sysroot-usr.mount' ]"
+	assertEquals "overlay: systemd-volatile-root pulled in" \
+		/usr/lib/systemd/system/systemd-volatile-root.service \
+		"$(readlink "$SHUNIT_TMPDIR/gen-early/initrd-root-fs.target.requires/systemd-volatile-root.service")"
+}
+
 test_generator_mount_options_are_the_ones_the_agent_accepted() {
 	local m
 	PARSE_OUT="VERITY_ENABLED=1
@@ -971,7 +1017,7 @@ test_module_scripts_pass_shellcheck() {
 	command -v shellcheck >/dev/null || { startSkipping; fail "shellcheck missing"; return; }
 	local out
 	out=$(cd "$MOD" && shellcheck -s sh -e SC1090,SC1091,SC3043 parse-verity-init.sh verity-init-check-init.sh \
-		verity-init-lib.sh verity-init-dracut.sh verity-init-generator.sh 2>&1)
+		verity-init-mount.sh verity-init-lib.sh verity-init-dracut.sh verity-init-generator.sh 2>&1)
 	assertEquals "POSIX sh hooks" "" "$out"
 	out=$(cd "$MOD" && shellcheck -s bash -e SC1090,SC1091,SC2154 module-setup.sh 2>&1)
 	assertEquals "module-setup.sh" "" "$out"
