@@ -21,6 +21,7 @@
 #include "dracut-layout.h"
 #include "fileio.h"
 #include "overlay.h"
+#include "status.h"
 #include "usrmount.h"
 
 void vi_dracut_umount_tree(const char *dir)
@@ -114,7 +115,11 @@ static int overlay_check(const struct vi_config *cfg, const char *newroot, const
 	if (r == 0 && stacked) {
 		lower = VI_DRACUT_LOWER_DIR;
 		dir = VI_DRACUT_SYSTEMD_OVERLAY_DIR;
-		if (mkdir(lower, 0755) < 0 && errno != EEXIST)
+		/* the run directory (setup's status file) may not be there when setup failed */
+		if (mkdir(VI_STATUS_DIR, 0755) < 0 && errno != EEXIST)
+			r = vi_errno(&c->err, -errno, "cannot create %s: %s", VI_STATUS_DIR,
+				     strerror(errno));
+		else if (mkdir(lower, 0755) < 0 && errno != EEXIST)
 			r = vi_errno(&c->err, -errno, "cannot create %s: %s", lower, strerror(errno));
 		else
 			r = mount_mapping(name, devno, lower, cfg->rootfstype, cfg->rootflags,
