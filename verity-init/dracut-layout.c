@@ -3,9 +3,8 @@
  * mounted on NEWROOT must be the verified mappings in the layout the command line asked for,
  * and init is read completely through that final layout. What dracut cannot mount itself is
  * mounted here: the verified /usr on NEWROOT/usr (dracut's usrmount reads the root's fstab
- * only) and the directories of a tmpfs root (systemd.volatile=yes: the module's mount hook or
- * sysroot.mount mounted the tmpfs), the overlay of systemd.volatile=overlay (unless systemd-volatile-root stacked
- * it already: then its lower layer is checked through a private mount of the mapping). */
+ * only), the directories of a tmpfs root (systemd.volatile=yes: the module's mount hook or
+ * sysroot.mount mounted the tmpfs) and the overlay of systemd.volatile=overlay. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -21,7 +20,6 @@
 #include "dracut-layout.h"
 #include "fileio.h"
 #include "overlay.h"
-#include "status.h"
 #include "usrmount.h"
 
 void vi_dracut_umount_tree(const char *dir)
@@ -88,70 +86,44 @@ static bool fs_is(const char *path, __fsword_t magic)
 	return statfs(path, &sfs) == 0 && sfs.f_type == magic;
 }
 
-static int mount_mapping(const char *name, dev_t devno, const char *target, const char *fstype,
-			 const char *flags, struct vi_error *err)
-{
-	char node[128], type[VI_MAX_FSTYPE];
-
-	snprintf(node, sizeof(node), "/dev/mapper/%.100s", name);
-	return vi_mount_root(node, devno, target, fstype, flags, type, sizeof(type), err);
-}
-
-/* systemd.volatile=overlay. Stacked by systemd-volatile-root (systemd in the initramfs): its
- * lower layer is hidden under it, so the mapping is mounted once more, privately, and init
- * through the overlay must be the file read there. Otherwise NEWROOT is the mapping: checked,
- * then the overlay is stacked here as the standalone agent stacks it (lib/boot/overlay.c). */
+/* systemd.volatile=overlay: NEWROOT is the mapping, checked, then the overlay is stacked here as
+ * the standalone agent stacks it (lib/boot/overlay.c) and init read again through it. An overlay
+ * someone else stacked is refused: systemd-volatile-root (252) detaches its upper layer's tmpfs
+ * once the overlay is mounted, so that layer could not be shown to be empty. */
 static int overlay_check(const struct vi_config *cfg, const char *newroot, const char *init,
 			 struct vi_dracut_check *c)
 {
-	const char *name = cfg->root.name, *lower = newroot, *dir = VI_OVERLAY_DIR;
-	bool stacked = fs_is(newroot, OVERLAYFS_SUPER_MAGIC), ours = false;
 	struct vi_file_id lower_id, id;
 	dev_t devno;
 	int lowerfd, r;
 
 	c->stage = VI_STAGE_INIT;
-	r = vi_dracut_mapping_check(name, &devno, &c->err);
-	if (r == 0 && stacked) {
-		lower = VI_DRACUT_LOWER_DIR;
-		dir = VI_DRACUT_SYSTEMD_OVERLAY_DIR;
-		/* the run directory (setup's status file) may not be there when setup failed */
-		if (mkdir(VI_STATUS_DIR, 0755) < 0 && errno != EEXIST)
-			r = vi_errno(&c->err, -errno, "cannot create %s: %s", VI_STATUS_DIR,
-				     strerror(errno));
-		else if (mkdir(lower, 0755) < 0 && errno != EEXIST)
-			r = vi_errno(&c->err, -errno, "cannot create %s: %s", lower, strerror(errno));
-		else
-			r = mount_mapping(name, devno, lower, cfg->rootfstype, cfg->rootflags,
-					  &c->err);
-	}
+	if (fs_is(newroot, OVERLAYFS_SUPER_MAGIC))
+		return vi_errno(&c->err, -EXDEV, "%s is an overlay stacked before pre-pivot: its "
+				"upper layer cannot be checked", newroot);
+	r = vi_dracut_mapping_check(cfg->root.name, &devno, &c->err);
+	if (r == 0)
+		r = vi_init_check(newroot, init, devno, &lower_id, &c->err);
+	if (r == 0)
+		r = vi_root_dirs_check(newroot, devno, &c->err);
 	if (r < 0)
 		return r;
-	r = vi_init_check(lower, init, devno, &lower_id, &c->err);
-	if (r == 0)
-		r = vi_root_dirs_check(lower, devno, &c->err);
-	lowerfd = r == 0 ? open(lower, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	if (r == 0 && lowerfd < 0)
-		r = vi_errno(&c->err, -errno, "cannot open %s: %s", lower, strerror(errno));
-	if (r == 0 && !stacked) {
-		r = vi_overlay_mount(newroot, dir, &c->err);
-		ours = r == 0;
+	lowerfd = open(newroot, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (lowerfd < 0)
+		return vi_errno(&c->err, -errno, "cannot open %s: %s", newroot, strerror(errno));
+	c->stage = VI_STAGE_MOUNT;
+	r = vi_overlay_mount(newroot, VI_OVERLAY_DIR, &c->err);
+	if (r == 0) {
+		c->stage = VI_STAGE_INIT;
+		r = vi_overlay_init_check(newroot, VI_OVERLAY_DIR, lowerfd, init, devno, &lower_id,
+					  &id, &c->err);
 		if (r < 0)
-			c->stage = VI_STAGE_MOUNT;
+			vi_overlay_unmount(newroot, VI_OVERLAY_DIR);
 	}
+	close(lowerfd);
 	if (r == 0)
-		r = vi_overlay_init_check(newroot, dir, lowerfd, init, devno, &lower_id, &id,
-					  &c->err);
-	if (lowerfd >= 0)
-		close(lowerfd);
-	if (stacked)
-		umount2(lower, MNT_DETACH);
-	if (r < 0 && ours)
-		vi_overlay_unmount(newroot, dir);
-	if (r == 0)
-		snprintf(c->what, sizeof(c->what), "through the overlay %s (%.64s below, a tmpfs "
-			 "above: %s/upper)", stacked ? "systemd-volatile-root stacked" : "stacked "
-			 "here", name, dir);
+		snprintf(c->what, sizeof(c->what), "through the overlay stacked here (%.64s below, "
+			 "a tmpfs above: " VI_OVERLAY_DIR "/upper)", cfg->root.name);
 	return r;
 }
 

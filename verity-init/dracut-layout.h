@@ -13,11 +13,6 @@
 #include "err.h"
 #include "mountroot.h"
 
-/* systemd-volatile-root's directory of the overlay's upper layer (systemd 252) */
-#define VI_DRACUT_SYSTEMD_OVERLAY_DIR "/run/systemd/overlay-sysroot"
-/* the private second mount of the root mapping under systemd's overlay */
-#define VI_DRACUT_LOWER_DIR "/run/verity-init/lower"
-
 struct vi_dracut_check {
 	enum vi_stage stage;    /* a refusal: the stage (mount, init) */
 	bool usr;               /* a refusal: of the /usr target (else of the root) */

@@ -6,8 +6,7 @@
 # boots through each image (dracut's shell init, systemd in the initramfs) to multi-user.target
 # with systemd reporting "running", in each layout: systemd.volatile=state (the root read-only on
 # the mapping, the root's systemd puts a tmpfs on /var); systemd.volatile=overlay (the agent's
-# pre-pivot stacks the overlay under shell init, systemd-volatile-root under systemd; init read
-# through it); root and /usr both verified (the root without its /usr, the /usr image of
+# pre-pivot stacks the overlay in both flavours; init read through it); root and /usr both verified (the root without its /usr, the /usr image of
 # lib-debian.sh on a GPT disk); usrhash= alone with systemd.volatile=yes (a tmpfs root, /usr
 # found by the Discoverable Partitions). A flipped byte of systemd in the /usr image is refused
 # in pre-pivot, before the switch, and the fallback (poweroff) is taken.
@@ -69,7 +68,7 @@ test_dracut_systemd_from_the_packages_boots_to_running() {
 }
 
 # overlay_asserts LOG HOW : running, / an overlay (writable, lost at power-off), init read
-# through it from the verified root; HOW: who stacked it.
+# through it from the verified root; HOW: who stacked it (pre-pivot, in both flavours).
 overlay_asserts() {
 	debian_assert_running "$1" || return 1
 	debian_assert_mount "$1" / overlay overlay 'rw' || return 1
@@ -90,7 +89,7 @@ test_dracut_shell_overlay_boots_to_running() {
 test_dracut_systemd_overlay_boots_to_running() {
 	dracut_boot debian-dracut-systemd-overlay systemd squashfs systemd.volatile=overlay || return
 	vm_assert_booted || return
-	overlay_asserts "$VM_LOG" 'systemd-volatile-root stacked'
+	overlay_asserts "$VM_LOG" 'stacked here'
 }
 
 # usr_boot NAME FLAVOUR USRDISK WORDS... : root and /usr both verified: the root without its /usr
