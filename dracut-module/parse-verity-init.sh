@@ -46,8 +46,9 @@ if [ "${VERITY_SHELL_ALLOWED:-0}" != 1 ] && vi_dracut_shell_asked "$VI_CMDLINE";
 fi
 
 # The root is the mapping, never one of the devices under it: a LABEL= or UUID= of the data
-# device would also name the unverified device. With a verified /usr under a tmpfs root dracut
-# mounts the /usr mapping, which the agent's pre-pivot puts under the tmpfs it mounts.
+# device would also name the unverified device. With a verified /usr under a tmpfs root, root=
+# names the /usr mapping only so that dracut waits for it: the module's mount hook (shell init)
+# or the generator's sysroot.mount (systemd) mounts the tmpfs root, pre-pivot /usr on it.
 _vi_map=$(vi_root_mapping)
 case "${root#block:}" in
 	'' | "/dev/mapper/$_vi_map") ;;
