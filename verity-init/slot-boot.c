@@ -246,7 +246,7 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 			    "(store written in %llu us; the slot step %llu us own: read %llu us, "
 			    "decision %llu us)", sb->slot, next.slot[i].tries,
 			    (unsigned long long)next.slot[i].version, (unsigned long long)t0,
-			    (unsigned long long)(read_us + decide_us), (unsigned long long)read_us,
+			    (unsigned long long)read_us + decide_us, (unsigned long long)read_us,
 			    (unsigned long long)decide_us);
 		t0 = 0;
 		sb->failure->set = false;
