@@ -517,11 +517,16 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	static struct agent a = { .log = KMSG_INIT, .status_dir = VI_STATUS_DIR };
+	/* zero-initialised (bss): an initialiser would put the whole structure, some 22 KiB of
+	 * zeros, into the static program's file */
+	static struct agent a;
+	const struct vi_kmsg log = KMSG_INIT;
 	const char *cmdline = NULL;
 	bool shell = false;
 	int i;
 
+	a.log = log;
+	a.status_dir = VI_STATUS_DIR;
 	vi_config_init(&a.plan.cfg);
 	vi_policy_init(&a.plan.policy);
 	if (getpid() == 1) {
