@@ -22,14 +22,11 @@ int vi_slot_boot_tpm_floor(struct vi_slot_boot *sb, struct vi_slots *s)
 	if (!p->slot_floor_tpm)
 		return 0;
 	r = vi_tpm_floor_read(VI_TPM_DEV, p->slot_floor_nv, true, &f, &err);
-	if (r < 0 && vi_agent_no_tpm(r) && !p->require_tpm) {
-		vi_kmsg_log(sb->log, KMSG_WARNING, "A/B slots: rollback floor %llu from the store "
-			    "alone: slot_floor=tpm and %s", (unsigned long long)s->floor, err.msg);
-		return 0;
-	}
+	/* no TPM is a failure too, whatever require_tpm= says: whoever can edit the command line
+	 * can hide a TPM (acpi=off, module_blacklist=), and a floor that falls back to the store
+	 * is one they can reset */
 	if (r < 0) {
-		vi_err_wrap(&err, r, "rollback floor (slot_floor=tpm%s): ",
-			    vi_agent_no_tpm(r) ? ", require_tpm=yes" : "");
+		vi_err_wrap(&err, r, "rollback floor (slot_floor=tpm): ");
 		vi_failure_set(sb->failure, VI_STAGE_DEVICES, &sb->plan->cfg.root, r, "A/B slots",
 			       &err);
 		vi_kmsg_log(sb->log, KMSG_ERR, "A/B slots: %s", err.msg);

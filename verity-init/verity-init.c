@@ -39,6 +39,7 @@
 #include "slot-boot.h"
 #include "slot-cmd.h"
 #include "status.h"
+#include "usrmount.h"
 #include "strutil.h"
 #include "switchroot.h"
 #include "usr-boot.h"
@@ -172,10 +173,12 @@ static void hand_over_fds(struct agent *a)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
 }
 
-/* Switch to NEWROOT and exec init (checked before as init_id). Returns only on failure;
- * *ret_switched tells whether the switch got past its checks (the initramfs is then gone). */
+/* Switch to NEWROOT and exec init (checked before as init_id). loader_usr: the device of the
+ * verified /usr under a root nobody verified, whose loader check is made again (0: none).
+ * Returns only on failure; *ret_switched tells whether the switch got past its checks (the
+ * initramfs is then gone). */
 static int switch_and_exec(struct agent *a, const struct vi_target *t,
-			   const struct vi_file_id *init_id, bool *ret_switched)
+			   const struct vi_file_id *init_id, dev_t loader_usr, bool *ret_switched)
 {
 	const char *init = a->plan.cfg.init;
 	struct vi_error err = { "" };
@@ -201,6 +204,16 @@ static int switch_and_exec(struct agent *a, const struct vi_target *t,
 	r = vi_init_same(init, init_id, &err);
 	if (r < 0)
 		return vi_agent_fail(a, VI_STAGE_SWITCH, t, r, "", &err);
+	/* what the loader reads from a root nobody verified, again as the loader will see it:
+	 * before the switch a link through the root's own /proc or /dev read what the root put
+	 * there, now it is the kernel's (a /proc/self/... link leads elsewhere) */
+	if (loader_usr) {
+		r = vi_usr_loader_check("/", init, loader_usr, &err);
+		if (r < 0) {
+			vi_err_wrap(&err, r, "the loader's files again after the switch: ");
+			return vi_agent_fail_target(a, VI_STAGE_SWITCH, t, r, &err);
+		}
+	}
 	r = vi_agent_activate_ipe(a, t);
 	if (r < 0)
 		return r;
@@ -266,7 +279,8 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 	if (r < 0)
 		goto out_umount;
 	vi_agent_write_status(a, result, action, t->enabled ? t : usr);
-	r = switch_and_exec(a, t->enabled ? t : usr, &init_id, ret_switched);
+	r = switch_and_exec(a, t->enabled ? t : usr, &init_id,
+			    with_usr && !t->enabled ? uact.devno : 0, ret_switched);
 	if (*ret_switched)
 		return r;
 	/* refused by the switch's own checks, nothing moved: undo as after a failed init check,

@@ -74,7 +74,9 @@ EOF
 # directory to mount on, ldconfig's cache of /usr's libc. KIND evil: /sbin a real directory with
 # an init of the root's own; evil-link: /sbin/init a symbolic link to a script in the root's
 # /etc; lib64-dir: /lib64 a real directory holding a program loader; preload: an
-# /etc/ld.so.preload naming a library in /etc; evil-cache: the cache names a libc in /etc/evil.
+# /etc/ld.so.preload naming a library in /etc; evil-cache: the cache names a libc in /etc/evil;
+# proc-cache: /etc/ld.so.cache a link through the root's own /proc directory, where a harmless
+# cache is, to one naming /etc/evil once the kernel's /proc is there (/proc/self/cwd is /).
 root_tree() {
 	local d=$1 kind=${2:-}
 	mkdir -p "$d"/{etc,proc,sys,dev,run,tmp,usr,var}
@@ -89,6 +91,10 @@ root_tree() {
 	preload) cp "$LIBC" "$d/etc/evil.so"; echo /etc/evil.so >"$d/etc/ld.so.preload" ;;
 	evil-cache) mkdir -p "$d/etc/evil"; cp "$LIBC" "$d/etc/evil/"
 		ld_cache "$d/etc/ld.so.cache" /etc/evil || return 1 ;;
+	proc-cache) mkdir -p "$d/proc/self/cwd/etc" "$d/etc/evil"
+		mv "$d/etc/ld.so.cache" "$d/proc/self/cwd/etc/c2"
+		cp "$LIBC" "$d/etc/evil/"; ld_cache "$d/etc/c2" /etc/evil || return 1
+		ln -s /proc/self/cwd/etc/c2 "$d/etc/ld.so.cache" ;;
 	esac
 	case $kind in evil|evil-link) ;; *) ln -s usr/sbin "$d/sbin" ;; esac
 	echo "root" >"$d/etc/vm-root-id"
@@ -105,7 +111,7 @@ images() {
 	{ usr_tree "$t/usr" && vm_mkfs erofs "$t/usr" "$d/usr.img" &&
 	  root_tree "$t/root" && vm_mkfs erofs "$t/root" "$d/root.img" &&
 	  vm_mkfs ext4 "$t/root" "$d/rw.img"; } || r=1
-	for k in evil evil-link lib64-dir preload evil-cache; do
+	for k in evil evil-link lib64-dir preload evil-cache proc-cache; do
 		[ "$r" = 0 ] || break
 		{ root_tree "$t/$k" "$k" && vm_mkfs ext4 "$t/$k" "$d/$k.img"; } || r=1
 	done
@@ -274,6 +280,20 @@ test_ld_so_preload_on_the_writable_root_refused() {
 test_ld_so_cache_naming_the_writable_root_refused() {
 	setup_images || { fail "images"; return; }
 	loader_refused evil-cache '/etc/ld.so.cache names /etc/evil/libc.so.6 for libc.so.6: outside /usr'
+}
+
+# Before the switch the link read the root's own /proc directory; after it, the kernel's /proc
+# is there and the loader would follow /proc/self/cwd to the cache naming /etc/evil. The check
+# made again after the switch refuses it (the link is a magic link there).
+test_ld_so_cache_through_the_roots_proc_refused_after_the_switch() {
+	setup_images || { fail "images"; return; }
+	cp "$D/proc-cache.img" "$D/proc-cache-boot.img"
+	vm_boot --disk-rw "$D/proc-cache-boot.img" --disk "$D/usr.img" --disk "$D/usr.hash" \
+		usr-proc-cache "$RD_CONSENT" "usrhash=$UH systemd.verity_usr_data=/dev/vdb systemd.verity_usr_hash=/dev/vdc root=/dev/vda rw verity.fail=poweroff"
+	vm_assert_booted || return
+	agent_assert_refused "$VM_LOG" switch-root "the loader's files again after the switch: /etc/ld.so.cache: Too many levels of symbolic links" || return
+	vm_assert_log_lacks "$VM_LOG" "VERITY-TEST-USR" "init ran" || return
+	agent_assert_fallback "$VM_LOG" poweroff
 }
 
 . /usr/share/shunit2/shunit2
