@@ -92,8 +92,8 @@ vi_cmdline() {
 }
 
 # vi_load: fill VERITY_* from the agent's parser.
-# Returns 0 when a verity root is configured, 1 when the command line asks for none (or turns
-# verity off with systemd.verity=0), 2 when the command line or the image's policy file is
+# Returns 0 when a verity root is configured (or the policy boots A/B slots), 1 when the command
+# line asks for none (or turns verity off with systemd.verity=0), 2 when the command line or the image's policy file is
 # refused, or names no root hash where the policy requires one (the agent's `setup --fallback`
 # logs why and applies the policy). VI_CMDLINE is the line it read.
 vi_load() {
@@ -115,7 +115,9 @@ vi_load() {
 	if [ "${VERITY_DISABLED:-0}" = 1 ]; then
 		return 1   # systemd.verity=0, which the agent accepted only with allow_weak=verity-off
 	fi
-	if [ "${VERITY_ENABLED:-0}" != 1 ] && [ "${VERITY_USR_ENABLED:-0}" != 1 ]; then
+	# A/B slots (the policy's slots=): the root hash is the slot's signed manifest's
+	if [ "${VERITY_ENABLED:-0}" != 1 ] && [ "${VERITY_USR_ENABLED:-0}" != 1 ] &&
+		[ "${VERITY_SLOTS:-0}" != 1 ]; then
 		# An image built with this module boots a verified root: dropping roothash= from the
 		# command line must not turn that into an unverified boot of root=.
 		[ "${VERITY_OFF_ALLOWED:-0}" = 1 ] && return 1

@@ -301,10 +301,21 @@ static int setup_targets(struct agent *a)
 	return r;
 }
 
-/* `setup --fallback`: the initqueue job (shell init) and verity-init-setup.service. */
+/* A/B slots: slot t (the root; no /usr with slots) set up by setup_targets, dracut mounts it. */
+static int setup_slot(void *ctx, const struct vi_target *t, bool *ret_switched)
+{
+	(void)t;
+	*ret_switched = false;
+	return setup_targets(ctx);
+}
+
+/* `setup --fallback`: the initqueue job (shell init) and verity-init-setup.service. A/B slots:
+ * PID 1's slot step (slot-boot.c); a slot that fails before dracut mounts it is set aside for
+ * the next one in the same run. */
 static int dracut_setup(struct agent *a, const char *cmdline, int resume)
 {
 	const struct vi_config *cfg = &a->plan.cfg;
+	bool switched;
 	int r;
 
 	r = vi_agent_configure(a, cmdline, true);
@@ -312,12 +323,17 @@ static int dracut_setup(struct agent *a, const char *cmdline, int resume)
 		a->failure.set = false;
 		return walk(a, (unsigned)resume);
 	}
-	if (r < 0)
+	if (r < 0) {
 		vi_agent_log_failure(a);
-	else if (a->plan.policy.ipe_policy[0])
+	} else if (a->plan.policy.ipe_policy[0]) {
 		r = ipe_refused(a);
-	else
+	} else if (a->plan.slots) {
+		a->slots = (struct vi_slot_boot){ .log = &a->log, .plan = &a->plan,
+			.failure = &a->failure, .wait_ms = &a->wait_ms, .boot = setup_slot, .ctx = a };
+		r = vi_slot_boot_run(&a->slots, &switched);
+	} else {
 		r = setup_targets(a);
+	}
 	if (r < 0)
 		return walk(a, 0);
 	vi_agent_write_status(a, "ok", "none", cfg->root.enabled ? &cfg->root : &cfg->usr);
@@ -444,6 +460,15 @@ static int dracut_pre_pivot(struct agent *a, const char *cmdline, int resume)
 	if (layout_check(a, d->newroot, init, refused || recovery_marked(a)) == 0) {
 		a->failure.set = false;
 		return answer(a, "ok", "none", 0, EXIT_SUCCESS);
+	}
+	/* A/B: the slot setup booted is blamed as PID 1 blames it; the other one is the next
+	 * boot's (the initramfs cannot set it up once dracut has mounted this one) */
+	if (a->plan.slots && vi_status_read(a->status_dir, text, sizeof(text), &st) == 0 &&
+	    st.slot) {
+		a->slots = (struct vi_slot_boot){ .log = &a->log, .plan = &a->plan };
+		snprintf(a->slots.skipped, sizeof(a->slots.skipped), "%s", st.skipped ? st.skipped : "");
+		vi_slot_boot_failed_later(&a->slots, st.slot, a->failure.stage, a->failure.error,
+					  a->failure.reason.msg);
 	}
 out_refuse:
 	/* never switched to: nothing that is not the verified root stays on NEWROOT */

@@ -136,7 +136,7 @@ static int slot_trust(struct vi_slot_boot *sb, const struct vi_config *base, uns
 	return 0;
 }
 
-void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
+int vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 {
 	const struct vi_config base = sb->plan->cfg;
 	struct vi_slots_store st = { .source = VI_SLOTS_FROM_DEFAULTS };
@@ -145,7 +145,7 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 	/* the slot step's own time: reading the store, the decision (resize, skip list, pick,
 	 * admission); the TPM's answers, the slot's manifest and the store write are apart */
 	uint64_t t0, read_us, decide_us = 0;
-	int fd = -1, r;
+	int fd = -1, r, booted = -ENOENT;
 
 	*ret_switched = false;
 	r = open_store(sb, &fd, &err);
@@ -251,6 +251,10 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 		t0 = 0;
 		sb->failure->set = false;
 		r = sb->boot(sb->ctx, &sb->plan->cfg.root, ret_switched);
+		if (r == 0) {
+			booted = 0;   /* set up; the caller boots it */
+			break;
+		}
 		stage = sb->failure->set ? vi_stage_name(sb->failure->stage) : "boot";
 		blame = sb->failure->set ? vi_slot_setup_blame(sb->failure->stage,
 							       sb->failure->error, &sb->plan->cfg)
@@ -263,4 +267,31 @@ void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 out:
 	if (fd >= 0)
 		close(fd);
+	return booted;
+}
+
+int vi_slot_boot_failed_later(struct vi_slot_boot *sb, const char *slot, enum vi_stage stage,
+			      int error, const char *reason)
+{
+	struct vi_slots_store st;
+	struct vi_error err = { "" };
+	int fd, i, r;
+
+	r = open_store(sb, &fd, &err);
+	if (r == 0) {
+		r = vi_slots_read_fd(fd, sb->plan->policy.slot_count, &st, &err);
+		i = r < 0 ? r : vi_slot_index(&st.state, slot);
+		if (i >= 0) {
+			sb->store = sb->store_path;
+			slot_failed(sb, fd, &st, (unsigned)i,
+				    vi_slot_setup_blame(stage, error, &sb->plan->cfg), true,
+				    vi_stage_name(stage), reason);
+		}
+		close(fd);
+		r = i < 0 ? i : 0;
+	}
+	if (r < 0)
+		vi_kmsg_log(sb->log, KMSG_ERR, "slot %s: failure not recorded in the store: %s",
+			    slot, err.msg[0] ? err.msg : strerror(-r));
+	return r;
 }

@@ -22,7 +22,8 @@ struct vi_slot_boot {
 	struct vi_failure *failure;  /* where the boot step records a failure */
 	uint64_t *wait_ms;           /* device waits, added up */
 	/* set up and switch to t; returns only when that failed (*failure set), with
-	 * *ret_switched telling whether the initramfs is gone already */
+	 * *ret_switched telling whether the initramfs is gone already; or 0: t is set up and
+	 * the caller boots it (dracut mounts and switches later) */
 	int (*boot)(void *ctx, const struct vi_target *t, bool *ret_switched);
 	void *ctx;
 	/* out, for the status file (NULL: no line) */
@@ -33,8 +34,15 @@ struct vi_slot_boot {
 	char floor_nv[12];           /* the TPM NV counter of the floor, "0x01005649"; "": none */
 };
 
-/* Boot a slot. Returns only when none booted: the failure of the last slot tried (or of the
- * store) is in *sb->failure, and the caller takes the fail actions. */
-void vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched);
+/* Boot a slot. 0 when boot returned 0 (sb->slot is set up); else none booted (-ENOENT): the
+ * failure of the last slot tried (or of the store) is in *sb->failure, and the caller takes
+ * the fail actions. */
+int vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched);
+
+/* The slot set up earlier in this boot (the status file's slot=) failed after the set-up, at
+ * stage (dracut's pre-pivot): recorded in the store as a set-up failure with its try taken
+ * (marked bad when its content is blamed), added to sb->skipped, sb->slot cleared. */
+int vi_slot_boot_failed_later(struct vi_slot_boot *sb, const char *slot, enum vi_stage stage,
+			      int error, const char *reason);
 
 #endif

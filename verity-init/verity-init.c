@@ -466,6 +466,8 @@ static int run_parse(struct agent *a, const char *cmdline, bool shell)
 
 	if (shell)
 		print_init_env(&a->plan.policy);
+	if (shell && a->plan.slots)
+		puts("VERITY_SLOTS=1");   /* the root comes from a slot: no root hash on the line */
 
 	if (r < 0) {
 		/* the one line for this refusal */
