@@ -273,12 +273,14 @@ out:
 int vi_slot_boot_failed_later(struct vi_slot_boot *sb, const char *slot, enum vi_stage stage,
 			      int error, const char *reason)
 {
-	struct vi_slots_store st;
+	struct vi_slots_store st = { .source = VI_SLOTS_FROM_DEFAULTS };
 	struct vi_error err = { "" };
-	int fd, i, r;
+	int fd = -1, r;
 
 	r = open_store(sb, &fd, &err);
 	if (r == 0) {
+		int i;
+
 		r = vi_slots_read_fd(fd, sb->plan->policy.slot_count, &st, &err);
 		i = r < 0 ? r : vi_slot_index(&st.state, slot);
 		if (i >= 0) {
