@@ -37,15 +37,6 @@ slot_image() {
 		--version "$v" --embed "$@" 2>&1) || { vm_die "sign slot $s: $out"; return 1; }
 }
 
-# assert_slot JSON SLOT REGEX : slot SLOT's object in the store's JSON (jq -c) matches REGEX.
-assert_slot() {
-	local obj
-	obj=$(printf '%s\n' "$1" | jq -c --arg s "$2" '.slots[] | select(.name == $s)') ||
-		{ fail "store: not JSON: $1"; return 1; }
-	printf '%s\n' "$obj" | grep -Eq -- "$3" ||
-		{ fail "store: slot $2 is $obj, expected /$3/"; return 1; }
-}
-
 # boot NAME W [--disk-rw] : the slots disk read-only (or writable, to show the agent leaves it
 # alone), the store writable.
 boot() {

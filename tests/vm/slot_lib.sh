@@ -44,3 +44,13 @@ slot_store_put() {
 	dd if="$1/store.bin" of="$1/store.img" bs=4096 seek=$(( SLOT_STORE_OFF / 4096 )) \
 		conv=notrunc status=none
 }
+
+# assert_slot JSON SLOT REGEX : slot SLOT's object in the store's JSON (jq -c) matches REGEX
+# (a shunit2 failure otherwise).
+assert_slot() {
+	local obj
+	obj=$(printf '%s\n' "$1" | jq -c --arg s "$2" '.slots[] | select(.name == $s)') ||
+		{ fail "store: not JSON: $1"; return 1; }
+	printf '%s\n' "$obj" | grep -Eq -- "$3" ||
+		{ fail "store: slot $2 is $obj, expected /$3/"; return 1; }
+}
