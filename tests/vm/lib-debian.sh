@@ -108,9 +108,12 @@ debian_root_tar() {
 	key=$(debian_root_key)
 	out=$DEB_DIR/$key.tar
 	vm_cached "$key" "$out" _deb_mmdebstrap "$out.tmp" || return 1
-	# in use: its images too (the roots of other test files are kept while they are used)
+	# in use: its images too (the roots of other test files are kept while they are used).
+	# By change time, not modification time: a tree another test file is extracting right now
+	# (tree.*, usrtree.*, resttree.*) gets its modification time from the tarball, hours old,
+	# but its change time is now, which no extraction can set back
 	touch -c "$DEB_DIR/$key"*
-	find "$DEB_DIR" -mindepth 1 -maxdepth 1 ! -name "$key*" -mmin +60 \
+	find "$DEB_DIR" -mindepth 1 -maxdepth 1 ! -name "$key*" -cmin +60 \
 		-exec rm -rf {} + 2>/dev/null
 	echo "$out"
 }
