@@ -89,9 +89,9 @@ install() {
 		&& inst_script "$moddir/verity-init-dracut.sh" /sbin/verity-init-dracut \
 		&& chmod 0755 "$initdir"/sbin/verity-init-dracut \
 		&& inst_hook cmdline 30 "$moddir/parse-verity-init.sh" \
-		&& inst_hook pre-pivot 90 "$moddir/verity-init-check-init.sh" \
 		&& { dracut_module_included systemd \
-			|| inst_hook mount 50 "$moddir/verity-init-mount.sh"; }; } || {
+			|| { inst_hook mount 50 "$moddir/verity-init-mount.sh" \
+				&& inst_hook pre-pivot 90 "$moddir/verity-init-check-init.sh"; }; }; } || {
 		dfatal "verity-init: cannot install the agent or the module's scripts"
 		exit 1
 	}
@@ -127,8 +127,16 @@ install() {
 	done
 
 	if dracut_module_included systemd; then
-		inst_simple "$moddir/verity-init-setup.service" \
-			"$systemdsystemunitdir"/verity-init-setup.service
+		# under systemd the module needs no dracut hook after the command line: setup and the
+		# check before the switch are units of their own (no dracut-initqueue or
+		# dracut-pre-pivot run for this module, each a shell with dracut's library)
+		{ inst_simple "$moddir/verity-init-setup.service" \
+			"$systemdsystemunitdir"/verity-init-setup.service \
+			&& inst_simple "$moddir/verity-init-pre-pivot.service" \
+				"$systemdsystemunitdir"/verity-init-pre-pivot.service; } || {
+			dfatal "verity-init: cannot install the module's units"
+			exit 1
+		}
 		inst_script "$moddir/verity-init-generator.sh" \
 			"$systemdutildir"/system-generators/verity-init-generator
 		chmod 0755 "$initdir$systemdutildir"/system-generators/verity-init-generator
@@ -138,7 +146,8 @@ install() {
 			inst_dir /etc/systemd/system-generators
 			ln -sfn /dev/null "$initdir"/etc/systemd/system-generators/systemd-veritysetup-generator
 		fi
+	else
+		# the setup job waits in dracut's initqueue (shell init)
+		dracut_need_initqueue
 	fi
-
-	dracut_need_initqueue
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# pre-pivot hook (sourced by dracut, both init flavours): what is mounted on NEWROOT must be the
+# pre-pivot hook (sourced by dracut's shell init; under systemd verity-init-pre-pivot.service
+# runs the same check with the agent alone): what is mounted on NEWROOT must be the
 # verified mapping and init must come from it, read once before switching to it, so a tampered
 # init (or an unverified root or /usr) is refused with verity.fail= applied instead of failing
 # at exec after the switch (where systemd freezes and a shell init panics without a word). The
@@ -20,12 +21,10 @@ vi_load
 if [ $? != 1 ]; then
 	# dracut's init.sh runs init= as dracut reads it (the agent's own for an accepted line; after a
 	# refused one, only when setup booted the recovery root), never real_init= or rd.distroinit=
-	_vi_systemd=
-	vi_systemd && _vi_systemd=--systemd
 	if getarg real_init= > /dev/null || getarg rd.distroinit= > /dev/null; then
-		vi_agent pre-pivot --newroot "${NEWROOT:-/sysroot}" --other-init $_vi_systemd
+		vi_agent pre-pivot --newroot "${NEWROOT:-/sysroot}" --other-init
 	else
-		vi_agent pre-pivot --newroot "${NEWROOT:-/sysroot}" --init "$(getarg init=)" $_vi_systemd
+		vi_agent pre-pivot --newroot "${NEWROOT:-/sysroot}" --init "$(getarg init=)"
 	fi
 	vi_udev_announce "$(vi_root_mapping)"
 fi

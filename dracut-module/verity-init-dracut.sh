@@ -3,6 +3,7 @@
 # /sbin/verity-init-dracut: what the initqueue job (shell init) and verity-init-setup.service
 # (systemd in the initramfs) run. `setup`: create the verified root with `verity-init setup`,
 # make udev announce it; the agent applies verity.fail= on failure (never returns then).
+# `pre-pivot-shell N`: the shell of the fail list for verity-init-pre-pivot.service's agent.
 
 # The kernel puts every NAME=value word of its command line into the environment of dracut's
 # shell, and bash imports a function from BASH_FUNC_name%%: whether this module's functions are
@@ -17,6 +18,14 @@ case "$1" in
 	setup)
 		vi_setup
 		;;
+	pre-pivot-shell)
+		# verity-init-pre-pivot.service's agent (systemd flavour), when its fail list reached
+		# the shell, whose next entry is $2: dracut's emergency shell, then the rest of the list
+		case "${2:-}" in
+			'' | *[!0-9]*) vi_hang ;;
+		esac
+		vi_agent_after_shell "$2" pre-pivot --newroot /sysroot --systemd
+		;;
 	refuse-shell)
 		# ExecStartPre of the units that open a shell (the generator adds it unless the
 		# policy allows a shell): the policy's fail actions, never the shell
@@ -24,7 +33,7 @@ case "$1" in
 		vi_hang
 		;;
 	*)
-		echo "usage: verity-init-dracut setup | refuse-shell UNIT" >&2
+		echo "usage: verity-init-dracut setup | pre-pivot-shell N | refuse-shell UNIT" >&2
 		exit 2
 		;;
 esac

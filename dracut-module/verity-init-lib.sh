@@ -256,9 +256,26 @@ vi_dracut_shell_asked() {
 # VERITY_NEXT=N (exit 3) says where the list goes on once the shell is closed. The answer is
 # read word by word, never evaluated.
 vi_agent() {
-	local _out _rc _next=
+	vi_agent_after_shell '' "$@"
+}
+
+# vi_agent_after_shell N COMMAND [ARG...]: vi_agent, but the fail list reached the shell already
+# at entry N (empty: not yet): open it first, then go on with the list from entry N.
+vi_agent_after_shell() {
+	local _out _rc _next="$1"
+	shift
+	case "$_next" in
+		*[!0-9]*) vi_hang ;;
+	esac
 	while :; do
-		# _next: digits only (read below)
+		if [ -n "$_next" ]; then
+			if vi_shell_allowed; then
+				emergency_shell -n verity-init "verity-init: no verified root (verity-init status says why)"
+			else
+				vi_log "fallback shell refused: rd.shell=0" 3
+			fi
+		fi
+		# _next: digits only
 		_out=$("$VI_AGENT" "$@" ${_next:+--resume "$_next"} --cmdline "$(vi_cmdline)" \
 			--rundir "$VI_RUNDIR" --kmsg "$VI_KMSG" --sysrq "$VI_SYSRQ")
 		_rc=$?
@@ -266,11 +283,6 @@ vi_agent() {
 		[ $_rc = 3 ] || vi_hang
 		_next=$(printf '%s\n' "$_out" | sed -n 's/^VERITY_NEXT=\([0-9][0-9]*\)$/\1/p')
 		[ -n "$_next" ] || vi_hang
-		if vi_shell_allowed; then
-			emergency_shell -n verity-init "verity-init: no verified root (verity-init status says why)"
-		else
-			vi_log "fallback shell refused: rd.shell=0" 3
-		fi
 	done
 }
 

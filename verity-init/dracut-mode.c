@@ -21,6 +21,11 @@
  *   pre-pivot --newroot DIR [--init PATH] [--other-init] [--systemd]
  *                                      DIR must be the mapping and its init must read; else
  *                                      DIR is unmounted, the mapping removed, the fail list
+ *   pre-pivot --newroot DIR --systemd --saved-cmdline
+ *                                      the same from verity-init-pre-pivot.service, on the
+ *                                      line setup saved, init= and real_init= / rd.distroinit=
+ *                                      read from it as dracut's getarg reads them; a shell in
+ *                                      the fail list is opened by exec'ing DRACUT_SHELL_HELPER
  * and for each: --cmdline S (dracut's getcmdline), --resume N, and the test stand-ins
  * --rundir DIR, --kmsg FILE, --sysrq FILE (a file other than the kernel's trigger: the
  * emergency actions are only written there, reboot(2) is not called, nothing waits). */
@@ -38,6 +43,7 @@
 #include "devices.h"
 #include "dm.h"
 #include "dracut-layout.h"
+#include "dracut-saved.h"
 #include "failactions.h"
 #include "fileio.h"
 #include "mountroot.h"
@@ -49,6 +55,8 @@
 #define ACTION_WAIT_S  10u    /* an emergency action's time to take effect before the next */
 #define RECOVERY_MARK  "recovery-tried"
 #define EXIT_SHELL     3
+/* opens dracut's emergency shell for the pre-pivot unit, then resumes the fail list */
+#define DRACUT_SHELL_HELPER "/sbin/verity-init-dracut"
 
 struct dracut {
 	const char *sysrq;       /* SYSRQ_TRIGGER, or a test's file */
@@ -58,6 +66,12 @@ struct dracut {
 	bool other_init;         /* pre-pivot: real_init= or rd.distroinit= (dracut runs another) */
 	bool systemd;            /* systemd in the initramfs: /sysroot is sysroot.mount's */
 	const char *no_recovery; /* why the recovery root is not tried (fail --reason) */
+	unsigned shell_next;     /* exit 3: the fail list's entry after the shell */
+	bool saved_cmdline;      /* pre-pivot: the line setup saved (the systemd unit) */
+	int saved_r;             /* reading it failed: why (saved_err) */
+	struct vi_error saved_err;
+	char line[VI_MAX_CMDLINE + 1];
+	char saved_init[VI_MAX_PATH];
 };
 
 /* The kernel's emergency action c (b reboot, o power off, c panic), then its time to act. */
@@ -241,6 +255,7 @@ static int walk(struct agent *a, unsigned first)
 	case VI_FALLBACK_RECOVERED:
 		return answer(a, "recovery", "recovery", 0, EXIT_SUCCESS);
 	case VI_FALLBACK_SHELL:
+		((struct dracut *)a->runtime)->shell_next = next;
 		return answer(a, "failed", "shell", next, EXIT_SHELL);
 	case VI_FALLBACK_PANIC:
 		break;
@@ -309,6 +324,16 @@ static int setup_slot(void *ctx, const struct vi_target *t, bool *ret_switched)
 	return setup_targets(ctx);
 }
 
+/* For the systemd flavour's pre-pivot unit, which has no dracut shell to build the line with. A
+ * failure is logged here and refused there (no line: no check, the fail list). */
+static void save_cmdline(struct agent *a, const char *cmdline)
+{
+	struct vi_error err = { "" };
+
+	if (cmdline && vi_dracut_save_cmdline(a->status_dir, cmdline, &err) < 0)
+		vi_kmsg_log(&a->log, KMSG_ERR, "%s", err.msg);
+}
+
 /* `setup --fallback`: the initqueue job (shell init) and verity-init-setup.service. A/B slots:
  * PID 1's slot step (slot-boot.c); a slot that fails before dracut mounts it is set aside for
  * the next one in the same run. */
@@ -323,6 +348,7 @@ static int dracut_setup(struct agent *a, const char *cmdline, int resume)
 		a->failure.set = false;
 		return walk(a, (unsigned)resume);
 	}
+	save_cmdline(a, cmdline);
 	if (r < 0) {
 		vi_agent_log_failure(a);
 	} else if (a->plan.policy.ipe_policy[0]) {
@@ -446,6 +472,12 @@ static int dracut_pre_pivot(struct agent *a, const char *cmdline, int resume)
 		configure_for_fallback(a, cmdline);
 		return walk(a, (unsigned)resume);
 	}
+	if (d->saved_r < 0) {
+		/* the line setup used is unknown: what was set up cannot be told */
+		vi_agent_fail_target(a, VI_STAGE_CONFIG, &cfg->root, d->saved_r, &d->saved_err);
+		vi_agent_log_failure(a);
+		goto out_refuse;
+	}
 	if (refused) {
 		/* switched to only when setup put the recovery root in its place, and then with
 		 * the init dracut will run */
@@ -482,6 +514,34 @@ out_refuse:
 	return walk(a, 0);
 }
 
+/* `pre-pivot --saved-cmdline`: verity-init-pre-pivot.service. The shell the fail list may reach
+ * is dracut's, opened by its library: handed over to the module's script with the list's next
+ * entry, as the hook's loop does after exit 3. */
+static int saved_pre_pivot(struct agent *a, struct dracut *d)
+{
+	char next[16];
+	int r;
+
+	d->saved_r = vi_dracut_read_saved_cmdline(a->status_dir, d->line, sizeof(d->line),
+						  &d->saved_err);
+	if (d->saved_r == 0) {
+		d->saved_r = vi_dracut_init_words(d->line, d->saved_init, sizeof(d->saved_init),
+						  &d->other_init);
+		if (d->saved_r < 0)
+			vi_err(&d->saved_err, "init= of the command line setup used: %s",
+			       strerror(-d->saved_r));
+		d->init = d->saved_init;
+	}
+	r = dracut_pre_pivot(a, d->saved_r == 0 ? d->line : NULL, -1);
+	if (r != EXIT_SHELL)
+		return r;
+	snprintf(next, sizeof(next), "%u", d->shell_next);
+	execl(DRACUT_SHELL_HELPER, DRACUT_SHELL_HELPER, "pre-pivot-shell", next, (char *)NULL);
+	vi_kmsg_log(&a->log, KMSG_ERR, "cannot run %s for the fallback shell: %s",
+		    DRACUT_SHELL_HELPER, strerror(errno));
+	return EXIT_FAILURE;
+}
+
 static int usage_error(void)
 {
 	fputs("Usage: verity-init setup --fallback [OPTIONS]\n"
@@ -489,6 +549,7 @@ static int usage_error(void)
 	      "[OPTIONS]\n"
 	      "       verity-init pre-pivot --newroot DIR [--init PATH] [--other-init] "
 	      "[--systemd] [OPTIONS]\n"
+	      "       verity-init pre-pivot --newroot DIR --systemd --saved-cmdline [OPTIONS]\n"
 	      "OPTIONS: --cmdline S, --resume N, --rundir DIR, --kmsg FILE, --sysrq FILE\n",
 	      stderr);
 	return 2;
@@ -497,11 +558,13 @@ static int usage_error(void)
 int vi_dracut_main(struct agent *a, int argc, char **argv)
 {
 	/* the runtime's state lives as long as the agent */
-	static struct dracut d = { .sysrq = SYSRQ_TRIGGER };
+	/* zero-initialised: its buffers stay out of the binary's data */
+	static struct dracut d;
 	const char *cmdline = NULL, *kmsg = NULL, *reason = NULL, *unit = NULL;
 	bool fallback = false;
 	int resume = -1, r;
 
+	d.sysrq = SYSRQ_TRIGGER;
 	for (int i = 2; i < argc; i++) {
 		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -515,6 +578,10 @@ int vi_dracut_main(struct agent *a, int argc, char **argv)
 		}
 		if (!strcmp(opt, "--systemd")) {
 			d.systemd = true;
+			continue;
+		}
+		if (!strcmp(opt, "--saved-cmdline")) {
+			d.saved_cmdline = true;
 			continue;
 		}
 		if (!val)
@@ -564,8 +631,11 @@ int vi_dracut_main(struct agent *a, int argc, char **argv)
 		r = dracut_setup(a, cmdline, resume);
 	} else if (!strcmp(argv[1], "fail") && reason && !fallback) {
 		r = dracut_fail(a, cmdline, reason, unit, resume);
-	} else if (!strcmp(argv[1], "pre-pivot") && d.newroot && !fallback) {
+	} else if (!strcmp(argv[1], "pre-pivot") && d.newroot && !fallback && !d.saved_cmdline) {
 		r = dracut_pre_pivot(a, cmdline, resume);
+	} else if (!strcmp(argv[1], "pre-pivot") && d.newroot && !fallback && d.systemd &&
+		   !cmdline && !d.init && !d.other_init && resume < 0) {
+		r = saved_pre_pivot(a, &d);
 	} else {
 		return usage_error();
 	}

@@ -157,6 +157,41 @@ test_pre_pivot_refuses_a_root_that_is_not_the_mapping() {
 	assertEquals c "$(sysrq)"
 }
 
+# systemd flavour: verity-init-pre-pivot.service runs the agent alone, on the line setup saved
+test_pre_pivot_unit_uses_the_line_setup_saved() {
+	agent setup --fallback --cmdline "$BASE verity.name=vi-test-absent verity.fail=reboot"
+	assertEquals "the line setup used, kept for the pre-pivot unit" \
+		"$BASE verity.name=vi-test-absent verity.fail=reboot" "$(cat "$W/run/cmdline")"
+	assertEquals "root's only" 600 "$(stat -c %a "$W/run/cmdline")"
+	rm -f "$W/sysrq" "$W/kmsg"
+	agent pre-pivot --newroot "$W/newroot" --systemd --saved-cmdline
+	assertEquals 1 "$RC"
+	assertContains "the saved line's mapping name and fail list" "$(cat "$W/kmsg")" \
+		"vi-test-absent: init failed: $W/newroot is not the verified mapping"
+	assertEquals "b c" "$(sysrq)"
+	# the line is the saved one, not --cmdline's, and never both
+	agent pre-pivot --newroot "$W/newroot" --systemd --saved-cmdline --cmdline "$BASE"
+	assertEquals "usage" 2 "$RC"
+	agent pre-pivot --newroot "$W/newroot" --saved-cmdline
+	assertEquals "the unit is systemd's only: usage" 2 "$RC"
+}
+
+test_pre_pivot_unit_without_a_saved_line_refuses() {
+	agent pre-pivot --newroot "$W/newroot" --systemd --saved-cmdline
+	assertEquals 1 "$RC"
+	assertContains "$(cat "$W/kmsg")" "the command line setup used ($W/run/cmdline): No such file or directory"
+	assertEquals "the default fail list" c "$(sysrq)"
+	assertEquals config "$(status stage)"
+	# a link in its place is not read
+	setUp
+	mkdir -p "$W/run"
+	printf '%s' "$BASE verity.fail=reboot" >"$W/line"
+	ln -s "$W/line" "$W/run/cmdline"
+	agent pre-pivot --newroot "$W/newroot" --systemd --saved-cmdline
+	assertEquals 1 "$RC"
+	assertEquals c "$(sysrq)"
+}
+
 # the answer's words are the only thing the glue reads: never anything from the command line
 test_answer_words_are_fixed() {
 	agent setup --fallback --cmdline "roothash=zz\$(reboot) verity.fail=reboot"

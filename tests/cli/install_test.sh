@@ -31,6 +31,7 @@ test_uninstall_removes_every_installed_file() {
 		usr/bin/verity-image usr/share/man/man8/verity-init-mkuki.8 \
 		usr/share/man/man8/verity-init.8 usr/lib/dracut/modules.d/90verity-init/module-setup.sh \
 		usr/lib/dracut/modules.d/90verity-init/verity-init-setup.service \
+		usr/lib/dracut/modules.d/90verity-init/verity-init-pre-pivot.service \
 		usr/lib/verity-init/verity-init-rauc-backend usr/lib/systemd/system/verity-init-mark-good.service \
 		usr/lib/systemd/system/rauc.service.d/verity-init.conf; do
 		assertTrue "installed: $f" "[ -f '$D/$f' ]"

@@ -183,6 +183,21 @@ test_install_systemd_flavour_alone_masks_nothing() {
 		"inst_hook mount"
 }
 
+# Under systemd the module runs no dracut hook after the command line: the check before the switch
+# is a unit of its own, and the initqueue is not needed (each would start a shell with dracut's
+# library, which the anchor image skips).
+test_install_systemd_flavour_units_not_hooks() {
+	INCLUDED="systemd"
+	install
+	assertEquals 0 $?
+	local c
+	c=$(calls)
+	assertContains "$c" "inst_simple $MOD/verity-init-pre-pivot.service /usr/lib/systemd/system/verity-init-pre-pivot.service"
+	assertContains "$c" "inst_hook cmdline 30 $MOD/parse-verity-init.sh"
+	assertNotContains "no pre-pivot hook" "$c" "inst_hook pre-pivot"
+	assertNotContains "no initqueue" "$c" "dracut_need_initqueue"
+}
+
 test_install_hostonly_carries_host_config() {
 	hostonly=yes
 	echo "fail=reboot" >"$dracutsysrootdir/etc/verity-init.conf"
@@ -802,10 +817,6 @@ test_prepivot_good_root_switches() {
 	assertContains "$out" hook-done
 	assertEquals "pre-pivot --newroot /sysroot --init " "$(agent_calls)"
 	assertContains "a fixed environment for init" "$(cat "$SHUNIT_TMPDIR/export.orig")" "export HOME=/"
-	# systemd: the agent knows /sysroot is sysroot.mount's (no recovery after it)
-	rm -f "$SHUNIT_TMPDIR/agent.calls"
-	out=$(run_glue "NEWROOT=/sysroot; sim_flavour systemd; . '$MOD/verity-init-check-init.sh'; echo hook-done")
-	assertEquals "pre-pivot --newroot /sysroot --init  --systemd" "$(agent_calls)"
 	# no verity root asked for: nothing to check
 	rm -f "$SHUNIT_TMPDIR/agent.calls"
 	PARSE_OUT="VERITY_ENABLED=0
@@ -1005,6 +1016,29 @@ VERITY_OFF_ALLOWED=1"
 	PARSE_RC=1 run_generator "verity.roothash=zz"
 	assertTrue "refused command line: setup still runs, to apply the policy" \
 		"[ -L '$SHUNIT_TMPDIR/gen/initrd-root-device.target.requires/verity-init-setup.service' ]"
+	assertTrue "refused command line: the check before the switch too" \
+		"[ -L '$SHUNIT_TMPDIR/gen/initrd.target.requires/verity-init-pre-pivot.service' ]"
+}
+
+# systemd: the check before the switch is a unit, and nothing switches without it
+test_generator_prepivot_unit_required_by_the_switch() {
+	PARSE_OUT="VERITY_ENABLED=1"
+	run_generator "roothash=ab"
+	assertEquals /usr/lib/systemd/system/verity-init-pre-pivot.service \
+		"$(readlink "$SHUNIT_TMPDIR/gen/initrd.target.requires/verity-init-pre-pivot.service")"
+	local u
+	for u in initrd-cleanup.service initrd-switch-root.service; do
+		assertContains "$u" "$(cat "$SHUNIT_TMPDIR/gen-early/$u.d/50-verity-init.conf")" \
+			"Requires=verity-init-pre-pivot.service"
+		assertContains "$u" "$(cat "$SHUNIT_TMPDIR/gen-early/$u.d/50-verity-init.conf")" \
+			"After=verity-init-pre-pivot.service"
+	done
+	rm -rf "$SHUNIT_TMPDIR/gen" "$SHUNIT_TMPDIR/gen-early"
+	PARSE_OUT="VERITY_ENABLED=0
+VERITY_OFF_ALLOWED=1"
+	run_generator "root=/dev/vda1"
+	assertFalse "no verity root: no check" \
+		"[ -e '$SHUNIT_TMPDIR/gen-early/initrd-cleanup.service.d/50-verity-init.conf' ]"
 }
 
 tearDown() {

@@ -53,5 +53,55 @@ test_dracut_systemd_root_uuid_of_data_partition_not_mounted() {
 		"a file system on an unverified device was mounted"
 }
 
+# The check before the switch is verity-init-pre-pivot.service (the agent alone, no dracut hook):
+# a flipped byte in /sbin/init is refused there, the fail list's poweroff taken, and systemd never
+# switches to the root.
+test_dracut_systemd_tampered_init_refused_before_the_switch() {
+	local d off
+	d=$(vm_workdir dracut-systemd-bad-init)
+	vm_verity_setup ext4 "$d" >/dev/null || { fail "verity setup"; return; }
+	# shellcheck source=/dev/null
+	. "$d/vars"
+	off=$(vm_corrupt_file "$DATA" ext4 /sbin/init) || { fail "corrupt /sbin/init"; return; }
+	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" dracut-systemd-bad-init "$RD" \
+		"roothash=$ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb rootfstype=ext4 verity.fail=poweroff"
+	vm_assert_booted || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" "device-mapper: verity: [0-9]+:[0-9]+: data block $(( off / 4096 )) is corrupted" \
+		"dm-verity did not report the corrupted block" || return
+	vm_assert_log_contains "$VM_LOG" 'Starting .*verity-init-pre-p' "verity-init-pre-pivot.service did not run" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: root: init failed: reading init /sbin/init failed: Input/output error' \
+		"the pre-pivot unit did not refuse init" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: fallback: poweroff' "verity.fail=poweroff not applied" || return
+	vm_assert_log_contains "$VM_LOG" 'reboot: Power down' "the kernel did not power off" || return
+	vm_assert_log_lacks "$VM_LOG" 'Starting .*Switch Root' "systemd went on to the switch" || return
+	vm_assert_log_lacks "$VM_LOG" 'dracut pre-pivot and cleanup hook' "dracut-pre-pivot.service ran for the module"
+}
+
+# A policy that allows the shell (an extra cpio archive appended to the image: the kernel unpacks
+# it over the first): the pre-pivot unit hands the fail list's shell to dracut's emergency shell,
+# which waits on the console (nothing types into it: the boot ends by the harness's timeout).
+test_dracut_systemd_fallback_shell_is_dracuts_emergency_shell() {
+	local d rd
+	d=$(vm_workdir dracut-systemd-shell)
+	vm_verity_setup ext4 "$d" >/dev/null || { fail "verity setup"; return; }
+	# shellcheck source=/dev/null
+	. "$d/vars"
+	vm_corrupt_file "$DATA" ext4 /sbin/init >/dev/null || { fail "corrupt /sbin/init"; return; }
+	mkdir -p "$d/extra/etc"
+	echo "allow_shell=yes" >"$d/extra/etc/verity-init.conf"
+	rd=$d/initrd-shell.img
+	{ cat "$RD"; (cd "$d/extra" && find etc | cpio -o -H newc --quiet | gzip -n); } >"$rd" || { fail "image"; return; }
+	vm_boot --timeout 75 --disk "$DATA" --disk "$HASH" dracut-systemd-shell "$rd" \
+		"roothash=$ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb rootfstype=ext4 verity.fail=shell,poweroff" 2>/dev/null
+	assertEquals "the shell waits for input until the timeout" 124 "$VM_STATUS"
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: root: init failed: reading init /sbin/init failed' \
+		"the pre-pivot unit did not refuse init" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: fallback: shell' "the shell was not the action" || return
+	vm_assert_log_contains "$VM_LOG" 'Entering emergency mode' "dracut's emergency shell did not open" || return
+	vm_assert_log_lacks "$VM_LOG" 'reboot: Power down' "went on to the next action"
+}
+
 # shellcheck source=/dev/null
 . /usr/share/shunit2/shunit2
