@@ -1,10 +1,11 @@
 #!/bin/bash
-# A/B slots under dracut (shell init) with the verity-init module (docs/dracut.md, "A/B slots"):
-# the image's policy says slots=a,b and carries the manifest key; `verity-init setup` in the
-# initqueue runs the standalone agent's slot step (read the store, pick, verify the slot's
-# manifest, take its try, activate it as the root mapping), falls back to the other slot within
-# setup for failures before dracut mounts it, and the module's pre-pivot check marks a slot
-# whose init fails bad (the other slot is then the next boot's).
+# A/B slots under dracut with the verity-init module (docs/dracut.md, "A/B slots"), shell init and
+# systemd in the initramfs: the image's policy says slots=a,b and carries the manifest key;
+# `verity-init setup` (the initqueue job; verity-init-setup.service) runs the standalone agent's
+# slot step (read the store, pick, verify the slot's manifest, take its try, activate it as the
+# root mapping), falls back to the other slot within setup for failures before dracut mounts it,
+# and the module's check before the switch (the pre-pivot hook; verity-init-pre-pivot.service)
+# marks a slot whose init fails bad (the other slot is then the next boot's).
 # Disks: vda = slots (root-a, root-a-verity, root-b, root-b-verity; read-only),
 #        vdb = the store (partition verity-slots; writable).
 # shellcheck source=tests/vm/lib.sh
@@ -22,24 +23,28 @@ DR_TIMEOUT=${VM_DRACUT_TIMEOUT:-300}
 # fault (docs/slots.md, "Which failure marks a slot bad")
 CMDLINE="verity.fail=reboot"
 
-# dracut_slot_image OUT : the shell flavour with /etc/verity-init.conf = slots=a,b and
-# keys/test.pub, through dracut.conf's verity_init_conf= and verity_init_keys=.
+# dracut_slot_image FLAVOUR OUT : the shell or systemd flavour with /etc/verity-init.conf =
+# slots=a,b and keys/test.pub, through dracut.conf's verity_init_conf= and verity_init_keys=.
 dracut_slot_image() {
-	local out=$1 d=$VM_DIR/dracut-slot-conf
+	local fl=$1 out=$2 d=$VM_DIR/dracut-slot-conf-$1 mods=()
 	rm -rf "$d" && mkdir -p "$d/conf" "$d/keys" || return 1
 	echo "slots=a,b" >"$d/verity-init.conf" && cp "$SIGN_KEYS/test.pub" "$d/keys/" || return 1
 	printf 'verity_init_conf="%s"\nverity_init_keys="%s"\n' "$d/verity-init.conf" "$d/keys" \
 		>"$d/conf/50-slots.conf" || return 1
-	vm_dracut_initramfs "$out" --confdir "$d/conf"
+	[ "$fl" = systemd ] && mods=(-m "$VM_DRACUT_MODULES_SYSTEMD verity-init")
+	vm_dracut_initramfs "$out" "${mods[@]}" --confdir "$d/conf"
 }
 
 oneTimeSetUp() {
-	local key
+	local key fl
 	vm_require_tools qemu-system-x86_64 dracut veritysetup mkfs.ext4 debugfs sgdisk jq || exit 1
 	[ -x "$VI_TOOL" ] || { echo "no $VI_TOOL" >&2; exit 1; }
-	RD=$VM_CACHE/dracut-shell-slots-$VM_KVER.img
-	key=$(vm_dracut_key shell-slots "$(cat "$SIGN_KEYS/test.pub")" "${VM_DRACUT_AGENT:-}")
-	vm_cached "$key" "$RD" dracut_slot_image "$RD.tmp" || exit 1
+	declare -gA RD
+	for fl in shell systemd; do
+		RD[$fl]=$VM_CACHE/dracut-$fl-slots-$VM_KVER.img
+		key=$(vm_dracut_key "$fl-slots" "$(cat "$SIGN_KEYS/test.pub")" "${VM_DRACUT_AGENT:-}")
+		vm_cached "$key" "${RD[$fl]}" dracut_slot_image "$fl" "${RD[$fl]}.tmp" || exit 1
+	done
 }
 
 # slot_image DIR SLOT KEY : DIR/data.img and DIR/hash.img of a root whose marker says
@@ -52,21 +57,21 @@ slot_image() {
 		--version 1 --embed 2>&1) || { vm_die "sign slot $s: $out"; return 1; }
 }
 
-boot() {
-	vm_boot --timeout "$DR_TIMEOUT" --disk "$2/slots.img" --disk-rw "$2/store.img" "$1" "$RD" \
+boot() {   # NAME DIR FLAVOUR
+	vm_boot --timeout "$DR_TIMEOUT" --disk "$2/slots.img" --disk-rw "$2/store.img" "$1" "${RD[$3]}" \
 		"$CMDLINE"
 }
 
 # Boot 1 on a blank store: slot a (primary) is set up by the setup job and booted by dracut, its
 # try on disk. Boot 2, slot a's manifest now signed by a key the image does not trust: setup
 # marks a bad with the reason and sets up b in the same boot; dracut boots b.
-test_dracut_boots_slot_a_then_b_when_a_is_signed_by_another_key() {
-	local w j
-	w=$(vm_workdir dracut-slot)
+a_then_b() {   # FLAVOUR
+	local fl=$1 w j
+	w=$(vm_workdir "dracut-slot-$fl")
 	slot_image "$w/a" a test || { fail "image a"; return; }
 	slot_image "$w/b" b test || { fail "image b"; return; }
 	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
-	boot dracut-slot-1 "$w"
+	boot "dracut-slot-$fl-1" "$w" "$fl"
 	vm_assert_booted || return
 	vm_assert_marker "$VM_LOG" slota || return
 	vm_assert_root_mapper "$VM_LOG" root ext4 || return
@@ -83,7 +88,7 @@ test_dracut_boots_slot_a_then_b_when_a_is_signed_by_another_key() {
 	slot_image "$w/a" a other || { fail "image a (other key)"; return; }
 	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
 	slot_store_put "$w" || { fail "slot_store_put"; return; }
-	boot dracut-slot-2 "$w"
+	boot "dracut-slot-$fl-2" "$w" "$fl"
 	vm_assert_booted || return
 	vm_assert_marker "$VM_LOG" slotb || return
 	vm_assert_log_lacks "$VM_LOG" "VERITY-TEST-MARKER id=slota" "slot a's root ran" || return
@@ -97,18 +102,26 @@ test_dracut_boots_slot_a_then_b_when_a_is_signed_by_another_key() {
 	assert_slot "$j" b '"tries":2,'
 }
 
+test_dracut_boots_slot_a_then_b_when_a_is_signed_by_another_key() {
+	a_then_b shell
+}
+
+test_dracut_systemd_boots_slot_a_then_b_when_a_is_signed_by_another_key() {
+	a_then_b systemd
+}
+
 # Slot a's init is corrupted: setup activates a, dracut mounts it, the module's pre-pivot check
 # reads init and fails (dm-verity). Slot a is marked bad with the reason and the fail list is
 # taken (reboot): under dracut the other slot cannot be set up once the root is mounted; the
 # next boot picks b.
-test_dracut_init_failure_marks_the_slot_bad() {
-	local w j
-	w=$(vm_workdir dracut-slot-init)
+init_failure() {   # FLAVOUR
+	local fl=$1 w j
+	w=$(vm_workdir "dracut-slot-init-$fl")
 	slot_image "$w/a" a test || { fail "image a"; return; }
 	slot_image "$w/b" b test || { fail "image b"; return; }
 	VM_ROOT_ID=slota vm_corrupt_file "$w/a/data.img" ext4 /sbin/init >/dev/null || { fail "corrupt"; return; }
 	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
-	boot dracut-slot-init "$w"
+	boot "dracut-slot-init-$fl" "$w" "$fl"
 	vm_assert_booted || return
 	vm_assert_no_marker "$VM_LOG" || return
 	vm_assert_log_order "$VM_LOG" "verity-init\[[0-9]+\]: slot a: try taken" \
@@ -118,6 +131,15 @@ test_dracut_init_failure_marks_the_slot_bad() {
 	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
 	assert_slot "$j" a '"tries":0,.*"reason":"init: reading init /sbin/init failed: Input/output error' || return
 	assert_slot "$j" b '"tries":3,'
+}
+
+test_dracut_init_failure_marks_the_slot_bad() {
+	init_failure shell
+}
+
+# under systemd the check is verity-init-pre-pivot.service, on the line setup saved
+test_dracut_systemd_init_failure_marks_the_slot_bad() {
+	init_failure systemd
 }
 
 # shellcheck source=/dev/null
