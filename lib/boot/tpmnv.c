@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "tpm.h"
+#include "tpmwire.h"
 
 #define ST_NO_SESSIONS   0x8001u
 #define ST_SESSIONS      0x8002u
@@ -27,10 +28,9 @@
 #define CC_NV_INCREMENT  0x00000134u
 #define CC_NV_READ       0x0000014eu
 #define CC_NV_READPUBLIC 0x00000169u
-#define RS_PW            0x40000009u
 #define RH_OWNER         0x40000001u
 #define HEADER           10u
-#define SESSION_SIZE     9u
+#define SESSION_SIZE     VI_TPM_PW_SESSION_LEN
 #define PUBLIC_SIZE      14u   /* the floor's TPMS_NV_PUBLIC: no authPolicy */
 #define COUNTER_SIZE     8u
 #define POLICY_MAX       64u   /* the largest digest: SHA-512 */
@@ -56,32 +56,6 @@ int vi_tpm_nv_index_parse(const char *v, size_t n, uint32_t *ret)
 	return 0;
 }
 
-struct put {
-	uint8_t *p;
-};
-
-static void put16(struct put *w, uint16_t v)
-{
-	w->p[0] = (uint8_t)(v >> 8);
-	w->p[1] = (uint8_t)v;
-	w->p += 2;
-}
-
-static void put32(struct put *w, uint32_t v)
-{
-	put16(w, (uint16_t)(v >> 16));
-	put16(w, (uint16_t)v);
-}
-
-static void put_session(struct put *w)
-{
-	put32(w, SESSION_SIZE);
-	put32(w, RS_PW);
-	put16(w, 0);           /* nonce */
-	*w->p++ = 0;           /* session attributes */
-	put16(w, 0);           /* password */
-}
-
 static int room(size_t len, size_t size, struct vi_error *err)
 {
 	if (len > size)
@@ -92,21 +66,21 @@ static int room(size_t len, size_t size, struct vi_error *err)
 int vi_tpm_nv_read_public_command(uint32_t index, uint8_t *buf, size_t size,
 				  struct vi_error *err)
 {
-	struct put w = { buf };
+	struct vi_tpm_put w = { buf };
 	int r = room(HEADER + 4, size, err);
 
 	if (r < 0)
 		return r;
-	put16(&w, ST_NO_SESSIONS);
-	put32(&w, HEADER + 4);
-	put32(&w, CC_NV_READPUBLIC);
-	put32(&w, index);
+	vi_tpm_put16(&w, ST_NO_SESSIONS);
+	vi_tpm_put32(&w, HEADER + 4);
+	vi_tpm_put32(&w, CC_NV_READPUBLIC);
+	vi_tpm_put32(&w, index);
 	return (int)(w.p - buf);
 }
 
 /* A command on index authorized by the index itself: NV_Read and NV_Increment. */
 static int index_command(uint32_t cc, uint32_t index, size_t params, uint8_t *buf, size_t size,
-			 struct put *w, struct vi_error *err)
+			 struct vi_tpm_put *w, struct vi_error *err)
 {
 	size_t len = HEADER + 4 + 4 + 4 + SESSION_SIZE + params;
 	int r = room(len, size, err);
@@ -114,30 +88,30 @@ static int index_command(uint32_t cc, uint32_t index, size_t params, uint8_t *bu
 	if (r < 0)
 		return r;
 	w->p = buf;
-	put16(w, ST_SESSIONS);
-	put32(w, (uint32_t)len);
-	put32(w, cc);
-	put32(w, index);       /* authHandle: the index (TPMA_NV_AUTHREAD / AUTHWRITE) */
-	put32(w, index);
-	put_session(w);
+	vi_tpm_put16(w, ST_SESSIONS);
+	vi_tpm_put32(w, (uint32_t)len);
+	vi_tpm_put32(w, cc);
+	vi_tpm_put32(w, index);   /* authHandle: the index (TPMA_NV_AUTHREAD / AUTHWRITE) */
+	vi_tpm_put32(w, index);
+	vi_tpm_put_pw_session(w);
 	return (int)len;
 }
 
 int vi_tpm_nv_read_command(uint32_t index, uint8_t *buf, size_t size, struct vi_error *err)
 {
-	struct put w;
+	struct vi_tpm_put w;
 	int len = index_command(CC_NV_READ, index, 4, buf, size, &w, err);
 
 	if (len < 0)
 		return len;
-	put16(&w, COUNTER_SIZE);
-	put16(&w, 0);          /* offset */
+	vi_tpm_put16(&w, COUNTER_SIZE);
+	vi_tpm_put16(&w, 0);   /* offset */
 	return len;
 }
 
 int vi_tpm_nv_increment_command(uint32_t index, uint8_t *buf, size_t size, struct vi_error *err)
 {
-	struct put w;
+	struct vi_tpm_put w;
 
 	return index_command(CC_NV_INCREMENT, index, 0, buf, size, &w, err);
 }
@@ -146,23 +120,23 @@ int vi_tpm_nv_define_floor_command(uint32_t index, uint8_t *buf, size_t size,
 				   struct vi_error *err)
 {
 	size_t len = HEADER + 4 + 4 + SESSION_SIZE + 2 + 2 + PUBLIC_SIZE;
-	struct put w = { buf };
+	struct vi_tpm_put w = { buf };
 	int r = room(len, size, err);
 
 	if (r < 0)
 		return r;
-	put16(&w, ST_SESSIONS);
-	put32(&w, (uint32_t)len);
-	put32(&w, CC_NV_DEFINE);
-	put32(&w, RH_OWNER);
-	put_session(&w);
-	put16(&w, 0);                   /* the index's authorization value: empty */
-	put16(&w, PUBLIC_SIZE);
-	put32(&w, index);
-	put16(&w, VI_TPM_ALG_SHA256);   /* nameAlg */
-	put32(&w, VI_TPM_FLOOR_ATTRS);
-	put16(&w, 0);                   /* authPolicy: none */
-	put16(&w, COUNTER_SIZE);
+	vi_tpm_put16(&w, ST_SESSIONS);
+	vi_tpm_put32(&w, (uint32_t)len);
+	vi_tpm_put32(&w, CC_NV_DEFINE);
+	vi_tpm_put32(&w, RH_OWNER);
+	vi_tpm_put_pw_session(&w);
+	vi_tpm_put16(&w, 0);                   /* the index's authorization value: empty */
+	vi_tpm_put16(&w, PUBLIC_SIZE);
+	vi_tpm_put32(&w, index);
+	vi_tpm_put16(&w, VI_TPM_ALG_SHA256);   /* nameAlg */
+	vi_tpm_put32(&w, VI_TPM_FLOOR_ATTRS);
+	vi_tpm_put16(&w, 0);                   /* authPolicy: none */
+	vi_tpm_put16(&w, COUNTER_SIZE);
 	return (int)len;
 }
 
