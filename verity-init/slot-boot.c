@@ -247,8 +247,10 @@ int vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 				    err.msg);
 			continue;
 		}
-		if (r < 0)
-			break;   /* not locked: no slot boots (the failure is set) */
+		if (r < 0) {
+			sb->slot = NULL;   /* not locked: no slot boots (the failure is set) */
+			break;
+		}
 		/* the try is spent before the switch: a slot that dies after it (a corruption
 		 * reboot, a hang the watchdog ends) runs out of tries */
 		t0 = vi_now_us();
