@@ -54,6 +54,19 @@ enum vi_slot_blame vi_slot_setup_blame(enum vi_stage stage, int r, const struct 
  * before the switch. */
 int vi_slot_boot_admit(struct vi_slots *s, unsigned i, uint64_t version, struct vi_error *err);
 
+/* What the agent does with the rollback floor's TPM counter (slot_floor=tpm) for slot i, whose
+ * manifest verified with version in this boot, before its try is taken (s: the store as read).
+ * The counter only rises to a version a manifest verified in this boot carries, and only for
+ * a slot the store says booted completely with that very version (marked good after a boot
+ * that recorded it). */
+enum vi_slot_tpm_action {
+	VI_SLOT_TPM_KEEP,     /* at or above the counter: it stays */
+	VI_SLOT_TPM_RAISE,    /* above it, and good with this version: raise it to version */
+	VI_SLOT_TPM_REFUSE,   /* below it: refused, blamed on the boot (not marked bad) */
+};
+enum vi_slot_tpm_action vi_slot_boot_tpm_action(const struct vi_slots *s, unsigned i,
+						uint64_t version, uint64_t counter);
+
 /* Slot i failed at stage ("devices", "preflight", "manifest", "version", ...), with the reason
  * "STAGE: REASON" kept (what fits, printable ASCII): blamed on its content, marked bad
  * (vi_slots_mark_bad); else one try taken, unless try_taken says the boot took it already

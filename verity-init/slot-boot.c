@@ -205,6 +205,8 @@ int vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 		i = vi_slot_boot_pick(&st.state, tried);
 
 		if (i < 0) {
+			/* locked when no slot boots too: the fail actions may open a shell */
+			vi_slot_boot_tpm_lock(sb);
 			/* slots that failed for no fault of their own keep their other tries */
 			vi_err(&err, "%s%s%s", vi_slots_pick(&st.state) < 0 ? "no bootable slot left"
 			       : "no slot booted, tries are left for the next boot",
@@ -236,6 +238,18 @@ int vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 			slot_failed(sb, fd, &st, (unsigned)i, VI_SLOT_BLAME_CONTENT, false, "version",
 				    err.msg);
 			continue;
+		}
+		/* the TPM's floor: raised for a good slot, then locked before any root runs */
+		r = vi_slot_boot_tpm_admit(sb, &st.state, (unsigned)i, sb->plan->trust.version,
+					   &err);
+		if (r == -EPERM) {
+			slot_failed(sb, fd, &st, (unsigned)i, VI_SLOT_BLAME_BOOT, false, "version",
+				    err.msg);
+			continue;
+		}
+		if (r < 0) {
+			sb->slot = NULL;   /* not locked: no slot boots (the failure is set) */
+			break;
 		}
 		/* the try is spent before the switch: a slot that dies after it (a corruption
 		 * reboot, a hang the watchdog ends) runs out of tries */

@@ -32,6 +32,9 @@ struct vi_slot_boot {
 	char store_path[VI_DEV_NAME_MAX + 8];   /* "/dev/" + the kernel name */
 	char skipped[VI_SLOT_SKIPPED_MAX];
 	char floor_nv[12];           /* the TPM NV counter of the floor, "0x01005649"; "": none */
+	/* internal: the counter as read (and raised) in this boot, and whether it is locked */
+	uint64_t tpm_floor;
+	bool tpm_locked;
 };
 
 /* Boot a slot. 0 when boot returned 0 (sb->slot is set up); else none booted (-ENOENT): the

@@ -9,7 +9,8 @@
  *   get-state SLOT             good | bad (bootable or not)
  *   set-primary SLOT           boot SLOT next, with fresh tries
  *   set-state SLOT good|bad    as RAUC's custom backend means them
- *   mark-good                  the running slot booted completely (raises the floor)
+ *   mark-good [--json]         the running slot booted completely (raises the floor; the
+ *                              TPM's at the next boot)
  *   mark-bad [--reason TEXT]   the running slot is bad
  *   tpm-floor                  the TPM NV counter holding the floor (slot_floor=tpm)
  *
@@ -64,7 +65,7 @@ static int usage(FILE *f)
 {
 	fputs("Usage: verity-init slot [--store DEV] [--status FILE] [--cmdline STRING] VERB\n"
 	      "  status [--json] | get-primary | get-current | get-state SLOT |\n"
-	      "  set-primary SLOT | set-state SLOT good|bad | mark-good |\n"
+	      "  set-primary SLOT | set-state SLOT good|bad | mark-good [--json] |\n"
 	      "  mark-bad [--reason TEXT] | tpm-floor\n"
 	      "See verity-init(8), docs/slots.md.\n",
 	      f);
@@ -329,7 +330,7 @@ static int verb_of(const struct slot_cmd *c, int argc, char **argv)
 	for (size_t v = 0; v < sizeof(verbs) / sizeof(verbs[0]); v++) {
 		if (strcmp(argv[0], verbs[v].name))
 			continue;
-		if (argc != verbs[v].argc || (c->json && v != STATUS) ||
+		if (argc != verbs[v].argc || (c->json && v != STATUS && v != MARK_GOOD) ||
 		    (c->reason && v != MARK_BAD))
 			return -1;
 		if (v == SET_STATE && strcmp(argv[2], "good") && strcmp(argv[2], "bad"))
@@ -339,16 +340,48 @@ static int verb_of(const struct slot_cmd *c, int argc, char **argv)
 	return -1;
 }
 
-/* The floor's TPM counter raised to slot i's version before the store says it is good: a
- * failure leaves both as they were. */
-static int raise_tpm_floor(const struct slot_cmd *c, const struct vi_slots *s, unsigned i)
+/* Before the store says slot i is good: the floor's TPM counter (write-locked now; the agent
+ * raises it to the slot's version at the next boot) read into *ret_value, and a raise it could
+ * not make refused: a failure leaves the store as it was. */
+static int tpm_floor_next(const struct slot_cmd *c, const struct vi_slots *s, unsigned i,
+			  uint64_t *ret_value)
 {
 	struct vi_error err = { "" };
-	uint64_t v;
 
-	if (vi_slot_tpm_floor_raise(c->floor_nv, s->slot[i].version, &v, &err) < 0)
+	if (vi_slot_tpm_floor_next(c->floor_nv, s->slot[i].version, ret_value, &err) < 0)
 		return fail("%s", err.msg);
 	return 0;
+}
+
+/* What mark-good did, and under a TPM floor what the next boot does. */
+static void print_marked_good(const struct slot_cmd *c, const struct vi_slots *s, unsigned i,
+			      uint64_t counter)
+{
+	uint64_t version = s->slot[i].version;
+	bool tpm = c->floor_nv[0] != '\0';
+	unsigned long long next = tpm && version > counter ? version : counter;
+
+	if (c->json) {
+		printf("{\"slot\":\"%s\",\"floor\":%llu,\"floor_nv\":", vi_slot_name(i),
+		       (unsigned long long)s->floor);
+		if (tpm) {
+			json_str(c->floor_nv);
+			printf(",\"tpm_floor\":%llu,\"tpm_floor_next_boot\":%llu}\n",
+			       (unsigned long long)counter, next);
+		} else {
+			puts("null,\"tpm_floor\":null,\"tpm_floor_next_boot\":null}");
+		}
+		return;
+	}
+	printf("slot %s marked good (rollback floor %llu", vi_slot_name(i),
+	       (unsigned long long)s->floor);
+	/* floor_nv was checked to be an NV index ("0x" and hex digits) */
+	if (tpm && next > counter)
+		printf("; TPM NV counter %s: %llu, raised to %llu at the next boot", c->floor_nv,
+		       (unsigned long long)counter, next);
+	else if (tpm)
+		printf("; TPM NV counter %s: %llu", c->floor_nv, (unsigned long long)counter);
+	puts(")");
 }
 
 static int cmd_tpm_floor(const struct slot_cmd *c)
@@ -368,6 +401,7 @@ static int run_verb(struct slot_cmd *c, int argc, char **argv)
 	struct vi_slots_store st = { .source = VI_SLOTS_FROM_DEFAULTS };
 	int verb = verb_of(c, argc, argv), fd = -1, rc, p;
 	struct vi_slots next;
+	uint64_t counter = 0;
 	unsigned i = 0;
 
 	if (verb < 0)
@@ -414,7 +448,7 @@ static int run_verb(struct slot_cmd *c, int argc, char **argv)
 	case SET_STATE:
 		/* the floor rises only for the slot that is running: its version is proven */
 		if (!strcmp(argv[2], "good") && c->current[0] && !strcmp(c->current, argv[1]))
-			rc = raise_tpm_floor(c, &next, i);
+			rc = tpm_floor_next(c, &next, i, &counter);
 		if (!strcmp(argv[2], "good"))
 			vi_slots_mark_good(&next, i, c->current[0] && !strcmp(c->current, argv[1]));
 		else
@@ -424,12 +458,11 @@ static int run_verb(struct slot_cmd *c, int argc, char **argv)
 		break;
 	case MARK_GOOD:
 		vi_slots_mark_good(&next, i, true);
-		rc = raise_tpm_floor(c, &next, i);
+		rc = tpm_floor_next(c, &next, i, &counter);
 		if (!rc)
 			rc = save(c, fd, &st, &next);
 		if (!rc)
-			printf("slot %s marked good (rollback floor %llu)\n", vi_slot_name(i),
-			       (unsigned long long)next.floor);
+			print_marked_good(c, &next, i, counter);
 		break;
 	case MARK_BAD:
 		vi_slots_mark_bad(&next, i, c->reason ? c->reason : "mark-bad");

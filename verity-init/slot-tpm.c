@@ -11,7 +11,16 @@
 #include "tpm.h"
 #include "tpmnv.h"
 
-int vi_slot_boot_tpm_floor(struct vi_slot_boot *sb, struct vi_slots *s)
+/* A failure of the floor at boot: no slot may boot. */
+static int floor_failed(struct vi_slot_boot *sb, int r, struct vi_error *err)
+{
+	vi_err_wrap(err, r, "rollback floor (slot_floor=tpm): ");
+	vi_failure_set(sb->failure, VI_STAGE_DEVICES, &sb->plan->cfg.root, r, "A/B slots", err);
+	vi_kmsg_log(sb->log, KMSG_ERR, "A/B slots: %s", err->msg);
+	return r;
+}
+
+int vi_slot_boot_tpm_floor(struct vi_slot_boot *sb, const struct vi_slots *s)
 {
 	const struct vi_policy *p = &sb->plan->policy;
 	struct vi_error err = { "" };
@@ -25,23 +34,87 @@ int vi_slot_boot_tpm_floor(struct vi_slot_boot *sb, struct vi_slots *s)
 	/* no TPM is a failure too, whatever require_tpm= says: whoever can edit the command line
 	 * can hide a TPM (acpi=off, module_blacklist=), and a floor that falls back to the store
 	 * is one they can reset */
-	if (r < 0) {
-		vi_err_wrap(&err, r, "rollback floor (slot_floor=tpm): ");
-		vi_failure_set(sb->failure, VI_STAGE_DEVICES, &sb->plan->cfg.root, r, "A/B slots",
-			       &err);
-		vi_kmsg_log(sb->log, KMSG_ERR, "A/B slots: %s", err.msg);
-		return r;
-	}
+	if (r < 0)
+		return floor_failed(sb, r, &err);
 	snprintf(sb->floor_nv, sizeof(sb->floor_nv), "0x%08x", p->slot_floor_nv);
+	sb->tpm_floor = f.value;
+	/* locked before this boot could lock it: the TPM was not reset since (kexec) */
+	sb->tpm_locked = f.locked;
 	vi_kmsg_log(sb->log, KMSG_INFO, "rollback floor %llu from TPM NV counter %s%s (the "
 		    "store's: %llu; read in %llu us)", (unsigned long long)f.value, sb->floor_nv,
-		    f.defined ? ", defined now" : f.initialized ? ", first value given now" : "",
+		    f.defined ? ", defined now" : f.initialized ? ", first value given now" :
+		    f.locked ? ", write-locked already: not raised in this boot" : "",
 		    (unsigned long long)s->floor, (unsigned long long)(vi_now_us() - t0));
-	/* the store's floor is at least the counter's from now on: a manifest below either
-	 * never boots, and the store says which floor held */
-	if (f.value > s->floor)
-		s->floor = f.value;
 	return 0;
+}
+
+int vi_slot_boot_tpm_lock(struct vi_slot_boot *sb)
+{
+	struct vi_error err = { "" };
+	uint64_t t0 = vi_now_us();
+	uint32_t rc;
+	int r;
+
+	if (!sb->floor_nv[0] || sb->tpm_locked)
+		return 0;
+	r = vi_tpm_floor_lock(VI_TPM_DEV, sb->plan->policy.slot_floor_nv, &rc, &err);
+	/* unlocked, the running system could raise the counter past every image */
+	if (r < 0)
+		return floor_failed(sb, r, &err);
+	sb->tpm_locked = true;
+	vi_kmsg_log(sb->log, KMSG_INFO, "TPM NV counter %s write-locked until the next reboot "
+		    "(in %llu us)", sb->floor_nv, (unsigned long long)(vi_now_us() - t0));
+	return 0;
+}
+
+/* The counter raised to version: a failure leaves it lower, which the next boot retries, and
+ * is logged; the lock after it is what keeps the running system from raising it. */
+static void tpm_raise(struct vi_slot_boot *sb, unsigned i, uint64_t version)
+{
+	struct vi_error err = { "" };
+	uint64_t t0 = vi_now_us(), from = sb->tpm_floor, v = 0;
+	int r;
+
+	if (sb->tpm_locked) {
+		vi_kmsg_log(sb->log, KMSG_WARNING, "rollback floor not raised to %llu: TPM NV "
+			    "counter %s is write-locked until the next reboot",
+			    (unsigned long long)version, sb->floor_nv);
+		return;
+	}
+	r = vi_tpm_floor_raise(VI_TPM_DEV, sb->plan->policy.slot_floor_nv, version,
+			       VI_TPM_FLOOR_RAISE_MAX, &v, &err);
+	if (r == -ERANGE)
+		vi_err_wrap(&err, r, "manifest versions under slot_floor=tpm must grow in steps of "
+			    "at most %u: ", VI_TPM_FLOOR_RAISE_MAX);
+	if (r < 0) {
+		vi_kmsg_log(sb->log, KMSG_ERR, "rollback floor not raised to %llu: %s",
+			    (unsigned long long)version, err.msg);
+		return;
+	}
+	sb->tpm_floor = v;
+	vi_kmsg_log(sb->log, KMSG_NOTICE, "rollback floor raised from %llu to %llu: TPM NV "
+		    "counter %s (slot %s marked good with version %llu; in %llu us)",
+		    (unsigned long long)from, (unsigned long long)v, sb->floor_nv, vi_slot_name(i),
+		    (unsigned long long)version, (unsigned long long)(vi_now_us() - t0));
+}
+
+int vi_slot_boot_tpm_admit(struct vi_slot_boot *sb, const struct vi_slots *s, unsigned i,
+			   uint64_t version, struct vi_error *err)
+{
+	if (!sb->floor_nv[0])
+		return 0;
+	switch (vi_slot_boot_tpm_action(s, i, version, sb->tpm_floor)) {
+	case VI_SLOT_TPM_REFUSE:
+		return vi_errno(err, -EPERM, "manifest version %llu is below the TPM rollback "
+				"floor %llu", (unsigned long long)version,
+				(unsigned long long)sb->tpm_floor);
+	case VI_SLOT_TPM_RAISE:
+		tpm_raise(sb, i, version);
+		break;
+	case VI_SLOT_TPM_KEEP:
+		break;
+	}
+	return vi_slot_boot_tpm_lock(sb) < 0 ? -ENOLCK : 0;
 }
 
 static int index_of(const char *nv, uint32_t *ret, struct vi_error *err)
@@ -49,27 +122,6 @@ static int index_of(const char *nv, uint32_t *ret, struct vi_error *err)
 	if (vi_tpm_nv_index_parse(nv, strlen(nv), ret) < 0)
 		return vi_err(err, "floor_nv=%.16s in the status file is not an NV index", nv);
 	return 0;
-}
-
-int vi_slot_tpm_floor_raise(const char *nv, uint64_t version, uint64_t *ret_value,
-			    struct vi_error *err)
-{
-	uint32_t index;
-	int r;
-
-	*ret_value = 0;
-	if (!nv[0])
-		return 0;
-	r = index_of(nv, &index, err);
-	if (r == 0)
-		r = vi_tpm_floor_raise(VI_TPM_DEV, index, version, VI_TPM_FLOOR_RAISE_MAX,
-				       ret_value, err);
-	if (r == -ERANGE)
-		vi_err_wrap(err, r, "manifest versions under slot_floor=tpm must grow in steps of "
-			    "at most %u: ", VI_TPM_FLOOR_RAISE_MAX);
-	else if (r < 0)
-		vi_err_wrap(err, r, "rollback floor not raised: ");
-	return r;
 }
 
 int vi_slot_tpm_floor_show(const char *nv, uint64_t *ret_value, uint32_t *ret_index,
@@ -89,5 +141,25 @@ int vi_slot_tpm_floor_show(const char *nv, uint64_t *ret_value, uint32_t *ret_in
 	if (r < 0)
 		return r;
 	*ret_value = f.value;
+	return 0;
+}
+
+int vi_slot_tpm_floor_next(const char *nv, uint64_t version, uint64_t *ret_value,
+			   struct vi_error *err)
+{
+	uint32_t index;
+	int r;
+
+	*ret_value = 0;
+	if (!nv[0])
+		return 0;
+	r = vi_slot_tpm_floor_show(nv, ret_value, &index, err);
+	if (r < 0)
+		return vi_err_wrap(err, r, "rollback floor (TPM NV counter %s): ", nv);
+	if (version > *ret_value && version - *ret_value > VI_TPM_FLOOR_RAISE_MAX)
+		return vi_errno(err, -ERANGE, "manifest versions under slot_floor=tpm must grow in "
+				"steps of at most %u: version %llu, TPM NV counter %s at %llu",
+				VI_TPM_FLOOR_RAISE_MAX, (unsigned long long)version, nv,
+				(unsigned long long)*ret_value);
 	return 0;
 }

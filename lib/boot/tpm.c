@@ -21,13 +21,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tpmwire.h"
+
 #define TPM_ST_NO_SESSIONS 0x8001u
 #define TPM_ST_SESSIONS    0x8002u
 #define TPM_CC_PCR_EVENT   0x0000013cu
-#define TPM_RS_PW          0x40000009u
 #define TPM_RSP_HEADER     10u
 /* tag, size, code, PCR handle, authorization size and session, TPM2B_EVENT size */
-#define TPM_EVENT_CMD_HEADER (10u + 4u + 4u + 9u + 2u)
+#define TPM_EVENT_CMD_HEADER (10u + 4u + 4u + VI_TPM_PW_SESSION_LEN + 2u)
 /* The resource manager answers at once; a TPM busy with a self test can take a second or two. */
 #define TPM_TIMEOUT_MS     5000
 
@@ -59,22 +60,6 @@ size_t vi_tpm_alg_size(uint16_t alg)
 	return 0;
 }
 
-static uint8_t *put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-	return p + 2;
-}
-
-static uint8_t *put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-	return p + 4;
-}
-
 static uint16_t get16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] << 8 | p[1]);
@@ -89,7 +74,7 @@ int vi_tpm_event_command(unsigned pcr, const char *event, size_t n, uint8_t *buf
 			 struct vi_error *err)
 {
 	size_t len = TPM_EVENT_CMD_HEADER + n;
-	uint8_t *p = buf;
+	struct vi_tpm_put w = { buf };
 
 	if (pcr >= VI_TPM_NUM_PCRS)
 		return vi_err(err, "PCR %u does not exist (0-%u)", pcr, VI_TPM_NUM_PCRS - 1);
@@ -98,18 +83,14 @@ int vi_tpm_event_command(unsigned pcr, const char *event, size_t n, uint8_t *buf
 				VI_TPM_EVENT_MAX);
 	if (len > size)
 		return vi_errno(err, -ENOBUFS, "PCR event command of %zu bytes", len);
-	p = put16(p, TPM_ST_SESSIONS);
-	p = put32(p, (uint32_t)len);
-	p = put32(p, TPM_CC_PCR_EVENT);
-	p = put32(p, pcr);              /* a PCR's handle is its index */
-	p = put32(p, 9);
-	p = put32(p, TPM_RS_PW);
-	p = put16(p, 0);                /* nonce */
-	*p++ = 0;                       /* session attributes */
-	p = put16(p, 0);                /* password */
-	p = put16(p, (uint16_t)n);      /* TPM2B_EVENT */
-	memcpy(p, event, n);
-	return (int)(p + n - buf);
+	vi_tpm_put16(&w, TPM_ST_SESSIONS);
+	vi_tpm_put32(&w, (uint32_t)len);
+	vi_tpm_put32(&w, TPM_CC_PCR_EVENT);
+	vi_tpm_put32(&w, pcr);                  /* a PCR's handle is its index */
+	vi_tpm_put_pw_session(&w);
+	vi_tpm_put16(&w, (uint16_t)n);          /* TPM2B_EVENT */
+	memcpy(w.p, event, n);
+	return (int)(w.p + n - buf);
 }
 
 int vi_tpm_response_header(const uint8_t *buf, size_t len, uint32_t *ret_rc,

@@ -9,6 +9,8 @@
  *                -> 8002 | size | rc | parameterSize u32 | TPM2B_MAX_NV_BUFFER | session
  *   NV_Increment    8002 | size | 00000134 | authHandle (the index) | nvIndex | 00000009 |
  *                   password session
+ *   NV_WriteLock    8002 | size | 00000138 | authHandle (the index) | nvIndex | 00000009 |
+ *                   password session
  *   NV_DefineSpace  8002 | size | 0000012a | TPM_RH_OWNER | 00000009 | password session |
  *                   TPM2B_AUTH (empty) | TPM2B_NV_PUBLIC (14 bytes)
  *
@@ -20,17 +22,18 @@
 #include <string.h>
 
 #include "tpm.h"
+#include "tpmwire.h"
 
 #define ST_NO_SESSIONS   0x8001u
 #define ST_SESSIONS      0x8002u
 #define CC_NV_DEFINE     0x0000012au
 #define CC_NV_INCREMENT  0x00000134u
+#define CC_NV_WRITELOCK  0x00000138u
 #define CC_NV_READ       0x0000014eu
 #define CC_NV_READPUBLIC 0x00000169u
-#define RS_PW            0x40000009u
 #define RH_OWNER         0x40000001u
 #define HEADER           10u
-#define SESSION_SIZE     9u
+#define SESSION_SIZE     VI_TPM_PW_SESSION_LEN
 #define PUBLIC_SIZE      14u   /* the floor's TPMS_NV_PUBLIC: no authPolicy */
 #define COUNTER_SIZE     8u
 #define POLICY_MAX       64u   /* the largest digest: SHA-512 */
@@ -56,32 +59,6 @@ int vi_tpm_nv_index_parse(const char *v, size_t n, uint32_t *ret)
 	return 0;
 }
 
-struct put {
-	uint8_t *p;
-};
-
-static void put16(struct put *w, uint16_t v)
-{
-	w->p[0] = (uint8_t)(v >> 8);
-	w->p[1] = (uint8_t)v;
-	w->p += 2;
-}
-
-static void put32(struct put *w, uint32_t v)
-{
-	put16(w, (uint16_t)(v >> 16));
-	put16(w, (uint16_t)v);
-}
-
-static void put_session(struct put *w)
-{
-	put32(w, SESSION_SIZE);
-	put32(w, RS_PW);
-	put16(w, 0);           /* nonce */
-	*w->p++ = 0;           /* session attributes */
-	put16(w, 0);           /* password */
-}
-
 static int room(size_t len, size_t size, struct vi_error *err)
 {
 	if (len > size)
@@ -92,21 +69,21 @@ static int room(size_t len, size_t size, struct vi_error *err)
 int vi_tpm_nv_read_public_command(uint32_t index, uint8_t *buf, size_t size,
 				  struct vi_error *err)
 {
-	struct put w = { buf };
+	struct vi_tpm_put w = { buf };
 	int r = room(HEADER + 4, size, err);
 
 	if (r < 0)
 		return r;
-	put16(&w, ST_NO_SESSIONS);
-	put32(&w, HEADER + 4);
-	put32(&w, CC_NV_READPUBLIC);
-	put32(&w, index);
+	vi_tpm_put16(&w, ST_NO_SESSIONS);
+	vi_tpm_put32(&w, HEADER + 4);
+	vi_tpm_put32(&w, CC_NV_READPUBLIC);
+	vi_tpm_put32(&w, index);
 	return (int)(w.p - buf);
 }
 
-/* A command on index authorized by the index itself: NV_Read and NV_Increment. */
+/* A command on index authorized by the index itself: NV_Read, NV_Increment, NV_WriteLock. */
 static int index_command(uint32_t cc, uint32_t index, size_t params, uint8_t *buf, size_t size,
-			 struct put *w, struct vi_error *err)
+			 struct vi_tpm_put *w, struct vi_error *err)
 {
 	size_t len = HEADER + 4 + 4 + 4 + SESSION_SIZE + params;
 	int r = room(len, size, err);
@@ -114,55 +91,62 @@ static int index_command(uint32_t cc, uint32_t index, size_t params, uint8_t *bu
 	if (r < 0)
 		return r;
 	w->p = buf;
-	put16(w, ST_SESSIONS);
-	put32(w, (uint32_t)len);
-	put32(w, cc);
-	put32(w, index);       /* authHandle: the index (TPMA_NV_AUTHREAD / AUTHWRITE) */
-	put32(w, index);
-	put_session(w);
+	vi_tpm_put16(w, ST_SESSIONS);
+	vi_tpm_put32(w, (uint32_t)len);
+	vi_tpm_put32(w, cc);
+	vi_tpm_put32(w, index);   /* authHandle: the index (TPMA_NV_AUTHREAD / AUTHWRITE) */
+	vi_tpm_put32(w, index);
+	vi_tpm_put_pw_session(w);
 	return (int)len;
 }
 
 int vi_tpm_nv_read_command(uint32_t index, uint8_t *buf, size_t size, struct vi_error *err)
 {
-	struct put w;
+	struct vi_tpm_put w;
 	int len = index_command(CC_NV_READ, index, 4, buf, size, &w, err);
 
 	if (len < 0)
 		return len;
-	put16(&w, COUNTER_SIZE);
-	put16(&w, 0);          /* offset */
+	vi_tpm_put16(&w, COUNTER_SIZE);
+	vi_tpm_put16(&w, 0);   /* offset */
 	return len;
 }
 
 int vi_tpm_nv_increment_command(uint32_t index, uint8_t *buf, size_t size, struct vi_error *err)
 {
-	struct put w;
+	struct vi_tpm_put w;
 
 	return index_command(CC_NV_INCREMENT, index, 0, buf, size, &w, err);
+}
+
+int vi_tpm_nv_write_lock_command(uint32_t index, uint8_t *buf, size_t size, struct vi_error *err)
+{
+	struct vi_tpm_put w;
+
+	return index_command(CC_NV_WRITELOCK, index, 0, buf, size, &w, err);
 }
 
 int vi_tpm_nv_define_floor_command(uint32_t index, uint8_t *buf, size_t size,
 				   struct vi_error *err)
 {
 	size_t len = HEADER + 4 + 4 + SESSION_SIZE + 2 + 2 + PUBLIC_SIZE;
-	struct put w = { buf };
+	struct vi_tpm_put w = { buf };
 	int r = room(len, size, err);
 
 	if (r < 0)
 		return r;
-	put16(&w, ST_SESSIONS);
-	put32(&w, (uint32_t)len);
-	put32(&w, CC_NV_DEFINE);
-	put32(&w, RH_OWNER);
-	put_session(&w);
-	put16(&w, 0);                   /* the index's authorization value: empty */
-	put16(&w, PUBLIC_SIZE);
-	put32(&w, index);
-	put16(&w, VI_TPM_ALG_SHA256);   /* nameAlg */
-	put32(&w, VI_TPM_FLOOR_ATTRS);
-	put16(&w, 0);                   /* authPolicy: none */
-	put16(&w, COUNTER_SIZE);
+	vi_tpm_put16(&w, ST_SESSIONS);
+	vi_tpm_put32(&w, (uint32_t)len);
+	vi_tpm_put32(&w, CC_NV_DEFINE);
+	vi_tpm_put32(&w, RH_OWNER);
+	vi_tpm_put_pw_session(&w);
+	vi_tpm_put16(&w, 0);                   /* the index's authorization value: empty */
+	vi_tpm_put16(&w, PUBLIC_SIZE);
+	vi_tpm_put32(&w, index);
+	vi_tpm_put16(&w, VI_TPM_ALG_SHA256);   /* nameAlg */
+	vi_tpm_put32(&w, VI_TPM_FLOOR_ATTRS);
+	vi_tpm_put16(&w, 0);                   /* authPolicy: none */
+	vi_tpm_put16(&w, COUNTER_SIZE);
 	return (int)len;
 }
 
@@ -290,13 +274,20 @@ bool vi_tpm_rc_no_index(uint32_t rc)
 int vi_tpm_nv_floor_check(const struct vi_tpm_nv_public *pub, uint32_t index,
 			  struct vi_error *err)
 {
+	uint32_t attrs;
+
 	if (pub->index != index)
 		return vi_errno(err, -EPERM, "the TPM answered for NV index 0x%08x, not 0x%08x",
 				pub->index, index);
 	if ((pub->attrs & 0xf0u) != VI_TPMA_NV_TPM_NT_COUNTER)
 		return vi_errno(err, -EPERM, "TPM NV index 0x%08x is not a counter (type %u)",
 				index, (pub->attrs >> 4) & 0xfu);
-	if ((pub->attrs & ~VI_TPMA_NV_WRITTEN) != VI_TPM_FLOOR_ATTRS ||
+	attrs = pub->attrs & ~(VI_TPMA_NV_WRITTEN | VI_TPMA_NV_WRITELOCKED);
+	if (attrs == VI_TPM_FLOOR_ATTRS_UNLOCKABLE)
+		return vi_errno(err, -EPERM, "TPM NV counter 0x%08x cannot be write-locked "
+				"(attributes 0x%08x): undefine it (tpm2_nvundefine 0x%08x -C o), the "
+				"next boot defines it again", index, pub->attrs, index);
+	if (attrs != VI_TPM_FLOOR_ATTRS ||
 	    pub->name_alg != VI_TPM_ALG_SHA256 || pub->policy_size || pub->data_size != COUNTER_SIZE)
 		return vi_errno(err, -EPERM, "TPM NV counter 0x%08x is not the floor's (attributes "
 				"0x%08x, name algorithm 0x%04x, policy %u bytes; the floor's: 0x%08x, "
@@ -376,6 +367,7 @@ int vi_tpm_floor_read(const char *dev, uint32_t index, bool define, struct vi_tp
 	r = vi_tpm_nv_floor_check(&pub, index, err);
 	if (r < 0)
 		return r;
+	f.locked = (pub.attrs & VI_TPMA_NV_WRITELOCKED) != 0;
 	r = read_value(dev, index, &rc, &f.value, err);
 	if (r == -EIO && rc == VI_TPM_RC_NV_UNINITIALIZED && !define) {
 		f.value = 0;   /* no value yet: below every manifest version (>= 1) */
@@ -423,5 +415,14 @@ int vi_tpm_floor_raise(const char *dev, uint32_t index, uint64_t to, unsigned ma
 			return vi_err_wrap(err, r, "incrementing TPM NV counter 0x%08x: ", index);
 		*ret_value = v;
 	}
+	return 0;
+}
+
+int vi_tpm_floor_lock(const char *dev, uint32_t index, uint32_t *ret_rc, struct vi_error *err)
+{
+	int r = send_checked(dev, vi_tpm_nv_write_lock_command, index, ret_rc, err);
+
+	if (r < 0)
+		return vi_err_wrap(err, r, "write-locking TPM NV counter 0x%08x: ", index);
 	return 0;
 }

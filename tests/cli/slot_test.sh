@@ -85,8 +85,10 @@ test_floor_rises_only_for_the_running_slot() {
 	assertEquals "b good, not running: floor stays" "4" "$(j .floor)"
 	slot set-primary b
 	booted b
-	slot mark-good >/dev/null || fail "mark-good"
+	out=$(slot mark-good --json) || fail "mark-good --json"
 	assertEquals "running b marked good: floor is its version" "5" "$(j .floor)"
+	assertEquals "mark-good --json, no TPM floor" "b 5 null null null" \
+		"$(printf '%s' "$out" | jq -r '[.slot, .floor, .floor_nv, .tpm_floor, .tpm_floor_next_boot]|map(tostring)|join(" ")')"
 }
 
 test_sequence_wrap() {
@@ -249,8 +251,9 @@ test_rauc_service_gets_the_booted_slot() {
 		"ExecStart=/usr/lib/verity-init/verity-init-rauc-backend run-rauc --mount=/run/rauc service"
 }
 
-# A boot whose floor is a TPM counter (floor_nv= in the status file): mark-good raises the
-# counter before it writes the store, so without the TPM it fails and the store is unchanged.
+# A boot whose floor is a TPM counter (floor_nv= in the status file): mark-good reads the counter
+# (the next boot raises it) before it writes the store, so without the TPM it fails and the
+# store is unchanged.
 # (The counter itself, under swtpm: tests/vm/slot_tpm_floor_test.sh.)
 test_mark_good_with_a_tpm_floor_needs_the_tpm() {
 	[ -e /dev/tpmrm0 ] && startSkipping
@@ -260,7 +263,7 @@ test_mark_good_with_a_tpm_floor_needs_the_tpm() {
 	before=$(sha256sum <"$S")
 	out=$(slot mark-good 2>&1)
 	assertEquals "mark-good without the TPM" "1" "$?"
-	assertEquals "verity-init: slot: rollback floor not raised: no TPM (/dev/tpmrm0)" "$out"
+	assertEquals "verity-init: slot: rollback floor (TPM NV counter 0x01005649): no TPM (/dev/tpmrm0)" "$out"
 	assertEquals "store unchanged" "$before" "$(sha256sum <"$S")"
 	out=$(slot tpm-floor 2>&1)
 	assertEquals "tpm-floor without the TPM" "1" "$?"

@@ -7,7 +7,8 @@
  *    length, whose code is 0 and whose tag is the command's (NV_ReadPublic without sessions,
  *    NV_Read with); -EIO reports a non-zero code; outputs are untouched on failure;
  *  - a value read is the 8 bytes after the parameter size and the buffer's size;
- *  - the floor check passes only an index with exactly the floor's attributes;
+ *  - the floor check passes only an index with exactly the floor's attributes (written and
+ *    write-locked or not), never one without TPMA_NV_WRITE_STCLEAR;
  *  - an index parsed is "0x" + 8 lower-case hex digits in the owner's range. */
 #include <errno.h>
 #include <stdint.h>
@@ -30,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct vi_tpm_nv_public pub, untouched;
 	struct vi_error err = { "" };
 	uint64_t v = 0x5a5a5a5a5a5a5a5aull;
-	uint32_t rc = 1, u = 7;
+	uint32_t rc = 1, u = 7, attrs;
 	int r;
 
 	memset(&pub, 0xa5, sizeof(pub));
@@ -43,9 +44,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(data[0] == 0x80 && data[1] == 0x01);
 		r = vi_tpm_nv_floor_check(&pub, pub.index, &err);
 		CHECK(r == 0 || r == -EPERM);
+		attrs = pub.attrs & ~(VI_TPMA_NV_WRITTEN | VI_TPMA_NV_WRITELOCKED);
 		if (r == 0)
-			CHECK((pub.attrs & ~VI_TPMA_NV_WRITTEN) == VI_TPM_FLOOR_ATTRS &&
-			      pub.data_size == 8 && !pub.policy_size);
+			CHECK(attrs == VI_TPM_FLOOR_ATTRS && pub.data_size == 8 && !pub.policy_size);
+		/* an index that cannot be write-locked is never taken for the floor */
+		if (!(attrs & VI_TPMA_NV_WRITE_STCLEAR))
+			CHECK(r == -EPERM);
 	} else {
 		CHECK(!memcmp(&pub, &untouched, sizeof(pub)));
 		if (r == -EIO)

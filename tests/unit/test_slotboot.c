@@ -220,6 +220,42 @@ static void test_sequence_floor(void **state)
 	assert_int_equal(vi_slot_boot_admit(&s, 0, 5, &err), 0);
 }
 
+/* The TPM counter's part (slot_floor=tpm): raised only for a slot the store says is good with
+ * the version verified now; a version below it refused, its slot not marked bad. */
+static void test_tpm_floor_action(void **state)
+{
+	struct vi_slots s;
+	struct vi_error err;
+
+	(void)state;
+	vi_slots_defaults(&s, 2);
+	s.slot[0].successful = true;
+	s.slot[0].version = 3;   /* recorded by the boot that mark-good followed */
+	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 3, 2), VI_SLOT_TPM_RAISE);
+	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 3, 1), VI_SLOT_TPM_RAISE);
+	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 3, 3), VI_SLOT_TPM_KEEP);
+	/* a newer image in a good slot (written without set-primary): not proven yet */
+	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 4, 2), VI_SLOT_TPM_KEEP);
+	/* not marked good */
+	s.slot[0].successful = false;
+	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 3, 2), VI_SLOT_TPM_KEEP);
+	assert_int_equal(vi_slot_boot_tpm_action(&s, 9, 3, 2), VI_SLOT_TPM_KEEP);
+	/* below the counter, good or not, whatever the store's floor (0 here) says */
+	assert_int_equal(vi_slot_boot_tpm_action(&s, 1, 1, 2), VI_SLOT_TPM_REFUSE);
+	s.slot[0].successful = true;
+	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 3, 4), VI_SLOT_TPM_REFUSE);
+	assert_int_equal(vi_slot_boot_admit(&s, 1, 1, &err), 0);   /* the store's floor lets it */
+	/* the refusal is the boot's: one try, not marked bad, the slot stays bootable */
+	vi_slots_defaults(&s, 2);
+	assert_int_equal(vi_slot_boot_failed(&s, 1, VI_SLOT_BLAME_BOOT, false, "version",
+					     "manifest version 1 is below the TPM rollback floor "
+					     "2"), 0);
+	assert_int_equal(s.slot[1].tries, VI_SLOT_TRIES_DEFAULT - 1);
+	assert_true(vi_slot_bootable(&s.slot[1]));
+	assert_string_equal(s.slot[1].reason, "version: manifest version 1 is below the TPM "
+			    "rollback floor 2");
+}
+
 /* Post-switch failures nobody records: every boot takes a try, the slot runs out, the other
  * one is picked. */
 static void test_sequence_tries_run_out(void **state)
@@ -339,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_sequence_fallback),
 		cmocka_unit_test(test_sequence_floor),
+		cmocka_unit_test(test_tpm_floor_action),
 		cmocka_unit_test(test_sequence_tries_run_out),
 		cmocka_unit_test(test_blame),
 		cmocka_unit_test(test_boot_failure_costs_one_try),

@@ -43,14 +43,25 @@ static void test_command_bytes(void **state)
 		0x00, 0x00,              /* the index's authValue: empty */
 		0x00, 0x0e, IDX,         /* TPM2B_NV_PUBLIC of 14 bytes */
 		0x00, 0x0b,              /* nameAlg sha256 */
-		0x02, 0x04, 0x00, 0x14,  /* NO_DA | AUTHREAD | TPM_NT_COUNTER | AUTHWRITE */
+		0x02, 0x04, 0x40, 0x14,  /* NO_DA | AUTHREAD | WRITE_STCLEAR | TPM_NT_COUNTER |
+		                          * AUTHWRITE */
 		0x00, 0x00,              /* no authPolicy */
 		0x00, 0x08,              /* dataSize */
+	};
+	static const uint8_t write_lock[] = {
+		0x80, 0x02, 0, 0, 0, 31, 0x00, 0x00, 0x01, 0x38,
+		IDX, IDX,                /* authHandle: the index itself (AUTHWRITE), the index */
+		PW_SESSION,
 	};
 	uint8_t buf[VI_TPM_NV_CMD_MAX];
 	struct vi_error err = { "" };
 
 	(void)state;
+	assert_int_equal(vi_tpm_nv_write_lock_command(VI_TPM_FLOOR_NV_DEFAULT, buf, sizeof(buf),
+						      &err), sizeof(write_lock));
+	assert_memory_equal(buf, write_lock, sizeof(write_lock));
+	assert_int_equal(vi_tpm_nv_write_lock_command(VI_TPM_FLOOR_NV_DEFAULT, buf, 30, &err),
+			 -ENOBUFS);
 	assert_int_equal(vi_tpm_nv_read_public_command(VI_TPM_FLOOR_NV_DEFAULT, buf, sizeof(buf),
 						       &err), sizeof(read_public));
 	assert_memory_equal(buf, read_public, sizeof(read_public));
@@ -74,7 +85,7 @@ static void test_command_bytes(void **state)
 /* NV_ReadPublic's answer for the floor's counter, already incremented (TPMA_NV_WRITTEN). */
 static const uint8_t public_ok[] = {
 	0x80, 0x01, 0, 0, 0, 62, 0, 0, 0, 0,
-	0x00, 0x0e, IDX, 0x00, 0x0b, 0x22, 0x04, 0x00, 0x14, 0x00, 0x00, 0x00, 0x08,
+	0x00, 0x0e, IDX, 0x00, 0x0b, 0x22, 0x04, 0x40, 0x14, 0x00, 0x00, 0x00, 0x08,
 	0x00, 0x22, 0x00, 0x0b,
 	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
 	17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32,
@@ -94,6 +105,12 @@ static void test_public_parse(void **state)
 	assert_int_equal(pub.name_alg, VI_TPM_ALG_SHA256);
 	assert_int_equal(pub.attrs, VI_TPM_FLOOR_ATTRS | VI_TPMA_NV_WRITTEN);
 	assert_int_equal(pub.data_size, 8);
+	assert_int_equal(vi_tpm_nv_floor_check(&pub, VI_TPM_FLOOR_NV_DEFAULT, &err), 0);
+	/* write-locked in this boot (TPMA_NV_WRITELOCKED): still the floor's */
+	memcpy(b, public_ok, sizeof(public_ok));
+	b[20] |= 0x08;
+	assert_int_equal(vi_tpm_nv_public_parse(b, sizeof(public_ok), &rc, &pub, &err), 0);
+	assert_int_equal(pub.attrs, 0x22044814u);
 	assert_int_equal(vi_tpm_nv_floor_check(&pub, VI_TPM_FLOOR_NV_DEFAULT, &err), 0);
 
 	/* an index that does not exist: TPM_RC_HANDLE for handle 1 */
@@ -143,6 +160,19 @@ static void test_floor_check_refuses_other_indexes(void **state)
 
 	(void)state;
 	assert_int_equal(vi_tpm_nv_floor_check(&ok, VI_TPM_FLOOR_NV_DEFAULT, &err), 0);
+	assert_int_equal(VI_TPM_FLOOR_ATTRS, 0x02044014u);
+	/* the floor's counter as defined before it could be locked: the running system could
+	 * raise it; refused with how to define it again */
+	p = ok;
+	p.attrs = 0x02040014u | VI_TPMA_NV_WRITTEN;
+	assert_int_equal(vi_tpm_nv_floor_check(&p, VI_TPM_FLOOR_NV_DEFAULT, &err), -EPERM);
+	assert_string_equal(err.msg, "TPM NV counter 0x01005649 cannot be write-locked "
+			    "(attributes 0x22040014): undefine it (tpm2_nvundefine 0x01005649 -C "
+			    "o), the next boot defines it again");
+	/* written and locked: the floor's */
+	p = ok;
+	p.attrs |= VI_TPMA_NV_WRITTEN | VI_TPMA_NV_WRITELOCKED;
+	assert_int_equal(vi_tpm_nv_floor_check(&p, VI_TPM_FLOOR_NV_DEFAULT, &err), 0);
 	/* an ordinary index (type 0) whoever knows its password can write downwards */
 	p = ok;
 	p.attrs &= ~VI_TPMA_NV_TPM_NT_COUNTER;
@@ -248,6 +278,7 @@ static void test_floor_read_reports_the_tpms_refusal(void **state)
 	struct vi_error err = { "" };
 	struct vi_tpm_floor f;
 	uint64_t v = 9;
+	uint32_t rc;
 
 	(void)state;
 	assert_non_null(mkdtemp(top));
@@ -261,6 +292,11 @@ static void test_floor_read_reports_the_tpms_refusal(void **state)
 	/* a raise reads the index's public area first, as at boot */
 	assert_non_null(strstr(err.msg, "reading TPM NV index 0x01005649: TPM refused the "
 			       "command: response code 0x00000169"));
+	rc = 0;
+	assert_int_equal(vi_tpm_floor_lock(p, VI_TPM_FLOOR_NV_DEFAULT, &rc, &err), -EIO);
+	assert_int_equal(rc, 0x138);
+	assert_string_equal(err.msg, "write-locking TPM NV counter 0x01005649: TPM refused the "
+			    "command: response code 0x00000138");
 	unlink(p);
 	rmdir(top);
 }

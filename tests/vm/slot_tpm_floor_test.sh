@@ -1,11 +1,12 @@
 #!/bin/bash
 # The A/B rollback floor in a TPM NV counter (docs/slots.md, "The floor in a TPM NV counter"),
 # with a TPM 2.0 emulator whose NV memory persists across boots (swtpm state kept). Policy
-# slots=a,b and slot_floor=tpm: the agent defines the counter on the first boot, slot a
-# (version 2) boots and its init runs `verity-init slot mark-good`, which raises the counter to
-# 2. Then the store is reset (its floor back to 0) and slot b (version 1) made primary: the
-# agent refuses b because of the counter, and a boots again. Without a TPM: the store's floor
-# alone, or no boot at all with require_tpm=yes.
+# slots=a,b and slot_floor=tpm: the agent defines the counter on the first boot and write-locks
+# it at every boot, so the running root cannot increment it; slot a (version 2) boots and its
+# init runs `verity-init slot mark-good`, and the next boot raises the counter to 2. Then the
+# store is reset (its floor back to 0) and slot b (version 1) made primary: the agent refuses b
+# because of the counter (blamed on the boot, not marked bad), and a boots again. Without a
+# TPM: no boot at all.
 # Disks: vda = slots (root-a, root-a-verity, root-b, root-b-verity; read-only),
 #        vdb = the store (partition verity-slots; writable).
 # shellcheck source=tests/vm/lib.sh
@@ -44,9 +45,18 @@ slot_image() {
 	rm -rf "$t" && mkdir -p "$d" || return 1
 	vm_rootfs_tree "$t" "slot$s" || return 1
 	mkdir -p "$t/usr/sbin" && cp "$VM_AGENT" "$t/usr/sbin/verity-init" || return 1
+	for a in sed printf dd od; do ln -sf busybox "$t/bin/$a" || return 1; done
+	# TPM2_NV_Increment of the floor's index, authorized by the index's own empty password:
+	# what root (or the tss group) on the running system can send. Its answer, in hex.
 	cat >"$t/etc/vm-root-hook" <<'HOOK'
 /usr/sbin/verity-init slot mark-good 2>&1 | sed 's/^/TPMFLOOR-CHECK /'
+/usr/sbin/verity-init slot mark-good --json 2>&1 | sed 's/^/TPMFLOOR-JSON /'
 echo "TPMFLOOR-CHECK counter=$(/usr/sbin/verity-init slot tpm-floor 2>&1)"
+exec 3<>/dev/tpmrm0
+printf '\200\002\000\000\000\037\000\000\001\064\001\000\126\111\001\000\126\111\000\000\000\011\100\000\000\011\000\000\000\000\000' >&3
+echo "TPMFLOOR-CHECK increment=$(dd bs=64 count=1 <&3 2>/dev/null | od -An -tx1 | tr -d ' \n')"
+exec 3>&-
+echo "TPMFLOOR-CHECK counter-after=$(/usr/sbin/verity-init slot tpm-floor 2>&1)"
 HOOK
 	vm_mkfs ext4 "$t" "$d/data.img" || return 1
 	rm -f "$d/hash.img"
@@ -74,9 +84,25 @@ tpm_boot() {
 	vm_assert_booted
 }
 
+# TPM_RC_NV_LOCKED: the answer to NV_Increment on a write-locked index (tag, size 10, code).
+LOCKED=80010000000a00000148
+
+# assert_locked COUNTER : the root's NV_Increment was refused with TPM_RC_NV_LOCKED and the
+# counter is COUNTER before and after it.
+assert_locked() {
+	vm_assert_log_contains "$VM_LOG" "TPMFLOOR-CHECK counter=$1" "the counter is not $1" || return
+	vm_assert_log_contains "$VM_LOG" "TPMFLOOR-CHECK increment=$LOCKED" \
+		"the root's NV_Increment was not refused with TPM_RC_NV_LOCKED" || return
+	vm_assert_log_contains "$VM_LOG" "TPMFLOOR-CHECK counter-after=$1" \
+		"the root's NV_Increment moved the counter"
+}
+
 # First boot on a blank TPM and store: the agent defines the counter (its first value, 1, is the
-# floor), a (version 2) boots, mark-good raises the counter to 2. Second boot, same TPM, the
-# store reset to floor 0 with b (version 1) primary: b is refused by the counter, a boots.
+# floor) and locks it, a (version 2) boots, its init cannot increment the counter, mark-good
+# records a as good and says the counter rises at the next boot. Second boot, same store: the
+# agent raises the counter to 2 (a is good with version 2), then locks it. Third boot, same TPM,
+# the store reset to floor 0 with b (version 1) primary: b is refused by the counter without
+# being marked bad, a boots.
 test_tpm_counter_floor_survives_a_reset_store() {
 	local j
 	rm -rf "$W/tpm"
@@ -84,26 +110,37 @@ test_tpm_counter_floor_survives_a_reset_store() {
 	tpm_boot slot-tpm-floor-1 "$RD" || return
 	vm_assert_marker "$VM_LOG" slota || return
 	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: rollback floor 1 from TPM NV counter $NV, defined now \(the store's: 0; read in [0-9]+ us\)" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: TPM NV counter $NV write-locked until the next reboot \(in [0-9]+ us\)" || return
 	sign_assert_status "$VM_LOG" floor_nv "$NV" || return
-	vm_assert_log_contains "$VM_LOG" "TPMFLOOR-CHECK slot a marked good \(rollback floor 2\)" || return
-	vm_assert_log_contains "$VM_LOG" "TPMFLOOR-CHECK counter=2" "the counter is not 2 after mark-good" || return
+	vm_assert_log_contains "$VM_LOG" "TPMFLOOR-CHECK slot a marked good \(rollback floor 2; TPM NV counter $NV: 1, raised to 2 at the next boot\)" || return
+	vm_assert_log_contains "$VM_LOG" "TPMFLOOR-JSON \{\"slot\":\"a\",\"floor\":2,\"floor_nv\":\"$NV\",\"tpm_floor\":1,\"tpm_floor_next_boot\":2\}" || return
+	assert_locked 1 || return
 	j=$(slot_store_json "$W") || { fail "slot status: $j"; return; }
 	assertEquals "the store's floor after mark-good" 2 "$(printf '%s' "$j" | jq .floor)" || return
+
+	tpm_boot slot-tpm-floor-2 "$RD" || return
+	vm_assert_marker "$VM_LOG" slota || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: rollback floor 1 from TPM NV counter $NV \(the store's: 2; read in [0-9]+ us\)" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: rollback floor raised from 1 to 2: TPM NV counter $NV \(slot a marked good with version 2; in [0-9]+ us\)" || return
+	vm_assert_log_contains "$VM_LOG" "TPMFLOOR-CHECK slot a marked good \(rollback floor 2; TPM NV counter $NV: 2\)" || return
+	assert_locked 2 || return
 
 	store_reset_primary "$W" b || { fail "store reset"; return; }
 	j=$(slot_store_json "$W") || { fail "slot status: $j"; return; }
 	assertEquals "the store's floor after the reset" 0 "$(printf '%s' "$j" | jq .floor)" || return
-	tpm_boot slot-tpm-floor-2 "$RD" || return
+	tpm_boot slot-tpm-floor-3 "$RD" || return
 	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: rollback floor 2 from TPM NV counter $NV \(the store's: 0;" || return
-	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot b marked bad \(version: manifest version 1 is below the rollback floor 2\)" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: slot b failed, not marked bad: its content is not to blame, 2 tries left \(version: manifest version 1 is below the TPM rollback floor 2\)" || return
 	vm_assert_log_lacks "$VM_LOG" "VERITY-TEST-MARKER id=slotb" "slot b's root ran" || return
 	vm_assert_marker "$VM_LOG" slota || return
-	sign_assert_status "$VM_LOG" skipped "b:version:manifest version 1 is below the rollback floor 2" || return
-	vm_assert_log_contains "$VM_LOG" "TPMFLOOR-CHECK counter=2"
+	sign_assert_status "$VM_LOG" skipped "b:version:manifest version 1 is below the TPM rollback floor 2" || return
+	assert_locked 2 || return
+	j=$(slot_store_json "$W") || { fail "slot status: $j"; return; }
+	assert_slot "$j" b '"tries":2,.*"bootable":true,.*"reason":"version: manifest version 1 is below the TPM rollback floor 2"'
 }
 
-# The policy asks for the TPM floor and the machine has no TPM: require_tpm=yes refuses every
-# slot (the fail action); without it the store's floor alone, with a warning.
+# The policy asks for the TPM floor and the machine has no TPM: no slot boots (the fail action),
+# with require_tpm=yes or without.
 test_no_tpm() {
 	slot_disks "$W" "$W/a" "$W/b" || { fail "disks"; return; }
 	vm_boot --disk "$W/slots.img" --disk-rw "$W/store.img" slot-tpm-floor-none "$RD_REQ" "$CMDLINE"
