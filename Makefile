@@ -126,7 +126,7 @@ $(STATIC_AGENT): $(STATIC_OBJS) $(STATIC_DEPS)/lib/libdevmapper.a
 static: $(STATIC_AGENT)
 
 # --- tests ------------------------------------------------------------------------------------
-$(BUILD)/tests/unit/%: tests/unit/%.c $(LIBVERITY)
+$(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIBVERITY)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBVERITY) $(LIBS_CMOCKA) $(LIBS_IMAGE) $(LIBS_AGENT)
 

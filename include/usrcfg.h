@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A verified /usr on the command line: mount.usr=, mount.usrfstype=, mount.usrflags=,
  * verity.usr.sig=, and the layout the root and /usr make together (docs/cmdline.md, /usr).
- * The /usr target's own keys (usrhash=, verity.usr.*) are read by lib/config/cmdline.c as the
- * root's are, Discoverable Partitions included. Pure parsing. */
+ * The /usr target's own keys (usrhash=, verity.usr.*) are read by lib/config/cmdline.c and
+ * resolved by lib/config/cmdline_resolve.c as the root's are, Discoverable Partitions included.
+ * Pure parsing. */
 #ifndef VERITY_USRCFG_H
 #define VERITY_USRCFG_H
 

@@ -89,11 +89,11 @@ static int slot_devices(struct vi_slot_boot *sb, struct vi_error *err)
 		{ .spec = t->data.spec, .fd = -1 },
 		{ .spec = t->hash.spec, .fd = -1 },
 	};
-	uint64_t t0 = vi_now_ms();
+	uint64_t start = vi_now_ms();
 	int r;
 
 	r = vi_devs_wait(devs, 2, sb->plan->cfg.timeout_s * 1000u, err);
-	*sb->wait_ms += vi_now_ms() - t0;
+	*sb->wait_ms += vi_now_ms() - start;
 	if (r == 0)
 		vi_devs_close(devs, 2);
 	return r;
@@ -136,54 +136,12 @@ static int slot_trust(struct vi_slot_boot *sb, const struct vi_config *base, uns
 	return 0;
 }
 
-int vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
+/* The slots out of the running before this boot: no tries left (failed earlier, or boots that
+ * died after the switch), or never made bootable. */
+static void skip_not_bootable(struct vi_slot_boot *sb, const struct vi_slots *s)
 {
-	const struct vi_config base = sb->plan->cfg;
-	struct vi_slots_store st = { .source = VI_SLOTS_FROM_DEFAULTS };
-	struct vi_error err = { "" };
-	unsigned tried = 0;
-	/* the slot step's own time: reading the store, the decision (resize, skip list, pick,
-	 * admission); the TPM's answers, the slot's manifest and the store write are apart */
-	uint64_t t0, read_us, decide_us = 0;
-	int fd = -1, r, booted = -ENOENT;
-
-	*ret_switched = false;
-	r = open_store(sb, &fd, &err);
-	t0 = vi_now_us();
-	if (r == 0) {
-		r = vi_slots_read_fd(fd, sb->plan->policy.slot_count, &st, &err);
-		if (r < 0)
-			vi_err_wrap(&err, r, "slot store %s (%s): ", sb->plan->policy.slot_store,
-				    sb->store_path);
-	}
-	read_us = t0 = vi_now_us() - t0;
-	if (r < 0) {
-		vi_failure_set(sb->failure, VI_STAGE_DEVICES, &sb->plan->cfg.root, r, "A/B slots",
-			       &err);
-		vi_kmsg_log(sb->log, KMSG_ERR, "A/B slots: %s", err.msg);
-		goto out;
-	}
-	sb->store = sb->store_path;
-	vi_kmsg_log(sb->log, KMSG_INFO, "slot store %s (%s): state from %s, seq %llu, floor %llu "
-		    "(read in %llu us)", sb->plan->policy.slot_store, sb->store_path,
-		    vi_slots_source_name(st.source), (unsigned long long)st.state.seq,
-		    (unsigned long long)st.state.floor, (unsigned long long)t0);
-	t0 = vi_now_us();
-	/* the policy's slots= decides which slots there are; the store follows it (new slots
-	 * never booted, slots past it dropped at the next write) */
-	if (st.state.count != sb->plan->policy.slot_count) {
-		vi_kmsg_log(sb->log, KMSG_NOTICE, "slot store has %u slots, the policy %u: the "
-			    "store follows the policy", st.state.count, sb->plan->policy.slot_count);
-		vi_slots_resize(&st.state, sb->plan->policy.slot_count);
-	}
-	decide_us += vi_now_us() - t0;
-	if (vi_slot_boot_tpm_floor(sb, &st.state) < 0)
-		goto out;
-	t0 = vi_now_us();
-	/* the slots out of the running before this boot: no tries left (failed earlier, or
-	 * boots that died after the switch), or never made bootable */
-	for (unsigned k = 0; k < st.state.count; k++) {
-		const struct vi_slot *sl = &st.state.slot[k];
+	for (unsigned k = 0; k < s->count; k++) {
+		const struct vi_slot *sl = &s->slot[k];
 
 		if (vi_slot_bootable(sl))
 			continue;
@@ -194,16 +152,65 @@ int vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 			    "left%s%s)", vi_slot_name(k), sl->priority, sl->tries,
 			    sl->reason[0] ? "; last failure: " : "", sl->reason);
 	}
+}
+
+int vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
+{
+	const struct vi_config base = sb->plan->cfg;
+	struct vi_slots_store st = { .source = VI_SLOTS_FROM_DEFAULTS };
+	struct vi_error err = { "" };
+	unsigned tried = 0;
+	/* the slot step's own time, summed over spans that each open with start = vi_now_us():
+	 * reading the store (read_us) and the decision (decide_us: resize, skip list, pick,
+	 * admission); the TPM's answers, the slot's manifest and the store write (write_us) are
+	 * apart */
+	uint64_t start, read_us, decide_us = 0, write_us;
+	int fd = -1, r, booted = -ENOENT;
+
+	*ret_switched = false;
+	r = open_store(sb, &fd, &err);
+	start = vi_now_us();
+	if (r == 0) {
+		r = vi_slots_read_fd(fd, sb->plan->policy.slot_count, &st, &err);
+		if (r < 0)
+			vi_err_wrap(&err, r, "slot store %s (%s): ", sb->plan->policy.slot_store,
+				    sb->store_path);
+	}
+	read_us = vi_now_us() - start;
+	if (r < 0) {
+		vi_failure_set(sb->failure, VI_STAGE_DEVICES, &sb->plan->cfg.root, r, "A/B slots",
+			       &err);
+		vi_kmsg_log(sb->log, KMSG_ERR, "A/B slots: %s", err.msg);
+		goto out;
+	}
+	sb->store = sb->store_path;
+	vi_kmsg_log(sb->log, KMSG_INFO, "slot store %s (%s): state from %s, seq %llu, floor %llu "
+		    "(read in %llu us)", sb->plan->policy.slot_store, sb->store_path,
+		    vi_slots_source_name(st.source), (unsigned long long)st.state.seq,
+		    (unsigned long long)st.state.floor, (unsigned long long)read_us);
+	start = vi_now_us();
+	/* the policy's slots= decides which slots there are; the store follows it (new slots
+	 * never booted, slots past it dropped at the next write) */
+	if (st.state.count != sb->plan->policy.slot_count) {
+		vi_kmsg_log(sb->log, KMSG_NOTICE, "slot store has %u slots, the policy %u: the "
+			    "store follows the policy", st.state.count, sb->plan->policy.slot_count);
+		vi_slots_resize(&st.state, sb->plan->policy.slot_count);
+	}
+	decide_us += vi_now_us() - start;
+	if (vi_slot_boot_tpm_floor(sb, &st.state) < 0)
+		goto out;
+	start = vi_now_us();
+	skip_not_bootable(sb, &st.state);
+	decide_us += vi_now_us() - start;
 	for (;;) {
 		struct vi_slots next;
 		enum vi_slot_blame blame;
 		const char *stage;
 		int i;
 
-		if (!t0)
-			t0 = vi_now_us();
+		start = vi_now_us();
 		i = vi_slot_boot_pick(&st.state, tried);
-
+		decide_us += vi_now_us() - start;
 		if (i < 0) {
 			/* locked when no slot boots too: the fail actions may open a shell */
 			vi_slot_boot_tpm_lock(sb);
@@ -220,20 +227,17 @@ int vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 		 * its other tries for later boots */
 		tried |= 1u << i;
 		sb->slot = vi_slot_name((unsigned)i);
-		decide_us += vi_now_us() - t0;
 		vi_kmsg_log(sb->log, KMSG_NOTICE, "slot %s: priority %u, %u tries left: setting up",
 			    sb->slot, st.state.slot[i].priority, st.state.slot[i].tries);
-		t0 = 0;
 		r = slot_trust(sb, &base, (unsigned)i, &stage, &blame, &err);
 		if (r < 0) {
 			slot_failed(sb, fd, &st, (unsigned)i, blame, false, stage, err.msg);
 			continue;
 		}
-		t0 = vi_now_us();
+		start = vi_now_us();
 		next = st.state;
 		r = vi_slot_boot_admit(&next, (unsigned)i, sb->plan->trust.version, &err);
-		decide_us += vi_now_us() - t0;
-		t0 = 0;
+		decide_us += vi_now_us() - start;
 		if (r < 0) {
 			slot_failed(sb, fd, &st, (unsigned)i, VI_SLOT_BLAME_CONTENT, false, "version",
 				    err.msg);
@@ -253,16 +257,15 @@ int vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
 		}
 		/* the try is spent before the switch: a slot that dies after it (a corruption
 		 * reboot, a hang the watchdog ends) runs out of tries */
-		t0 = vi_now_us();
+		start = vi_now_us();
 		store_write(sb, fd, &st, &next, "the try");
-		t0 = vi_now_us() - t0;
+		write_us = vi_now_us() - start;
 		vi_kmsg_log(sb->log, KMSG_INFO, "slot %s: try taken, %u left, version %llu recorded "
 			    "(store written in %llu us; the slot step %llu us own: read %llu us, "
 			    "decision %llu us)", sb->slot, next.slot[i].tries,
-			    (unsigned long long)next.slot[i].version, (unsigned long long)t0,
+			    (unsigned long long)next.slot[i].version, (unsigned long long)write_us,
 			    (unsigned long long)read_us + decide_us, (unsigned long long)read_us,
 			    (unsigned long long)decide_us);
-		t0 = 0;
 		sb->failure->set = false;
 		r = sb->boot(sb->ctx, &sb->plan->cfg.root, ret_switched);
 		if (r == 0) {

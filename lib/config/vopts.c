@@ -229,7 +229,7 @@ int vi_vopts_format(const struct vi_target *t, char *out, size_t out_size)
 {
 	const struct vi_params *p = &t->params;
 	/* Without a superblock every parameter matters: print them all once they are filled in
-	 * (lib/config/cmdline.c fills veritysetup's defaults); before that, only what was given. */
+	 * (lib/config/cmdline_resolve.c fills veritysetup's defaults); before that, only what was given. */
 	bool all = !t->superblock && p->data_block_size && p->hash_block_size && p->hash_name[0];
 	uint32_t show = vi_target_given(t);
 	size_t pos = 0;

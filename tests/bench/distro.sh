@@ -38,8 +38,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 export VM_ACCEL=tcg   # as the other boot benches: comparable across runs and machines
 DEB_PKGDIR=${DEB_PKGDIR:-$BUILD/deb}
 DEB_TIMEOUT=${DEB_TIMEOUT:-300}
-VI_IMAGE=$BUILD/verity-image
-VI_STATIC=$BUILD/static/verity-init
 
 echo "bench-distro: command: BUILD=$BUILD BENCH_RUNS=$RUNS BENCH_VARIANTS='$VARIANTS' tests/bench/distro.sh"
 echo "bench-distro: $(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), kernel $VM_KVER, TCG"
@@ -101,7 +99,7 @@ analyze() {
 declare -A UP INRD UNPACK SAK SAI SAU OWN
 for (( i = 1; i <= RUNS; i++ )); do
 	for v in $VARIANTS; do
-		if ! vm_boot --timeout "$DEB_TIMEOUT" --mem 768 --disk "$DEB_DATA" --disk "$DEB_HASH" \
+		if ! vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk "$DEB_DATA" --disk "$DEB_HASH" \
 			"bench-distro-$v-$i" "${IMG[$v]}" "$CMD" 2>/dev/null; then
 			echo "bench-distro: run $i $v FAILED (log $VM_LOG)"; continue
 		fi

@@ -33,21 +33,6 @@ echo "bench: $(date -u +%FT%TZ), $(nproc) CPUs ($(lscpu | sed -n 's/^Model name:
 echo "bench: verity-image vs $(veritysetup --version | head -n 1), $MB MiB, runs $RUNS"
 openssl rand -out "$W/data" $((MB * 1048576)) 2>/dev/null || head -c $((MB * 1048576)) /dev/urandom >"$W/data"
 
-# run_timed PREFIX CMD... : wall seconds, peak RSS (KB), CPU seconds of one run
-run_timed() {
-	local pfx=$1
-	shift
-	/usr/bin/time -v -o "$W/time" "$@" >"$W/out" 2>"$W/err" || {
-		echo "bench: failed: $*" >&2
-		cat "$W/err" >&2
-		exit 1
-	}
-	printf -v "${pfx}_s" '%s' "$(awk -F': ' '/Elapsed \(wall clock\)/ {
-		n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$W/time")"
-	printf -v "${pfx}_kb" '%s' "$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$W/time")"
-	printf -v "${pfx}_cpu" '%s' "$(awk -F': ' '/User time|System time/ { t += $2 } END { print t }' "$W/time")"
-}
-
 # shellcheck source=tests/bench/lib.sh
 . "$(dirname "$0")/lib.sh" || exit 1
 

@@ -43,24 +43,16 @@ echo "bench: $("$VI" --help >/dev/null && echo verity-image) vs $(veritysetup --
 # openssl's generator is much faster than /dev/urandom; the content only has to be incompressible.
 openssl rand -out "$W/data" "$SIZE" 2>/dev/null || head -c "$SIZE" /dev/urandom >"$W/data"
 
-# run_timed OUTVAR_PREFIX CMD... : wall seconds and peak RSS (KB) of one run
-run_timed() {
+# shellcheck source=tests/bench/lib.sh
+. "$(dirname "$0")/lib.sh" || exit 1
+
+# run_paced PREFIX CMD... : run_timed (lib.sh) after the pause, at the nice level
+run_paced() {
 	local pfx=$1
 	shift
 	sleep "$PAUSE"
-	"${PRIO[@]}" /usr/bin/time -v -o "$W/time" "$@" >"$W/out" 2>"$W/err" || {
-		echo "bench: failed: $*" >&2
-		cat "$W/err" >&2
-		exit 1
-	}
-	printf -v "${pfx}_s" '%s' "$(awk -F': ' '/Elapsed \(wall clock\)/ {
-		n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$W/time")"
-	printf -v "${pfx}_kb" '%s' "$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$W/time")"
-	printf -v "${pfx}_cpu" '%s' "$(awk -F': ' '/User time|System time/ { t += $2 } END { print t }' "$W/time")"
+	run_timed "$pfx" "${PRIO[@]}" "$@"
 }
-
-# shellcheck source=tests/bench/lib.sh
-. "$(dirname "$0")/lib.sh" || exit 1
 
 # SHA-256 limits in bytes/s, measured now (openssl prints 1000s of bytes per second).
 sha_rate() {
@@ -72,25 +64,25 @@ SHAN=$(sha_rate -multi "$NCPU")
 
 declare -a vs_f vi_f vs_v vi_v vs_fkb vi_fkb vs_vkb vi_vkb vs_fc vi_fc vs_vc vi_vc
 for _ in $(seq "$RUNS"); do
-	run_timed a veritysetup format "$W/data" "$W/hash.vs" --salt "$SALT"
+	run_paced a veritysetup format "$W/data" "$W/hash.vs" --salt "$SALT"
 	vs_f+=("$a_s"); vs_fkb+=("$a_kb"); vs_fc+=("$a_cpu")
-	run_timed b "$VI" format "$W/data" "$W/hash.vi" --salt "$SALT" --quiet
+	run_paced b "$VI" format "$W/data" "$W/hash.vi" --salt "$SALT" --quiet
 	vi_f+=("$b_s"); vi_fkb+=("$b_kb"); vi_fc+=("$b_cpu")
 	ROOTHASH=$(cat "$W/out")
 done
 cmp -s <(tail -c +513 "$W/hash.vs") <(tail -c +513 "$W/hash.vi") ||
 	{ echo "bench: hash trees differ" >&2; exit 1; }
 for _ in $(seq "$RUNS"); do
-	run_timed a veritysetup verify "$W/data" "$W/hash.vs" "$ROOTHASH"
+	run_paced a veritysetup verify "$W/data" "$W/hash.vs" "$ROOTHASH"
 	vs_v+=("$a_s"); vs_vkb+=("$a_kb"); vs_vc+=("$a_cpu")
-	run_timed b "$VI" verify "$W/data" "$W/hash.vi" "$ROOTHASH"
+	run_paced b "$VI" verify "$W/data" "$W/hash.vi" "$ROOTHASH"
 	vi_v+=("$b_s"); vi_vkb+=("$b_kb"); vi_vc+=("$b_cpu")
 done
 
 if [ "$BIG" = 1 ]; then
 	rm -f "$W/hash.vs"
 	for _ in 1 2 3; do openssl rand "$SIZE" >>"$W/data"; done
-	run_timed c "$VI" format "$W/data" "$W/hash.big" --salt "$SALT" --quiet
+	run_paced c "$VI" format "$W/data" "$W/hash.big" --salt "$SALT" --quiet
 	# shellcheck disable=SC2154  # c_kb and c_s are set by run_timed through printf -v
 	big_kb=$c_kb big_s=$c_s
 fi

@@ -13,6 +13,8 @@
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 : "${BUILD:=$TOP/build}"
 : "${MOD:=$TOP/dracut-module}"
+# shellcheck source=tests/cli/policy_lib.sh
+. "$TOP/tests/cli/policy_lib.sh"
 VI=$BUILD/verity-init
 RH=$(printf '%064d' 0)                 # a well-formed sha256 root hash
 BASE="roothash=$RH verity.data=/dev/vda verity.hash=/dev/vdb"
@@ -34,21 +36,6 @@ oneTimeSetUp() {
 
 setUp() {
 	rm -f "$MARK"
-}
-
-# with_policy POLICY CMD... : run CMD in a private mount namespace whose /etc/verity-init.conf is
-# POLICY (a read-only overlay over /etc: the host's file, if any, is hidden); as in
-# badinput_test.sh. Exit status 77: no namespace or overlayfs here (the caller skips).
-with_policy() {
-	mkdir -p "$W/policy-etc"
-	printf '%s\n' "$1" >"$W/policy-etc/verity-init.conf"
-	shift
-	[ "$(id -u)" -eq 0 ] || return 77
-	# shellcheck disable=SC2016 # $0, $@ are the inner shell's
-	unshare -m sh -c '
-		mount --make-rprivate / 2>/dev/null &&
-		mount -t overlay vitest -o "lowerdir=$0:/etc" /etc 2>/dev/null || exit 77
-		exec "$@"' "$W/policy-etc" "$@"
 }
 
 # no_policy CMD... : CMD as the agent runs without a policy file (an empty policy: the defaults)

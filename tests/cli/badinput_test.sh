@@ -8,6 +8,8 @@
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
+# shellcheck source=tests/cli/policy_lib.sh
+. "$ROOT/tests/cli/policy_lib.sh"
 VI=$BUILD/verity-init
 VIMG=$BUILD/verity-image
 BS=4096
@@ -91,29 +93,6 @@ refused_parse() {
 	rc=$?
 	assertEquals "$1: exit status (output: $out)" 1 "$rc"
 	assertContains "$1: reason" "$out" "$2"
-}
-
-# with_policy POLICY [--no-cmdline] CMD... : run CMD in a private mount namespace whose
-# /etc/verity-init.conf is POLICY (a read-only overlay over /etc: the host's file, if any, is
-# hidden) and, with --no-cmdline, whose /proc/cmdline cannot be read (a write-only sysctl bound
-# over it: read access is refused even to root; the rest of /proc stays, which ASan needs).
-# Exit status 77: no namespace or overlayfs here (the caller skips).
-with_policy() {
-	mkdir -p "$W/policy-etc"
-	printf '%s\n' "$1" >"$W/policy-etc/verity-init.conf"
-	shift
-	hide=
-	if [ "$1" = --no-cmdline ]; then hide=1; shift; fi
-	[ "$(id -u)" -eq 0 ] || return 77
-	# shellcheck disable=SC2016 # $0, $1, $@ are the inner shell's
-	unshare -m sh -c '
-		mount --make-rprivate / 2>/dev/null &&
-		mount -t overlay vitest -o "lowerdir=$0:/etc" /etc 2>/dev/null || exit 77
-		if [ -n "$1" ]; then
-			mount --bind /proc/sys/vm/drop_caches /proc/cmdline 2>/dev/null || exit 77
-		fi
-		shift
-		exec "$@"' "$W/policy-etc" "$hide" "$@"
 }
 
 # sb_patch FILE OFFSET-IN-SB PRINTF-BYTES : overwrite bytes of the superblock at HOFF.

@@ -8,6 +8,8 @@
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 : "${BUILD:=$TOP/build}"
+# shellcheck source=tests/cli/policy_lib.sh
+. "$TOP/tests/cli/policy_lib.sh"
 VI=$BUILD/verity-init
 RH=$(printf '%064d' 0)
 BASE="roothash=$RH verity.data=/dev/vi-absent-data verity.hash=/dev/vi-absent-hash"
@@ -22,20 +24,6 @@ setUp() {
 	mkdir -p "$W/newroot"
 }
 
-# policy POLICY CMD... : CMD with /etc/verity-init.conf = POLICY (an overlay over /etc in a private
-# mount namespace, as badinput_test.sh does); exit 77 where that cannot be done
-policy() {
-	mkdir -p "$W/policy-etc"
-	printf '%s\n' "$1" >"$W/policy-etc/verity-init.conf"
-	shift
-	[ "$(id -u)" -eq 0 ] || return 77
-	# shellcheck disable=SC2016 # $0, $@ are the inner shell's
-	unshare -m sh -c '
-		mount --make-rprivate / 2>/dev/null &&
-		mount -t overlay vitest -o "lowerdir=$0:/etc" /etc 2>/dev/null || exit 77
-		exec "$@"' "$W/policy-etc" "$@"
-}
-
 # agent ARGS... : the agent with the test's stand-ins (never the kernel's sysrq); sets OUT, RC
 agent() {
 	OUT=$(timeout 60 "$VI" "$@" --rundir "$W/run" --kmsg "$W/kmsg" --sysrq "$W/sysrq" 2>/dev/null)
@@ -46,7 +34,7 @@ agent() {
 agent_policy() {
 	local p=$1
 	shift
-	OUT=$(policy "$p" timeout 60 "$VI" "$@" --rundir "$W/run" --kmsg "$W/kmsg" --sysrq "$W/sysrq" 2>/dev/null)
+	OUT=$(with_policy "$p" timeout 60 "$VI" "$@" --rundir "$W/run" --kmsg "$W/kmsg" --sysrq "$W/sysrq" 2>/dev/null)
 	RC=$?
 }
 

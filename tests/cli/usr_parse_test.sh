@@ -7,13 +7,14 @@
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
+# shellcheck source=tests/cli/policy_lib.sh
+. "$ROOT/tests/cli/policy_lib.sh"
 VI=$BUILD/verity-init
 UH=4f8b2d0e1c7a9b3d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5
 RH=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
 RV="roothash=$RH verity.data=/dev/vda1 verity.hash=/dev/vda2"
 
 oneTimeSetUp() {
-	W=$SHUNIT_TMPDIR
 	[ -x "$VI" ] || { echo "verity-init not built in $BUILD" >&2; exit 1; }
 }
 
@@ -99,18 +100,6 @@ testSetupUsrLayouts() {
 	if [ "$rc" -eq 77 ]; then echo "skip: no mount namespace or overlayfs"; return 0; fi
 	assertEquals "setup writable+usr: exit status ($out)" 1 "$rc"
 	assertEquals "setup writable+usr: reason" "verity-init: a verified /usr under an unverified root= partition is booted by the standalone agent (PID 1) only; under dracut: a verified root (roothash=) or a tmpfs root (systemd.volatile=yes)" "$out"
-}
-
-# with_policy POLICY CMD...: CMD with /etc/verity-init.conf = POLICY (private namespace)
-with_policy() {
-	mkdir -p "$W/etc"
-	printf '%s\n' "$1" >"$W/etc/verity-init.conf"
-	shift
-	[ "$(id -u)" -eq 0 ] || return 77
-	# shellcheck disable=SC2016 # the inner shell's $0 and $@
-	unshare -m sh -c 'mount --make-rprivate / 2>/dev/null &&
-		mount -t overlay vitest -o "lowerdir=$0:/etc" /etc 2>/dev/null || exit 77
-		exec "$@"' "$W/etc" "$@"
 }
 
 testWritableRootNeedsThePolicysConsent() {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* libFuzzer target: the whole kernel command line (untrusted unless signed: a bootloader may let
- * anyone edit it). Runs the tokenizer and the full parser, then prints the accepted
- * configuration in both styles. Oracles besides the sanitizers:
+ * anyone edit it). Runs the tokenizer and the full parser (lib/config/cmdline.c with
+ * cmdline_handover.c and cmdline_resolve.c), then prints the accepted configuration in both
+ * styles. Oracles besides the sanitizers:
  *  - the tokenizer makes progress, and every token lies inside the input;
  *  - an accepted configuration, printed as key=value for humans, contains no control byte other
  *    than the line ends (strings from the command line are sanitized before they are shown);

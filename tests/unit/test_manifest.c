@@ -13,29 +13,14 @@
 #include "config.h"
 #include "hex.h"
 #include "manifest.h"
+#include "manifest_vectors.h"
 #include "vopts.h"
 
-#define ROOT "4e8b1bc8e0cf6bce2c1b4a58f1b1fe3a4ec2e4a97e2b5f1d1f0e4b0a5e9d2c11"
-#define PARTUUID "6e8a3b8c-5d0e-4e34-9d1e-8d3a0c4b7f21"
-
-static const char GOOD[] =
-	"verity-manifest 1\n"
-	"version 7\n"
-	"root-hash " ROOT "\n"
-	"hash-algorithm sha256\n"
-	"format 1\n"
-	"data-block-size 4096\n"
-	"hash-block-size 4096\n"
-	"data-blocks 4096\n"
-	"hash-offset 16777216\n"
-	"salt 0011223344556677\n"
-	"superblock yes\n"
-	"data-device PARTUUID=" PARTUUID "\n";
 
 static const char FULL[] =
 	"verity-manifest 1\n"
 	"version 18446744073709551615\n"
-	"root-hash " ROOT ROOT "\n"
+	"root-hash " VEC_ROOT VEC_ROOT "\n"
 	"hash-algorithm sha512\n"
 	"format 0\n"
 	"data-block-size 1024\n"
@@ -64,9 +49,9 @@ static void test_parse_good(void **state)
 	uint8_t root[32];
 
 	(void)state;
-	assert_int_equal(vi_manifest_parse(S(GOOD), &m, &err), 0);
+	assert_int_equal(vi_manifest_parse(S(VEC_MANIFEST), &m, &err), 0);
 	assert_int_equal(m.version, 7);
-	assert_int_equal(vi_hex_decode_exact(ROOT, root, sizeof(root)), 0);
+	assert_int_equal(vi_hex_decode_exact(VEC_ROOT, root, sizeof(root)), 0);
 	assert_int_equal(m.root_hash_len, 32);
 	assert_memory_equal(m.root_hash, root, 32);
 	assert_string_equal(m.params.hash_name, "sha256");
@@ -79,7 +64,7 @@ static void test_parse_good(void **state)
 	assert_int_equal(m.params.salt[7], 0x77);
 	assert_false(m.params.no_superblock);
 	assert_false(m.has_uuid);
-	assert_string_equal(m.data.spec, "PARTUUID=" PARTUUID);
+	assert_string_equal(m.data.spec, "PARTUUID=" VEC_PARTUUID);
 	assert_string_equal(m.hash.spec, "");
 	assert_string_equal(m.fec.spec, "");
 	assert_int_equal(m.corruption, VI_CORRUPT_EIO);
@@ -120,10 +105,10 @@ static void test_format_roundtrip(void **state)
 
 	(void)state;
 	/* both vectors are written in canonical order: formatting gives them back exactly */
-	assert_int_equal(vi_manifest_parse(S(GOOD), &m, &err), 0);
+	assert_int_equal(vi_manifest_parse(S(VEC_MANIFEST), &m, &err), 0);
 	assert_int_equal(vi_manifest_format(&m, out, sizeof(out), &n, &err), 0);
-	assert_int_equal(n, sizeof(GOOD) - 1);
-	assert_string_equal(out, GOOD);
+	assert_int_equal(n, sizeof(VEC_MANIFEST) - 1);
+	assert_string_equal(out, VEC_MANIFEST);
 	assert_int_equal(vi_manifest_parse(S(FULL), &m, &err), 0);
 	assert_int_equal(vi_manifest_format(&m, out, sizeof(out), &n, &err), 0);
 	assert_string_equal(out, FULL);
@@ -133,11 +118,11 @@ static void test_format_roundtrip(void **state)
 	assert_int_equal(vi_manifest_format(&m, out, sizeof(out), &n, &err), -EINVAL);
 }
 
-/* GOOD with the line starting with `key ` replaced by `line` (NULL: removed), or with `line`
- * appended when key is NULL. */
+/* VEC_MANIFEST with the line starting with `key ` replaced by `line` (NULL: removed), or with
+ * `line` appended when key is NULL. */
 static size_t edit(char *out, size_t out_size, const char *key, const char *line)
 {
-	const char *p = GOOD, *end = GOOD + sizeof(GOOD) - 1;
+	const char *p = VEC_MANIFEST, *end = VEC_MANIFEST + sizeof(VEC_MANIFEST) - 1;
 	size_t n = 0;
 
 	while (p < end) {
@@ -172,13 +157,13 @@ static void test_parse_rejects(void **state)
 	char buf[VI_MANIFEST_MAX + 64];
 
 	(void)state;
-	/* sanity: the edit helper reproduces GOOD */
+	/* sanity: the edit helper reproduces VEC_MANIFEST */
 	assert_int_equal(parse_edit("version", "version 7\n", &err), 0);
 
 	/* first line */
 	assert_int_equal(vi_manifest_parse(S("verity-manifest 2\nversion 1\n"), &m, &err), -EINVAL);
 	assert_int_equal(vi_manifest_parse(S(""), &m, &err), -EINVAL);
-	assert_int_equal(vi_manifest_parse(GOOD + 1, sizeof(GOOD) - 2, &m, &err), -EINVAL);
+	assert_int_equal(vi_manifest_parse(VEC_MANIFEST + 1, sizeof(VEC_MANIFEST) - 2, &m, &err), -EINVAL);
 	/* shape of lines */
 	assert_int_equal(parse_edit(NULL, "\n", &err), -EINVAL);                       /* blank */
 	assert_int_equal(parse_edit(NULL, "# comment\n", &err), -EINVAL);
@@ -188,11 +173,12 @@ static void test_parse_rejects(void **state)
 	assert_int_equal(parse_edit("version", "version 7\r\n", &err), -EINVAL);       /* CR */
 	assert_int_equal(parse_edit("version", "version\t7\n", &err), -EINVAL);        /* tab */
 	assert_int_equal(parse_edit("version", "version\n", &err), -EINVAL);           /* no value */
-	assert_int_equal(vi_manifest_parse(GOOD, sizeof(GOOD) - 2, &m, &err), -EINVAL); /* no LF */
+	/* no LF */
+	assert_int_equal(vi_manifest_parse(VEC_MANIFEST, sizeof(VEC_MANIFEST) - 2, &m, &err), -EINVAL);
 	assert_string_equal(err.msg, "manifest line 12: no newline at the end");
-	memcpy(buf, GOOD, sizeof(GOOD));
+	memcpy(buf, VEC_MANIFEST, sizeof(VEC_MANIFEST));
 	buf[30] = '\0';
-	assert_int_equal(vi_manifest_parse(buf, sizeof(GOOD) - 1, &m, &err), -EINVAL); /* NUL */
+	assert_int_equal(vi_manifest_parse(buf, sizeof(VEC_MANIFEST) - 1, &m, &err), -EINVAL); /* NUL */
 	/* keys */
 	assert_int_equal(parse_edit(NULL, "name root\n", &err), -EINVAL);
 	assert_string_equal(err.msg, "manifest line 13: unknown key 'name'");
@@ -209,7 +195,7 @@ static void test_parse_rejects(void **state)
 	assert_int_equal(parse_edit("version", "version 07\n", &err), -EINVAL);
 	assert_int_equal(parse_edit("version", "version +7\n", &err), -EINVAL);
 	assert_int_equal(parse_edit("version", "version 18446744073709551616\n", &err), -EINVAL);
-	assert_int_equal(parse_edit("root-hash", "root-hash " ROOT "00\n", &err), -EINVAL);
+	assert_int_equal(parse_edit("root-hash", "root-hash " VEC_ROOT "00\n", &err), -EINVAL);
 	assert_int_equal(parse_edit("root-hash", "root-hash 4e8b\n", &err), -EINVAL);
 	assert_int_equal(parse_edit("root-hash", "root-hash xx\n", &err), -EINVAL);
 	assert_int_equal(parse_edit("hash-algorithm", "hash-algorithm md4x\n", &err), -EINVAL);
@@ -249,7 +235,7 @@ static void test_parse_rejects(void **state)
 	assert_int_equal(parse_edit(NULL, "ignore-zero-blocks 1\n", &err), -EINVAL);
 	/* size cap */
 	memset(buf, 'x', sizeof(buf));
-	memcpy(buf, GOOD, sizeof(GOOD) - 1);
+	memcpy(buf, VEC_MANIFEST, sizeof(VEC_MANIFEST) - 1);
 	assert_int_equal(vi_manifest_parse(buf, VI_MANIFEST_MAX + 1, &m, &err), -E2BIG);
 }
 
@@ -305,18 +291,18 @@ static void test_apply_agreeing_cmdline(void **state)
 	struct vi_error err = { "" };
 
 	(void)state;
-	assert_int_equal(vi_manifest_parse(S(GOOD), &m, &err), 0);
+	assert_int_equal(vi_manifest_parse(S(VEC_MANIFEST), &m, &err), 0);
 	/* the same values written again on the command line are fine */
 	target(&t, "hash=sha256,format=1,data-block-size=4K,hash-block-size=4096,data-blocks=4096,"
 		   "hash-offset=16M,salt=0011223344556677,superblock=yes");
-	assert_int_equal(vi_hex_decode_exact(ROOT, t.root_hash, 32), 0);
+	assert_int_equal(vi_hex_decode_exact(VEC_ROOT, t.root_hash, 32), 0);
 	t.root_hash_len = 32;
 	/* PARTUUID values compare without regard to case */
 	snprintf(t.data.spec, sizeof(t.data.spec), "PARTUUID=6E8A3B8C-5D0E-4E34-9D1E-8D3A0C4B7F21");
 	/* an explicit hash device equal to the data device is no contradiction either */
-	snprintf(t.hash.spec, sizeof(t.hash.spec), "PARTUUID=" PARTUUID);
+	snprintf(t.hash.spec, sizeof(t.hash.spec), "PARTUUID=" VEC_PARTUUID);
 	assert_int_equal(vi_manifest_apply(&m, &t, &err), 0);
-	assert_string_equal(t.data.spec, "PARTUUID=" PARTUUID);
+	assert_string_equal(t.data.spec, "PARTUUID=" VEC_PARTUUID);
 	assert_string_equal(t.hash.spec, "");
 }
 
@@ -328,7 +314,7 @@ static void refused(const char *opts, void (*tweak)(struct vi_target *), const c
 	struct vi_error err = { "" };
 	char want[160];
 
-	assert_int_equal(vi_manifest_parse(S(GOOD), &m, &err), 0);
+	assert_int_equal(vi_manifest_parse(S(VEC_MANIFEST), &m, &err), 0);
 	target(&t, opts);
 	if (tweak)
 		tweak(&t);
@@ -341,7 +327,7 @@ static void refused(const char *opts, void (*tweak)(struct vi_target *), const c
 
 static void other_root(struct vi_target *t)
 {
-	assert_int_equal(vi_hex_decode_exact(ROOT, t->root_hash, 32), 0);
+	assert_int_equal(vi_hex_decode_exact(VEC_ROOT, t->root_hash, 32), 0);
 	t->root_hash[31] ^= 1;
 	t->root_hash_len = 32;
 }

@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* minisign parsing and verification against vectors made with the real tool (minisign 0.11,
- * Debian bookworm), hard-coded here:
- *   minisign -G -W -p k.pub -s k.key             (and k2.* the same way)
- *   minisign -S -s k.key -m manifest -t 'verity-init test vector' -x manifest.minisig
+ * Debian bookworm): the keys and signed manifest of manifest_vectors.h and, hard-coded here,
  *   minisign -S -l -s k.key -m manifest -t 'legacy' -x manifest.legacy.minisig
- *   minisign -S -s k2.key -m manifest -t 'other key' -x manifest.k2.minisig
  *   printf 'pw\npw\n' | minisign -G -p e.pub -s e.key     (password-protected key)
  * The keys are test keys, published here on purpose. */
 #include <errno.h>
@@ -16,15 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "manifest_vectors.h"
 #include "minisign.h"
-
-static const char PUB[] =
-	"untrusted comment: minisign public key B69F29EA89A6E4A4\n"
-	"RWSk5KaJ6imftpKcZppgAyOWpZOSxIa/ygKDAvcD07fdwkL8GzeQee7o\n";
-
-static const char PUB2[] =
-	"untrusted comment: minisign public key 4D180D24B34BE6B4\n"
-	"RWS05kuzJA0YTWOsZ1Ux+3XXeBsNMTWcd6Im6D57qRXM5r1et7eDcsCG\n";
 
 static const char SEC[] =
 	"untrusted comment: minisign encrypted secret key\n"
@@ -38,40 +28,14 @@ static const char SEC_ENCRYPTED[] =
 	"qdX5CwH5DxGk1wpXxJlZDmJX4oFujpCZi2XNO7koafoDHZYEN5nhdvptuCh8R78El9GKT9J93+CBEoDB77GfzyQQhiFh"
 	"Vc7PmlA62ITYEiNPODGPMilUT8E=\n";
 
-static const char MSG[] =
-	"verity-manifest 1\n"
-	"version 7\n"
-	"root-hash 4e8b1bc8e0cf6bce2c1b4a58f1b1fe3a4ec2e4a97e2b5f1d1f0e4b0a5e9d2c11\n"
-	"hash-algorithm sha256\n"
-	"format 1\n"
-	"data-block-size 4096\n"
-	"hash-block-size 4096\n"
-	"data-blocks 4096\n"
-	"hash-offset 16777216\n"
-	"salt 0011223344556677\n"
-	"superblock yes\n"
-	"data-device PARTUUID=6e8a3b8c-5d0e-4e34-9d1e-8d3a0c4b7f21\n";
-
-static const char SIG[] =
-	"untrusted comment: signature from minisign secret key\n"
-	"RUSk5KaJ6imftiZvaBENSuLXCvO5w5/YNpsSBWAoXvoZ408QuNotdU8RP8byNtCh89kooFYTVX2IbyKK1tCD+jHo3pWOySb/XA0=\n"
-	"trusted comment: verity-init test vector\n"
-	"dmte8R7/Tlme8/pTp0AhzpQYtAK5bPj2xcrMPGwx8Dqhu/YLKuyY5Irm/OrllYFOZ5HqAJB17XKEfguJtTPsCg==\n";
-
 static const char SIG_LEGACY[] =
 	"untrusted comment: signature from minisign secret key\n"
 	"RWSk5KaJ6imftq7/JRNUYL3Js1Y6CadU3odWRGyIbVqsMJ6zFZtt5MDiV6C2ZAOlob6Z9W5l+zGX0a0dbbT36SgkufRCreL3swc=\n"
 	"trusted comment: legacy\n"
 	"MCbKddnzfbM8vm8fukT0sP0+0++PkVsdnS7aeq/KzB7UnRBuS6Xb2fHsZHiZ31KU58hC18gY/lK3jbMKxfQNCw==\n";
 
-static const char SIG_K2[] =
-	"untrusted comment: signature from minisign secret key\n"
-	"RUS05kuzJA0YTbqc2kiHsW/JJ/N6+butALdlTb23B3WJ3RDLWWhntSUoDO+a1BjVzRQBkR5+XeK6qZwY1e8mWP4q3KggM5v5Rgc=\n"
-	"trusted comment: other key\n"
-	"J8OesQyVifZ+s5jQ506t9PP9P8XQABChzyQ+SaZg0fxZRDUBBtswOzjV8sFdEXvjTbYo5dz3tlq2pt7U6a9qAA==\n";
-
 #define S(x) (x), (sizeof(x) - 1)
-#define MSGB ((const uint8_t *)MSG), (sizeof(MSG) - 1)
+#define MSGB ((const uint8_t *)VEC_MANIFEST), (sizeof(VEC_MANIFEST) - 1)
 
 static void test_pubkey(void **state)
 {
@@ -80,7 +44,7 @@ static void test_pubkey(void **state)
 	char id[17];
 
 	(void)state;
-	assert_int_equal(vi_minisign_pubkey_parse(S(PUB), &pk, &err), 0);
+	assert_int_equal(vi_minisign_pubkey_parse(S(VEC_PUB), &pk, &err), 0);
 	vi_minisign_key_id_format(pk.key_id, id);
 	assert_string_equal(id, "B69F29EA89A6E4A4");
 	/* leading zeros are dropped, as minisign's own "%" PRIX64 */
@@ -94,7 +58,7 @@ static void test_pubkey(void **state)
 		assert_string_equal(id, "0");
 	}
 	/* the same without the final newline, and with CRLF line ends */
-	assert_int_equal(vi_minisign_pubkey_parse(PUB, sizeof(PUB) - 2, &pk, &err), 0);
+	assert_int_equal(vi_minisign_pubkey_parse(VEC_PUB, sizeof(VEC_PUB) - 2, &pk, &err), 0);
 	assert_int_equal(vi_minisign_pubkey_parse(S("untrusted comment: x\r\n"
 		"RWSk5KaJ6imftpKcZppgAyOWpZOSxIa/ygKDAvcD07fdwkL8GzeQee7o\r\n"), &pk, &err), 0);
 }
@@ -110,23 +74,23 @@ static void test_pubkey_rejects(void **state)
 	assert_int_equal(vi_minisign_pubkey_parse(S("RWSk5KaJ6imftpKcZppgAyOWpZOSxIa/ygKDAvcD07fdwkL8GzeQee7o\n"),
 					       &pk, &err), -EINVAL);
 	/* a trailing line */
-	snprintf(buf, sizeof(buf), "%sextra\n", PUB);
+	snprintf(buf, sizeof(buf), "%sextra\n", VEC_PUB);
 	assert_int_equal(vi_minisign_pubkey_parse(buf, strlen(buf), &pk, &err), -EINVAL);
 	assert_string_equal(err.msg, "unexpected data after the last line");
 	/* a base64 character changed into one outside the alphabet */
-	memcpy(buf, PUB, sizeof(PUB));
-	buf[sizeof(PUB) - 10] = '*';
-	assert_int_equal(vi_minisign_pubkey_parse(buf, sizeof(PUB) - 1, &pk, &err), -EINVAL);
+	memcpy(buf, VEC_PUB, sizeof(VEC_PUB));
+	buf[sizeof(VEC_PUB) - 10] = '*';
+	assert_int_equal(vi_minisign_pubkey_parse(buf, sizeof(VEC_PUB) - 1, &pk, &err), -EINVAL);
 	/* truncated key (one base64 quantum less) */
 	assert_int_equal(vi_minisign_pubkey_parse(S("untrusted comment: x\n"
 		"RWSk5KaJ6imftpKcZppgAyOWpZOSxIa/ygKDAvcD07fdwkL8GzeQ\n"), &pk, &err), -EINVAL);
 	/* a signature is not a public key */
-	assert_int_equal(vi_minisign_pubkey_parse(S(SIG), &pk, &err), -EINVAL);
+	assert_int_equal(vi_minisign_pubkey_parse(S(VEC_SIG), &pk, &err), -EINVAL);
 	/* empty, and a NUL inside */
 	assert_int_equal(vi_minisign_pubkey_parse("", 0, &pk, &err), -EINVAL);
-	memcpy(buf, PUB, sizeof(PUB));
+	memcpy(buf, VEC_PUB, sizeof(VEC_PUB));
 	buf[25] = '\0';
-	assert_int_equal(vi_minisign_pubkey_parse(buf, sizeof(PUB) - 1, &pk, &err), -EINVAL);
+	assert_int_equal(vi_minisign_pubkey_parse(buf, sizeof(VEC_PUB) - 1, &pk, &err), -EINVAL);
 }
 
 static void test_verify_tool_signature(void **state)
@@ -136,8 +100,8 @@ static void test_verify_tool_signature(void **state)
 	struct vi_error err = { "" };
 
 	(void)state;
-	assert_int_equal(vi_minisign_pubkey_parse(S(PUB), &pk, &err), 0);
-	assert_int_equal(vi_minisign_sig_parse(S(SIG), &sig, &err), 0);
+	assert_int_equal(vi_minisign_pubkey_parse(S(VEC_PUB), &pk, &err), 0);
+	assert_int_equal(vi_minisign_sig_parse(S(VEC_SIG), &sig, &err), 0);
 	assert_true(sig.prehashed);
 	assert_string_equal(sig.trusted_comment, "verity-init test vector");
 	assert_int_equal(vi_minisign_verify(&pk, &sig, MSGB, false, &err), 0);
@@ -148,37 +112,37 @@ static void test_verify_tampered(void **state)
 	struct vi_minisign_pubkey pk;
 	struct vi_minisign_sig sig;
 	struct vi_error err = { "" };
-	char msg[sizeof(MSG)];
-	char sigbuf[sizeof(SIG)];
+	char msg[sizeof(VEC_MANIFEST)];
+	char sigbuf[sizeof(VEC_SIG)];
 	char *p;
 
 	(void)state;
-	assert_int_equal(vi_minisign_pubkey_parse(S(PUB), &pk, &err), 0);
-	assert_int_equal(vi_minisign_sig_parse(S(SIG), &sig, &err), 0);
+	assert_int_equal(vi_minisign_pubkey_parse(S(VEC_PUB), &pk, &err), 0);
+	assert_int_equal(vi_minisign_sig_parse(S(VEC_SIG), &sig, &err), 0);
 	/* "version 7" -> "version 8": the rollback an attacker would want the other way */
-	memcpy(msg, MSG, sizeof(MSG));
+	memcpy(msg, VEC_MANIFEST, sizeof(VEC_MANIFEST));
 	p = strstr(msg, "version 7");
 	assert_non_null(p);
 	p[8] = '8';
-	assert_int_equal(vi_minisign_verify(&pk, &sig, (const uint8_t *)msg, sizeof(MSG) - 1, false,
-					 &err), -EBADMSG);
+	assert_int_equal(vi_minisign_verify(&pk, &sig, (const uint8_t *)msg,
+					 sizeof(VEC_MANIFEST) - 1, false, &err), -EBADMSG);
 	assert_string_equal(err.msg, "signature does not verify");
 	/* one byte less */
-	assert_int_equal(vi_minisign_verify(&pk, &sig, (const uint8_t *)MSG, sizeof(MSG) - 2, false,
-					 &err), -EBADMSG);
+	assert_int_equal(vi_minisign_verify(&pk, &sig, (const uint8_t *)VEC_MANIFEST,
+					 sizeof(VEC_MANIFEST) - 2, false, &err), -EBADMSG);
 	/* trusted comment edited: the message signature holds, the global one does not */
-	memcpy(sigbuf, SIG, sizeof(SIG));
+	memcpy(sigbuf, VEC_SIG, sizeof(VEC_SIG));
 	p = strstr(sigbuf, "test vector");
 	assert_non_null(p);
 	p[0] = 'T';
-	assert_int_equal(vi_minisign_sig_parse(sigbuf, sizeof(SIG) - 1, &sig, &err), 0);
+	assert_int_equal(vi_minisign_sig_parse(sigbuf, sizeof(VEC_SIG) - 1, &sig, &err), 0);
 	assert_int_equal(vi_minisign_verify(&pk, &sig, MSGB, false, &err), -EBADMSG);
 	assert_string_equal(err.msg, "trusted comment signature does not verify");
 	/* untrusted comment edited: still valid (it is not signed, by design) */
-	memcpy(sigbuf, SIG, sizeof(SIG));
+	memcpy(sigbuf, VEC_SIG, sizeof(VEC_SIG));
 	p = strstr(sigbuf, "from minisign");
 	p[0] = 'F';
-	assert_int_equal(vi_minisign_sig_parse(sigbuf, sizeof(SIG) - 1, &sig, &err), 0);
+	assert_int_equal(vi_minisign_sig_parse(sigbuf, sizeof(VEC_SIG) - 1, &sig, &err), 0);
 	assert_int_equal(vi_minisign_verify(&pk, &sig, MSGB, false, &err), 0);
 }
 
@@ -189,9 +153,9 @@ static void test_verify_other_key(void **state)
 	struct vi_error err = { "" };
 
 	(void)state;
-	assert_int_equal(vi_minisign_pubkey_parse(S(PUB), &pk, &err), 0);
-	assert_int_equal(vi_minisign_pubkey_parse(S(PUB2), &pk2, &err), 0);
-	assert_int_equal(vi_minisign_sig_parse(S(SIG_K2), &sig, &err), 0);
+	assert_int_equal(vi_minisign_pubkey_parse(S(VEC_PUB), &pk, &err), 0);
+	assert_int_equal(vi_minisign_pubkey_parse(S(VEC_PUB2), &pk2, &err), 0);
+	assert_int_equal(vi_minisign_sig_parse(S(VEC_SIG_K2), &sig, &err), 0);
 	assert_int_equal(vi_minisign_verify(&pk, &sig, MSGB, false, &err), -ENOKEY);
 	assert_string_equal(err.msg, "signature made by key 4D180D24B34BE6B4, not by key B69F29EA89A6E4A4");
 	assert_int_equal(vi_minisign_verify(&pk2, &sig, MSGB, false, &err), 0);
@@ -207,13 +171,13 @@ static void test_legacy(void **state)
 	struct vi_error err = { "" };
 
 	(void)state;
-	assert_int_equal(vi_minisign_pubkey_parse(S(PUB), &pk, &err), 0);
+	assert_int_equal(vi_minisign_pubkey_parse(S(VEC_PUB), &pk, &err), 0);
 	assert_int_equal(vi_minisign_sig_parse(S(SIG_LEGACY), &sig, &err), 0);
 	assert_false(sig.prehashed);
 	assert_int_equal(vi_minisign_verify(&pk, &sig, MSGB, false, &err), -EPROTO);
 	assert_int_equal(vi_minisign_verify(&pk, &sig, MSGB, true, &err), 0);
-	assert_int_equal(vi_minisign_verify(&pk, &sig, (const uint8_t *)MSG, sizeof(MSG) - 2, true,
-					 &err), -EBADMSG);
+	assert_int_equal(vi_minisign_verify(&pk, &sig, (const uint8_t *)VEC_MANIFEST,
+					 sizeof(VEC_MANIFEST) - 2, true, &err), -EBADMSG);
 }
 
 static void test_sig_rejects(void **state)
@@ -225,17 +189,17 @@ static void test_sig_rejects(void **state)
 
 	(void)state;
 	/* missing global signature line */
-	assert_int_equal(vi_minisign_sig_parse(SIG, strlen(SIG) - 89, &sig, &err), -EINVAL);
+	assert_int_equal(vi_minisign_sig_parse(VEC_SIG, strlen(VEC_SIG) - 89, &sig, &err), -EINVAL);
 	/* unknown algorithm: "RUS" decodes to "E" "D"; make it "EE" ("RUU") */
-	memcpy(buf, SIG, sizeof(SIG));
+	memcpy(buf, VEC_SIG, sizeof(VEC_SIG));
 	p = strstr(buf, "\nRUS") + 1;
 	p[2] = 'U';
-	assert_int_equal(vi_minisign_sig_parse(buf, sizeof(SIG) - 1, &sig, &err), -EINVAL);
+	assert_int_equal(vi_minisign_sig_parse(buf, sizeof(VEC_SIG) - 1, &sig, &err), -EINVAL);
 	/* no "trusted comment: " prefix */
-	memcpy(buf, SIG, sizeof(SIG));
+	memcpy(buf, VEC_SIG, sizeof(VEC_SIG));
 	p = strstr(buf, "trusted comment: verity");
 	p[0] = 'T';
-	assert_int_equal(vi_minisign_sig_parse(buf, sizeof(SIG) - 1, &sig, &err), -EINVAL);
+	assert_int_equal(vi_minisign_sig_parse(buf, sizeof(VEC_SIG) - 1, &sig, &err), -EINVAL);
 	/* oversized file */
 	memset(buf, 'A', sizeof(buf));
 	assert_int_equal(vi_minisign_sig_parse(buf, sizeof(buf), &sig, &err), -EINVAL);
@@ -269,17 +233,17 @@ static void test_seckey_and_sign(void **state)
 	 * byte the one minisign wrote. */
 	assert_int_equal(vi_minisign_sign(&sk, MSGB, "verity-init test vector", NULL, out, sizeof(out),
 				       &n, &err), 0);
-	assert_int_equal(n, sizeof(SIG) - 1);
-	assert_string_equal(out, SIG);
+	assert_int_equal(n, sizeof(VEC_SIG) - 1);
+	assert_string_equal(out, VEC_SIG);
 	/* and it verifies with our verifier, with another trusted comment too */
 	assert_int_equal(vi_minisign_sign(&sk, MSGB, "timestamp:1 file:manifest", "mine", out,
 				       sizeof(out), &n, &err), 0);
-	assert_int_equal(vi_minisign_pubkey_parse(S(PUB), &pk, &err), 0);
+	assert_int_equal(vi_minisign_pubkey_parse(S(VEC_PUB), &pk, &err), 0);
 	assert_int_equal(vi_minisign_sig_parse(out, n, &sig, &err), 0);
 	assert_int_equal(vi_minisign_verify(&pk, &sig, MSGB, false, &err), 0);
 	/* the public key file we derive is minisign's */
 	assert_int_equal(vi_minisign_pubkey_format(&sk, out, sizeof(out), &err), 0);
-	assert_string_equal(out, PUB);
+	assert_string_equal(out, VEC_PUB);
 	/* too small an output buffer */
 	assert_int_equal(vi_minisign_sign(&sk, MSGB, "x", NULL, out, 100, &n, &err), -ENOBUFS);
 	/* a newline in a comment would forge a line */
@@ -303,7 +267,7 @@ static void test_seckey_rejects(void **state)
 	p[1] = 'C';
 	assert_int_equal(vi_minisign_seckey_parse(buf, sizeof(SEC) - 1, &sk, &err), -EINVAL);
 	/* a public key is not a secret key */
-	assert_int_equal(vi_minisign_seckey_parse(S(PUB), &sk, &err), -EINVAL);
+	assert_int_equal(vi_minisign_seckey_parse(S(VEC_PUB), &sk, &err), -EINVAL);
 }
 
 int main(void)

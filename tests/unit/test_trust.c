@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The agent's signature step on a fake initramfs tree (a temporary directory as rootfd):
  * keys in /etc/verity-init/keys, a manifest + .minisig made by the minisign tool (the vectors
- * of test_minisign.c), the real command-line parser in front. Device locations need block
+ * of manifest_vectors.h), the real command-line parser in front. Device locations need block
  * devices and are covered by the VM tests (tests/vm/sign_*_test.sh). */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,43 +21,8 @@
 
 #include "config.h"
 #include "hex.h"
+#include "manifest_vectors.h"
 #include "trust.h"
-
-static const char PUB[] =
-	"untrusted comment: minisign public key B69F29EA89A6E4A4\n"
-	"RWSk5KaJ6imftpKcZppgAyOWpZOSxIa/ygKDAvcD07fdwkL8GzeQee7o\n";
-
-static const char PUB2[] =
-	"untrusted comment: minisign public key 4D180D24B34BE6B4\n"
-	"RWS05kuzJA0YTWOsZ1Ux+3XXeBsNMTWcd6Im6D57qRXM5r1et7eDcsCG\n";
-
-#define ROOT "4e8b1bc8e0cf6bce2c1b4a58f1b1fe3a4ec2e4a97e2b5f1d1f0e4b0a5e9d2c11"
-
-static const char MAN[] =
-	"verity-manifest 1\n"
-	"version 7\n"
-	"root-hash " ROOT "\n"
-	"hash-algorithm sha256\n"
-	"format 1\n"
-	"data-block-size 4096\n"
-	"hash-block-size 4096\n"
-	"data-blocks 4096\n"
-	"hash-offset 16777216\n"
-	"salt 0011223344556677\n"
-	"superblock yes\n"
-	"data-device PARTUUID=6e8a3b8c-5d0e-4e34-9d1e-8d3a0c4b7f21\n";
-
-static const char SIG[] =
-	"untrusted comment: signature from minisign secret key\n"
-	"RUSk5KaJ6imftiZvaBENSuLXCvO5w5/YNpsSBWAoXvoZ408QuNotdU8RP8byNtCh89kooFYTVX2IbyKK1tCD+jHo3pWOySb/XA0=\n"
-	"trusted comment: verity-init test vector\n"
-	"dmte8R7/Tlme8/pTp0AhzpQYtAK5bPj2xcrMPGwx8Dqhu/YLKuyY5Irm/OrllYFOZ5HqAJB17XKEfguJtTPsCg==\n";
-
-static const char SIG_K2[] =
-	"untrusted comment: signature from minisign secret key\n"
-	"RUS05kuzJA0YTbqc2kiHsW/JJ/N6+butALdlTb23B3WJ3RDLWWhntSUoDO+a1BjVzRQBkR5+XeK6qZwY1e8mWP4q3KggM5v5Rgc=\n"
-	"trusted comment: other key\n"
-	"J8OesQyVifZ+s5jQ506t9PP9P8XQABChzyQ+SaZg0fxZRDUBBtswOzjV8sFdEXvjTbYo5dz3tlq2pt7U6a9qAA==\n";
 
 struct tree {
 	char dir[64];
@@ -92,9 +57,9 @@ static int setup(void **state)
 	mkdir(p, 0755);
 	t->fd = open(t->dir, O_RDONLY | O_DIRECTORY);
 	assert_true(t->fd >= 0);
-	put(t, "etc/verity-init/keys/release.pub", PUB, sizeof(PUB) - 1);
-	put(t, "etc/verity-init/manifest", MAN, sizeof(MAN) - 1);
-	put(t, "etc/verity-init/manifest.minisig", SIG, sizeof(SIG) - 1);
+	put(t, "etc/verity-init/keys/release.pub", VEC_PUB, sizeof(VEC_PUB) - 1);
+	put(t, "etc/verity-init/manifest", VEC_MANIFEST, sizeof(VEC_MANIFEST) - 1);
+	put(t, "etc/verity-init/manifest.minisig", VEC_SIG, sizeof(VEC_SIG) - 1);
 	*state = t;
 	return 0;
 }
@@ -138,7 +103,7 @@ static void test_keys_load(void **state)
 	assert_int_equal(ks.n, 1);
 	assert_string_equal(ks.file[0], "release.pub");
 	/* a second key, a non-.pub file ignored, name order */
-	put(t, "etc/verity-init/keys/a-old.pub", PUB2, sizeof(PUB2) - 1);
+	put(t, "etc/verity-init/keys/a-old.pub", VEC_PUB2, sizeof(VEC_PUB2) - 1);
 	put(t, "etc/verity-init/keys/README", "x", 1);
 	assert_int_equal(vi_keys_load(t->fd, VI_KEYS_DIR, &ks, &err), 0);
 	assert_int_equal(ks.n, 2);
@@ -168,10 +133,10 @@ static void test_manifest_from_initramfs(void **state)
 	assert_string_equal(res.key_id, "B69F29EA89A6E4A4");
 	assert_string_equal(res.key_file, "release.pub");
 	assert_string_equal(res.source, "/etc/verity-init/manifest");
-	assert_int_equal(vi_hex_decode_exact(ROOT, root, 32), 0);
+	assert_int_equal(vi_hex_decode_exact(VEC_ROOT, root, 32), 0);
 	assert_int_equal(cfg.root.root_hash_len, 32);
 	assert_memory_equal(cfg.root.root_hash, root, 32);
-	assert_string_equal(cfg.root.data.spec, "PARTUUID=6e8a3b8c-5d0e-4e34-9d1e-8d3a0c4b7f21");
+	assert_string_equal(cfg.root.data.spec, "PARTUUID=" VEC_PARTUUID);
 	assert_int_equal(cfg.root.params.hash_offset, 16777216);
 	assert_int_equal(cfg.root.params.data_blocks, 4096);
 }
@@ -182,7 +147,7 @@ static void test_refusals(void **state)
 	struct vi_config cfg;
 	struct vi_trust_result res;
 	struct vi_error err = { "" };
-	char tampered[sizeof(MAN)];
+	char tampered[sizeof(VEC_MANIFEST)];
 
 	/* rollback */
 	parse(&cfg, "verity.manifest=/etc/verity-init/manifest");
@@ -196,31 +161,31 @@ static void test_refusals(void **state)
 	assert_int_equal(run(t, &cfg, 0, &res, &err), -EPERM);
 	assert_string_equal(err.msg, "signed manifest refused: command line data-blocks= "
 				     "contradicts the signed manifest");
-	parse(&cfg, "verity.manifest=/etc/verity-init/manifest verity.roothash=" ROOT
+	parse(&cfg, "verity.manifest=/etc/verity-init/manifest verity.roothash=" VEC_ROOT
 		    " verity.data=/dev/vdb");
 	assert_int_equal(run(t, &cfg, 0, &res, &err), -EPERM);
 
 	/* tampered manifest: data-blocks 4096 -> 4095 */
-	memcpy(tampered, MAN, sizeof(MAN));
+	memcpy(tampered, VEC_MANIFEST, sizeof(VEC_MANIFEST));
 	*strstr(tampered, "blocks 4096") = 'B';
 	memcpy(strstr(tampered, "Blocks 4096"), "blocks 4095", 11);
-	put(t, "etc/verity-init/manifest", tampered, sizeof(MAN) - 1);
+	put(t, "etc/verity-init/manifest", tampered, sizeof(VEC_MANIFEST) - 1);
 	parse(&cfg, "verity.manifest=/etc/verity-init/manifest");
 	assert_int_equal(run(t, &cfg, 0, &res, &err), -EBADMSG);
 	assert_string_equal(err.msg, "signed manifest refused: manifest signature (key "
 				     "B69F29EA89A6E4A4): signature does not verify");
-	put(t, "etc/verity-init/manifest", MAN, sizeof(MAN) - 1);
+	put(t, "etc/verity-init/manifest", VEC_MANIFEST, sizeof(VEC_MANIFEST) - 1);
 
 	/* signed by a key the initramfs does not have */
-	put(t, "etc/verity-init/manifest.minisig", SIG_K2, sizeof(SIG_K2) - 1);
+	put(t, "etc/verity-init/manifest.minisig", VEC_SIG_K2, sizeof(VEC_SIG_K2) - 1);
 	assert_int_equal(run(t, &cfg, 0, &res, &err), -ENOKEY);
 	assert_string_equal(err.msg, "signed manifest refused: manifest signed by key "
 				     "4D180D24B34BE6B4, which is not a trusted key");
 	/* ... which verifies once that key is installed */
-	put(t, "etc/verity-init/keys/k2.pub", PUB2, sizeof(PUB2) - 1);
+	put(t, "etc/verity-init/keys/k2.pub", VEC_PUB2, sizeof(VEC_PUB2) - 1);
 	assert_int_equal(run(t, &cfg, 0, &res, &err), 0);
 	assert_string_equal(res.key_file, "k2.pub");
-	put(t, "etc/verity-init/manifest.minisig", SIG, sizeof(SIG) - 1);
+	put(t, "etc/verity-init/manifest.minisig", VEC_SIG, sizeof(VEC_SIG) - 1);
 
 	/* missing signature file */
 	parse(&cfg, "verity.manifest=/etc/verity-init/manifest");
@@ -231,7 +196,7 @@ static void test_refusals(void **state)
 		assert_int_equal(unlink(p), 0);
 	}
 	assert_int_equal(run(t, &cfg, 0, &res, &err), -ENOENT);
-	put(t, "etc/verity-init/manifest.minisig", SIG, sizeof(SIG) - 1);
+	put(t, "etc/verity-init/manifest.minisig", VEC_SIG, sizeof(VEC_SIG) - 1);
 
 	/* no keys in the initramfs */
 	{
@@ -254,12 +219,12 @@ static void test_required_signature_missing(void **state)
 	struct vi_error err = { "" };
 
 	/* the policy raised require_signature after parsing; the command line has a bare hash */
-	parse(&cfg, "verity.roothash=" ROOT " verity.data=/dev/vda verity.hash=/dev/vdb");
+	parse(&cfg, "verity.roothash=" VEC_ROOT " verity.data=/dev/vda verity.hash=/dev/vdb");
 	cfg.require_signature = true;
 	assert_int_equal(run(t, &cfg, 0, &res, &err), -EPERM);
 	assert_string_equal(err.msg, "a signed root hash is required but none was given");
 	/* an unsigned recovery root is dropped when signatures are required */
-	parse(&cfg, "verity.manifest=/etc/verity-init/manifest verity.recovery.roothash=" ROOT
+	parse(&cfg, "verity.manifest=/etc/verity-init/manifest verity.recovery.roothash=" VEC_ROOT
 		    " verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd");
 	cfg.require_signature = true;
 	assert_true(cfg.recovery.enabled);
@@ -268,7 +233,7 @@ static void test_required_signature_missing(void **state)
 	assert_true(res.recovery_dropped);
 	assert_true(cfg.recovery.enabled);   /* the decision is res's: cfg keeps the command line */
 	/* without the requirement there is nothing to do */
-	parse(&cfg, "verity.roothash=" ROOT " verity.data=/dev/vda verity.hash=/dev/vdb");
+	parse(&cfg, "verity.roothash=" VEC_ROOT " verity.data=/dev/vda verity.hash=/dev/vdb");
 	cfg.require_signature = false;
 	assert_int_equal(run(t, &cfg, 0, &res, &err), 0);
 	assert_false(res.manifest);
@@ -287,7 +252,7 @@ static void test_root_refused_recovery_still_checked(void **state)
 
 	/* root: rollback refused; recovery: a PEM "signature" the kernel would never accept */
 	put(t, "etc/verity-init/rec.p7s", "-----BEGIN PKCS7-----\n", 22);
-	parse(&cfg, "verity.manifest=/etc/verity-init/manifest verity.recovery.roothash=" ROOT
+	parse(&cfg, "verity.manifest=/etc/verity-init/manifest verity.recovery.roothash=" VEC_ROOT
 		    " verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd"
 		    " verity.recovery.options=root-hash-signature=/etc/verity-init/rec.p7s"
 		    " verity.fail=recovery,poweroff");
@@ -301,8 +266,8 @@ static void test_root_refused_recovery_still_checked(void **state)
 	assert_int_equal(res.recovery_sig.serial, 0);
 
 	/* root: required signature missing; recovery: unsigned -> dropped too */
-	parse(&cfg, "verity.roothash=" ROOT " verity.data=/dev/vda verity.hash=/dev/vdb"
-		    " verity.recovery.roothash=" ROOT " verity.recovery.data=/dev/vdc"
+	parse(&cfg, "verity.roothash=" VEC_ROOT " verity.data=/dev/vda verity.hash=/dev/vdb"
+		    " verity.recovery.roothash=" VEC_ROOT " verity.recovery.data=/dev/vdc"
 		    " verity.recovery.hash=/dev/vdd verity.recovery.name=rec");
 	cfg.require_signature = true;
 	assert_int_equal(run(t, &cfg, 0, &res, &err), -EPERM);
@@ -312,7 +277,7 @@ static void test_root_refused_recovery_still_checked(void **state)
 	assert_string_equal(res.recovery_note, "signatures are required and it has none");
 
 	/* root fine, recovery signature bad: the root still boots, the recovery is disabled */
-	parse(&cfg, "verity.manifest=/etc/verity-init/manifest verity.recovery.roothash=" ROOT
+	parse(&cfg, "verity.manifest=/etc/verity-init/manifest verity.recovery.roothash=" VEC_ROOT
 		    " verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd"
 		    " verity.recovery.options=root-hash-signature=/etc/verity-init/rec.p7s");
 	assert_int_equal(run(t, &cfg, 0, &res, &err), 0);
@@ -332,7 +297,7 @@ static void test_p7s_into_keyring(void **state)
 	int r;
 
 	put(t, "etc/verity-init/roothash.p7s", p7s, sizeof(p7s));
-	parse(&cfg, "verity.roothash=" ROOT " verity.data=/dev/vda verity.hash=/dev/vdb "
+	parse(&cfg, "verity.roothash=" VEC_ROOT " verity.data=/dev/vda verity.hash=/dev/vdb "
 		    "verity.sig=/etc/verity-init/roothash.p7s verity.name=sigtest");
 	r = run(t, &cfg, 0, &res, &err);
 	if (r == -ENOSYS || r == -EACCES)
@@ -350,7 +315,7 @@ static void test_p7s_into_keyring(void **state)
 	assert_true(found < 0);
 	/* a PEM file is refused before the kernel sees it */
 	put(t, "etc/verity-init/roothash.p7s", "-----BEGIN PKCS7-----\n", 22);
-	parse(&cfg, "verity.roothash=" ROOT " verity.data=/dev/vda verity.hash=/dev/vdb "
+	parse(&cfg, "verity.roothash=" VEC_ROOT " verity.data=/dev/vda verity.hash=/dev/vdb "
 		    "verity.sig=/etc/verity-init/roothash.p7s");
 	assert_int_equal(run(t, &cfg, 0, &res, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "not DER"));

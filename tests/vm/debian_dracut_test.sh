@@ -15,11 +15,9 @@
 # shellcheck source=tests/vm/lib-debian.sh
 . "$(dirname "$0")/lib-debian.sh"
 
-VI_IMAGE=$BUILD/verity-image
 DEB_PKGDIR=${DEB_PKGDIR:-$BUILD/deb}
 # dracut under TCG: udev start-up and the device scan add 10-20 s to the Debian boot
 DEB_TIMEOUT=${DEB_TIMEOUT:-300}
-DEB_MEM=768
 
 oneTimeSetUp() {
 	vm_require_tools qemu-system-x86_64 mmdebstrap mksquashfs mkfs.erofs || exit 1

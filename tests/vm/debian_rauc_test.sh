@@ -24,15 +24,11 @@
 # shellcheck source=tests/vm/agent_lib.sh
 . "$(dirname "$0")/agent_lib.sh"
 
-MKRD=$VM_SRCDIR/../../verity-init/verity-init-mkinitramfs.sh
-VI_IMAGE=$BUILD/verity-image
-VI_STATIC=$BUILD/static/verity-init
 VI=$BUILD/verity-init
 KEYS=$VM_SRCDIR/keys
 RAUC_CONF=$VM_TOPDIR/rauc/system.conf.example
 # A Debian boot under TCG on a loaded 2-core host: 30-90 s, and a RAUC install of the root image
 DEB_TIMEOUT=${DEB_TIMEOUT:-400}
-DEB_MEM=768
 CMDLINE="root=/dev/mapper/root verity.fail=poweroff systemd.volatile=state"
 # the store: partition 1 of vdb, 1 MiB from its start
 STORE_OFF=1048576

@@ -11,12 +11,8 @@
 # shellcheck source=tests/vm/agent_lib.sh
 . "$(dirname "$0")/agent_lib.sh"
 
-MKRD=$VM_SRCDIR/../../verity-init/verity-init-mkinitramfs.sh
-VI_IMAGE=$BUILD/verity-image
-VI_STATIC=$BUILD/static/verity-init
 # A Debian boot under TCG on a loaded 2-core host: 30-90 s; the marker waits for the boot to end.
 DEB_TIMEOUT=${DEB_TIMEOUT:-240}
-DEB_MEM=768
 
 oneTimeSetUp() {
 	vm_require_tools qemu-system-x86_64 mmdebstrap mksquashfs mkfs.erofs cpio modprobe zstd || exit 1

@@ -12,11 +12,7 @@
 # shellcheck source=tests/vm/agent_lib.sh
 . "$(dirname "$0")/agent_lib.sh"
 
-MKRD=$VM_SRCDIR/../../verity-init/verity-init-mkinitramfs.sh
-VI_IMAGE=$BUILD/verity-image
-VI_STATIC=$BUILD/static/verity-init
 DEB_TIMEOUT=${DEB_TIMEOUT:-240}
-DEB_MEM=768
 # /sbin/init -> /lib/systemd/systemd; /lib is /usr/lib (merged /usr)
 SYSTEMD_BIN=/usr/lib/systemd/systemd
 # systemd-journald.service is pulled in by sysinit.target on every boot; the initramfs never

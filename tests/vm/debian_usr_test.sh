@@ -15,11 +15,7 @@
 # shellcheck source=tests/vm/agent_lib.sh
 . "$(dirname "$0")/agent_lib.sh"
 
-MKRD=$VM_SRCDIR/../../verity-init/verity-init-mkinitramfs.sh
-VI_IMAGE=$BUILD/verity-image
-VI_STATIC=$BUILD/static/verity-init
 DEB_TIMEOUT=${DEB_TIMEOUT:-240}
-DEB_MEM=768
 
 oneTimeSetUp() {
 	vm_require_tools qemu-system-x86_64 mmdebstrap mkfs.erofs sgdisk cpio modprobe zstd || exit 1

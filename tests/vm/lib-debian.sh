@@ -20,6 +20,14 @@ DEB_EXTRA_ARGS=()
 DEB_SOURCES=${DEB_SOURCES:-/etc/apt/sources.list.d/debian.sources}
 [ -r "$DEB_SOURCES" ] || DEB_SOURCES=/etc/apt/sources.list
 mkdir -p "$DEB_DIR"
+# The programs the Debian tests boot and sign with, and the guest's memory. Each test bounds a
+# boot with its own DEB_TIMEOUT.
+# shellcheck disable=SC2034  # the test files read them
+{
+	VI_IMAGE=$BUILD/verity-image
+	VI_STATIC=$BUILD/static/verity-init
+	DEB_MEM=768
+}
 
 # debian_root_key : the hash of the root's inputs (suite, packages and the bytes of each local
 # .deb, dpkg options, hooks and their arguments).

@@ -11,8 +11,6 @@
 # shellcheck source=tests/vm/sign_lib.sh
 . "$(dirname "$0")/sign_lib.sh"
 
-MKRD=$VM_SRCDIR/../../verity-init/verity-init-mkinitramfs.sh
-
 oneTimeSetUp() {
 	vm_require_tools qemu-system-x86_64 veritysetup mkfs.ext4 debugfs cpio modprobe xz zstd || exit 1
 	[ -x "$VM_AGENT" ] || { echo "no $VM_AGENT (make static)" >&2; exit 1; }
