@@ -144,7 +144,7 @@ int vi_kmsg_record_tpm(const char *rec, size_t len, uint64_t *ret_seq)
 int vi_kmsg_scan_tpm(int fd, bool *ret_announced, bool *ret_complete)
 {
 	char rec[KMSG_RECORD_MAX];
-	bool announced = false, complete = true, first = true;
+	bool announced = false, complete = true, any = false;
 	uint64_t next = 0, seq;
 
 	for (;;) {
@@ -166,14 +166,14 @@ int vi_kmsg_scan_tpm(int fd, bool *ret_announced, bool *ret_complete)
 		r = vi_kmsg_record_tpm(rec, (size_t)n, &seq);
 		if (r < 0)
 			return r;
-		if (seq != next || (first && seq != 0))
+		if (seq != next)    /* the first is 0: a later one means the start was lost */
 			complete = false;
-		first = false;
+		any = true;
 		next = seq + 1;
 		announced = announced || r == 1;
 	}
 	*ret_announced = announced;
-	*ret_complete = complete && !first;
+	*ret_complete = complete && any;
 	return 0;
 }
 
@@ -209,8 +209,8 @@ void vi_tpm_hint_read(const char *fw_dir, const char *kmsg_path, const char *cmd
 			why(h, "the firmware announces one: EFI TPM event log in the kernel log");
 		} else if (!complete) {
 			h->may_be_hidden = true;
-			why(h, "an EFI boot whose kernel log lost its first records (where the EFI "
-			    "TPM tables are named)");
+			why(h, "the kernel log of this EFI boot does not reach back to its first "
+			    "records, which name the EFI TPM tables");
 		}
 	}
 	if (cmdline && vi_tpm_cmdline_hides(cmdline, strlen(cmdline), word, sizeof(word))) {
