@@ -71,9 +71,9 @@ bool vi_tpm_cmdline_hides(const char *cmdline, size_t len, char *word, size_t si
 {
 	struct vi_cmdline_tok t;
 	size_t pos = 0;
-	int r;
 
-	while ((r = vi_cmdline_next(cmdline, len, &pos, &t)) == 1) {
+	/* 1: a word; 2 ("--": init's words follow) and 0 (the end) stop */
+	while (vi_cmdline_next(cmdline, len, &pos, &t) == 1) {
 		if (!word_hides(&t))
 			continue;
 		if (size)
