@@ -58,7 +58,10 @@ int vi_agent_configure(struct agent *a, const char *cmdline, bool boot)
 	};
 	const struct vi_plan *p = &a->plan;
 	const struct vi_trust_result *tr = &p->trust;
-	int r = vi_plan_build(&in, &a->plan, &a->failure);
+	int r;
+
+	a->cmdline = cmdline;
+	r = vi_plan_build(&in, &a->plan, &a->failure);
 
 	if (!p->refused && p->cfg.shell_dropped)
 		vi_kmsg_log(&a->log, KMSG_WARNING,

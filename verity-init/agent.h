@@ -35,7 +35,9 @@ struct agent {
 	bool devkmsg_restore;      /* we lifted /dev/kmsg rate limiting: put it back */
 	bool kernel_guard_missing; /* the policy forces dm_verity.require_signatures; it is off */
 	bool switched;             /* PID 1: the switch got past its checks, the initramfs is gone */
-	bool fallback_measured;    /* PID 1: the TPM recorded the fallback, or need not */
+	bool fallback_measured;    /* the TPM recorded the fallback, or need not */
+	char fallback_unmeasured[320]; /* why a shell must not open when it did not */
+	const char *cmdline;       /* --cmdline (the dracut runtime), NULL: /proc/cmdline only */
 	void *runtime;             /* the dracut runtime's own state (dracut-mode.c) */
 	const char *status_dir;    /* VI_STATUS_DIR (the dracut runtime's tests name another) */
 	bool keep_first_failure;   /* dracut: a failure the status file holds already is the
@@ -70,8 +72,10 @@ int vi_agent_measure(struct agent *a, const struct vi_target *t);
  * module_blacklist=, not a machine without one). */
 bool vi_agent_no_tpm(int r);
 /* Before any fail action: "dm-verity-fallback:STAGE" into the same PCR, so that no shell or
- * other root runs with the PCR at (or able to reach) a good boot's value. False when the policy
- * requires the TPM and that did not work. */
+ * other root runs with the PCR at (or able to reach) a good boot's value. False, with the
+ * reason in a->fallback_unmeasured, when that did not work and the policy requires the TPM, a
+ * TPM device is there, the firmware announces a TPM or the command line may hide one
+ * (include/tpmhint.h): whoever had the shell could load the driver and replay a good event. */
 bool vi_agent_measure_fallback(struct agent *a);
 /* fallback ops' shell_refused: a->fallback_measured false (see above) refuses the shell. */
 const char *vi_agent_shell_refused_tpm(struct agent *a);

@@ -3,14 +3,17 @@
  * measurement of each booted target and of a fallback (lib/boot/measure.c), and the signed IPE
  * policy, read before the switch and activated after it (lib/boot/ipe.c). Declared in agent.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "agent.h"
 #include "clock.h"
+#include "fileio.h"
 #include "ipe.h"
 #include "measure.h"
+#include "tpmhint.h"
 
 #define ACPI_TPM2_TABLE "/sys/firmware/acpi/tables/TPM2"
 
@@ -76,23 +79,55 @@ int vi_agent_measure(struct agent *a, const struct vi_target *t)
 	return 0;
 }
 
+/* A TPM that may be there although the extend found no device: the firmware's tables, the
+ * kernel's command line and the one the runtime was given (dracut's). */
+static void tpm_hint(struct agent *a, struct vi_tpm_hint *h)
+{
+	char kernel[4096];
+
+	if (vi_fileio_read_text_at(AT_FDCWD, "/proc/cmdline", kernel, sizeof(kernel)) < 0)
+		kernel[0] = '\0';
+	vi_tpm_hint_read(VI_SYSFS_FIRMWARE, VI_KMSG_PATH, kernel, h);
+	if (!h->announced && !h->may_be_hidden && a->cmdline)
+		vi_tpm_hint_read(VI_SYSFS_FIRMWARE, VI_KMSG_PATH, a->cmdline, h);
+}
+
 /* Before any fail action: the PCR must not keep (or be able to reach) the value of a good
  * boot while a shell or another root runs, so "dm-verity-fallback:STAGE" is extended into it.
- * False when the policy requires the TPM and that did not work: no shell then. */
+ * When that did not work, no shell where a TPM is or may be (agent.h). */
 bool vi_agent_measure_fallback(struct agent *a)
 {
 	char event[64];
 	struct vi_error err = { "" };
+	struct vi_tpm_hint h;
 	uint64_t us;
 	int r;
 
+	a->fallback_unmeasured[0] = '\0';
 	snprintf(event, sizeof(event), "dm-verity-fallback:%s", vi_stage_name(a->failure.stage));
 	r = measure_event(a, event, &us, &err);
 	if (r == 0)
 		return true;
 	vi_kmsg_log(&a->log, vi_agent_no_tpm(r) ? KMSG_INFO : KMSG_WARNING,
 		    "fallback not measured: %s", err.msg);
-	return !a->plan.policy.require_tpm;
+	if (a->plan.policy.require_tpm) {
+		snprintf(a->fallback_unmeasured, sizeof(a->fallback_unmeasured),
+			 "the TPM did not record the fallback and the policy requires it "
+			 "(require_tpm=yes)");
+		return false;
+	}
+	if (r != -ENODEV) {
+		snprintf(a->fallback_unmeasured, sizeof(a->fallback_unmeasured),
+			 "the TPM did not record the fallback and a TPM device is there");
+		return false;
+	}
+	tpm_hint(a, &h);
+	if (!h.announced && !h.may_be_hidden)
+		return true;
+	snprintf(a->fallback_unmeasured, sizeof(a->fallback_unmeasured),
+		 "the TPM did not record the fallback (no TPM device) and %s: the shell could load "
+		 "its driver and replay a good boot's event", h.why);
+	return false;
 }
 
 /* The policy's signed IPE policy: read before the switch (the initramfs goes away with it). */
@@ -132,6 +167,5 @@ int vi_agent_activate_ipe(struct agent *a, const struct vi_target *t)
 
 const char *vi_agent_shell_refused_tpm(struct agent *a)
 {
-	return a->fallback_measured ? NULL : "the TPM did not record the fallback and the policy "
-					     "requires it (require_tpm=yes)";
+	return a->fallback_measured || !a->fallback_unmeasured[0] ? NULL : a->fallback_unmeasured;
 }

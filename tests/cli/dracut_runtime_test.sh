@@ -111,6 +111,24 @@ test_shell_is_handed_back_and_the_list_resumes() {
 	assertEquals panic "$(status action)"
 }
 
+# no TPM device here, so the fallback goes unmeasured; a command line that may hide a TPM
+# (its driver blacklisted) then gets no shell: the walk goes on with the next action
+test_unmeasured_shell_refused_when_the_command_line_may_hide_a_tpm() {
+	local p="allow_shell=yes" cl="$BASE verity.fail=shell,poweroff"
+	[ -e /dev/tpmrm0 ] && { startSkipping; fail "this host has a TPM: the fallback is measured"; return; }
+	agent_policy "$p" fail --reason getarg --cmdline "$cl"
+	[ "$RC" = 77 ] && { startSkipping; fail "needs root and unshare for a policy"; return; }
+	[ "$RC" = 3 ] || { startSkipping; fail "the shell is refused on this host already (a TPM the firmware announces?)"; return; }
+	setUp
+	agent_policy "$p" fail --reason getarg --cmdline "$cl module_blacklist=nouveau,tpm_tis"
+	assertEquals "no shell: power off, then the kernel's panic" 1 "$RC"
+	assertNotContains "$OUT" "VERITY_ACTION=shell"
+	assertEquals "o c" "$(sysrq)"
+	assertContains "$(cat "$W/kmsg")" "fallback shell: the TPM did not record the fallback (no TPM device) and the command line may hide one: module_blacklist=nouveau,tpm_tis: the shell could load its driver"
+	assertNotContains "$(cat "$W/kmsg")" "fallback: shell"
+	assertContains "$(cat "$W/kmsg")" "fallback: poweroff"
+}
+
 # one status file for the boot: a failure found by an earlier step stays its reason
 test_status_keeps_the_boots_first_failure() {
 	mkdir -p "$W/run"
