@@ -88,9 +88,9 @@ install() {
 		&& inst_simple "$moddir/verity-init-lib.sh" /lib/verity-init-lib.sh \
 		&& inst_script "$moddir/verity-init-dracut.sh" /sbin/verity-init-dracut \
 		&& chmod 0755 "$initdir"/sbin/verity-init-dracut \
-		&& inst_hook cmdline 30 "$moddir/parse-verity-init.sh" \
 		&& { dracut_module_included systemd \
-			|| { inst_hook mount 50 "$moddir/verity-init-mount.sh" \
+			|| { inst_hook cmdline 30 "$moddir/parse-verity-init.sh" \
+				&& inst_hook mount 50 "$moddir/verity-init-mount.sh" \
 				&& inst_hook pre-pivot 90 "$moddir/verity-init-check-init.sh"; }; }; } || {
 		dfatal "verity-init: cannot install the agent or the module's scripts"
 		exit 1
@@ -127,9 +127,11 @@ install() {
 	done
 
 	if dracut_module_included systemd; then
-		# under systemd the module needs no dracut hook after the command line: setup and the
-		# check before the switch are units of their own (no dracut-initqueue or
-		# dracut-pre-pivot run for this module, each a shell with dracut's library)
+		# under systemd the module needs no dracut hook: the generator reads the command line
+		# (and adds the refusals of shells), setup and the check before the switch are units of
+		# their own, so dracut-cmdline, dracut-initqueue and dracut-pre-pivot (each a shell
+		# with dracut's library, dracut-cmdline in front of udev) keep the conditions they have
+		# without the module
 		{ inst_simple "$moddir/verity-init-setup.service" \
 			"$systemdsystemunitdir"/verity-init-setup.service \
 			&& inst_simple "$moddir/verity-init-pre-pivot.service" \

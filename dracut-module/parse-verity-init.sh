@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# cmdline hook (sourced by dracut, priority 30: after 99base's parse-root-opts, before
+# cmdline hook of dracut's shell init (sourced by dracut, priority 30: after 99base's parse-root-opts, before
 # 95rootfs-block's parse-block). Asks the agent what the command line means, points root= at the
 # mapping, registers the device waits and queues the setup job.
 
