@@ -90,7 +90,7 @@ AGENT_SRCS := verity-init/verity-init.c verity-init/pid1-early.c verity-init/age
               verity-init/trust-steps.c verity-init/dracut-mode.c verity-init/fallback.c \
               verity-init/slot-cmd.c verity-init/slot-boot.c verity-init/slot-tpm.c \
               verity-init/usr-boot.c verity-init/dracut-layout.c \
-              verity-init/dracut-saved.c
+              verity-init/dracut-saved.c verity-init/dracut-maprec.c
 $(AGENT): $(AGENT_SRCS:verity-init/%.c=$(BUILD)/prog/%.o) $(LIBVERITY)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_AGENT)
 

@@ -45,6 +45,9 @@ int vi_dm_exists(const char *name, bool *ret_exists, dev_t *ret_devno, struct vi
 int vi_dm_create_verity(const char *name, const char *uuid, int minor, uint64_t sectors,
 			const char *params, dev_t *ret_devno, struct vi_error *err);
 
+/* The dm UUID of the mapping NAME ("" when it has none). -ENXIO: no such mapping. */
+int vi_dm_uuid(const char *name, char *ret_uuid, size_t size, struct vi_error *err);
+
 /* Table of a single-target mapping: its target type and parameters. -ENXIO: no such mapping;
  * -EINVAL: not exactly one target. */
 int vi_dm_table(const char *name, char *ret_type, size_t type_size, char *ret_params,

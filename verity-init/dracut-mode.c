@@ -43,9 +43,11 @@
 #include "devices.h"
 #include "dm.h"
 #include "dracut-layout.h"
+#include "dracut-maprec.h"
 #include "dracut-saved.h"
 #include "failactions.h"
 #include "fileio.h"
+#include "maprec.h"
 #include "mountroot.h"
 #include "overlay.h"
 #include "status.h"
@@ -106,6 +108,17 @@ static int remove_mapping(struct agent *a, const char *name)
 	if (r < 0)
 		vi_kmsg_log(&a->log, KMSG_ERR, "%s", err.msg);
 	return r;
+}
+
+/* The record pre-pivot compares the live mappings with: names[0..n), as they are live now. A
+ * failure is recorded (stage activate, of target t) and logged. */
+static int record(struct agent *a, const struct vi_target *t, const char *const names[],
+		  unsigned n)
+{
+	struct vi_error err = { "" };
+	int r = vi_dracut_record(a->status_dir, names, n, &err);
+
+	return r < 0 ? vi_agent_fail_target(a, VI_STAGE_ACTIVATE, t, r, &err) : 0;
 }
 
 /* Once per boot: a marker in the run directory (a second failure must not loop). */
@@ -185,6 +198,7 @@ static int dracut_recovery(struct agent *a)
 	if (remove_mapping(a, cfg->root.name) < 0 ||
 	    (cfg->usr.enabled && remove_mapping(a, cfg->usr.name) < 0))
 		return -EBUSY;
+	vi_maprec_remove(a->status_dir);
 	snprintf(cfg->recovery.name, sizeof(cfg->recovery.name), "%s", cfg->root.name);
 	vi_agent_write_status(a, "failed", "recovery", NULL);
 	vi_kmsg_log(&a->log, KMSG_NOTICE, "fallback: setting up the recovery root as %s",
@@ -194,6 +208,15 @@ static int dracut_recovery(struct agent *a)
 		r = vi_agent_measure(a, &cfg->recovery);
 	if (r == 0 && d->newroot) {
 		r = mount_recovery(a, &cfg->recovery, &act);
+		if (r < 0)
+			remove_mapping(a, cfg->recovery.name);
+	}
+	if (r == 0) {
+		const char *name = cfg->recovery.name;
+
+		r = record(a, &cfg->recovery, &name, 1);
+		if (r < 0 && d->newroot)
+			vi_dracut_umount_tree(d->newroot);
 		if (r < 0)
 			remove_mapping(a, cfg->recovery.name);
 	}
@@ -287,13 +310,16 @@ static int ipe_refused(struct agent *a)
 	return vi_agent_fail_target(a, VI_STAGE_IPE, &a->plan.cfg.root, -EOPNOTSUPP, &err);
 }
 
-/* The root's mapping and a verified /usr's (either may be all there is), each measured; on a
- * failure none of them stays (but a mapping found already set up). */
+/* The root's mapping and a verified /usr's (either may be all there is), recorded for pre-pivot,
+ * each measured; on a failure none of them stays (but a mapping found already set up), nor a
+ * record. */
 static int setup_targets(struct agent *a)
 {
 	const struct vi_config *cfg = &a->plan.cfg;
 	/* read only after activation; the analyzer cannot tell */
 	struct vi_activation act = { 0 }, uact = { 0 };
+	const char *names[2];
+	unsigned n = 0;
 	bool root_up = false, usr_up = false;
 	int r = 0;
 
@@ -305,10 +331,18 @@ static int setup_targets(struct agent *a)
 		r = vi_agent_activate(a, &cfg->usr, &uact);
 		usr_up = r == 0 && !uact.reused;
 	}
+	if (cfg->root.enabled)
+		names[n++] = cfg->root.name;
+	if (cfg->usr.enabled)
+		names[n++] = cfg->usr.name;
+	if (r == 0)
+		r = record(a, cfg->root.enabled ? &cfg->root : &cfg->usr, names, n);
 	if (r == 0 && cfg->root.enabled)
 		r = vi_agent_measure(a, &cfg->root);
 	if (r == 0 && cfg->usr.enabled)
 		r = vi_agent_measure(a, &cfg->usr);
+	if (r < 0)
+		vi_maprec_remove(a->status_dir);
 	if (r < 0 && usr_up)
 		remove_mapping(a, cfg->usr.name);
 	if (r < 0 && root_up)
@@ -456,6 +490,30 @@ static int layout_check(struct agent *a, const char *newroot, const char *init, 
 	return 0;
 }
 
+/* The mappings are the very ones setup made (dracut-maprec.c): the root's (or the recovery
+ * root's under its name, when plain) and a verified /usr's in the record, each live with the
+ * recorded table, dm UUID and status V, and no verity mapping under the names the module uses
+ * that setup did not make. A refusal is recorded (stage activate). */
+static int mappings_check(struct agent *a, bool plain)
+{
+	const struct vi_config *cfg = &a->plan.cfg;
+	const char *want[2], *watch[2] = { cfg->root.name, cfg->usr.name }, *bad = "";
+	struct vi_error err = { "" };
+	unsigned n = 0;
+	int r;
+
+	if (plain || cfg->root.enabled)
+		want[n++] = cfg->root.name;
+	if (!plain && cfg->usr.enabled)
+		want[n++] = cfg->usr.name;
+	r = vi_dracut_record_check(a->status_dir, want, n, watch, 2, &bad, &err);
+	if (r < 0)
+		return vi_agent_fail_target(a, VI_STAGE_ACTIVATE, !plain && cfg->usr.enabled &&
+					    !strcmp(bad, cfg->usr.name) ? &cfg->usr : &cfg->root,
+					    r, &err);
+	return 0;
+}
+
 /* `pre-pivot`: the last look before dracut switches to NEWROOT. */
 static int dracut_pre_pivot(struct agent *a, const char *cmdline, int resume)
 {
@@ -464,7 +522,7 @@ static int dracut_pre_pivot(struct agent *a, const char *cmdline, int resume)
 	const char *init = cfg->init;
 	char text[VI_STATUS_MAX];
 	struct vi_status st;
-	bool refused;
+	bool refused, plain;
 
 	refused = vi_agent_configure(a, cmdline, false) < 0;
 	if (resume >= 0) {
@@ -489,7 +547,8 @@ static int dracut_pre_pivot(struct agent *a, const char *cmdline, int resume)
 		init = d->init && d->init[0] ? d->init : "/sbin/init";
 	}
 	/* the recovery root put in the root's place by setup: the verified root alone */
-	if (layout_check(a, d->newroot, init, refused || recovery_marked(a)) == 0) {
+	plain = refused || recovery_marked(a);
+	if (mappings_check(a, plain) == 0 && layout_check(a, d->newroot, init, plain) == 0) {
 		a->failure.set = false;
 		return answer(a, "ok", "none", 0, EXIT_SUCCESS);
 	}
@@ -510,6 +569,7 @@ out_refuse:
 	remove_mapping(a, cfg->root.name);
 	if (cfg->usr.enabled)
 		remove_mapping(a, cfg->usr.name);
+	vi_maprec_remove(a->status_dir);
 	configure_for_fallback(a, cmdline);
 	return walk(a, 0);
 }

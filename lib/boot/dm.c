@@ -169,6 +169,36 @@ out:
 	return r;
 }
 
+int vi_dm_uuid(const char *name, char *ret_uuid, size_t size, struct vi_error *err)
+{
+	struct dm_task *dmt;
+	struct dm_info info;
+	const char *uuid;
+	int r = 0;
+
+	dmt = dm_task_create(DM_DEVICE_INFO);
+	if (!dmt)
+		return fail(err, -ENOMEM, "querying", name);
+	if (!dm_task_set_name(dmt, name)) {
+		r = fail(err, -EINVAL, "querying", name);
+		goto out;
+	}
+	if (!dm_task_run(dmt) || !dm_task_get_info(dmt, &info)) {
+		r = fail(err, -EIO, "querying", name);
+		goto out;
+	}
+	if (!info.exists) {
+		r = vi_errno(err, -ENXIO, "no mapping named %s", name);
+		goto out;
+	}
+	uuid = dm_task_get_uuid(dmt);
+	if (snprintf(ret_uuid, size, "%s", uuid ? uuid : "") >= (int)size)
+		r = vi_errno(err, -ENOBUFS, "the dm UUID of %s is too long", name);
+out:
+	dm_task_destroy(dmt);
+	return r;
+}
+
 /* One single-target query (TABLE or STATUS). */
 static int query_one(int type, const char *name, char *ret_type, size_t type_size,
 		     char *ret_params, size_t params_size, uint64_t *ret_sectors,
