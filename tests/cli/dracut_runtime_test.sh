@@ -146,15 +146,57 @@ test_status_keeps_the_boots_first_failure() {
 	assertContains "$(status reason)" "dracut-getarg"
 }
 
-# pre-pivot: what is mounted on NEWROOT is not the mapping (there is none): refused, the policy
-# applied; no recovery root without one on the command line
-test_pre_pivot_refuses_a_root_that_is_not_the_mapping() {
+# record TEXT... : RUNDIR/setup/mappings as setup writes it, the map lines TEXT, the end line's
+# count and CRC-32 (gzip's trailer holds the CRC-32 of its input, little-endian)
+record() {
+	local body crc
+	body="verity-init mappings 1
+$(printf '%s\n' "$@")"
+	[ $# -gt 0 ] || body="verity-init mappings 1"
+	crc=$(printf '%s\n' "$body" | gzip -c | tail -c 8 | od -An -tx1 -N4 |
+		awk '{ printf "%s%s%s%s", $4, $3, $2, $1 }')
+	mkdir -p "$W/run/setup" && chmod 0700 "$W/run/setup"
+	printf '%s\nend count=%s crc32=%s\n' "$body" "$#" "$crc" >"$W/run/setup/mappings"
+	chmod 0600 "$W/run/setup/mappings"
+}
+
+# pre-pivot: the mapping is not what setup recorded (no record, a record changed, a mapping
+# that is gone, the record open to others): refused, stage activate, the policy applied; no
+# recovery root without one on the command line
+test_pre_pivot_refuses_a_mapping_setup_did_not_record() {
 	agent pre-pivot --newroot "$W/newroot" --init /sbin/init \
 		--cmdline "$BASE verity.name=vi-test-absent verity.fail=reboot"
 	assertEquals 1 "$RC"
-	assertContains "$(cat "$W/kmsg")" "vi-test-absent: init failed: $W/newroot is not the verified mapping"
+	assertContains "$(cat "$W/kmsg")" "vi-test-absent: activate failed: no record of the mappings setup made"
 	assertEquals "b c" "$(sysrq)"
-	assertEquals init "$(status stage)"
+	assertEquals activate "$(status stage)"
+	setUp
+	record "map name=vi-test-absent uuid= table=0 8 verity 1 7:0 7:1 4096 4096 1 1 sha256 $RH -"
+	agent pre-pivot --newroot "$W/newroot" --init /sbin/init \
+		--cmdline "$BASE verity.name=vi-test-absent verity.fail=reboot"
+	assertEquals 1 "$RC"
+	assertContains "$(cat "$W/kmsg")" "vi-test-absent: activate failed: mapping vi-test-absent that setup made: "
+	assertEquals "b c" "$(sysrq)"
+	# refused: the record goes with the mappings
+	assertFalse "the record stayed" "[ -e '$W/run/setup/mappings' ]"
+	setUp
+	record "map name=vi-test-absent uuid= table=0 8 verity 1 7:0 7:1 4096 4096 1 1 sha256 $RH -"
+	sed -i 's/table=0 8 /table=0 9 /' "$W/run/setup/mappings"
+	agent pre-pivot --newroot "$W/newroot" --init /sbin/init \
+		--cmdline "$BASE verity.name=vi-test-absent verity.fail=reboot"
+	assertContains "$(cat "$W/kmsg")" "the record of the mappings setup made is refused: mapping record: the end line's count or checksum does not match"
+	setUp
+	record "map name=other uuid= table=0 8 verity 1"
+	agent pre-pivot --newroot "$W/newroot" --init /sbin/init \
+		--cmdline "$BASE verity.name=vi-test-absent verity.fail=reboot"
+	assertContains "$(cat "$W/kmsg")" "mapping vi-test-absent is not in the record of the mappings setup made"
+	setUp
+	record
+	chmod 0755 "$W/run/setup"
+	agent pre-pivot --newroot "$W/newroot" --init /sbin/init \
+		--cmdline "$BASE verity.name=vi-test-absent verity.fail=reboot"
+	assertContains "$(cat "$W/kmsg")" "setup is not ours or is open to others"
+	assertEquals "b c" "$(sysrq)"
 	# a refused line is switched to only after setup put the recovery root in its place
 	setUp
 	agent pre-pivot --newroot "$W/newroot" --init /sbin/init --cmdline "roothash=zz"

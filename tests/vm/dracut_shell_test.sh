@@ -119,6 +119,36 @@ test_dracut_shell_tampered_init_refused() {
 	assert_no_unverified_mount
 }
 
+# Between setup and pre-pivot the mapping root gets the verity table of another valid image (a
+# test-only pre-mount hook: dmsetup suspend, reload, resume): a verity target with status V on
+# the same device number, but not the table setup loaded. pre-pivot compares the live table
+# with setup's record and refuses it; neither root's init runs.
+test_dracut_shell_swapped_table_refused() {
+	local o blocks table
+	setup_root dracut-shell-swap ext4 || { fail "verity setup"; return; }
+	o=$D/other
+	VM_ROOT_ID=recovery vm_verity_setup ext4 "$o" >/dev/null || { fail "other image"; return; }
+	blocks=$(( $(vm_size "$o/data.img") / 4096 ))
+	# the words of a dm-verity table (format 1, superblock in hash block 0), joined by commas
+	table="0,$(( blocks * 8 )),verity,1,/dev/vdc,/dev/vdd,4096,4096,$blocks,1,sha256"
+	table="$table,$(sed -n 's/^ROOTHASH=//p' "$o/vars"),$VM_VERITY_SALT"
+	RD_SWAP=${RD_SWAP:-$(vm_dracut_image shell-swap)} || { fail "dracut image"; return; }
+	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" --disk "$o/data.img" \
+		--disk "$o/hash.img" dracut-shell-swap "$RD_SWAP" \
+		"verity.roothash=$ROOTHASH verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4 verity.fail=reboot vitest.swap=$table"
+	vm_assert_booted || return
+	vm_assert_log_contains "$VM_LOG" 'VITEST-SWAPPED root' "the hook did not replace the table" || return
+	vm_assert_log_contains "$VM_LOG" \
+		'verity-init\[[0-9]+\]: root: activate failed: mapping root: its table is not the one setup loaded \(live: 0 [0-9]+ verity 1 ' \
+		"pre-pivot did not refuse the replaced table" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: fallback: reboot' \
+		"verity.fail=reboot not applied" || return
+	vm_assert_log_contains "$VM_LOG" '(reboot: Restarting system|sysrq: Resetting)' "the kernel did not reboot" || return
+	# the other image's init (marker id=recovery) never ran, nor the root's
+	vm_assert_no_marker "$VM_LOG" || return
+	assert_no_unverified_mount
+}
+
 # rd.break on the command line of an image whose policy allows no shell: refused in the cmdline
 # hook, the policy applied at once (panic: the refused line's verity.fail= is not used), no
 # breakpoint shell later.
