@@ -31,8 +31,8 @@ static int live_mapping(const char *name, char *ret_type, size_t type_size, char
 	return 0;
 }
 
-int vi_dracut_record(const char *rundir, const char *const names[], unsigned n,
-		     struct vi_error *err)
+static int record(const char *rundir, const char *const names[], unsigned n,
+		  struct vi_error *err)
 {
 	struct vi_maprec rec = { 0 };
 	char type[32], line[VI_MAPREC_LINE_MAX], uuid[VI_MAX_DM_UUID];
@@ -75,9 +75,11 @@ static int entry_check(const struct vi_maprec_entry *e, struct vi_error *err)
 	return 0;
 }
 
-int vi_dracut_record_check(const char *rundir, const char *const want[], unsigned nwant,
-			   const char *const watch[], unsigned nwatch, const char **ret_name,
-			   struct vi_error *err)
+/* The record against what is live (vi_dracut_mappings_check). A refusal names the mapping in
+ * *ret_name (want[0] when the record itself is refused). */
+static int record_check(const char *rundir, const char *const want[], unsigned nwant,
+			const char *const watch[], unsigned nwatch, const char **ret_name,
+			struct vi_error *err)
 {
 	struct vi_maprec rec = { 0 };
 	struct vi_error why = { "" };
@@ -119,5 +121,34 @@ int vi_dracut_record_check(const char *rundir, const char *const want[], unsigne
 			return vi_errno(err, -EPERM, "a verity mapping %s exists that setup did not "
 					"make", watch[i]);
 	}
+	return 0;
+}
+
+int vi_dracut_record_mappings(struct agent *a, const struct vi_target *t,
+			      const char *const names[], unsigned n)
+{
+	struct vi_error err = { "" };
+	int r = record(a->status_dir, names, n, &err);
+
+	return r < 0 ? vi_agent_fail_target(a, VI_STAGE_ACTIVATE, t, r, &err) : 0;
+}
+
+int vi_dracut_mappings_check(struct agent *a, bool plain)
+{
+	const struct vi_config *cfg = &a->plan.cfg;
+	const char *want[2], *watch[2] = { cfg->root.name, cfg->usr.name }, *bad = "";
+	struct vi_error err = { "" };
+	unsigned n = 0;
+	int r;
+
+	if (plain || cfg->root.enabled)
+		want[n++] = cfg->root.name;
+	if (!plain && cfg->usr.enabled)
+		want[n++] = cfg->usr.name;
+	r = record_check(a->status_dir, want, n, watch, 2, &bad, &err);
+	if (r < 0)
+		return vi_agent_fail_target(a, VI_STAGE_ACTIVATE, !plain && cfg->usr.enabled &&
+					    !strcmp(bad, cfg->usr.name) ? &cfg->usr : &cfg->root,
+					    r, &err);
 	return 0;
 }

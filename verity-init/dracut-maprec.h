@@ -5,20 +5,21 @@
 #ifndef VERITY_DRACUT_MAPREC_H
 #define VERITY_DRACUT_MAPREC_H
 
-#include "err.h"
+#include <stdbool.h>
 
-/* Record the mappings names[0..n) as they are live now (their table line and dm UUID) in
- * RUNDIR/setup/mappings, replacing any earlier record. */
-int vi_dracut_record(const char *rundir, const char *const names[], unsigned n,
-		     struct vi_error *err);
+#include "agent.h"
 
-/* The record against what is live: it exists and parses; each of want[0..nwant) is in it;
- * each recorded mapping exists (not suspended, no inactive table), has the recorded table line
- * and dm UUID byte for byte and the status V; none of watch[0..nwatch) that is not recorded is
- * a live verity mapping. A refusal names the mapping in *ret_name (want[0] when the record
- * itself is refused) and says why in err. */
-int vi_dracut_record_check(const char *rundir, const char *const want[], unsigned nwant,
-			   const char *const watch[], unsigned nwatch, const char **ret_name,
-			   struct vi_error *err);
+/* setup: record the mappings names[0..n) as they are live now (their table line and dm UUID)
+ * in the run directory's setup/mappings, replacing any earlier record. A failure is recorded
+ * (stage activate, of target t) and logged. */
+int vi_dracut_record_mappings(struct agent *a, const struct vi_target *t,
+			      const char *const names[], unsigned n);
+
+/* pre-pivot: the mappings are the very ones setup made. The record exists and parses; the
+ * root's mapping (the recovery root's under its name, when plain) and a verified /usr's are in
+ * it; each recorded mapping exists (not suspended, no inactive table) with the recorded table
+ * line and dm UUID byte for byte and the status V; no verity mapping under the root's or /usr's
+ * name is live that setup did not record. A refusal is recorded (stage activate) and logged. */
+int vi_dracut_mappings_check(struct agent *a, bool plain);
 
 #endif

@@ -110,17 +110,6 @@ static int remove_mapping(struct agent *a, const char *name)
 	return r;
 }
 
-/* The record pre-pivot compares the live mappings with: names[0..n), as they are live now. A
- * failure is recorded (stage activate, of target t) and logged. */
-static int record(struct agent *a, const struct vi_target *t, const char *const names[],
-		  unsigned n)
-{
-	struct vi_error err = { "" };
-	int r = vi_dracut_record(a->status_dir, names, n, &err);
-
-	return r < 0 ? vi_agent_fail_target(a, VI_STAGE_ACTIVATE, t, r, &err) : 0;
-}
-
 /* Once per boot: a marker in the run directory (a second failure must not loop). */
 static int recovery_mark(struct agent *a)
 {
@@ -214,7 +203,7 @@ static int dracut_recovery(struct agent *a)
 	if (r == 0) {
 		const char *name = cfg->recovery.name;
 
-		r = record(a, &cfg->recovery, &name, 1);
+		r = vi_dracut_record_mappings(a, &cfg->recovery, &name, 1);
 		if (r < 0 && d->newroot)
 			vi_dracut_umount_tree(d->newroot);
 		if (r < 0)
@@ -336,7 +325,8 @@ static int setup_targets(struct agent *a)
 	if (cfg->usr.enabled)
 		names[n++] = cfg->usr.name;
 	if (r == 0)
-		r = record(a, cfg->root.enabled ? &cfg->root : &cfg->usr, names, n);
+		r = vi_dracut_record_mappings(a, cfg->root.enabled ? &cfg->root : &cfg->usr, names,
+						n);
 	if (r == 0 && cfg->root.enabled)
 		r = vi_agent_measure(a, &cfg->root);
 	if (r == 0 && cfg->usr.enabled)
@@ -490,30 +480,6 @@ static int layout_check(struct agent *a, const char *newroot, const char *init, 
 	return 0;
 }
 
-/* The mappings are the very ones setup made (dracut-maprec.c): the root's (or the recovery
- * root's under its name, when plain) and a verified /usr's in the record, each live with the
- * recorded table, dm UUID and status V, and no verity mapping under the names the module uses
- * that setup did not make. A refusal is recorded (stage activate). */
-static int mappings_check(struct agent *a, bool plain)
-{
-	const struct vi_config *cfg = &a->plan.cfg;
-	const char *want[2], *watch[2] = { cfg->root.name, cfg->usr.name }, *bad = "";
-	struct vi_error err = { "" };
-	unsigned n = 0;
-	int r;
-
-	if (plain || cfg->root.enabled)
-		want[n++] = cfg->root.name;
-	if (!plain && cfg->usr.enabled)
-		want[n++] = cfg->usr.name;
-	r = vi_dracut_record_check(a->status_dir, want, n, watch, 2, &bad, &err);
-	if (r < 0)
-		return vi_agent_fail_target(a, VI_STAGE_ACTIVATE, !plain && cfg->usr.enabled &&
-					    !strcmp(bad, cfg->usr.name) ? &cfg->usr : &cfg->root,
-					    r, &err);
-	return 0;
-}
-
 /* `pre-pivot`: the last look before dracut switches to NEWROOT. */
 static int dracut_pre_pivot(struct agent *a, const char *cmdline, int resume)
 {
@@ -548,7 +514,7 @@ static int dracut_pre_pivot(struct agent *a, const char *cmdline, int resume)
 	}
 	/* the recovery root put in the root's place by setup: the verified root alone */
 	plain = refused || recovery_marked(a);
-	if (mappings_check(a, plain) == 0 && layout_check(a, d->newroot, init, plain) == 0) {
+	if (vi_dracut_mappings_check(a, plain) == 0 && layout_check(a, d->newroot, init, plain) == 0) {
 		a->failure.set = false;
 		return answer(a, "ok", "none", 0, EXIT_SUCCESS);
 	}

@@ -248,6 +248,7 @@ static int open_setup_dir(const char *rundir, bool create, int *ret_fd, struct v
 {
 	int runfd, fd = -1, r;
 
+	*ret_fd = -1;
 	if (create && mkdir(rundir, 0755) < 0 && errno != EEXIST)
 		return vi_errno(err, -errno, "cannot create %.150s: %s", rundir, strerror(errno));
 	runfd = open(rundir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -286,7 +287,7 @@ int vi_maprec_write(const char *rundir, const struct vi_maprec *rec, struct vi_e
 {
 	char text[VI_MAPREC_TEXT_MAX];
 	size_t len, done = 0;
-	int dirfd, fd, r;
+	int dirfd = -1, fd, r;
 
 	r = vi_maprec_format(rec, text, sizeof(text), &len);
 	if (r < 0)
@@ -336,7 +337,7 @@ int vi_maprec_read(const char *rundir, struct vi_maprec *ret, struct vi_error *e
 	struct stat st;
 	size_t len;
 	bool more;
-	int dirfd, fd, r;
+	int dirfd = -1, fd, r;
 
 	r = open_setup_dir(rundir, false, &dirfd, err);
 	if (r < 0)
@@ -375,7 +376,7 @@ out:
 int vi_maprec_remove(const char *rundir)
 {
 	struct vi_error ignored;
-	int dirfd, r;
+	int dirfd = -1, r;
 
 	r = open_setup_dir(rundir, false, &dirfd, &ignored);
 	if (r == -ENOENT)
