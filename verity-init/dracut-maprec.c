@@ -76,16 +76,16 @@ static int entry_check(const struct vi_maprec_entry *e, struct vi_error *err)
 }
 
 /* The record against what is live (vi_dracut_mappings_check). A refusal names the mapping in
- * *ret_name (want[0] when the record itself is refused). */
+ * ret_name (want[0] when the record itself is refused). */
 static int record_check(const char *rundir, const char *const want[], unsigned nwant,
-			const char *const watch[], unsigned nwatch, const char **ret_name,
-			struct vi_error *err)
+			const char *const watch[], unsigned nwatch,
+			char ret_name[static VI_MAX_NAME], struct vi_error *err)
 {
 	struct vi_maprec rec = { 0 };
 	struct vi_error why = { "" };
 	int r;
 
-	*ret_name = nwant ? want[0] : "";
+	snprintf(ret_name, VI_MAX_NAME, "%s", nwant ? want[0] : "");
 	r = vi_maprec_read(rundir, &rec, &why);
 	if (r == -ENOENT)
 		return vi_errno(err, -EPERM, "no record of the mappings setup made (%.150s)",
@@ -94,13 +94,13 @@ static int record_check(const char *rundir, const char *const want[], unsigned n
 		return vi_errno(err, r, "the record of the mappings setup made is refused: %.140s",
 				why.msg);
 	for (unsigned i = 0; i < nwant; i++) {
-		*ret_name = want[i];
+		snprintf(ret_name, VI_MAX_NAME, "%s", want[i]);
 		if (!vi_maprec_find(&rec, want[i]))
 			return vi_errno(err, -EPERM, "mapping %s is not in the record of the "
 					"mappings setup made", want[i]);
 	}
 	for (unsigned i = 0; i < rec.n; i++) {
-		*ret_name = rec.e[i].name;
+		snprintf(ret_name, VI_MAX_NAME, "%s", rec.e[i].name);
 		r = entry_check(&rec.e[i], err);
 		if (r < 0)
 			return r;
@@ -109,7 +109,7 @@ static int record_check(const char *rundir, const char *const want[], unsigned n
 		char type[32] = "", params[VI_TABLE_MAX];
 		bool exists = false;
 
-		*ret_name = watch[i];
+		snprintf(ret_name, VI_MAX_NAME, "%s", watch[i]);
 		if (!watch[i][0] || vi_maprec_find(&rec, watch[i]))
 			continue;
 		/* a mapping that cannot be read is not shown to be no verity mapping */
@@ -136,7 +136,8 @@ int vi_dracut_record_mappings(struct agent *a, const struct vi_target *t,
 int vi_dracut_mappings_check(struct agent *a, bool plain)
 {
 	const struct vi_config *cfg = &a->plan.cfg;
-	const char *want[2], *watch[2] = { cfg->root.name, cfg->usr.name }, *bad = "";
+	const char *want[2], *watch[2] = { cfg->root.name, cfg->usr.name };
+	char bad[VI_MAX_NAME] = "";
 	struct vi_error err = { "" };
 	unsigned n = 0;
 	int r;
@@ -145,7 +146,7 @@ int vi_dracut_mappings_check(struct agent *a, bool plain)
 		want[n++] = cfg->root.name;
 	if (!plain && cfg->usr.enabled)
 		want[n++] = cfg->usr.name;
-	r = record_check(a->status_dir, want, n, watch, 2, &bad, &err);
+	r = record_check(a->status_dir, want, n, watch, 2, bad, &err);
 	if (r < 0)
 		return vi_agent_fail_target(a, VI_STAGE_ACTIVATE, !plain && cfg->usr.enabled &&
 					    !strcmp(bad, cfg->usr.name) ? &cfg->usr : &cfg->root,
