@@ -195,7 +195,7 @@ static void test_compare(void **state)
 	assert_non_null(strstr(err.msg, "mapping root: its table is not the one setup loaded "
 				   "(live: 0 16384 verity 1 254:0"));
 	assert_int_equal(vi_maprec_compare(root, "", ROOT_TABLE " ", &err), -EPERM);
-	snprintf(upper, sizeof(upper), "0 16384 VERITY%s", ROOT_TABLE + 14);
+	snprintf(upper, sizeof(upper), "0 16384 VERITY%s", &ROOT_TABLE[14]);
 	assert_int_equal(vi_maprec_compare(root, "", upper, &err), -EPERM);
 }
 
