@@ -103,18 +103,23 @@ vm_dracut_key() {
 #   systemd  systemd in the initramfs: VM_DRACUT_MODULES_SYSTEMD + systemd-veritysetup +
 #            verity-init (both verity setups present: the module must keep systemd's out)
 #   shell-usrmount  shell + dracut's usrmount (mounts the root fstab's /usr in pre-pivot)
-#   shell-swap  shell + a test-only pre-mount hook (dracut-swap-hook.sh) that replaces the
-#            table of the mapping root by vitest.swap= between setup and pre-pivot
+#   shell-swap, systemd-swap  shell, systemd + a test-only pre-mount hook (dracut-swap-hook.sh)
+#            that replaces the table of the mapping root by vitest.swap= between setup and
+#            pre-pivot
 vm_dracut_image() {
 	local flavour=$1 out key
 	out=$VM_CACHE/dracut-$flavour-$VM_KVER.img
 	key=$(vm_dracut_key "$flavour")
-	[ "$flavour" != shell-swap ] ||
-		key=$(vm_dracut_key "$flavour" "$(sha256sum <"$VM_SRCDIR/dracut-swap-hook.sh")")
+	case $flavour in
+	*-swap) key=$(vm_dracut_key "$flavour" "$(sha256sum <"$VM_SRCDIR/dracut-swap-hook.sh")") ;;
+	esac
 	case $flavour in
 	shell) vm_cached "$key" "$out" vm_dracut_initramfs "$out.tmp" ;;
 	shell-usrmount) vm_cached "$key" "$out" vm_dracut_initramfs "$out.tmp" -m usrmount ;;
 	shell-swap) vm_cached "$key" "$out" vm_dracut_initramfs "$out.tmp" --include \
+		"$VM_SRCDIR/dracut-swap-hook.sh" /lib/dracut/hooks/pre-mount/20-vitest-swap.sh ;;
+	systemd-swap) vm_cached "$key" "$out" vm_dracut_initramfs "$out.tmp" \
+		-m "$VM_DRACUT_MODULES_SYSTEMD systemd-veritysetup verity-init" --include \
 		"$VM_SRCDIR/dracut-swap-hook.sh" /lib/dracut/hooks/pre-mount/20-vitest-swap.sh ;;
 	systemd) vm_cached "$key" "$out" vm_dracut_initramfs "$out.tmp" \
 		-m "$VM_DRACUT_MODULES_SYSTEMD systemd-veritysetup verity-init" ;;
