@@ -15,12 +15,14 @@
  *   exit 1: nothing took effect, not even the panic: never go on.
  *
  * Commands (docs/verity-init.8):
- *   setup --fallback                   set the root up; on failure the fail list
+ *   setup --fallback                   set the root up and record its mappings
+ *                                      (dracut-maprec.c); on failure the fail list
  *   fail --reason getarg|shell-asked|shell-unit [--unit UNIT]
  *                                      a refusal only the hooks see; no recovery root then
  *   pre-pivot --newroot DIR [--init PATH] [--other-init] [--systemd]
- *                                      DIR must be the mapping and its init must read; else
- *                                      DIR is unmounted, the mapping removed, the fail list
+ *                                      the mappings must be the ones setup recorded, DIR
+ *                                      the mapping, and its init must read; else DIR is
+ *                                      unmounted, the mapping removed, the fail list
  *   pre-pivot --newroot DIR --systemd --saved-cmdline
  *                                      the same from verity-init-pre-pivot.service, on the
  *                                      line setup saved, init= and real_init= / rd.distroinit=
