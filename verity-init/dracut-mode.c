@@ -516,7 +516,8 @@ static int dracut_pre_pivot(struct agent *a, const char *cmdline, int resume)
 	}
 	/* the recovery root put in the root's place by setup: the verified root alone */
 	plain = refused || recovery_marked(a);
-	if (vi_dracut_mappings_check(a, plain) == 0 && layout_check(a, d->newroot, init, plain) == 0) {
+	if (vi_dracut_mappings_check(a, plain) == 0 &&
+	    layout_check(a, d->newroot, init, plain) == 0) {
 		a->failure.set = false;
 		return answer(a, "ok", "none", 0, EXIT_SUCCESS);
 	}
