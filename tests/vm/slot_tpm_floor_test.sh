@@ -142,11 +142,15 @@ test_tpm_counter_floor_survives_a_reset_store() {
 
 # A failure before the slot step (here a command line the agent refuses): no slot is set up, and
 # the fail list may hand over to a recovery root or a shell. The counter (defined by the test
-# above) is write-locked first all the same, so that nothing the fallback runs can raise it.
+# above, or by a boot of its own when run alone) is write-locked first all the same, so that
+# nothing the fallback runs can raise it.
 test_fallback_locks_the_counter() {
-	local CMDLINE="$CMDLINE verity.bogus=1"
 	slot_disks "$W" "$W/a" "$W/b" || { fail "disks"; return; }
-	tpm_boot slot-tpm-floor-refused "$RD" || return
+	if [ ! -d "$W/tpm" ]; then
+		tpm_boot slot-tpm-floor-define "$RD" || return
+		vm_assert_marker "$VM_LOG" slota || return
+	fi
+	CMDLINE="$CMDLINE verity.bogus=1" tpm_boot slot-tpm-floor-refused "$RD" || return
 	vm_assert_no_marker "$VM_LOG" || return
 	vm_assert_log_contains "$VM_LOG" "unknown key 'verity.bogus'" || return
 	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: fallback: TPM NV counter $NV write-locked until the next reboot" \
