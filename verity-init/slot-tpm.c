@@ -77,9 +77,9 @@ void vi_slot_tpm_lock_before_fallback(const struct vi_policy *p, struct vi_slot_
 
 	if (!p->slot_floor_tpm || sb->tpm_locked)
 		return;
-	/* read, never defined here: no TPM or no index leaves nothing to raise */
+	/* read, never defined here: no TPM device or no index leaves nothing to raise */
 	r = vi_tpm_floor_read(VI_TPM_DEV, p->slot_floor_nv, false, &f, &err);
-	if (r == -ENOENT)
+	if (r == -ENOENT || r == -ENODEV)
 		return;
 	if (r == 0 && !f.locked)
 		r = vi_tpm_floor_lock(VI_TPM_DEV, p->slot_floor_nv, &rc, &err);
