@@ -4,6 +4,7 @@
  * themselves are the runtime's (struct vi_fallback_ops). */
 #include "agent.h"
 #include "failactions.h"
+#include "slot-tpm.h"
 
 enum vi_fallback_end vi_fallback_walk(struct agent *a, const struct vi_fallback_ops *ops,
 				      unsigned first, unsigned *ret_next)
@@ -11,6 +12,7 @@ enum vi_fallback_end vi_fallback_walk(struct agent *a, const struct vi_fallback_
 	const enum vi_fail_action *fail_list = a->plan.cfg.fail;
 
 	*ret_next = VI_MAX_FAIL;
+	vi_slot_tpm_lock_before_fallback(&a->plan.policy, &a->slots, &a->log);
 	for (unsigned i = first; i < VI_MAX_FAIL && fail_list[i] != VI_FAIL_NONE; i++) {
 		enum vi_fail_action act = fail_list[i];
 		const char *name = vi_fail_action_name(act);

@@ -67,6 +67,32 @@ int vi_slot_boot_tpm_lock(struct vi_slot_boot *sb)
 	return 0;
 }
 
+void vi_slot_tpm_lock_before_fallback(const struct vi_policy *p, struct vi_slot_boot *sb,
+				      struct vi_kmsg *log)
+{
+	struct vi_error err = { "" };
+	struct vi_tpm_floor f;
+	uint32_t rc;
+	int r;
+
+	if (!p->slot_floor_tpm || sb->tpm_locked)
+		return;
+	/* read, never defined here: no TPM device or no index leaves nothing to raise */
+	r = vi_tpm_floor_read(VI_TPM_DEV, p->slot_floor_nv, false, &f, &err);
+	if (r == -ENOENT || r == -ENODEV)
+		return;
+	if (r == 0 && !f.locked)
+		r = vi_tpm_floor_lock(VI_TPM_DEV, p->slot_floor_nv, &rc, &err);
+	if (r < 0) {
+		vi_kmsg_log(log, KMSG_ERR, "fallback: rollback floor (slot_floor=tpm) not "
+			    "write-locked: %s", err.msg);
+		return;
+	}
+	sb->tpm_locked = true;
+	vi_kmsg_log(log, KMSG_INFO, "fallback: TPM NV counter 0x%08x write-locked until the next "
+		    "reboot", p->slot_floor_nv);
+}
+
 /* The counter raised to version: a failure leaves it lower, which the next boot retries, and
  * is logged; the lock after it is what keeps the running system from raising it. */
 static void tpm_raise(struct vi_slot_boot *sb, unsigned i, uint64_t version)

@@ -8,6 +8,8 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "kmsg.h"
+#include "policy.h"
 #include "slot-boot.h"
 #include "slots.h"
 
@@ -29,6 +31,13 @@ int vi_slot_boot_tpm_admit(struct vi_slot_boot *sb, const struct vi_slots *s, un
  * boots): no increment until the next TPM Reset or Restart. A failure is the floor's (stage
  * devices, *sb->failure set and logged): the running system could raise it. */
 int vi_slot_boot_tpm_lock(struct vi_slot_boot *sb);
+
+/* Before the fail list runs (a recovery root, a shell, also after a failure before the slot
+ * step: the store or the command line refused): under slot_floor=tpm, the counter
+ * write-locked unless this boot locked it already, so that nothing the fallback runs raises it
+ * past every image. No TPM or no index: nothing to do; a failure is logged. */
+void vi_slot_tpm_lock_before_fallback(const struct vi_policy *p, struct vi_slot_boot *sb,
+				      struct vi_kmsg *log);
 
 /* `slot mark-good` (and `set-state SLOT good` of the running slot) under the status file's
  * floor_nv= (nv; "" when the boot used none: nothing to do, *ret_value 0): the counter read

@@ -55,14 +55,26 @@ static bool list_names_tpm(const char *v, size_t len)
 	return false;
 }
 
-static bool word_hides(const struct vi_cmdline_tok *t)
+/* The kernel's own parameters: it reads '-' and '_' in a name as the same (parameq), and none
+ * after "--". */
+static bool kernel_word_hides(const struct vi_cmdline_tok *t)
 {
-	if (key_is(t, "acpi"))
+	if (vi_key_eq(t->key, t->key_len, "acpi"))
 		return val_is(t, "off") || val_is(t, "ht");
-	if (key_is(t, "acpi_rsdp"))
+	if (vi_key_eq(t->key, t->key_len, "acpi_rsdp"))
 		return true;
-	if (key_is(t, "module_blacklist") || key_is(t, "modprobe.blacklist") ||
-	    key_is(t, "rd.driver.blacklist") || key_is(t, "initcall_blacklist"))
+	if (vi_key_eq(t->key, t->key_len, "module_blacklist") ||
+	    vi_key_eq(t->key, t->key_len, "initcall_blacklist"))
+		return t->val && list_names_tpm(t->val, t->val_len);
+	return false;
+}
+
+/* What programs of the initramfs read from /proc/cmdline, past "--" too: kmod's
+ * modprobe.blacklist=, dracut's rd.driver.blacklist= and its older spelling rdblacklist=. */
+static bool initramfs_word_hides(const struct vi_cmdline_tok *t)
+{
+	if (key_is(t, "modprobe.blacklist") || key_is(t, "rd.driver.blacklist") ||
+	    key_is(t, "rdblacklist"))
 		return t->val && list_names_tpm(t->val, t->val_len);
 	return false;
 }
@@ -70,11 +82,17 @@ static bool word_hides(const struct vi_cmdline_tok *t)
 bool vi_tpm_cmdline_hides(const char *cmdline, size_t len, char *word, size_t size)
 {
 	struct vi_cmdline_tok t;
+	bool past_dashdash = false;
 	size_t pos = 0;
+	int r;
 
-	/* 1: a word; 2 ("--": init's words follow) and 0 (the end) stop */
-	while (vi_cmdline_next(cmdline, len, &pos, &t) == 1) {
-		if (!word_hides(&t))
+	/* 1: a word; 2: "--" (init's words follow); 0: the end */
+	while ((r = vi_cmdline_next(cmdline, len, &pos, &t)) > 0) {
+		if (r == 2) {
+			past_dashdash = true;
+			continue;
+		}
+		if (!initramfs_word_hides(&t) && (past_dashdash || !kernel_word_hides(&t)))
 			continue;
 		if (size)
 			vi_sanitize(t.key, t.val ? (size_t)(t.val + t.val_len - t.key) : t.key_len,

@@ -32,11 +32,19 @@ static void test_cmdline_words_that_hide_a_tpm(void **state)
 		"initcall_blacklist=init_tis", "initcall_blacklist=crb_acpi_driver_init",
 		"initcall_blacklist=foo,tpm_init", "\"module_blacklist=tpm_tis\"",
 		"root=/dev/vda acpi=force acpi=off",
+		/* the kernel reads '-' as '_' in its parameters' names */
+		"initcall-blacklist=init_tis,crb_acpi_driver_init", "module-blacklist=tpm_tis",
+		"acpi-rsdp=0xf0000", "module-blacklist=x,tpm-crb",
+		/* dracut's older spelling; dracut and kmod read past "--" too */
+		"rdblacklist=tpm_tis", "quiet -- rd.driver.blacklist=tpm_tis",
+		"quiet -- modprobe.blacklist=tpm_crb", "-- rdblacklist=tpm_tis",
 	};
 	static const char *const no[] = {
 		"", "acpi=force", "acpi=noirq", "acpi", "module_blacklist=nouveau,e1000",
 		"initcall_blacklist=", "initcall_blacklist", "xacpi=off", "tpm_tis.interrupts=0",
 		"quiet -- acpi=off module_blacklist=tpm_tis", "module_blacklistx=tpm_tis",
+		"quiet -- module-blacklist=tpm_tis initcall_blacklist=init_tis",
+		"rd.driver-blacklist=tpm_tis", "rdblacklist=e1000",
 	};
 	char word[96];
 

@@ -5,7 +5,8 @@
 # it at every boot, so the running root cannot increment it; slot a (version 2) boots and its
 # init runs `verity-init slot mark-good`, and the next boot raises the counter to 2. Then the
 # store is reset (its floor back to 0) and slot b (version 1) made primary: the agent refuses b
-# because of the counter (blamed on the boot, not marked bad), and a boots again. Without a
+# because of the counter (blamed on the boot, not marked bad), and a boots again. A command line
+# the agent refuses: the counter locked before the fail list. Without a
 # TPM: no boot at all.
 # Disks: vda = slots (root-a, root-a-verity, root-b, root-b-verity; read-only),
 #        vdb = the store (partition verity-slots; writable).
@@ -137,6 +138,25 @@ test_tpm_counter_floor_survives_a_reset_store() {
 	assert_locked 2 || return
 	j=$(slot_store_json "$W") || { fail "slot status: $j"; return; }
 	assert_slot "$j" b '"tries":2,.*"bootable":true,.*"reason":"version: manifest version 1 is below the TPM rollback floor 2"'
+}
+
+# A failure before the slot step (here a command line the agent refuses): no slot is set up, and
+# the fail list may hand over to a recovery root or a shell. The counter (defined by the test
+# above, or by a boot of its own when run alone) is write-locked first all the same, so that
+# nothing the fallback runs can raise it.
+test_fallback_locks_the_counter() {
+	slot_disks "$W" "$W/a" "$W/b" || { fail "disks"; return; }
+	if [ ! -d "$W/tpm" ]; then
+		tpm_boot slot-tpm-floor-define "$RD" || return
+		vm_assert_marker "$VM_LOG" slota || return
+	fi
+	CMDLINE="$CMDLINE verity.bogus=1" tpm_boot slot-tpm-floor-refused "$RD" || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" "unknown key 'verity.bogus'" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: fallback: TPM NV counter $NV write-locked until the next reboot" \
+		"the fallback ran with the counter unlocked" || return
+	# a refused line's verity.fail= is not used: the policy's fail list (none: panic)
+	agent_assert_fallback "$VM_LOG" panic
 }
 
 # The policy asks for the TPM floor and the machine has no TPM: no slot boots (the fail action),
