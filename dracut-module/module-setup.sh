@@ -66,10 +66,11 @@ depends() {
 # called by dracut
 installkernel() {
 	# the target, FEC's Reed-Solomon decoder, AF_ALG hashing for the agent's pre-flight check,
-	# the hash algorithms a verity tree may use (not just the host's: images move), and
-	# overlayfs for systemd.volatile=overlay
+	# the hash algorithms a verity tree may use (not just the host's: images move),
+	# overlayfs for systemd.volatile=overlay, and efivarfs (the agent looks for the EFI
+	# variable SystemdOptions, which systemd reads as more command line)
 	hostonly='' instmods dm-verity reed_solomon algif_hash \
-		crypto-sha256 crypto-sha512 crypto-sha1 overlay
+		crypto-sha256 crypto-sha512 crypto-sha1 overlay efivarfs
 }
 
 # called by dracut

@@ -41,6 +41,8 @@ struct vi_plan_input {
 	bool kernel_guard_missing;  /* the policy forces dm_verity.require_signatures=Y and the
 	                             * kernel does not have it */
 	int rootfd;                 /* the initramfs root for keys and manifest files */
+	const char *efivars_dir;    /* VI_EFIVARS_DIR: a SystemdOptions variable there refuses the
+	                             * command line (efivars.h); NULL: not looked at */
 };
 
 struct vi_plan {

@@ -9,6 +9,7 @@
 
 #include "agent.h"
 #include "digest.h"
+#include "efivars.h"
 #include "policy.h"
 #include "status.h"
 
@@ -55,12 +56,20 @@ int vi_agent_configure(struct agent *a, const char *cmdline, bool boot)
 		.boot = boot,
 		.kernel_guard_missing = a->kernel_guard_missing,
 		.rootfd = AT_FDCWD,
+		.efivars_dir = VI_EFIVARS_DIR,
 	};
 	const struct vi_plan *p = &a->plan;
 	const struct vi_trust_result *tr = &p->trust;
 	int r;
 
 	a->cmdline = cmdline;
+	/* systemd mounts it early; PID 1 and dracut's shell init do not */
+	if (!a->efivarfs_tried) {
+		a->efivarfs_tried = true;
+		r = vi_efivarfs_mount(VI_EFI_DIR);
+		if (r < 0)
+			vi_kmsg_log(&a->log, KMSG_INFO, "efivarfs not mounted: %s", strerror(-r));
+	}
 	r = vi_plan_build(&in, &a->plan, &a->failure);
 
 	if (!p->refused && p->cfg.shell_dropped)

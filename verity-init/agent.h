@@ -31,6 +31,7 @@ struct agent {
 	                               * modules (their forced parameters) and used by the plan */
 	int policy_read_r;            /* what reading it returned (0 before it was read) */
 	struct vi_error policy_read_err;
+	bool efivarfs_tried;       /* vi_agent_configure mounted efivarfs (or could not) */
 	bool policy_was_read;
 	bool devkmsg_restore;      /* we lifted /dev/kmsg rate limiting: put it back */
 	bool kernel_guard_missing; /* the policy forces dm_verity.require_signatures; it is off */

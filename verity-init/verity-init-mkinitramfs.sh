@@ -9,9 +9,10 @@ umask 022   # the archive records modes: the same bytes whatever the caller's um
 prog=verity-init-mkinitramfs
 # dm-verity (dm-mod comes as its dependency), then, where the kernel has them: FEC's Reed-Solomon
 # decoder, AF_ALG hashing for the pre-flight check and the hash algorithms a tree may use (the
-# set the dracut module installs), and overlayfs for systemd.volatile=overlay.
+# set the dracut module installs), overlayfs for systemd.volatile=overlay, and efivarfs: systemd
+# reads the EFI variable SystemdOptions as more command line, which the agent must see to refuse.
 BASE_MODULES="dm-verity"
-BASE_OPTIONAL="reed_solomon algif_hash crypto-sha256 crypto-sha512 crypto-sha1 overlay"
+BASE_OPTIONAL="reed_solomon algif_hash crypto-sha256 crypto-sha512 crypto-sha1 overlay efivarfs"
 DEFAULT_FS="ext4 squashfs erofs"
 
 usage() {
@@ -26,7 +27,7 @@ Build a standalone initramfs with the static verity-init agent as /init.
                           (e.g. "virtio_pci virtio_blk", "nvme", "ahci sd_mod")
   -f, --fs TYPES          root filesystem types (default: "$DEFAULT_FS")
       --no-base-modules   leave out dm-verity, reed_solomon, algif_hash, the
-                          sha1/sha256/sha512 modules and overlay (a kernel with them built in;
+                          sha1/sha256/sha512 modules, overlay and efivarfs (a kernel with them built in;
                           otherwise those after dm-verity are added where they exist)
   -a, --agent PATH        the static agent (default: the verity-init next to this
                           program, else /usr/sbin/verity-init, /sbin/verity-init)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "efivars.h"
 #include "fileio.h"
 #include "plan.h"
 #include "strutil.h"
@@ -148,6 +149,9 @@ int vi_plan_build(const struct vi_plan_input *in, struct vi_plan *plan,
 	vi_policy_init(&plan->policy);
 
 	r = parse_cmdline(in, &plan->cfg, &context, &err);
+	/* systemd would read more words than the ones just checked */
+	if (r == 0 && in->efivars_dir)
+		r = vi_efi_options_check(in->efivars_dir, &err);
 	if (r < 0) {
 		struct vi_error ignored;
 

@@ -131,7 +131,7 @@ test_installkernel_takes_target_fec_afalg_and_hashes_regardless_of_hostonly() {
 	local c
 	c=$(grep '^instmods' "$CALLS")
 	assertContains "hostonly cleared for the call" "$c" "hostonly=[]"
-	for m in dm-verity reed_solomon algif_hash crypto-sha256 crypto-sha512 crypto-sha1 overlay; do
+	for m in dm-verity reed_solomon algif_hash crypto-sha256 crypto-sha512 crypto-sha1 overlay efivarfs; do
 		assertContains "$m" " $c " " $m"
 	done
 }

@@ -93,15 +93,16 @@ uefi_esp() {
 }
 
 # uefi_boot [--disk FILE]... [--qemu ARG]... [--timeout S] [--mem MIB] [--no-secure-boot]
-#           [--until REGEX] NAME ESP : boot OVMF from ESP (Secure Boot on, snakeoil db, unless
-# --no-secure-boot). Serial console (firmware, stub, kernel) to $BUILD/vm/logs/NAME.log.
+#           [--vars FILE] [--until REGEX] NAME ESP : boot OVMF from ESP (Secure Boot on, snakeoil
+# db, unless --no-secure-boot). --vars: the variable store FILE itself, kept from boot to boot
+# (else a copy of the template, removed afterwards). Serial console (firmware, stub, kernel) to $BUILD/vm/logs/NAME.log.
 # --until REGEX stops QEMU 2 s after the log matches REGEX (status 125), e.g. the firmware's
 # "Press any key to enter the Boot Manager Menu" after it refused every boot option.
 # Returns 0 when the guest stopped by itself (power-off, or a panic with panic=-1), 124 on
 # timeout, 125 (--until matched), 1 on a harness error. Sets VM_LOG, VM_STATUS, VM_WALL,
 # VM_ACCEL_USED.
 uefi_boot() {
-	local timeout=$UEFI_TIMEOUT mem=$VM_MEM drives=() code=$UEFI_CODE vars=$UEFI_VARS name esp until=""
+	local timeout=$UEFI_TIMEOUT mem=$VM_MEM drives=() code=$UEFI_CODE vars=$UEFI_VARS name esp until="" keep=""
 	while [ $# -gt 2 ]; do
 		case $1 in
 		--until) until=$2; shift 2 ;;
@@ -110,6 +111,7 @@ uefi_boot() {
 		--timeout) timeout=$2; shift 2 ;;
 		--mem) mem=$2; shift 2 ;;
 		--no-secure-boot) code=$UEFI_CODE_NOSB vars=$UEFI_VARS_NOSB; shift ;;
+		--vars) keep=$2; shift 2 ;;
 		*) break ;;
 		esac
 	done
@@ -118,7 +120,12 @@ uefi_boot() {
 	VM_LOG=$VM_LOGDIR/$name.log
 	VM_ACCEL_USED=tcg   # KVM with SMM is not what this machine can do (lib.sh probes hang)
 	local varsc=$VM_DIR/vars.$name.$$ t0 t1
-	cp "$vars" "$varsc" || return 1
+	if [ -n "$keep" ]; then
+		varsc=$keep
+		[ -s "$varsc" ] || cp "$vars" "$varsc" || return 1
+	else
+		cp "$vars" "$varsc" || return 1
+	fi
 	# shellcheck disable=SC2054  # q35,smm=on is one QEMU argument
 	local cmd=(qemu-system-x86_64 -accel tcg -machine q35,smm=on
 		-global driver=cfi.pflash01,property=secure,value=on
@@ -153,7 +160,7 @@ uefi_boot() {
 	[ -n "$wpid" ] && { kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null; }
 	t1=$(date +%s.%N)
 	exec {_vm_slot_fd}>&-
-	rm -f "$varsc"
+	[ -n "$keep" ] || rm -f "$varsc"
 	if [ -e "$VM_LOG.until" ]; then
 		rm -f "$VM_LOG.until"
 		VM_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
