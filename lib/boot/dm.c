@@ -86,23 +86,36 @@ out:
 	return r;
 }
 
+/* DM_DEVICE_INFO of the mapping name, run: the task (the caller destroys it) and its info, or
+ * NULL with *ret_r and err set. */
+static struct dm_task *info_task(const char *name, struct dm_info *info, int *ret_r,
+				 struct vi_error *err)
+{
+	struct dm_task *dmt = dm_task_create(DM_DEVICE_INFO);
+
+	*ret_r = 0;
+	if (!dmt)
+		*ret_r = fail(err, -ENOMEM, "querying", name);
+	else if (!dm_task_set_name(dmt, name))
+		*ret_r = fail(err, -EINVAL, "querying", name);
+	else if (!dm_task_run(dmt) || !dm_task_get_info(dmt, info))
+		*ret_r = fail(err, -EIO, "querying", name);
+	if (*ret_r < 0 && dmt) {
+		dm_task_destroy(dmt);
+		dmt = NULL;
+	}
+	return dmt;
+}
+
 int vi_dm_exists(const char *name, bool *ret_exists, dev_t *ret_devno, struct vi_error *err)
 {
 	struct dm_task *dmt;
 	struct dm_info info;
-	int r = 0;
+	int r;
 
-	dmt = dm_task_create(DM_DEVICE_INFO);
+	dmt = info_task(name, &info, &r, err);
 	if (!dmt)
-		return fail(err, -ENOMEM, "querying", name);
-	if (!dm_task_set_name(dmt, name)) {
-		r = fail(err, -EINVAL, "querying", name);
-		goto out;
-	}
-	if (!dm_task_run(dmt) || !dm_task_get_info(dmt, &info)) {
-		r = fail(err, -EIO, "querying", name);
-		goto out;
-	}
+		return r;
 	*ret_exists = info.exists;
 	if (info.exists && ret_devno)
 		*ret_devno = makedev((unsigned)info.major, (unsigned)info.minor);
@@ -115,7 +128,6 @@ int vi_dm_exists(const char *name, bool *ret_exists, dev_t *ret_devno, struct vi
 			     : !info.read_only	 ? "writable"
 			     : !info.live_table ? "without a live table"
 						 : "holding an inactive table");
-out:
 	dm_task_destroy(dmt);
 	return r;
 }
@@ -174,19 +186,11 @@ int vi_dm_uuid(const char *name, char *ret_uuid, size_t size, struct vi_error *e
 	struct dm_task *dmt;
 	struct dm_info info;
 	const char *uuid;
-	int r = 0;
+	int r;
 
-	dmt = dm_task_create(DM_DEVICE_INFO);
+	dmt = info_task(name, &info, &r, err);
 	if (!dmt)
-		return fail(err, -ENOMEM, "querying", name);
-	if (!dm_task_set_name(dmt, name)) {
-		r = fail(err, -EINVAL, "querying", name);
-		goto out;
-	}
-	if (!dm_task_run(dmt) || !dm_task_get_info(dmt, &info)) {
-		r = fail(err, -EIO, "querying", name);
-		goto out;
-	}
+		return r;
 	if (!info.exists) {
 		r = vi_errno(err, -ENXIO, "no mapping named %s", name);
 		goto out;

@@ -124,14 +124,10 @@ test_dracut_shell_tampered_init_refused() {
 # the same device number, but not the table setup loaded. pre-pivot compares the live table
 # with setup's record and refuses it; neither root's init runs.
 test_dracut_shell_swapped_table_refused() {
-	local o blocks table
+	local o table
 	setup_root dracut-shell-swap ext4 || { fail "verity setup"; return; }
 	o=$D/other
-	VM_ROOT_ID=recovery vm_verity_setup ext4 "$o" >/dev/null || { fail "other image"; return; }
-	blocks=$(( $(vm_size "$o/data.img") / 4096 ))
-	# the words of a dm-verity table (format 1, superblock in hash block 0), joined by commas
-	table="0,$(( blocks * 8 )),verity,1,/dev/vdc,/dev/vdd,4096,4096,$blocks,1,sha256"
-	table="$table,$(sed -n 's/^ROOTHASH=//p' "$o/vars"),$VM_VERITY_SALT"
+	table=$(vm_dracut_swap_table "$o") || { fail "other image"; return; }
 	RD_SWAP=${RD_SWAP:-$(vm_dracut_image shell-swap)} || { fail "dracut image"; return; }
 	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" --disk "$o/data.img" \
 		--disk "$o/hash.img" dracut-shell-swap "$RD_SWAP" \

@@ -108,16 +108,13 @@ test_dracut_systemd_fallback_shell_is_dracuts_emergency_shell() {
 # dracut-pre-mount.service before sysroot.mount): verity-init-pre-pivot.service refuses it
 # against setup's record.
 test_dracut_systemd_swapped_table_refused() {
-	local d o blocks table
+	local d o table
 	d=$(vm_workdir dracut-systemd-swap)
 	vm_verity_setup ext4 "$d" >/dev/null || { fail "verity setup"; return; }
 	# shellcheck source=/dev/null
 	. "$d/vars"
 	o=$d/other
-	VM_ROOT_ID=recovery vm_verity_setup ext4 "$o" >/dev/null || { fail "other image"; return; }
-	blocks=$(( $(vm_size "$o/data.img") / 4096 ))
-	table="0,$(( blocks * 8 )),verity,1,/dev/vdc,/dev/vdd,4096,4096,$blocks,1,sha256"
-	table="$table,$(sed -n 's/^ROOTHASH=//p' "$o/vars"),$VM_VERITY_SALT"
+	table=$(vm_dracut_swap_table "$o") || { fail "other image"; return; }
 	RD_SWAP=${RD_SWAP:-$(vm_dracut_image systemd-swap)} || { fail "dracut image"; return; }
 	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" --disk "$o/data.img" \
 		--disk "$o/hash.img" dracut-systemd-swap "$RD_SWAP" \

@@ -127,3 +127,14 @@ vm_dracut_image() {
 	esac || return 1
 	echo "$out"
 }
+
+# vm_dracut_swap_table DIR : make a second valid image in DIR (its marker says id=recovery) and
+# print its dm-verity table (format 1, superblock in hash block 0, as /dev/vdc + /dev/vdd) with
+# the words joined by commas, for the test-only swap hook's vitest.swap= (dracut-swap-hook.sh).
+vm_dracut_swap_table() {
+	local o=$1 blocks
+	VM_ROOT_ID=recovery vm_verity_setup ext4 "$o" >/dev/null || return 1
+	blocks=$(( $(vm_size "$o/data.img") / 4096 ))
+	printf '0,%s,verity,1,/dev/vdc,/dev/vdd,4096,4096,%s,1,sha256,%s,%s\n' "$(( blocks * 8 ))" \
+		"$blocks" "$(sed -n 's/^ROOTHASH=//p' "$o/vars")" "$VM_VERITY_SALT"
+}
