@@ -90,7 +90,8 @@ AGENT_SRCS := verity-init/verity-init.c verity-init/pid1-early.c verity-init/age
               verity-init/trust-steps.c verity-init/dracut-mode.c verity-init/fallback.c \
               verity-init/slot-cmd.c verity-init/slot-boot.c verity-init/slot-tpm.c \
               verity-init/usr-boot.c verity-init/dracut-layout.c \
-              verity-init/dracut-saved.c verity-init/dracut-maprec.c
+              verity-init/dracut-saved.c verity-init/dracut-maprec.c \
+              verity-init/dracut-generator.c
 $(AGENT): $(AGENT_SRCS:verity-init/%.c=$(BUILD)/prog/%.o) $(LIBVERITY)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_AGENT)
 
@@ -115,7 +116,7 @@ $(BUILD)/static/prog/%.o: verity-init/%.c
 
 # Without this Makefile's CFLAGS/LDFLAGS: make exports them, with -Werror, once they came from the
 # environment (as under dpkg-buildpackage), and lvm2's configure checks fail under -Werror.
-$(STATIC_DEPS)/lib/libdevmapper.a:
+$(STATIC_DEPS)/lib/libdevmapper.a: build-aux/static-deps.sh
 	env -u CFLAGS -u CPPFLAGS -u LDFLAGS build-aux/static-deps.sh $(STATIC_DEPS)
 
 $(STATIC_AGENT): $(STATIC_OBJS) $(STATIC_DEPS)/lib/libdevmapper.a

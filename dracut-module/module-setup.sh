@@ -140,9 +140,11 @@ install() {
 			dfatal "verity-init: cannot install the module's units"
 			exit 1
 		}
-		inst_script "$moddir/verity-init-generator.sh" \
-			"$systemdutildir"/system-generators/verity-init-generator
-		chmod 0755 "$initdir$systemdutildir"/system-generators/verity-init-generator
+		# the generator is the agent itself (argv[0] names the role): it reads the line with
+		# the parser setup uses, without a shell, before systemd starts any unit
+		inst_dir "$systemdutildir"/system-generators
+		ln -sfn /usr/sbin/verity-init \
+			"$initdir$systemdutildir"/system-generators/verity-init-generator
 		# One program owns the root mapping: with verity-init in the image, systemd's
 		# generator would race it for the same keys (roothash=, systemd.verity_root_*).
 		if dracut_module_included systemd-veritysetup; then

@@ -7,6 +7,8 @@
  *   setup [--cmdline S] create the mapping only; 0 when /dev/mapper/NAME is ready.
  *   setup --fallback, fail, pre-pivot   the dracut runtime (dracut-mode.c).
  *   parse [--cmdline S] [--shell]   print the resolved configuration; touches no device.
+ *   generator DIR...    (or run as verity-init-generator) the dracut module's systemd
+ *                       generator (dracut-generator.c).
  *   status [NAME]       the mapping's table, the kernel's verdict and the status file.      */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +29,7 @@
 #include "devices.h"
 #include "digest.h"
 #include "dm.h"
+#include "dracut-generator.h"
 #include "fileio.h"
 #include "ipe.h"
 #include "kmsg.h"
@@ -523,6 +526,7 @@ static void usage(FILE *f)
 	      "       verity-init setup [--cmdline STRING]\n"
 	      "       verity-init setup --fallback | fail | pre-pivot ...   (the dracut module)\n"
 	      "       verity-init parse [--cmdline STRING] [--shell]\n"
+	      "       verity-init generator [--root DIR] NORMAL [EARLY [LATE]] | --print-cmdline\n"
 	      "       verity-init status [NAME]\n"
 	      "       verity-init check-init [--name NAME | --device MAJ:MIN] [--init PATH] ROOT\n"
 	      "       verity-init slot [--store DEV] VERB ...   (A/B slots; verity-init slot --help)\n"
@@ -557,6 +561,12 @@ int main(int argc, char **argv)
 		a.init_argv = argv;
 		return run_pid1(&a);
 	}
+	if (argc > 0) {
+		const char *base = strrchr(argv[0], '/');
+
+		if (!strcmp(base ? base + 1 : argv[0], VI_GENERATOR_NAME))
+			return vi_dracut_generator_main(&a, argc, argv, true);
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -587,6 +597,8 @@ int main(int argc, char **argv)
 		}
 		return r;
 	}
+	if (!strcmp(argv[1], "generator"))
+		return vi_dracut_generator_main(&a, argc, argv, false);
 	if (!strcmp(argv[1], "fail") || !strcmp(argv[1], "pre-pivot"))
 		return vi_dracut_main(&a, argc, argv);
 	for (i = 2; i < argc; i++) {

@@ -400,7 +400,7 @@ EOF
 run_dracut() {
 	local d=$W/dr
 	rm -rf "$d/sysrq" "$d/kmsg" "$d/run" "$d/cmdline.d" "$d/calls" "$d/gen" "$d/gen-early" "$d/gen-late" \
-		"$d/systemd-system"
+		"$d/systemd-system" "$d/genroot"
 	mkdir -p "$d/gen" "$d/gen-early" "$d/gen-late"
 	# systemd as the initramfs's init: what it creates (the library's VI_SYSTEMD_DIR)
 	[ -z "$1" ] || mkdir -p "$d/systemd-system"
@@ -412,7 +412,9 @@ run_dracut() {
 			. '$MOD/verity-init-lib.sh'
 			. '$d/settings.sh'
 			if vi_systemd; then
-				(set -- '$d/gen' '$d/gen-early' '$d/gen-late'; . '$MOD/verity-init-generator.sh')
+				mkdir -p '$d/genroot/proc'
+				printf '%s\\n' \"\$TEST_CMDLINE\" >'$d/genroot/proc/cmdline'
+				'$VI' generator --root '$d/genroot' '$d/gen' '$d/gen-early' '$d/gen-late'
 				echo \"GENERATOR-EXIT=\$?\"
 			fi
 			root='' rflags='' fstype=''

@@ -1,7 +1,7 @@
 #!/bin/bash
 # shunit2 tests of the dracut module: module-setup.sh's check/depends/installkernel/install run
 # against stubbed dracut functions (as dracut's own module tests source module-setup.sh with a
-# fake environment), and the shell glue (hooks, setup job, generator) sourced with dracut-lib
+# fake environment), and the shell glue (hooks, setup job) sourced with dracut-lib
 # stubs and a fake agent: what the glue asks the agent, and what it does with the answers (the
 # agent's own side of them: dracut_runtime_test.sh). No dracut run, no device: the VM tests (tests/vm/dracut_*_test.sh) boot real images.
 
@@ -167,8 +167,8 @@ test_install_systemd_flavour_masks_systemd_veritysetup_generator() {
 	install
 	assertEquals 0 $?
 	assertContains "$(calls)" "inst_simple $MOD/verity-init-setup.service /usr/lib/systemd/system/verity-init-setup.service"
-	assertTrue "generator installed executable" \
-		"[ -x '$initdir/usr/lib/systemd/system-generators/verity-init-generator' ]"
+	assertEquals "the generator is the agent" /usr/sbin/verity-init \
+		"$(readlink "$initdir/usr/lib/systemd/system-generators/verity-init-generator")"
 	assertEquals "systemd's generator masked" /dev/null \
 		"$(readlink "$initdir/etc/systemd/system-generators/systemd-veritysetup-generator")"
 }
@@ -178,7 +178,8 @@ test_install_systemd_flavour_alone_masks_nothing() {
 	install
 	assertEquals 0 $?
 	assertFalse "nothing to mask" "[ -e '$initdir/etc/systemd/system-generators/systemd-veritysetup-generator' ]"
-	assertTrue "[ -x '$initdir/usr/lib/systemd/system-generators/verity-init-generator' ]"
+	assertEquals /usr/sbin/verity-init \
+		"$(readlink "$initdir/usr/lib/systemd/system-generators/verity-init-generator")"
 	assertNotContains "systemd mounts the tmpfs root itself (sysroot.mount)" "$(calls)" \
 		"inst_hook mount"
 }
@@ -803,8 +804,6 @@ VERITY_NAME=vroot"
 	assertEquals "setup --fallback" "$(agent_calls)"
 }
 
-
-
 # the pre-pivot hook, sourced as dracut does (shell init)
 run_prepivot() {
 	run_glue "NEWROOT=/sysroot; $1; . '$MOD/verity-init-check-init.sh'; echo hook-done"
@@ -840,159 +839,6 @@ test_prepivot_refused_root_never_switches() {
 	assertContains "$out" hook-done
 }
 
-
-
-
-
-
-# run_generator CMDLINE : the systemd generator into $SHUNIT_TMPDIR/gen with /proc/cmdline = CMDLINE
-run_generator() {
-	rm -rf "$SHUNIT_TMPDIR/gen" && mkdir -p "$SHUNIT_TMPDIR/gen"
-	printf '%s\n' "$1" >"$SHUNIT_TMPDIR/proc-cmdline"
-	rm -rf "$SHUNIT_TMPDIR/gen-early" && mkdir -p "$SHUNIT_TMPDIR/gen-early"
-	VI_PROC_CMDLINE=$SHUNIT_TMPDIR/proc-cmdline run_glue "set -- '$SHUNIT_TMPDIR/gen' '$SHUNIT_TMPDIR/gen-early' '$SHUNIT_TMPDIR/gen-late'
-		. '$MOD/verity-init-generator.sh'"
-}
-
-test_generator_our_keys_mounts_the_mapping_and_requires_setup() {
-	PARSE_OUT="VERITY_ENABLED=1
-VERITY_NAME=vroot"
-	run_generator "verity.roothash=ab verity.data=/dev/vda verity.name=vroot"
-	assertEquals "setup pulled into initrd-root-device.target" \
-		/usr/lib/systemd/system/verity-init-setup.service \
-		"$(readlink "$SHUNIT_TMPDIR/gen/initrd-root-device.target.requires/verity-init-setup.service")"
-	local m
-	m=$(cat "$SHUNIT_TMPDIR/gen-early/sysroot.mount" 2>/dev/null)
-	assertContains "$m" "What=/dev/mapper/vroot"
-	assertContains "$m" "Options=ro"
-	assertContains "$m" 'Requires=dev-mapper-vroot.device'
-	assertTrue "mount required by initrd-root-fs.target" \
-		"[ -L '$SHUNIT_TMPDIR/gen-early/initrd-root-fs.target.requires/sysroot.mount' ]"
-}
-
-# root=UUID= of the data partition: systemd-fstab-generator writes a sysroot.mount for it in the
-# normal directory; ours, in the early directory, ranks above it and mounts the mapping.
-test_generator_overrides_root_naming_the_data_partition() {
-	PARSE_OUT="VERITY_ENABLED=1"
-	run_generator "roothash=ab systemd.verity_root_data=/dev/vda root=UUID=1234"
-	assertTrue "[ -L '$SHUNIT_TMPDIR/gen/initrd-root-device.target.requires/verity-init-setup.service' ]"
-	local m
-	m=$(cat "$SHUNIT_TMPDIR/gen-early/sysroot.mount" 2>/dev/null)
-	assertContains "$m" "What=/dev/mapper/root"
-	assertContains "$m" "Options=ro"
-	assertFalse "nothing in the normal directory to clash with fstab-generator's" \
-		"[ -e '$SHUNIT_TMPDIR/gen/sysroot.mount' ]"
-}
-
-# A verified /usr: its mapping on /sysroot/usr; under a tmpfs root (systemd.volatile=yes) /sysroot
-# is a tmpfs, never the /usr mapping. systemd.volatile=overlay: systemd-volatile-root stacks none.
-test_generator_usr_layouts_and_overlay() {
-	local m
-	PARSE_OUT="VERITY_ENABLED=1
-VERITY_USR_ENABLED=1
-VERITY_USR_NAME=usr
-VERITY_USR_FSTYPE=erofs
-VERITY_LAYOUT=root+usr"
-	run_generator "roothash=ab systemd.verity_root_data=/dev/vda usrhash=cd"
-	assertContains "root+usr: the root" "$(cat "$SHUNIT_TMPDIR/gen-early/sysroot.mount")" \
-		"What=/dev/mapper/root"
-	m=$(cat "$SHUNIT_TMPDIR/gen-early/sysroot-usr.mount" 2>/dev/null)
-	assertContains "root+usr: /usr" "$m" "What=/dev/mapper/usr
-Where=/sysroot/usr
-Type=erofs
-Options=ro"
-	assertContains "$m" "Requires=dev-mapper-usr.device"
-	assertTrue "/usr required by initrd-fs.target" \
-		"[ -L '$SHUNIT_TMPDIR/gen-early/initrd-fs.target.requires/sysroot-usr.mount' ]"
-	PARSE_OUT="VERITY_ENABLED=0
-VERITY_USR_ENABLED=1
-VERITY_USR_NAME=usr
-VERITY_VOLATILE=yes
-VERITY_LAYOUT=tmpfs+usr"
-	run_generator "usrhash=cd systemd.volatile=yes"
-	m=$(cat "$SHUNIT_TMPDIR/gen-early/sysroot.mount" 2>/dev/null)
-	assertContains "tmpfs+usr: a tmpfs root" "$m" "What=tmpfs"
-	assertNotContains "tmpfs+usr: never a mapping as the root" "$m" "/dev/mapper"
-	assertContains "$(cat "$SHUNIT_TMPDIR/gen-early/sysroot-usr.mount" 2>/dev/null)" \
-		"What=/dev/mapper/usr"
-	assertFalse "systemd-volatile-root left alone (a tmpfs root is one already)" \
-		"[ -e '$SHUNIT_TMPDIR/gen-early/systemd-volatile-root.service.d' ]"
-	PARSE_OUT="VERITY_ENABLED=1
-VERITY_VOLATILE=overlay"
-	run_generator "roothash=ab systemd.verity_root_data=/dev/vda systemd.volatile=overlay"
-	assertFalse "overlay: no /usr unit" "[ -e '$SHUNIT_TMPDIR/gen-early/sysroot-usr.mount' ]"
-	assertContains "overlay: systemd-volatile-root never stacks one (pre-pivot does)" \
-		"$(cat "$SHUNIT_TMPDIR/gen-early/systemd-volatile-root.service.d/50-verity-init.conf" 2>/dev/null)" \
-		"ConditionPathExists=!/"
-}
-
-test_generator_mount_options_are_the_ones_the_agent_accepted() {
-	local m
-	PARSE_OUT="VERITY_ENABLED=1
-VERITY_ROOTFSTYPE=erofs
-VERITY_ROOTFLAGS=noatime"
-	run_generator "roothash=ab systemd.verity_root_data=/dev/vda rootfstype=erofs rootflags=noatime"
-	m=$(cat "$SHUNIT_TMPDIR/gen-early/sysroot.mount" 2>/dev/null)
-	assertContains "$m" "Type=erofs"
-	assertContains "$m" "Options=noatime,ro"
-	PARSE_OUT="VERITY_ENABLED=1
-VERITY_ROOTFSTYPE=erofs,ext4"
-	run_generator "roothash=ab systemd.verity_root_data=/dev/vda rootfstype=erofs,ext4"
-	assertContains "a list is probed" "$(cat "$SHUNIT_TMPDIR/gen-early/sysroot.mount")" "Type=auto"
-	# a refused line: nothing of it is used (the agent prints the defaults, but never trust that)
-	PARSE_OUT="VERITY_ROOTFSTYPE=ext4
-VERITY_ROOTFLAGS=logdev=/dev/vdb"
-	PARSE_RC=1 run_generator "roothash=zz rootfstype=ext4 rootflags=logdev=/dev/vdb"
-	m=$(cat "$SHUNIT_TMPDIR/gen-early/sysroot.mount" 2>/dev/null)
-	assertContains "$m" "What=/dev/mapper/root"
-	assertContains "$m" "Type=auto"
-	assertContains "$m" "Options=ro"
-	assertNotContains "$m" "logdev"
-}
-
-# A '%' in rootflags= is a specifier in a unit file: unescaped, systemd (here systemd-analyze,
-# which parses the unit as PID 1 would) drops the whole Options= line, "ro" included.
-test_generator_escapes_specifiers_in_the_unit() {
-	local m out
-	PARSE_OUT="VERITY_ENABLED=1
-VERITY_ROOTFSTYPE=ext4
-VERITY_ROOTFLAGS='context=x%Qy,data=ordered'"
-	run_generator "roothash=ab systemd.verity_root_data=/dev/vda rootflags=context=x%Qy,data=ordered"
-	m=$(cat "$SHUNIT_TMPDIR/gen-early/sysroot.mount" 2>/dev/null)
-	assertContains "$m" "Options=context=x%%Qy,data=ordered,ro"
-	if ! command -v systemd-analyze >/dev/null 2>&1; then
-		startSkipping; fail "needs systemd-analyze"; return
-	fi
-	out=$(systemd-analyze verify --man=no "$SHUNIT_TMPDIR/gen-early/sysroot.mount" 2>&1)
-	assertEquals "systemd reads the unit without a complaint" "" "$out"
-	out=$(SYSTEMD_LOG_LEVEL=debug systemd-analyze verify --man=no \
-		"$SHUNIT_TMPDIR/gen-early/sysroot.mount" 2>&1 | grep 'Options:')
-	assertContains "the options systemd mounts with are the agent's" "$out" \
-		"Options: context=x%Qy,data=ordered,ro"
-}
-
-# The initramfs's systemd acts on rd.systemd.unit=emergency.target, rd.systemd.debug_shell or
-# rd.emergency before any job of ours runs: unless the policy allows a shell, every unit that
-# opens one first applies the policy's fail actions (and never returns to start the shell).
-test_generator_shell_units_apply_the_policy_first() {
-	local u d
-	PARSE_OUT="VERITY_ENABLED=1"
-	run_generator "roothash=ab systemd.verity_root_data=/dev/vda"
-	for u in emergency.service rescue.service debug-shell.service dracut-emergency.service; do
-		d=$SHUNIT_TMPDIR/gen-early/$u.d/50-verity-init.conf
-		assertContains "$u" "$(cat "$d" 2>/dev/null)" "ExecStartPre=/sbin/verity-init-dracut refuse-shell $u"
-	done
-	# a refused line too (the case that matters most: the agent said no, systemd goes on)
-	PARSE_OUT="VERITY_FAIL=reboot"
-	PARSE_RC=1 run_generator "roothash=ab rd.systemd.unit=emergency.target"
-	assertTrue "[ -e '$SHUNIT_TMPDIR/gen-early/emergency.service.d/50-verity-init.conf' ]"
-	# the policy allows a shell: the units stay as they are
-	PARSE_OUT="VERITY_ENABLED=1
-VERITY_SHELL_ALLOWED=1"
-	run_generator "roothash=ab systemd.verity_root_data=/dev/vda"
-	assertFalse "[ -e '$SHUNIT_TMPDIR/gen-early/emergency.service.d' ]"
-}
-
 test_refuse_shell_applies_the_fail_actions() {
 	local out
 	PARSE_OUT="VERITY_FAIL=poweroff"
@@ -1000,45 +846,6 @@ test_refuse_shell_applies_the_fail_actions() {
 	assertNotContains "the shell unit never starts, whatever the answer: $out" "$out" returned
 	assertEquals "the agent applies the policy" "fail --reason shell-unit --unit emergency.service" \
 		"$(agent_calls)"
-}
-
-test_generator_without_verity_fails_closed_unless_the_policy_allows_it() {
-	PARSE_OUT="VERITY_ENABLED=0
-VERITY_OFF_ALLOWED=1"
-	run_generator "root=/dev/vda1"
-	assertEquals "verity-off allowed: no units" "" "$(ls -A "$SHUNIT_TMPDIR/gen" "$SHUNIT_TMPDIR/gen-early" | grep -v '^/\|^$')"
-	PARSE_OUT="VERITY_ENABLED=0"
-	run_generator "root=/dev/vda1"
-	assertTrue "no root hash and no allowance: setup runs, to refuse and apply the policy" \
-		"[ -L '$SHUNIT_TMPDIR/gen/initrd-root-device.target.requires/verity-init-setup.service' ]"
-	assertContains "$(cat "$SHUNIT_TMPDIR/gen-early/sysroot.mount")" "What=/dev/mapper/root"
-	PARSE_OUT=""
-	PARSE_RC=1 run_generator "verity.roothash=zz"
-	assertTrue "refused command line: setup still runs, to apply the policy" \
-		"[ -L '$SHUNIT_TMPDIR/gen/initrd-root-device.target.requires/verity-init-setup.service' ]"
-	assertTrue "refused command line: the check before the switch too" \
-		"[ -L '$SHUNIT_TMPDIR/gen/initrd.target.requires/verity-init-pre-pivot.service' ]"
-}
-
-# systemd: the check before the switch is a unit, and nothing switches without it
-test_generator_prepivot_unit_required_by_the_switch() {
-	PARSE_OUT="VERITY_ENABLED=1"
-	run_generator "roothash=ab"
-	assertEquals /usr/lib/systemd/system/verity-init-pre-pivot.service \
-		"$(readlink "$SHUNIT_TMPDIR/gen/initrd.target.requires/verity-init-pre-pivot.service")"
-	local u
-	for u in initrd-cleanup.service initrd-switch-root.service; do
-		assertContains "$u" "$(cat "$SHUNIT_TMPDIR/gen-early/$u.d/50-verity-init.conf")" \
-			"Requires=verity-init-pre-pivot.service"
-		assertContains "$u" "$(cat "$SHUNIT_TMPDIR/gen-early/$u.d/50-verity-init.conf")" \
-			"After=verity-init-pre-pivot.service"
-	done
-	rm -rf "$SHUNIT_TMPDIR/gen" "$SHUNIT_TMPDIR/gen-early"
-	PARSE_OUT="VERITY_ENABLED=0
-VERITY_OFF_ALLOWED=1"
-	run_generator "root=/dev/vda1"
-	assertFalse "no verity root: no check" \
-		"[ -e '$SHUNIT_TMPDIR/gen-early/initrd-cleanup.service.d/50-verity-init.conf' ]"
 }
 
 tearDown() {
@@ -1051,7 +858,7 @@ test_module_scripts_pass_shellcheck() {
 	command -v shellcheck >/dev/null || { startSkipping; fail "shellcheck missing"; return; }
 	local out
 	out=$(cd "$MOD" && shellcheck -s sh -e SC1090,SC1091,SC3043 parse-verity-init.sh verity-init-check-init.sh \
-		verity-init-mount.sh verity-init-lib.sh verity-init-dracut.sh verity-init-generator.sh 2>&1)
+		verity-init-mount.sh verity-init-lib.sh verity-init-dracut.sh 2>&1)
 	assertEquals "POSIX sh hooks" "" "$out"
 	out=$(cd "$MOD" && shellcheck -s bash -e SC1090,SC1091,SC2154 module-setup.sh 2>&1)
 	assertEquals "module-setup.sh" "" "$out"
