@@ -92,13 +92,13 @@ static int read_conf_dir(int rootfd, char *part, size_t size, size_t *len)
 			if (conf_file(d->d_name) && strlen(d->d_name) < sizeof(next) &&
 			    (first || strcmp(d->d_name, last) > 0) &&
 			    (!next[0] || strcmp(d->d_name, next) < 0))
-				strcpy(next, d->d_name);
+				snprintf(next, sizeof(next), "%s", d->d_name);
 		}
 		if (!next[0])
 			break;
 		snprintf(path, sizeof(path), "etc/cmdline.d/%s", next);
 		r = read_part(rootfd, path, part, size, len);
-		strcpy(last, next);
+		memcpy(last, next, sizeof(last));
 	}
 	closedir(dir);
 	return r;
