@@ -482,6 +482,31 @@ static int layout_check(struct agent *a, const char *newroot, const char *init, 
 	return 0;
 }
 
+/* systemd's switch-root without init= does not run /sbin/init: PID 1 executes the new root's
+ * service manager at the path it was built with (SYSTEMD_BINARY_PATH: /lib/systemd/systemd on
+ * Debian, /usr/lib/systemd/systemd elsewhere), and /sbin/init only when that cannot be executed.
+ * Each of them the new root has is read through the final layout as init is. */
+static int systemd_manager_check(struct agent *a, const char *newroot, bool plain)
+{
+	static const char *const paths[] = { "/lib/systemd/systemd", "/usr/lib/systemd/systemd" };
+	int rootfd, fd, r = 0;
+	bool fallback;
+
+	rootfd = open(newroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (size_t i = 0; r == 0 && i < sizeof(paths) / sizeof(paths[0]); i++) {
+		/* resolved inside the new root, as PID 1 will after the switch */
+		fd = rootfd < 0 ? -ENOENT : vi_open_in_root(rootfd, paths[i], O_PATH, &fallback);
+		if (fd == -ENOENT || fd == -ENOTDIR)
+			continue;   /* systemd's next choice: /sbin/init, read already */
+		if (fd >= 0)
+			close(fd);
+		r = layout_check(a, newroot, paths[i], plain);
+	}
+	if (rootfd >= 0)
+		close(rootfd);
+	return r;
+}
+
 /* `pre-pivot`: the last look before dracut switches to NEWROOT. */
 static int dracut_pre_pivot(struct agent *a, const char *cmdline, int resume)
 {
@@ -517,7 +542,9 @@ static int dracut_pre_pivot(struct agent *a, const char *cmdline, int resume)
 	/* the recovery root put in the root's place by setup: the verified root alone */
 	plain = refused || recovery_marked(a);
 	if (vi_dracut_mappings_check(a, plain) == 0 &&
-	    layout_check(a, d->newroot, init, plain) == 0) {
+	    layout_check(a, d->newroot, init, plain) == 0 &&
+	    (!d->systemd || (d->init && d->init[0]) || cfg->init_given ||
+	     systemd_manager_check(a, d->newroot, plain) == 0)) {
 		a->failure.set = false;
 		return answer(a, "ok", "none", 0, EXIT_SUCCESS);
 	}

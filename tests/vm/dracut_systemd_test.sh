@@ -78,6 +78,30 @@ test_dracut_systemd_tampered_init_refused_before_the_switch() {
 	vm_assert_log_lacks "$VM_LOG" 'dracut pre-pivot and cleanup hook' "dracut-pre-pivot.service ran for the module"
 }
 
+# Without init=, systemd's switch-root runs the new root's service manager (/lib/systemd/systemd
+# on Debian), not /sbin/init: a flipped byte in it is refused before the switch too. (Without
+# that check the switch happens, the manager cannot be executed, and systemd runs /sbin/init.)
+test_dracut_systemd_tampered_service_manager_refused() {
+	local d off
+	d=$(vm_workdir dracut-systemd-bad-manager)
+	VM_ROOT_ID=sysmgr vm_verity_setup ext4 "$d" >/dev/null || { fail "verity setup"; return; }
+	# shellcheck source=/dev/null
+	. "$d/vars"
+	off=$(vm_corrupt_file "$DATA" ext4 /lib/systemd/systemd 0 12) || { fail "corrupt the manager"; return; }
+	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" dracut-systemd-bad-manager "$RD" \
+		"roothash=$ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb rootfstype=ext4 verity.fail=poweroff"
+	vm_assert_booted || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" "device-mapper: verity: [0-9]+:[0-9]+: data block $(( off / 4096 )) is corrupted" \
+		"dm-verity did not report the corrupted block" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: init /sbin/init read completely' \
+		"/sbin/init was not read first" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: root: init failed: reading init /lib/systemd/systemd failed: Input/output error' \
+		"the pre-pivot unit did not refuse the service manager" || return
+	vm_assert_log_contains "$VM_LOG" 'reboot: Power down' "the kernel did not power off" || return
+	vm_assert_log_lacks "$VM_LOG" 'Starting .*Switch Root' "systemd went on to the switch"
+}
+
 # A policy that allows the shell (an extra cpio archive appended to the image: the kernel unpacks
 # it over the first): the pre-pivot unit hands the fail list's shell to dracut's emergency shell,
 # which waits on the console (nothing types into it: the boot ends by the harness's timeout).

@@ -248,6 +248,13 @@ vm_rootfs_tree() {
 		ln -sf busybox "$d/bin/$a"
 	done
 	vm_root_init_script "$id" >"$d/sbin/init"
+	if [ "$id" = sysmgr ]; then
+		# a service manager where systemd's switch-root looks for one (SYSTEMD_BINARY_PATH),
+		# which it runs in place of /sbin/init: the same script
+		mkdir -p "$d/lib/systemd"
+		vm_root_init_script "$id" >"$d/lib/systemd/systemd"
+		chmod 0755 "$d/lib/systemd/systemd"
+	fi
 	printf 'NAME="verity-init test root"\nID=verity-test\nVERSION_ID=%s\n' "$id" >"$d/etc/os-release"
 	echo "$id" >"$d/etc/vm-root-id"
 	chmod 0755 "$d"/bin/busybox "$d/sbin/init"
