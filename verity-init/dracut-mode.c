@@ -485,7 +485,9 @@ static int layout_check(struct agent *a, const char *newroot, const char *init, 
 /* systemd's switch-root without init= does not run /sbin/init: PID 1 executes the new root's
  * service manager at the path it was built with (SYSTEMD_BINARY_PATH: /lib/systemd/systemd on
  * Debian, /usr/lib/systemd/systemd elsewhere), and /sbin/init only when that cannot be executed.
- * Each of them the new root has is read through the final layout as init is. */
+ * systemctl takes init= from /proc/cmdline alone (not from dracut's /etc/cmdline.d, which the
+ * saved line has), so whatever init= says, each of them the new root has is read through the
+ * final layout as init is. */
 static int systemd_manager_check(struct agent *a, const char *newroot, bool plain)
 {
 	static const char *const paths[] = { "/lib/systemd/systemd", "/usr/lib/systemd/systemd" };
@@ -543,8 +545,7 @@ static int dracut_pre_pivot(struct agent *a, const char *cmdline, int resume)
 	plain = refused || recovery_marked(a);
 	if (vi_dracut_mappings_check(a, plain) == 0 &&
 	    layout_check(a, d->newroot, init, plain) == 0 &&
-	    (!d->systemd || (d->init && d->init[0]) || cfg->init_given ||
-	     systemd_manager_check(a, d->newroot, plain) == 0)) {
+	    (!d->systemd || systemd_manager_check(a, d->newroot, plain) == 0)) {
 		a->failure.set = false;
 		return answer(a, "ok", "none", 0, EXIT_SUCCESS);
 	}
