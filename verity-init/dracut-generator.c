@@ -44,17 +44,22 @@ struct gen {
 	int r;        /* the first failure: the exit status */
 };
 
-static int read_part(int rootfd, const char *path, char *part, size_t size, size_t *len)
+/* The lines of one file. A file of the image the shell cannot open or read (a symlink loop,
+ * a socket: `[ -e ]` is false or the redirection fails) adds nothing there, and getcmdline goes
+ * on with the next one, so that file is skipped here too: the setup service reads the same
+ * line. The kernel's line (kernel) is not skipped but an error: a refused line. */
+static int read_part(int rootfd, const char *path, bool kernel, char *part, size_t size,
+		     size_t *len)
 {
 	char buf[VI_MAX_CMDLINE + 1];
 	size_t n = 0;
 	int r;
 
 	r = vi_fileio_read_file_at(rootfd, path, FILEIO_REGULAR, buf, sizeof(buf), &n);
-	if (r == -ENOENT || r == -EINVAL || r == -EISDIR)
-		return 0;   /* not there, or nothing `read` takes a line from */
 	if (r == -EFBIG)
 		return -E2BIG;
+	if (r == -ENOENT || r == -EINVAL || r == -EISDIR || (r < 0 && !kernel))
+		return 0;   /* not there, or nothing `read` takes a line from */
 	if (r < 0)
 		return r;
 	return vi_dracut_line_append(part, size, len, buf, n);
@@ -77,9 +82,10 @@ static int read_conf_dir(int rootfd, char *part, size_t size, size_t *len)
 	DIR *dir;
 	int fd, r = 0;
 
+	/* a directory the glob cannot list matches nothing */
 	fd = openat(rootfd, "etc/cmdline.d", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+		return 0;
 	dir = fdopendir(fd);
 	if (!dir) {
 		close(fd);
@@ -97,7 +103,7 @@ static int read_conf_dir(int rootfd, char *part, size_t size, size_t *len)
 		if (!next[0])
 			break;
 		snprintf(path, sizeof(path), "etc/cmdline.d/%s", next);
-		r = read_part(rootfd, path, part, size, len);
+		r = read_part(rootfd, path, false, part, size, len);
 		memcpy(last, next, sizeof(last));
 	}
 	closedir(dir);
@@ -113,9 +119,9 @@ int vi_dracut_getcmdline(int rootfd, char *line, size_t size)
 
 	r = read_conf_dir(rootfd, etc_d, sizeof(etc_d), &ld);
 	if (r == 0)
-		r = read_part(rootfd, "etc/cmdline", etc, sizeof(etc), &le);
+		r = read_part(rootfd, "etc/cmdline", false, etc, sizeof(etc), &le);
 	if (r == 0)
-		r = read_part(rootfd, "proc/cmdline", proc, sizeof(proc), &lp);
+		r = read_part(rootfd, "proc/cmdline", true, proc, sizeof(proc), &lp);
 	if (r < 0)
 		return r;
 	if ((size_t)snprintf(line, size, "%s %s %s", etc_d, etc, proc) >= size)

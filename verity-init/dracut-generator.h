@@ -13,8 +13,9 @@
 
 /* dracut's getcmdline() under root directory rootfd (include/dracutline.h): the lines of
  * etc/cmdline.d/NAME.conf (in byte order), etc/cmdline and proc/cmdline. A file that is not there
- * or not a regular file gives nothing, as `[ -e ]` and a failing `read` do. -E2BIG when the
- * line is longer than size - 1 bytes, or a read's errno. */
+ * or not a regular file gives nothing, as `[ -e ]` and a failing `read` do; so does a file of
+ * the image (etc/) that cannot be opened or read, as a failing redirection does. -E2BIG when
+ * a file or the line is longer than size - 1 bytes, or proc/cmdline's read errno. */
 int vi_dracut_getcmdline(int rootfd, char *line, size_t size);
 
 /* `verity-init-generator NORMAL [EARLY [LATE]]` (as systemd runs it),

@@ -200,6 +200,19 @@ test_unreadable_line_fails_closed() {
 	assertTrue "[ -L '$G/normal/initrd.target.requires/verity-init-pre-pivot.service' ]"
 }
 
+# A file of /etc/cmdline.d the shell cannot open is skipped by dracut's getcmdline (and so by
+# the setup service's line): the generator skips it too, or it would write the units of a
+# refused line (the mapping "root", no options) for a boot setup goes on with
+test_skips_a_file_dracut_cannot_open() {
+	mkdir -p "$R/etc/cmdline.d"
+	ln -s loop.conf "$R/etc/cmdline.d/loop.conf"
+	printf 'rootfstype=erofs\n' >"$R/etc/cmdline.d/50-fs.conf"
+	gen "$BASE verity.name=vroot"
+	assertEquals 0 "$RC"
+	assertContains "$(unit early/sysroot.mount)" "What=/dev/mapper/vroot"
+	assertContains "$(unit early/sysroot.mount)" "Type=erofs"
+}
+
 # As systemd runs it: a link named verity-init-generator, three directories, the real
 # /proc/cmdline (this machine's has no root hash: without the policy's allowance, refused)
 test_runs_as_systemd_runs_it() {
@@ -233,6 +246,10 @@ test_reads_the_line_dracut_reads() {
 	printf 'z\r\n  \t' >"$R/etc/cmdline.d/B.conf"
 	printf ' etc=1 \n\t' >"$R/etc/cmdline"
 	printf 'BOOT_IMAGE=/vmlinuz  root=/dev/vda ro\n' >"$R/proc/cmdline"
+	# files the shell cannot open ([ -e ] is false, or the redirection fails): skipped, the
+	# rest of the line read
+	ln -s loop.conf "$R/etc/cmdline.d/loop.conf"
+	ln -s 10-a.conf/x "$R/etc/cmdline.d/notdir.conf"
 	for sh in bash dash; do
 		command -v "$sh" >/dev/null 2>&1 || continue
 		dracut_getcmdline "$sh" >"$SHUNIT_TMPDIR/want"
