@@ -77,7 +77,7 @@ installkernel() {
 # dracut does not look at install()'s status: a failure exits, so no image is written without
 # the agent or the policy it was asked to carry (the way 00systemd does).
 install() {
-	local _agent _conf
+	local _agent _conf _gen
 	verity_init_realinitpath_refused && exit 1
 	_agent=$(verity_init_agent) || {
 		dfatal "verity-init: agent binary not found"
@@ -142,9 +142,15 @@ install() {
 		}
 		# the generator is the agent itself (argv[0] names the role): it reads the line with
 		# the parser setup uses, without a shell, before systemd starts any unit
-		inst_dir "$systemdutildir"/system-generators
-		ln -sfn /usr/sbin/verity-init \
-			"$initdir$systemdutildir"/system-generators/verity-init-generator
+		# (without it the image mounts root= unverified: no image rather than that one; ln
+		# puts the link inside a directory in the way and succeeds, hence readlink)
+		_gen=$initdir$systemdutildir/system-generators/verity-init-generator
+		{ inst_dir "$systemdutildir"/system-generators \
+			&& ln -sfn /usr/sbin/verity-init "$_gen" \
+			&& [ "$(readlink "$_gen")" = /usr/sbin/verity-init ]; } || {
+			dfatal "verity-init: cannot install the generator"
+			exit 1
+		}
 		# One program owns the root mapping: with verity-init in the image, systemd's
 		# generator would race it for the same keys (roothash=, systemd.verity_root_*).
 		if dracut_module_included systemd-veritysetup; then

@@ -173,6 +173,17 @@ test_install_systemd_flavour_masks_systemd_veritysetup_generator() {
 		"$(readlink "$initdir/etc/systemd/system-generators/systemd-veritysetup-generator")"
 }
 
+# Without its generator the image would boot root= unverified (systemd-fstab-generator's
+# sysroot.mount, no setup, no check before the switch): a link that cannot be made ends the build.
+test_install_systemd_flavour_fails_without_its_generator() {
+	INCLUDED="systemd"
+	mkdir -p "$initdir/usr/lib/systemd/system-generators/verity-init-generator/in-the-way"
+	(install; echo "install returned" >>"$CALLS")
+	assertEquals "dracut ignores install()'s status: it must exit" 1 $?
+	assertNotContains "$(calls)" "install returned"
+	assertContains "$(calls)" "dfatal verity-init: cannot install the generator"
+}
+
 test_install_systemd_flavour_alone_masks_nothing() {
 	INCLUDED="systemd"
 	install
