@@ -27,7 +27,6 @@ JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 # Findings known in files this script's owners may not edit, as FILE:CODE (any line). Each is
 # printed on every run; remove the entry once the file is fixed (a stale entry is reported).
 KNOWN_SC="tests/cli/badinput_test.sh:SC3043
-tests/cli/module_setup_test.sh:SC2010
 tests/cli/module_setup_test.sh:SC2015
 tests/cli/module_setup_test.sh:SC2016
 tests/vm/dracut_shell_test.sh:SC2015"
