@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mount.h>
 
 #include "rootopts.h"
@@ -18,6 +19,8 @@ static const struct {
 	{ "strictatime", MS_STRICTATIME }, { "sync", MS_SYNCHRONOUS }, { "dirsync", MS_DIRSYNC },
 	{ "lazytime", MS_LAZYTIME },
 };
+
+#define IDMAP_KEY "x-mount.idmap"
 
 /* Filesystem options (by key, the klen bytes before any '=') that pull in a second, unverified
  * device (ext4 external journal, xfs log and realtime devices, erofs extra blobs and fscache). */
@@ -72,6 +75,13 @@ int vi_rootflags_parse(const char *rootflags, unsigned long *ret_flags, char *da
 			return vi_errno(err, -EPERM,
 				 "rootflags=%.*s names another device: only the verified mapping "
 				 "may back the root", shown, p);
+		}
+		/* libmount's, read by mount(8) (the systemd flavour's sysroot.mount, dracut's mount
+		 * of the root): the files of the verified image would show other owners, a
+		 * root-owned one any user's the command line names */
+		if (!known && klen == strlen(IDMAP_KEY) && !strncasecmp(p, IDMAP_KEY, klen)) {
+			return vi_errno(err, -EPERM,
+				 "rootflags=%.*s gives the verified files other owners", shown, p);
 		}
 		if (!known && len) {
 			if (dlen + len + 2 > data_size) {

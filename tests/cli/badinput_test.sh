@@ -329,6 +329,11 @@ testRootOptionsRefused() {
 		"$v rootflags=noexec"
 	refused_parse "rootfstype=f2fs" "rootfstype=f2fs is not a single-device filesystem" \
 		"$v rootfstype=f2fs"
+	refused_parse "rootflags=X-mount.idmap=" \
+		"rootflags=X-mount.idmap=u:0:1000:1 gives the verified files other owners" \
+		"$v rootflags=noatime,X-mount.idmap=u:0:1000:1"
+	refused_parse "mount.usrflags=X-mount.idmap=" "gives the verified files other owners" \
+		"$v usrhash=$RH systemd.verity_usr_data=/dev/vdc systemd.verity_usr_hash=/dev/vdd mount.usrflags=X-mount.idmap=u:0:1000:1"
 	refused_parse "init under /run" "under /dev, /proc, /sys or /run" "$v init=/run/init"
 	refused_parse "init under /dev" "under /dev, /proc, /sys or /run" "$v init=/dev/shm/sh"
 }

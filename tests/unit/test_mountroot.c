@@ -183,6 +183,15 @@ static void test_rootfstype_and_device_options(void **state)
 					    sizeof(data), &err), -EPERM);
 	assert_int_equal(vi_rootflags_parse("device=/dev/vdc", &flags, data, sizeof(data), &err),
 			 -EPERM);
+	/* mount(8) (the systemd flavour's sysroot.mount, dracut's mount of the root) gives the
+	 * verified files other owners with X-mount.idmap=, whatever case the key is written in */
+	assert_int_equal(vi_rootflags_parse("noatime,X-mount.idmap=u:0:1000:1", &flags, data,
+					    sizeof(data), &err), -EPERM);
+	assert_non_null(strstr(err.msg, "rootflags=X-mount.idmap=u:0:1000:1"));
+	assert_non_null(strstr(err.msg, "owners"));
+	assert_int_equal(vi_rootflags_parse("x-mount.IDMAP=/proc/1/ns/user", &flags, data,
+					    sizeof(data), &err), -EPERM);
+	assert_int_equal(vi_rootflags_parse("X-mount.subdir=a", &flags, data, sizeof(data), &err), 0);
 	/* a key that only starts like one is fine */
 	assert_int_equal(vi_rootflags_parse("devices_ok=1", &flags, data, sizeof(data), &err), 0);
 	assert_string_equal(data, "devices_ok=1");
