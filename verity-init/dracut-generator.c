@@ -159,6 +159,19 @@ static void write_file(struct gen *g, int dir, const char *sub, const char *name
 		gen_failed(g, -errno, path);
 }
 
+/* dir/[sub/]name removed, and sub with it when nothing else is in it (another generator may
+ * have written there) */
+static void unwrite(struct gen *g, int dir, const char *sub, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s%s%s", sub ? sub : "", sub ? "/" : "", name);
+	if (unlinkat(dir, path, 0) < 0 && errno != ENOENT)
+		return gen_failed(g, -errno, path);
+	if (sub)
+		(void)unlinkat(dir, sub, AT_REMOVEDIR);
+}
+
 static void dropin(struct gen *g, const char *unit, const char *text)
 {
 	char sub[128];
@@ -294,6 +307,28 @@ static void generate(struct gen *g, const struct vi_config *cfg, bool refused)
 		       "pre-pivot\n[Unit]\nConditionPathExists=!/\n");
 }
 
+static void unwrite_shell_dropins(struct gen *g)
+{
+	char sub[128];
+
+	for (size_t i = 0; i < sizeof(shell_units) / sizeof(shell_units[0]); i++) {
+		snprintf(sub, sizeof(sub), "%s.d", shell_units[i]);
+		unwrite(g, g->early, sub, DROPIN);
+	}
+}
+
+/* what generate() wrote for a refused line: for a line that asks for no verity root */
+static void unwrite_all(struct gen *g)
+{
+	unwrite_shell_dropins(g);
+	unwrite(g, g->normal, "initrd-root-device.target.requires", "verity-init-setup.service");
+	unwrite(g, g->normal, "initrd.target.requires", "verity-init-pre-pivot.service");
+	unwrite(g, g->early, "initrd-cleanup.service.d", DROPIN);
+	unwrite(g, g->early, "initrd-switch-root.service.d", DROPIN);
+	unwrite(g, g->early, "initrd-root-fs.target.requires", "sysroot.mount");
+	unwrite(g, g->early, NULL, "sysroot.mount");
+}
+
 static int open_dir(const char *path)
 {
 	return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -302,6 +337,7 @@ static int open_dir(const char *path)
 int vi_dracut_generator_main(struct agent *a, int argc, char **argv, bool multicall)
 {
 	static char line[VI_MAX_CMDLINE + 1];
+	static struct vi_config closed;
 	const struct vi_config *cfg = &a->plan.cfg;
 	struct gen g = { .log = &a->log, .normal = -1, .early = -1 };
 	const char *root = "/";
@@ -321,6 +357,19 @@ int vi_dracut_generator_main(struct agent *a, int argc, char **argv, bool multic
 		      "       verity-init generator [--root DIR] NORMAL-DIR [EARLY-DIR [LATE-DIR]]\n"
 		      "       verity-init generator [--root DIR] --print-cmdline\n", stderr);
 		return 2;
+	}
+	if (!print) {
+		g.normal = open_dir(argv[i]);
+		g.early = argc - i > 1 ? open_dir(argv[i + 1]) : dup(g.normal);
+		if (g.normal < 0 || g.early < 0) {
+			gen_failed(&g, -errno, "the generator directories");
+			goto out;
+		}
+		/* The units of a refused line before anything of the line is read: the parser runs
+		 * in this process, and if the line made it die, those units must be what systemd
+		 * finds (none would let systemd-fstab-generator mount root= unverified). */
+		vi_config_init(&closed);
+		generate(&g, &closed, true);
 	}
 	rootfd = open_dir(root);
 	r = rootfd < 0 ? -errno : vi_dracut_getcmdline(rootfd, line, sizeof(line));
@@ -347,24 +396,22 @@ int vi_dracut_generator_main(struct agent *a, int argc, char **argv, bool multic
 	if (r < 0) {
 		refused = true;
 	} else if (!refused) {
-		if (cfg->verity_disabled)
-			return 0;   /* systemd.verity=0, accepted only with allow_weak=verity-off */
-		/* an image built with this module boots a verified root: a line without a root hash
-		 * is refused unless the policy allows that (A/B slots: the slot's manifest has it) */
-		if (!cfg->root.enabled && !cfg->usr.enabled && !a->plan.slots) {
-			if (cfg->verity_off_allowed)
-				return 0;
-			refused = true;
+		/* systemd.verity=0, accepted only with allow_weak=verity-off; a line without a root
+		 * hash: an image built with this module boots a verified root, so that is refused
+		 * unless the policy allows it (A/B slots: the slot's manifest has the hash) */
+		if (cfg->verity_disabled ||
+		    (!cfg->root.enabled && !cfg->usr.enabled && !a->plan.slots &&
+		     cfg->verity_off_allowed)) {
+			unwrite_all(&g);
+			goto out;
 		}
+		if (!cfg->root.enabled && !cfg->usr.enabled && !a->plan.slots)
+			refused = true;
 	}
-
-	g.normal = open_dir(argv[i]);
-	g.early = argc - i > 1 ? open_dir(argv[i + 1]) : dup(g.normal);
-	if (g.normal < 0 || g.early < 0) {
-		gen_failed(&g, -errno, "the generator directories");
-	} else {
-		generate(&g, cfg, refused);
-	}
+	if (cfg->shell_allowed)
+		unwrite_shell_dropins(&g);
+	generate(&g, cfg, refused);
+out:
 	if (g.normal >= 0)
 		close(g.normal);
 	if (g.early >= 0)

@@ -209,6 +209,55 @@ test_skips_a_file_dracut_cannot_open() {
 	assertContains "$(unit early/sysroot.mount)" "Type=erofs"
 }
 
+# The generator is the parser: a crash the line could cause must leave the units of a refused
+# line behind, never none (then systemd-fstab-generator's sysroot.mount would mount root=
+# unverified, and nothing would check the root before the switch). The crash is simulated by a
+# shim that aborts the agent where the parser opens the initramfs policy.
+test_a_parser_that_dies_leaves_the_units_of_a_refused_line() {
+	shim=$SHUNIT_TMPDIR/die-at-policy.so
+	cat >"$SHUNIT_TMPDIR/die-at-policy.c" <<'EOC'
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	int (*real)(int, const char *, int, ...);
+	va_list ap;
+	mode_t mode;
+
+	if (!strcmp(path, "/etc/verity-init.conf"))
+		abort();
+	va_start(ap, flags);
+	mode = va_arg(ap, mode_t);
+	va_end(ap);
+	*(void **)&real = dlsym(RTLD_NEXT, "openat");
+	return real(dirfd, path, flags, mode);
+}
+EOC
+	${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -shared -fPIC -o "$shim" \
+		"$SHUNIT_TMPDIR/die-at-policy.c" -ldl || { fail "cannot build the shim"; return; }
+	rm -rf "$G" && mkdir -p "$G/normal" "$G/early" "$G/late"
+	printf '%s\n' "$BASE verity.name=vroot" >"$R/proc/cmdline"
+	with_policy "allow_weak=verity-off" env LD_PRELOAD="$shim" "$VI" generator --root "$R" \
+		"$G/normal" "$G/early" "$G/late" 2>/dev/null
+	RC=$?
+	[ "$RC" -ne 77 ] || { startSkipping; fail "needs root, a mount namespace and overlayfs"; return; }
+	assertNotEquals "the agent died" 0 "$RC"
+	assertContains "$(unit early/sysroot.mount)" "What=/dev/mapper/root"
+	assertContains "$(unit early/sysroot.mount)" "Options=ro"
+	assertEquals ../sysroot.mount "$(readlink "$G/early/initrd-root-fs.target.requires/sysroot.mount")"
+	assertTrue "setup pulled in" \
+		"[ -L '$G/normal/initrd-root-device.target.requires/verity-init-setup.service' ]"
+	assertTrue "the check before the switch" \
+		"[ -L '$G/normal/initrd.target.requires/verity-init-pre-pivot.service' ]"
+	assertTrue "required by the switch" \
+		"[ -e '$G/early/initrd-switch-root.service.d/50-verity-init.conf' ]"
+	assertTrue "no shell" "[ -e '$G/early/emergency.service.d/50-verity-init.conf' ]"
+}
+
 # As systemd runs it: a link named verity-init-generator, three directories, the real
 # /proc/cmdline (this machine's has no root hash: without the policy's allowance, refused)
 test_runs_as_systemd_runs_it() {
