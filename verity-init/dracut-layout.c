@@ -90,10 +90,26 @@ static bool fs_is(const char *path, __fsword_t magic)
  * the standalone agent stacks it (lib/boot/overlay.c) and init read again through it. An overlay
  * someone else stacked is refused: systemd-volatile-root (252) detaches its upper layer's tmpfs
  * once the overlay is mounted, so that layer could not be shown to be empty. */
-static int overlay_check(const struct vi_config *cfg, const char *newroot, const char *init,
-			 struct vi_dracut_check *c)
+bool vi_dracut_present(const char *root, const char *path)
 {
-	struct vi_file_id lower_id, id;
+	bool fallback;
+	int rootfd, fd;
+
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return true;   /* the check that follows says why */
+	fd = vi_open_in_root(rootfd, path, O_PATH, &fallback);
+	close(rootfd);
+	if (fd >= 0)
+		close(fd);
+	return fd != -ENOENT && fd != -ENOTDIR;
+}
+
+static int overlay_check(const struct vi_config *cfg, const char *newroot, const char *init,
+			 const char *const *also, struct vi_dracut_check *c)
+{
+	struct vi_file_id lower_id, id, also_id[VI_DRACUT_ALSO_MAX];
+	bool present[VI_DRACUT_ALSO_MAX] = { false };
 	dev_t devno;
 	int lowerfd, r;
 
@@ -104,6 +120,11 @@ static int overlay_check(const struct vi_config *cfg, const char *newroot, const
 	r = vi_dracut_mapping_check(cfg->root.name, &devno, &c->err);
 	if (r == 0)
 		r = vi_init_check(newroot, init, devno, &lower_id, &c->err);
+	for (size_t i = 0; r == 0 && also && i < VI_DRACUT_ALSO_MAX && also[i]; i++) {
+		present[i] = vi_dracut_present(newroot, also[i]);
+		if (present[i])
+			r = vi_init_check(newroot, also[i], devno, &also_id[i], &c->err);
+	}
 	if (r == 0)
 		r = vi_root_dirs_check(newroot, devno, &c->err);
 	if (r < 0)
@@ -117,6 +138,10 @@ static int overlay_check(const struct vi_config *cfg, const char *newroot, const
 		c->stage = VI_STAGE_INIT;
 		r = vi_overlay_init_check(newroot, VI_OVERLAY_DIR, lowerfd, init, devno, &lower_id,
 					  &id, &c->err);
+		for (size_t i = 0; r == 0 && i < VI_DRACUT_ALSO_MAX; i++)
+			if (present[i])
+				r = vi_overlay_init_check(newroot, VI_OVERLAY_DIR, lowerfd, also[i],
+							  devno, &also_id[i], &id, &c->err);
 		if (r < 0)
 			vi_overlay_unmount(newroot, VI_OVERLAY_DIR);
 	}
@@ -132,7 +157,7 @@ static int overlay_check(const struct vi_config *cfg, const char *newroot, const
  * the /usr mapping on NEWROOT/usr (mounted here unless sysroot-usr.mount did it), init read
  * through the whole and on a verified device, the code directories on the verified devices. */
 static int usr_check(const struct vi_config *cfg, const char *newroot, const char *init,
-		     struct vi_dracut_check *c)
+		     const char *const *also, struct vi_dracut_check *c)
 {
 	const bool tmpfs = cfg->layout == VI_LAYOUT_TMPFS_USR;
 	dev_t allowed[2] = { 0, 0 };
@@ -186,6 +211,9 @@ static int usr_check(const struct vi_config *cfg, const char *newroot, const cha
 		return r;
 	c->stage = VI_STAGE_INIT;
 	r = vi_usr_init_check(newroot, init, allowed, 2, &id, &c->err);
+	for (size_t i = 0; r == 0 && also && i < VI_DRACUT_ALSO_MAX && also[i]; i++)
+		if (vi_dracut_present(newroot, also[i]))
+			r = vi_usr_init_check(newroot, also[i], allowed, 2, &id, &c->err);
 	if (r == 0)
 		r = vi_code_dirs_check(newroot, allowed, 2, &c->err);
 	if (r == 0 && (stat(usr, &st) < 0 || st.st_dev != allowed[0]))
@@ -198,8 +226,8 @@ static int usr_check(const struct vi_config *cfg, const char *newroot, const cha
 }
 
 int vi_dracut_layout_check(const struct vi_config *cfg, const char *newroot, const char *init,
-			   struct vi_dracut_check *c)
+			   const char *const *also, struct vi_dracut_check *c)
 {
-	return cfg->usr.enabled ? usr_check(cfg, newroot, init, c)
-				: overlay_check(cfg, newroot, init, c);
+	return cfg->usr.enabled ? usr_check(cfg, newroot, init, also, c)
+				: overlay_check(cfg, newroot, init, also, c);
 }

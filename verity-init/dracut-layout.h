@@ -28,9 +28,17 @@ void vi_dracut_umount_tree(const char *dir);
 /* name is a dm verity target the kernel has verified so far (status V); its devno. */
 int vi_dracut_mapping_check(const char *name, dev_t *ret_devno, struct vi_error *err);
 
+/* at most this many programs besides init for vi_dracut_layout_check */
+#define VI_DRACUT_ALSO_MAX 2
+
+/* path exists in root, resolved inside it (what the new root's PID 1 would find). */
+bool vi_dracut_present(const char *root, const char *path);
+
 /* The layout of cfg (a verified /usr, or systemd.volatile=overlay) on newroot, completed where
- * dracut did not mount it, and init read completely through it. On a refusal what was mounted
- * here may stay: the caller unmounts newroot's tree. */
+ * dracut did not mount it, and init read completely through it, then each program of also
+ * (NULL-terminated, at most VI_DRACUT_ALSO_MAX, may be NULL) that the layout has (the service
+ * manager systemd's switch-root runs). On a refusal what was mounted here may stay: the caller
+ * unmounts newroot's tree. */
 int vi_dracut_layout_check(const struct vi_config *cfg, const char *newroot, const char *init,
-			   struct vi_dracut_check *c);
+			   const char *const *also, struct vi_dracut_check *c);
 #endif

@@ -445,7 +445,7 @@ static int dracut_fail(struct agent *a, const char *cmdline, const char *code,
  * verified so far, and init is read completely from it, not from a file system mounted inside
  * it. err says which check refused. */
 static int root_check(const char *root, const char *name, dev_t devno, const char *init,
-		      struct vi_error *err)
+		      const char *const *also, struct vi_error *err)
 {
 	int r = 0;
 
@@ -457,29 +457,12 @@ static int root_check(const char *root, const char *name, dev_t devno, const cha
 			return vi_err(err, "%s is not the verified mapping: %s", root, why.msg);
 	}
 	r = vi_init_check(root, init, devno, NULL, err);
+	for (size_t i = 0; r == 0 && also && i < VI_DRACUT_ALSO_MAX && also[i]; i++)
+		if (vi_dracut_present(root, also[i]))
+			r = vi_init_check(root, also[i], devno, NULL, err);
 	if (r == 0)
 		r = vi_root_dirs_check(root, devno, err);
 	return r;
-}
-
-/* The layout on NEWROOT: the verified root alone (root_check), or a verified /usr or the
- * overlay of systemd.volatile=overlay (dracut-layout.c). A refusal is recorded. */
-static int layout_check(struct agent *a, const char *newroot, const char *init, bool plain)
-{
-	const struct vi_config *cfg = &a->plan.cfg;
-	struct vi_dracut_check c = { .stage = VI_STAGE_INIT };
-	int r;
-
-	if (plain || (!cfg->usr.enabled && cfg->volatile_mode != VI_VOLATILE_OVERLAY)) {
-		r = root_check(newroot, cfg->root.name, 0, init, &c.err);
-		snprintf(c.what, sizeof(c.what), "from the verified root");
-	} else {
-		r = vi_dracut_layout_check(cfg, newroot, init, &c);
-	}
-	if (r < 0)
-		return vi_agent_fail_target(a, c.stage, c.usr ? &cfg->usr : &cfg->root, r, &c.err);
-	vi_kmsg_log(&a->log, KMSG_NOTICE, "init %s read completely %s", init, c.what);
-	return 0;
 }
 
 /* systemd's switch-root without init= does not run /sbin/init: PID 1 executes the new root's
@@ -488,25 +471,30 @@ static int layout_check(struct agent *a, const char *newroot, const char *init, 
  * systemctl takes init= from /proc/cmdline alone (not from dracut's /etc/cmdline.d, which the
  * saved line has), so whatever init= says, each of them the new root has is read through the
  * final layout as init is. */
-static int systemd_manager_check(struct agent *a, const char *newroot, bool plain)
-{
-	static const char *const paths[] = { "/lib/systemd/systemd", "/usr/lib/systemd/systemd" };
-	int rootfd, fd, r = 0;
-	bool fallback;
+static const char *const systemd_managers[VI_DRACUT_ALSO_MAX + 1] = {
+	"/lib/systemd/systemd", "/usr/lib/systemd/systemd", NULL,
+};
 
-	rootfd = open(newroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	for (size_t i = 0; r == 0 && i < sizeof(paths) / sizeof(paths[0]); i++) {
-		/* resolved inside the new root, as PID 1 will after the switch */
-		fd = rootfd < 0 ? -ENOENT : vi_open_in_root(rootfd, paths[i], O_PATH, &fallback);
-		if (fd == -ENOENT || fd == -ENOTDIR)
-			continue;   /* systemd's next choice: /sbin/init, read already */
-		if (fd >= 0)
-			close(fd);
-		r = layout_check(a, newroot, paths[i], plain);
+/* The layout on NEWROOT: the verified root alone (root_check), or a verified /usr or the
+ * overlay of systemd.volatile=overlay (dracut-layout.c). A refusal is recorded. */
+static int layout_check(struct agent *a, const char *newroot, const char *init, bool plain)
+{
+	const struct dracut *d = a->runtime;
+	const char *const *also = d->systemd ? systemd_managers : NULL;
+	const struct vi_config *cfg = &a->plan.cfg;
+	struct vi_dracut_check c = { .stage = VI_STAGE_INIT };
+	int r;
+
+	if (plain || (!cfg->usr.enabled && cfg->volatile_mode != VI_VOLATILE_OVERLAY)) {
+		r = root_check(newroot, cfg->root.name, 0, init, also, &c.err);
+		snprintf(c.what, sizeof(c.what), "from the verified root");
+	} else {
+		r = vi_dracut_layout_check(cfg, newroot, init, also, &c);
 	}
-	if (rootfd >= 0)
-		close(rootfd);
-	return r;
+	if (r < 0)
+		return vi_agent_fail_target(a, c.stage, c.usr ? &cfg->usr : &cfg->root, r, &c.err);
+	vi_kmsg_log(&a->log, KMSG_NOTICE, "init %s read completely %s", init, c.what);
+	return 0;
 }
 
 /* `pre-pivot`: the last look before dracut switches to NEWROOT. */
@@ -544,8 +532,7 @@ static int dracut_pre_pivot(struct agent *a, const char *cmdline, int resume)
 	/* the recovery root put in the root's place by setup: the verified root alone */
 	plain = refused || recovery_marked(a);
 	if (vi_dracut_mappings_check(a, plain) == 0 &&
-	    layout_check(a, d->newroot, init, plain) == 0 &&
-	    (!d->systemd || systemd_manager_check(a, d->newroot, plain) == 0)) {
+	    layout_check(a, d->newroot, init, plain) == 0) {
 		a->failure.set = false;
 		return answer(a, "ok", "none", 0, EXIT_SUCCESS);
 	}
@@ -729,7 +716,7 @@ int vi_dracut_check_init(int argc, char **argv)
 		fprintf(stderr, "verity-init: --device %s: not MAJ:MIN\n", device);
 		return EXIT_FAILURE;
 	}
-	if (root_check(root, name, devno, init, &err) < 0) {
+	if (root_check(root, name, devno, init, NULL, &err) < 0) {
 		fprintf(stderr, "verity-init: %s\n", err.msg);
 		return EXIT_FAILURE;
 	}
