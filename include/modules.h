@@ -12,6 +12,9 @@
 #include "modparams.h"
 
 #define VI_MODULES_LIST "/etc/verity-init/modules"
+/* one list per filesystem type (TYPE: [a-z0-9]), the same format: that type's driver and its
+ * dependencies, loaded only when a mount of TYPE is tried */
+#define VI_FS_MODULES_DIR "/etc/verity-init/fs"
 #define VI_MODPROBE_DIR "/etc/modprobe.d"
 
 #define VI_MODPROBE_CONF_MAX    65536u   /* all *.conf files of the modprobe directory together */

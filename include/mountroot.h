@@ -10,11 +10,22 @@
 #include "err.h"
 #include "rootopts.h"
 
+/* Whoever loads filesystem drivers for the mounts below: load(ctx, type) runs right before
+ * each mount attempt of type, one of vi_root_fs_types (the standalone initramfs has no modprobe
+ * for the kernel's request_module("fs-TYPE"), so its PID 1 loads the type's modules itself).
+ * It reports its own failures: a driver that is still missing fails the mount (-ENODEV). */
+struct vi_fs_loader {
+	void (*load)(void *ctx, const char *type);
+	void *ctx;
+};
+
 /* Mount source on target read-only. fstype: a rootfstype= list, each tried in turn; empty:
- * probe with libblkid. Afterwards the mounted filesystem must be on device expect (the
- * mapping), else it is unmounted and -EXDEV returned. The type used is written to ret_type. */
+ * probe with libblkid. fsl (NULL or load NULL: none) is asked for each type before it is
+ * tried. Afterwards the mounted filesystem must be on device expect (the mapping), else it is
+ * unmounted and -EXDEV returned. The type used is written to ret_type. */
 int vi_mount_root(const char *source, dev_t expect, const char *target, const char *fstype,
-		  const char *rootflags, char *ret_type, size_t type_size, struct vi_error *err);
+		  const char *rootflags, const struct vi_fs_loader *fsl, char *ret_type,
+		  size_t type_size, struct vi_error *err);
 
 /* Which file: the init that was checked, to be found again at exec. */
 struct vi_file_id {

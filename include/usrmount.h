@@ -19,17 +19,19 @@ int vi_tmpfs_root_mount(const char *target, struct vi_error *err);
 /* Those directories on a tmpfs root mounted by someone else (dracut's hooks, a systemd unit). */
 int vi_tmpfs_root_dirs(const char *target, struct vi_error *err);
 
-/* The unverified root= partition source (device expect) on target: vi_mount_root's rules,
- * then remounted writable when rw (the kernel's "rw"). */
+/* The unverified root= partition source (device expect) on target: vi_mount_root's rules
+ * (fsl too), then remounted writable when rw (the kernel's "rw"). */
 int vi_writable_root_mount(const char *source, dev_t expect, const char *target,
-			   const char *fstype, const char *flags, bool rw, char *ret_type,
-			   size_t type_size, struct vi_error *err);
+			   const char *fstype, const char *flags, bool rw,
+			   const struct vi_fs_loader *fsl, char *ret_type, size_t type_size,
+			   struct vi_error *err);
 
 /* The /usr mapping source (device expect) read-only on root/usr: root/usr must be a directory
  * (created when absent), never a symbolic link, which would carry the mount elsewhere (-ELOOP).
- * fstype and flags: mount.usrfstype= and mount.usrflags=, vi_mount_root's rules. */
+ * fstype and flags: mount.usrfstype= and mount.usrflags=, vi_mount_root's rules (fsl too). */
 int vi_usr_mount(const char *root, const char *source, dev_t expect, const char *fstype,
-		 const char *flags, char *ret_type, size_t type_size, struct vi_error *err);
+		 const char *flags, const struct vi_fs_loader *fsl, char *ret_type,
+		 size_t type_size, struct vi_error *err);
 
 /* A tmpfs root's merged-/usr links: bin, sbin, lib, lib64 -> usr/NAME for each directory
  * root/usr has (systemd's base-filesystem table). */

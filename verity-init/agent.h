@@ -11,6 +11,7 @@
 #include "failure.h"
 #include "ipe.h"
 #include "kmsg.h"
+#include "mountroot.h"
 #include "plan.h"
 #include "slot-boot.h"
 
@@ -21,6 +22,8 @@ struct agent {
 	uint64_t t_start_ms;
 	uint64_t wait_ms;          /* time spent waiting for devices (excluded from agent time) */
 	uint64_t modules_ms;       /* time in finit_module (the kernel's module init) */
+	struct vi_fs_loader fs_loader; /* PID 1: a filesystem's modules before its mount */
+	uint32_t fs_modules_tried; /* PID 1: bit i: vi_root_fs_types[i]'s list was loaded */
 	uint64_t mark_ms[4];       /* own time per step: early mounts, set-up, mount, switch */
 	uint64_t measure_us;       /* the TPM measurement's own time */
 	struct vi_ipe_policy ipe;  /* the policy's IPE policy, read before the switch */
@@ -88,7 +91,9 @@ int vi_agent_activate_ipe(struct agent *a, const struct vi_target *t);
 
 /* PID 1's first steps (pid1-early.c): the API filesystems and console; the kernel log's rate
  * limit lifted for the agent's run and put back before init; the modules, with the policy read
- * once (a->policy_read) for their forced parameters. */
+ * once (a->policy_read) for their forced parameters. vi_pid1_load_modules also sets
+ * a->fs_loader: each filesystem type's own modules (VI_FS_MODULES_DIR/TYPE), loaded once, the
+ * first time a mount of that type is tried. */
 void vi_pid1_mount_api(struct agent *a);
 void vi_pid1_devkmsg_unlimit(struct agent *a);
 void vi_pid1_devkmsg_restore(struct agent *a);

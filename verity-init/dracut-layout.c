@@ -201,7 +201,7 @@ static int usr_check(const struct vi_config *cfg, const char *newroot, const cha
 	if (!c->usr_mounted) {
 		snprintf(node, sizeof(node), "/dev/mapper/%.100s", cfg->usr.name);
 		r = vi_usr_mount(newroot, node, allowed[0], cfg->usrfstype,
-				 cfg->usrflags, type, sizeof(type), &c->err);
+				 cfg->usrflags, NULL, type, sizeof(type), &c->err);
 		if (r < 0)
 			return r;
 	}

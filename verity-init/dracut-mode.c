@@ -146,7 +146,8 @@ static int mount_recovery(struct agent *a, const struct vi_target *t,
 	char type[VI_MAX_FSTYPE];
 	int r;
 
-	r = vi_mount_root(act->node, act->devno, d->newroot, cfg->rootfstype, cfg->rootflags,
+	/* dracut's kernel loads drivers itself (request_module through modprobe) */
+	r = vi_mount_root(act->node, act->devno, d->newroot, cfg->rootfstype, cfg->rootflags, NULL,
 			  type, sizeof(type), &err);
 	if (r < 0)
 		return vi_agent_fail_target(a, VI_STAGE_MOUNT, t, r, &err);

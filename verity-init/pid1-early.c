@@ -15,6 +15,7 @@
 #include "fileio.h"
 #include "modules.h"
 #include "policy.h"
+#include "rootopts.h"
 
 #define DEVKMSG_SYSCTL "/proc/sys/kernel/printk_devkmsg"
 
@@ -85,13 +86,68 @@ void vi_pid1_mount_api(struct agent *a)
 
 #define REQUIRE_SIGNATURES_PARAM "/sys/module/dm_verity/parameters/require_signatures"
 
-/* Load the initramfs's modules with their parameters: the kernel applies MODULE.PARAM words of
- * the command line to built-in code only, so for these they come from the command line (and
- * modprobe.d) as modprobe would pass them, then the policy's forced ones. */
-void vi_pid1_load_modules(struct agent *a)
+/* The parameters of every module PID 1 loads: the kernel applies MODULE.PARAM words of the
+ * command line to built-in code only, so for modules they come from the command line (and
+ * modprobe.d) as modprobe would pass them, then the policy's forced ones (a->policy_read). */
+static void modload_params(const struct agent *a, struct vi_modload_params *mp)
 {
 	static char cmdline[VI_MAX_CMDLINE + 2];
-	struct vi_modload_params mp = { .modprobe_dir = VI_MODPROBE_DIR };
+
+	*mp = (struct vi_modload_params){ .modprobe_dir = VI_MODPROBE_DIR };
+	if (a->policy_read_r == 0)
+		mp->forced = vi_policy_forced_modparams(&a->policy_read);
+	if (vi_fileio_read_text_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) == 0) {
+		mp->cmdline = cmdline;
+		mp->cmdline_len = strlen(cmdline);
+	}
+}
+
+/* The index of type in vi_root_fs_types (below 32, a bit of a->fs_modules_tried), or -1 when it
+ * is not there or not a plain [a-z0-9] name: the type becomes a path. */
+static int fs_type_index(const char *type)
+{
+	size_t n = strlen(type);
+
+	if (!n || n >= VI_MAX_FSTYPE || strspn(type, "abcdefghijklmnopqrstuvwxyz0123456789") != n)
+		return -1;
+	for (int i = 0; i < 32 && vi_root_fs_types[i]; i++)
+		if (!strcmp(vi_root_fs_types[i], type))
+			return i;
+	return -1;
+}
+
+/* a->fs_loader's load: VI_FS_MODULES_DIR/type, once per type, with the parameters of the base
+ * load. No list: the driver is built in, or the image (an older one) has it in the base list. */
+static void load_fs_modules(void *ctx, const char *type)
+{
+	struct agent *a = ctx;
+	struct vi_modload_params mp;
+	struct vi_error err = { "" };
+	unsigned loaded = 0, skipped = 0;
+	char list[sizeof(VI_FS_MODULES_DIR) + VI_MAX_FSTYPE];
+	uint64_t t0, ms;
+	int i = fs_type_index(type), r;
+
+	if (i < 0 || a->fs_modules_tried & (UINT32_C(1) << i))
+		return;
+	a->fs_modules_tried |= UINT32_C(1) << i;
+	snprintf(list, sizeof(list), VI_FS_MODULES_DIR "/%s", type);
+	modload_params(a, &mp);
+	t0 = vi_now_ms();
+	r = vi_modules_load(list, &mp, &loaded, &skipped, &err);
+	ms = vi_now_ms() - t0;
+	a->modules_ms += ms;
+	if (r < 0)
+		vi_kmsg_log(&a->log, KMSG_WARNING, "fs modules for %s: %s", type, err.msg);
+	if (r < 0 || loaded || skipped)
+		vi_kmsg_log(&a->log, KMSG_INFO, "fs modules for %s: %u loaded, %u without "
+			 "hardware, in %llu ms", type, loaded, skipped, (unsigned long long)ms);
+}
+
+/* Load the initramfs's base modules (a filesystem's own come before its mount: a->fs_loader). */
+void vi_pid1_load_modules(struct agent *a)
+{
+	struct vi_modload_params mp;
 	struct vi_error err = { "" };
 	unsigned loaded = 0, skipped = 0;
 	uint64_t t0 = vi_now_ms();
@@ -101,12 +157,8 @@ void vi_pid1_load_modules(struct agent *a)
 	/* read once: the configuration pipeline takes this copy (and refuses a bad file) */
 	a->policy_read_r = vi_policy_load(VI_POLICY_FILE, &a->policy_read, &a->policy_read_err);
 	a->policy_was_read = true;
-	if (a->policy_read_r == 0)
-		mp.forced = vi_policy_forced_modparams(&a->policy_read);
-	if (vi_fileio_read_text_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) == 0) {
-		mp.cmdline = cmdline;
-		mp.cmdline_len = strlen(cmdline);
-	}
+	a->fs_loader = (struct vi_fs_loader){ load_fs_modules, a };
+	modload_params(a, &mp);
 	r = vi_modules_load(VI_MODULES_LIST, &mp, &loaded, &skipped, &err);
 	a->modules_ms = vi_now_ms() - t0;
 	if (r < 0)

@@ -55,7 +55,7 @@ static int mount_writable_root(struct agent *a, const char *newroot, const struc
 		return vi_agent_fail_target(a, VI_STAGE_DEVICES, usr, r, &err);
 	}
 	r = vi_writable_root_mount(node, dev.devno, newroot, cfg->rootfstype, cfg->rootflags,
-				   cfg->rw, type, type_size, &err);
+				   cfg->rw, &a->fs_loader, type, type_size, &err);
 	vi_devs_close(&dev, 1);
 	if (r < 0)
 		return vi_agent_fail_target(a, VI_STAGE_MOUNT, usr, r, &err);
@@ -81,7 +81,7 @@ int vi_usr_boot_mount(struct agent *a, const char *newroot, const struct vi_targ
 
 	if (cfg->layout == VI_LAYOUT_ROOT_USR) {
 		r = vi_mount_root(act->node, act->devno, newroot, cfg->rootfstype, cfg->rootflags,
-				  type, sizeof(type), &err);
+				  &a->fs_loader, type, sizeof(type), &err);
 	} else if (cfg->layout == VI_LAYOUT_TMPFS_USR) {
 		r = vi_tmpfs_root_mount(newroot, &err);
 	} else {
@@ -90,8 +90,8 @@ int vi_usr_boot_mount(struct agent *a, const char *newroot, const struct vi_targ
 	if (r < 0)
 		return cfg->layout == VI_LAYOUT_WRITABLE_USR ? r :
 		       vi_agent_fail_target(a, VI_STAGE_MOUNT, t->enabled ? t : usr, r, &err);
-	r = vi_usr_mount(newroot, uact->node, uact->devno, cfg->usrfstype, cfg->usrflags, utype,
-			 sizeof(utype), &err);
+	r = vi_usr_mount(newroot, uact->node, uact->devno, cfg->usrfstype, cfg->usrflags,
+			 &a->fs_loader, utype, sizeof(utype), &err);
 	if (r == 0 && cfg->layout == VI_LAYOUT_TMPFS_USR)
 		r = vi_usr_merge_links(newroot, &err);
 	if (r < 0) {

@@ -14,6 +14,10 @@ prog=verity-init-mkinitramfs
 BASE_MODULES="dm-verity"
 BASE_OPTIONAL="reed_solomon algif_hash crypto-sha256 crypto-sha512 crypto-sha1 overlay efivarfs"
 DEFAULT_FS="ext4 squashfs erofs"
+# The types the agent mounts a root as (vi_root_fs_types, lib/config/rootopts.c): a -f module
+# with an fs-TYPE alias of one of these goes into /etc/verity-init/fs/TYPE, which the agent
+# loads only before it mounts a TYPE, as the kernel's request_module("fs-TYPE") would.
+ROOT_FS_TYPES="ext4 ext3 ext2 squashfs erofs xfs vfat iso9660 udf cramfs romfs"
 
 usage() {
 	cat <<EOF
@@ -140,7 +144,7 @@ none) compress=(cat) ;;
 *) die "unknown compression '$comp' (gzip, xz, zstd, lz4 or none)" ;;
 esac
 command -v "${compress[0]}" >/dev/null || die "'${compress[0]}' not found (needed for --compress $comp)"
-for t in modprobe cpio find sort; do
+for t in modprobe modinfo cpio find sort; do
 	command -v "$t" >/dev/null || die "'$t' not found"
 done
 # newc stores 32-bit times in 8 hex digits; base 10 even with leading zeros
@@ -235,6 +239,8 @@ for ((i = 0; i < ${#includes[@]}; i += 2)); do
 	case $d/ in
 	*/../* | */./* | // | */etc/verity-init.conf/ | */etc/verity-init/keys/* | /dev/console/)
 		die "--include destination not allowed: '${includes[i + 1]}' (the policy and keys come from -c and -K)" ;;
+	*/etc/verity-init/fs/*)
+		die "--include destination not allowed: '${includes[i + 1]}' (the module lists come from -m and -f)" ;;
 	esac
 	case $d in
 	*/) die "--include destination must name a file: '${includes[i + 1]}'" ;;
@@ -308,25 +314,77 @@ fi
 list=$root/etc/verity-init/modules
 : >"$list"
 declare -A seen=()   # image paths of the modules put in
-# add_modules OPTIONAL NAME... : OPTIONAL=1 turns a module the kernel does not have into a warning
+declare -A inbase=() # those of the base list
+chain=()             # resolve's result
+# resolve OPTIONAL NAME : NAME's module files in load order (dependencies first) into chain,
+# each staged in the image (once); OPTIONAL=1 turns a module the kernel does not have into a
+# warning and status 1
+resolve() {
+	local optional=$1 m=$2 deps line
+	chain=()
+	[[ $m =~ ^[A-Za-z0-9_.:*?,+-]+$ && $m != -* ]] || die "not a module name or alias: '$m'"
+	if ! deps=$(modprobe "${mpargs[@]}" -- "$m" 2>&1); then
+		if [ "$optional" = 1 ]; then
+			printf '%s: warning: module %s not found for kernel %s: left out\n' "$prog" "$m" "$kver" >&2
+			return 1
+		fi
+		die "module '$m' not found for kernel $kver: ${deps##*$'\n'}"
+	fi
+	# the options modprobe appends come from the staged modprobe.d (written below as
+	# /etc/modprobe.d/verity-init.conf) and from this host's /proc/cmdline: not taken
+	while IFS= read -r line; do
+		[[ $line =~ ^insmod\ (.*\.ko(\.xz|\.zst|\.gz)?)(\ (.*))?$ ]] || continue
+		add_module_file "${BASH_REMATCH[1]}"
+	done <<<"$deps"
+}
+# base_add KO : a staged module into the base list, once
+base_add() {
+	[ -n "${inbase[$1]:-}" ] && return 0
+	inbase[$1]=1
+	printf '%s\n' "$1" >>"$list"
+}
+# add_modules OPTIONAL NAME... : NAMEs and their dependencies into the base list
 add_modules() {
-	local optional=$1 m deps line
+	local optional=$1 m ko
 	shift
 	for m in "$@"; do
-		[[ $m =~ ^[A-Za-z0-9_.:*?,+-]+$ && $m != -* ]] || die "not a module name or alias: '$m'"
-		if ! deps=$(modprobe "${mpargs[@]}" -- "$m" 2>&1); then
-			if [ "$optional" = 1 ]; then
-				printf '%s: warning: module %s not found for kernel %s: left out\n' "$prog" "$m" "$kver" >&2
-				continue
-			fi
-			die "module '$m' not found for kernel $kver: ${deps##*$'\n'}"
+		resolve "$optional" "$m" || continue
+		for ko in "${chain[@]}"; do base_add "$ko"; done
+	done
+}
+declare -A fsmods=() fsseen=()   # per type: its modules, one a line; "TYPE KO" seen
+fstypes=()                       # the types with a list, in the order of -f
+# add_fs_modules NAME... : a filesystem whose modules carry fs-TYPE aliases of ROOT_FS_TYPES
+# goes, dependencies first, into the list of each such TYPE (written below, without what the
+# base list has); one without goes into the base list
+add_fs_modules() {
+	local m ko t types aliases
+	for m in "$@"; do
+		resolve 0 "$m"
+		types=""
+		for ko in "${chain[@]}"; do
+			# MODULE_ALIAS_FS, read from the staged file (an ELF module, checked)
+			aliases=$(modinfo -F alias -- "$root$ko" 2>/dev/null) || die "modinfo cannot read module $ko"
+			while IFS= read -r t; do
+				[[ $t =~ ^fs-([a-z0-9]+)$ ]] || continue
+				t=${BASH_REMATCH[1]}
+				case " $ROOT_FS_TYPES " in
+				*" $t "*) types="$types $t" ;;
+				esac
+			done <<<"$aliases"
+		done
+		if [ -z "$types" ]; then
+			for ko in "${chain[@]}"; do base_add "$ko"; done
+			continue
 		fi
-		# the options modprobe appends come from the staged modprobe.d (written below as
-		# /etc/modprobe.d/verity-init.conf) and from this host's /proc/cmdline: not taken
-		while IFS= read -r line; do
-			[[ $line =~ ^insmod\ (.*\.ko(\.xz|\.zst|\.gz)?)(\ (.*))?$ ]] || continue
-			add_module_file "${BASH_REMATCH[1]}"
-		done <<<"$deps"
+		for t in $types; do
+			[ -n "${fsmods[$t]+set}" ] || { fstypes+=("$t"); fsmods[$t]=""; }
+			for ko in "${chain[@]}"; do
+				[ -z "${fsseen[$t $ko]:-}" ] || continue
+				fsseen[$t $ko]=1
+				fsmods[$t]+=$ko$'\n'
+			done
+		done
 	done
 }
 # is_module FILE : an ELF relocatable object (e_type ET_REL, either byte order), as every
@@ -338,7 +396,7 @@ is_module() {
 	*) return 1 ;;
 	esac
 }
-# add_module_file PATH : one module file into the image and the list
+# add_module_file PATH : one module file into the image (once), its image path onto chain
 add_module_file() {
 	local path=$1 src rel ko dec
 	# modprobe prints the path from modules.dep, which may name any file: the module must be
@@ -361,13 +419,16 @@ add_module_file() {
 	*.ko) dec=(cat) ;;
 	*) die "module file of unknown kind: $path" ;;
 	esac
-	[ -n "${seen[$ko]:-}" ] && return 0
+	if [ -n "${seen[$ko]:-}" ]; then
+		chain+=("$ko")
+		return 0
+	fi
 	seen[$ko]=1
 	mkdir -p "$root$(dirname "$ko")" || die "cannot populate $root"
 	# decompressed here: finit_module then works on kernels without in-kernel decompression
 	"${dec[@]}" <"$src" >"$root$ko" || die "cannot read module $path"
 	is_module "$root$ko" || die "module '$path' is not an ELF kernel module (after decompression): refused"
-	printf '%s\n' "$ko" >>"$list"
+	chain+=("$ko")
 	say "module $ko"
 }
 set -f   # module names and aliases are words, never file patterns
@@ -377,9 +438,20 @@ set -f   # module names and aliases are words, never file patterns
 		add_modules 0 $BASE_MODULES
 		add_modules 1 $BASE_OPTIONAL
 	fi
-	add_modules 0 $extra $fs
+	add_modules 0 $extra
+	add_fs_modules $fs
 }
 set +f
+fsdir=$root/etc/verity-init/fs
+for t in "${fstypes[@]}"; do
+	mods=""
+	while IFS= read -r ko; do
+		[ -n "$ko" ] && [ -z "${inbase[$ko]:-}" ] && mods+=$ko$'\n'
+	done <<<"${fsmods[$t]}"
+	[ -n "$mods" ] || continue   # all of it in the base list already (-m)
+	{ mkdir -p "$fsdir" && printf '%s' "$mods" >"$fsdir/$t"; } || die "cannot write the module list of $t"
+	say "fs/$t: $(printf '%s' "$mods" | tr '\n' ' ')"
+done
 
 # The modprobe.d options of the modules put in, for the agent to pass when it loads them: one
 # "options NAME PARAMS" line per module (modprobe.d(5); NAME with '-' as '_', the lines of all
@@ -474,8 +546,10 @@ find "$root" -exec touch -h -d "@$epoch" {} + || die "cannot set time stamps"
 } | "${compress[@]}" >"$tmpout" || die "cannot write '$out'"
 { chmod 0644 "$tmpout" && mv -f -T -- "$tmpout" "$out"; } || die "cannot write '$out'"
 tmpout=""
-printf '%s: %s bytes, agent %s bytes, %d modules for %s\n' "$out" "$(stat -c %s "$out")" \
-	"$(stat -c %s "$agent")" "${#seen[@]}" "$kver"
+fsnote=""
+[ ! -d "$fsdir" ] || fsnote=", loaded for their filesystem only: $(cd "$fsdir" && find . -type f | sed 's|^\./||' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+printf '%s: %s bytes, agent %s bytes, %d modules for %s%s\n' "$out" "$(stat -c %s "$out")" \
+	"$(stat -c %s "$agent")" "${#seen[@]}" "$kver" "$fsnote"
 
 if [ -n "$uki" ]; then
 	ua=(--kernel "$ukernel" --initrd "$out")

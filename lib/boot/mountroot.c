@@ -57,7 +57,8 @@ static int check_mounted_on(const char *target, dev_t expect, struct vi_error *e
 }
 
 int vi_mount_root(const char *source, dev_t expect, const char *target, const char *fstype,
-		  const char *rootflags, char *ret_type, size_t type_size, struct vi_error *err)
+		  const char *rootflags, const struct vi_fs_loader *fsl, char *ret_type,
+		  size_t type_size, struct vi_error *err)
 {
 	char data[256], probed[32];
 	const char *p;
@@ -93,6 +94,8 @@ int vi_mount_root(const char *source, dev_t expect, const char *target, const ch
 		memcpy(ret_type, p, len);
 		ret_type[len] = '\0';
 		p += len + (p[len] == ',');
+		if (fsl && fsl->load)
+			fsl->load(fsl->ctx, ret_type);
 		if (mount(source, target, ret_type, flags, data[0] ? data : NULL) == 0)
 			return check_mounted_on(target, expect, err);
 		r = -errno;

@@ -52,12 +52,13 @@ int vi_tmpfs_root_mount(const char *target, struct vi_error *err)
 }
 
 int vi_writable_root_mount(const char *source, dev_t expect, const char *target,
-			   const char *fstype, const char *flags, bool rw, char *ret_type,
-			   size_t type_size, struct vi_error *err)
+			   const char *fstype, const char *flags, bool rw,
+			   const struct vi_fs_loader *fsl, char *ret_type, size_t type_size,
+			   struct vi_error *err)
 {
 	char data[256];
 	unsigned long mflags;
-	int r = vi_mount_root(source, expect, target, fstype, flags, ret_type, type_size, err);
+	int r = vi_mount_root(source, expect, target, fstype, flags, fsl, ret_type, type_size, err);
 
 	if (r < 0 || !rw)
 		return r;
@@ -73,7 +74,8 @@ int vi_writable_root_mount(const char *source, dev_t expect, const char *target,
 }
 
 int vi_usr_mount(const char *root, const char *source, dev_t expect, const char *fstype,
-		 const char *flags, char *ret_type, size_t type_size, struct vi_error *err)
+		 const char *flags, const struct vi_fs_loader *fsl, char *ret_type,
+		 size_t type_size, struct vi_error *err)
 {
 	char path[256];
 	struct stat st;
@@ -93,7 +95,7 @@ int vi_usr_mount(const char *root, const char *source, dev_t expect, const char 
 		return vi_errno(err, S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR, "%s is %s, not a "
 				"directory: the verified /usr is mounted on a directory of the root "
 				"only", path, S_ISLNK(st.st_mode) ? "a symbolic link" : "a file");
-	return vi_mount_root(source, expect, path, fstype, flags, ret_type, type_size, err);
+	return vi_mount_root(source, expect, path, fstype, flags, fsl, ret_type, type_size, err);
 }
 
 int vi_usr_merge_links(const char *root, struct vi_error *err)

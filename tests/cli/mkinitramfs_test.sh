@@ -49,12 +49,80 @@ test_contents_and_load_order() {
 	# dependencies first
 	before() { [ "$(grep -n "/$1.ko\$" <<<"$mods" | cut -d: -f1)" -lt "$(grep -n "/$2.ko\$" <<<"$mods" | cut -d: -f1)" ]; }
 	assertTrue "dm-mod before dm-verity" "before dm-mod dm-verity"
-	assertTrue "jbd2 before ext4" "before jbd2 ext4"
 	assertTrue "virtio_ring before virtio_blk" "before virtio_ring virtio_blk"
 	assertTrue "af_alg before algif_hash" "before af_alg algif_hash"
-	assertFalse "only the asked filesystems" "grep -q '/squashfs.ko$' <<<'$mods'"
 	assertEquals "each module once" "$(sort <<<"$mods" | uniq -d)" ""
+	# the filesystem's modules are in its own list (test_filesystem_lists)
+	assertFalse "ext4 not in the base list" "grep -q '/ext4.ko$' <<<'$mods'"
+	mods=$(cpio -i --quiet --to-stdout etc/verity-init/fs/ext4 <"$T/rd")
+	assertTrue "jbd2 before ext4" "before jbd2 ext4"
+	assertFalse "only the asked filesystems" "has_entry etc/verity-init/fs/squashfs"
 	assertContains "summary line" "$(cat "$T/out")" "bytes, agent"
+}
+
+# fs_list IMG TYPE : the module list of TYPE in an uncompressed image
+fs_list() { cpio -i --quiet --to-stdout "etc/verity-init/fs/$2" <"$1"; }
+# fs_types IMG : the types with a list, sorted, on one line
+fs_types() { list "$1" | sed -n 's|^etc/verity-init/fs/||p' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//'; }
+
+# A filesystem's modules (those with an fs-TYPE alias, and their dependencies) go into one list
+# per type, which the agent loads only before it mounts that type; what the base list has is
+# not repeated there; a -f module without such an alias stays in the base list.
+test_filesystem_lists() {
+	local base ext4 erofs names m
+	mk -m virtio_blk -z none "$T/fs-default" || { fail "$(cat "$T/out")"; return; }
+	names=$(list "$T/fs-default")
+	assertEquals "default filesystems: their types" "erofs ext2 ext3 ext4 squashfs" \
+		"$(fs_types "$T/fs-default")"
+	assertContains "summary names them" "$(cat "$T/out")" \
+		"loaded for their filesystem only: erofs ext2 ext3 ext4 squashfs"
+	base=$(cpio -i --quiet --to-stdout etc/verity-init/modules <"$T/fs-default")
+	for m in ext4 jbd2 mbcache squashfs erofs; do
+		assertFalse "$m not in the base list" "grep -q '/$m.ko$' <<<'$base'"
+	done
+	assertContains "dm-verity in the base list" "$base" "/dm-verity.ko"
+	ext4=$(fs_list "$T/fs-default" ext4)
+	assertEquals "the ext4 module last in fs/ext4" "ext4.ko" "$(tail -n 1 <<<"$ext4" | sed 's|.*/||')"
+	assertTrue "jbd2 before ext4" \
+		"[ $(grep -n '/jbd2.ko$' <<<"$ext4" | cut -d: -f1) -lt $(grep -n '/ext4.ko$' <<<"$ext4" | cut -d: -f1) ]"
+	assertEquals "ext3 (its fs-ext3 alias) the same list" "$ext4" "$(fs_list "$T/fs-default" ext3)"
+	assertEquals "squashfs" "squashfs.ko" "$(fs_list "$T/fs-default" squashfs | sed 's|.*/||')"
+	erofs=$(fs_list "$T/fs-default" erofs)
+	assertEquals "the erofs module last in fs/erofs" "erofs.ko" "$(tail -n 1 <<<"$erofs" | sed 's|.*/||')"
+	for m in $ext4 $erofs; do
+		assertTrue "module file $m" "grep -qxF -- '${m#/}' <<<'$names'"
+		assertFalse "$m not in the base list too" "grep -qxF -- '$m' <<<'$base'"
+	done
+	# -f erofs: one list
+	mk -m virtio_blk -f erofs -z none "$T/fs-erofs" || { fail "$(cat "$T/out")"; return; }
+	assertEquals "-f erofs: only its list" "erofs" "$(fs_types "$T/fs-erofs")"
+	assertEquals "-f erofs: the same modules" "$erofs" "$(fs_list "$T/fs-erofs" erofs)"
+	# a -f module without an fs- alias (fat: vfat's library) stays in the base list; one that
+	# -m put into the base list is not repeated in a filesystem's list
+	mk --no-base-modules -m ext4 -f "fat erofs" -z none "$T/fs-mixed" || { fail "$(cat "$T/out")"; return; }
+	base=$(cpio -i --quiet --to-stdout etc/verity-init/modules <"$T/fs-mixed")
+	assertContains "fat in the base list" "$base" "/fat.ko"
+	assertContains "-m ext4 in the base list" "$base" "/ext4.ko"
+	assertEquals "only erofs has a list" "erofs" "$(fs_types "$T/fs-mixed")"
+	erofs=$(fs_list "$T/fs-mixed" erofs)
+	assertContains "erofs" "$erofs" "/erofs.ko"
+	for m in $erofs; do
+		assertFalse "$m (in the base list) not repeated" "grep -qxF -- '$m' <<<'$base'"
+	done
+	# the list files are the tool's own
+	mk -i "$T/agent.c" /etc/verity-init/fs/xfs "$T/fs-x"
+	assertEquals "--include into fs/ refused" 1 $?
+	assertContains "$(cat "$T/out")" "the module lists come from -m and -f"
+}
+
+# The types the tool makes lists for are the ones the agent mounts a root as (and asks for).
+test_filesystem_types_match_the_agent() {
+	local c sh
+	c=$(sed -n '/^const char \*const vi_root_fs_types\[\] = {/,/};/p' "$ROOT/lib/config/rootopts.c" |
+		grep -o '"[a-z0-9]*"' | tr -d '"' | tr '\n' ' ' | sed 's/ $//')
+	sh=$(sed -n 's/^ROOT_FS_TYPES="\(.*\)"$/\1/p' "$MKRD")
+	assertNotEquals "read from rootopts.c" "" "$c"
+	assertEquals "ROOT_FS_TYPES = vi_root_fs_types" "$c" "$sh"
 }
 
 test_console_node_in_second_archive() {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* lib/boot/mountroot.c: rootflags= splitting, and the init check on a temporary tree (symlinks
- * resolved inside the root, not on the host). */
+/* lib/boot/mountroot.c: rootflags= splitting, the filesystem loader's calls, and the init check
+ * on a temporary tree (symlinks resolved inside the root, not on the host). */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -301,6 +301,62 @@ static void test_init_noexec_mount(void **state)
 	run_child(noexec_child);
 }
 
+/* A filesystem loader that records the types it is asked for: "a,b,". */
+static void record_type(void *ctx, const char *type)
+{
+	char *seen = ctx;
+
+	snprintf(seen + strlen(seen), 64 - strlen(seen), "%s,", type);
+}
+
+/* The loader is asked for each type of a rootfstype= list right before that type's mount
+ * attempt, and for the probed type; never for a refused list. A regular file as the source:
+ * every mount fails (ENOTBLK; EPERM without privilege), after the loader was asked. */
+static void test_fs_loader_asked_per_type(void **state)
+{
+	char seen[64] = "", src[256], target[256], sb[2048] = { 0 };
+	const struct vi_fs_loader rec = { record_type, seen }, none = { NULL, NULL };
+	struct vi_error err = { "" };
+	char type[32];
+	int fd;
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/disk", root);
+	snprintf(target, sizeof(target), "%s/newroot", root);
+	/* an ext2 superblock (1024 bytes in: the magic 0xEF53 at 0x38, no feature flags), for
+	 * the probe */
+	sb[1024 + 0x38] = 0x53;
+	sb[1024 + 0x39] = (char)0xef;
+	fd = open(src, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, sb, sizeof(sb)), (ssize_t)sizeof(sb));
+	assert_int_equal(ftruncate(fd, 1 << 20), 0);
+	close(fd);
+
+	assert_true(vi_mount_root(src, 0, target, "ext4,squashfs,erofs", "", &rec, type,
+				  sizeof(type), &err) < 0);
+	assert_string_equal(seen, "ext4,squashfs,erofs,");
+	assert_string_equal(type, "erofs");   /* the last one tried */
+	assert_non_null(strstr(err.msg, "(erofs)"));
+	/* the probed type */
+	seen[0] = '\0';
+	assert_true(vi_mount_root(src, 0, target, "", "", &rec, type, sizeof(type), &err) < 0);
+	assert_string_equal(seen, "ext2,");
+	/* refused before any mount: no loading either */
+	seen[0] = '\0';
+	assert_int_equal(vi_mount_root(src, 0, target, "ext4,btrfs", "", &rec, type, sizeof(type),
+				       &err), -EINVAL);
+	assert_int_equal(vi_mount_root(src, 0, target, "ext4", "rw", &rec, type, sizeof(type),
+				       &err), -EINVAL);
+	assert_string_equal(seen, "");
+	/* no loader (the dracut runtime), or one without a function: the mounts as before */
+	assert_true(vi_mount_root(src, 0, target, "squashfs", "", NULL, type, sizeof(type),
+				  &err) < 0);
+	assert_true(vi_mount_root(src, 0, target, "squashfs", "", &none, type, sizeof(type),
+				  &err) < 0);
+	assert_non_null(strstr(err.msg, "(squashfs)"));
+}
+
 static char dirs_root[] = "/tmp/vi-dirs-XXXXXX";
 
 static void dirs_mk(const char *rel, const char *link_to)
@@ -454,6 +510,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_init_format, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_init_identity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_init_check_without_openat2, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fs_loader_asked_per_type, setup, teardown),
 		cmocka_unit_test(test_init_noexec_mount),
 		cmocka_unit_test_setup_teardown(test_code_dirs_two_devices, dirs_setup, dirs_teardown),
 		cmocka_unit_test_setup_teardown(test_root_dirs, dirs_setup, dirs_teardown),

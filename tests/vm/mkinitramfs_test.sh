@@ -40,7 +40,10 @@ test_signed_manifest_boots_with_the_tools_policy_and_keys() {
 	vm_assert_booted || return
 	vm_assert_marker "$VM_LOG" main || return
 	vm_assert_root_mapper "$VM_LOG" root ext4 || return
-	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: root: signed manifest version 3 from /dev/vdb \(after the hash tree\) verified with key $TEST_ID \(test.pub\)"
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: root: signed manifest version 3 from /dev/vdb \(after the hash tree\) verified with key $TEST_ID \(test.pub\)" || return
+	# -f ext4: its modules from /etc/verity-init/fs/ext4, before the probed type is mounted
+	vm_assert_log_order "$VM_LOG" 'verity-init\[1\]: fs modules for ext4: [1-9][0-9]* loaded' \
+		'verity-init\[1\]: root: mounted /dev/mapper/root read-only on /sysroot \(ext4\)'
 }
 
 # The same image, no signature: the policy file the tool installed refuses the root.
@@ -57,7 +60,8 @@ test_policy_from_the_tool_refuses_unsigned_root() {
 	agent_assert_fallback "$VM_LOG" panic
 }
 
-# Defaults (every root filesystem type, zstd), systemd's keys, the type probed.
+# Defaults (every root filesystem type, zstd), systemd's keys, the type probed: only that type's
+# modules are loaded.
 test_plain_image_boots_squashfs_with_systemd_keys() {
 	local d rh
 	d=$(vm_workdir mkrd-plain)
@@ -68,6 +72,13 @@ test_plain_image_boots_squashfs_with_systemd_keys() {
 	vm_assert_marker "$VM_LOG" main || return
 	vm_assert_root_mapper "$VM_LOG" root squashfs || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root: /dev/mapper/root verified .*status V' || return
+	# of the default filesystems' modules only the root's were loaded (the kernel's squashfs
+	# driver, none of ext4's or erofs'), and only when its mount was tried
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: fs modules for squashfs: 1 loaded, 0 without hardware' || return
+	vm_assert_log_lacks "$VM_LOG" 'verity-init\[1\]: fs modules for (ext[234]|erofs)' \
+		"modules of another filesystem loaded" || return
+	vm_assert_log_order "$VM_LOG" 'verity-init\[1\]: root: /dev/mapper/root verified' \
+		'verity-init\[1\]: fs modules for squashfs' || return
 	# the kernel unpacked the whole image, the /dev/console archive after the main one included
 	# (this kernel's built-in initramfs has a /dev/console too, so the node itself is not
 	# observable here; tests/cli/mkinitramfs_test.sh checks it)
