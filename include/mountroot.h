@@ -51,6 +51,15 @@ int vi_init_check(const char *root, const char *init, dev_t expect, struct vi_fi
  * -errno. */
 int vi_open_in_root(int rootfd, const char *path, int flags, bool *ret_fallback);
 
+/* Where path (absolute) leads inside the directory rootfd, the symbolic links followed one name
+ * at a time as the root's own PID 1 follows them (".." stops at the root): 1 when it passes
+ * through the root's /dev, /proc, /sys or /run, which the switch replaces with the initramfs's
+ * own filesystems (a file read there before the switch is not the one run after it); 0 when it
+ * does not, whether it resolves or stops at a name that does not exist; -ELOOP past
+ * VI_PATH_MAX_LINKS links, -ENAMETOOLONG, or another -errno when a name cannot be looked at. */
+#define VI_PATH_MAX_LINKS 40
+int vi_path_enters_api_dir(int rootfd, const char *path);
+
 /* vi_init_check's checks of the file, with root given as an open directory: expect (0: not
  * checked) applies to init only, not to the directory. */
 int vi_init_check_at(int rootfd, const char *init, dev_t expect, struct vi_file_id *ret_id,

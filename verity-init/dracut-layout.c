@@ -86,18 +86,24 @@ static bool fs_is(const char *path, __fsword_t magic)
 	return statfs(path, &sfs) == 0 && sfs.f_type == magic;
 }
 
-/* systemd.volatile=overlay: NEWROOT is the mapping, checked, then the overlay is stacked here as
- * the standalone agent stacks it (lib/boot/overlay.c) and init read again through it. An overlay
- * someone else stacked is refused: systemd-volatile-root (252) detaches its upper layer's tmpfs
- * once the overlay is mounted, so that layer could not be shown to be empty. */
-bool vi_dracut_present(const char *root, const char *path)
+int vi_dracut_program_path(const char *root, const char *path, struct vi_error *err)
 {
 	bool fallback;
-	int rootfd, fd;
+	int rootfd, fd, r;
 
 	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
-		return true;   /* the check that follows says why */
+		return 1;   /* the check that follows says why */
+	r = vi_path_enters_api_dir(rootfd, path);
+	if (r != 0) {
+		close(rootfd);
+		if (r > 0)
+			return vi_errno(err, -EXDEV, "%.100s leads into /dev, /proc, /sys or /run of "
+					"the new root, where the switch puts the initramfs's own "
+					"filesystems: what runs there is not what is read here", path);
+		return vi_errno(err, r, "cannot follow %.100s in the new root: %s", path,
+				strerror(-r));
+	}
 	fd = vi_open_in_root(rootfd, path, O_PATH, &fallback);
 	close(rootfd);
 	if (fd >= 0)
@@ -105,6 +111,10 @@ bool vi_dracut_present(const char *root, const char *path)
 	return fd != -ENOENT && fd != -ENOTDIR;
 }
 
+/* systemd.volatile=overlay: NEWROOT is the mapping, checked, then the overlay is stacked here as
+ * the standalone agent stacks it (lib/boot/overlay.c) and init read again through it. An overlay
+ * someone else stacked is refused: systemd-volatile-root (252) detaches its upper layer's tmpfs
+ * once the overlay is mounted, so that layer could not be shown to be empty. */
 static int overlay_check(const struct vi_config *cfg, const char *newroot, const char *init,
 			 const char *const *also, struct vi_dracut_check *c)
 {
@@ -119,11 +129,15 @@ static int overlay_check(const struct vi_config *cfg, const char *newroot, const
 				"upper layer cannot be checked", newroot);
 	r = vi_dracut_mapping_check(cfg->root.name, &devno, &c->err);
 	if (r == 0)
+		r = vi_dracut_program_path(newroot, init, &c->err);
+	if (r >= 0)
 		r = vi_init_check(newroot, init, devno, &lower_id, &c->err);
 	for (size_t i = 0; r == 0 && also && i < VI_DRACUT_ALSO_MAX && also[i]; i++) {
-		present[i] = vi_dracut_present(newroot, also[i]);
-		if (present[i])
-			r = vi_init_check(newroot, also[i], devno, &also_id[i], &c->err);
+		r = vi_dracut_program_path(newroot, also[i], &c->err);
+		present[i] = r > 0;
+		if (r >= 0)
+			r = present[i] ? vi_init_check(newroot, also[i], devno, &also_id[i],
+						       &c->err) : 0;
 	}
 	if (r == 0)
 		r = vi_root_dirs_check(newroot, devno, &c->err);
@@ -210,10 +224,14 @@ static int usr_check(const struct vi_config *cfg, const char *newroot, const cha
 	if (r < 0)
 		return r;
 	c->stage = VI_STAGE_INIT;
-	r = vi_usr_init_check(newroot, init, allowed, 2, &id, &c->err);
-	for (size_t i = 0; r == 0 && also && i < VI_DRACUT_ALSO_MAX && also[i]; i++)
-		if (vi_dracut_present(newroot, also[i]))
+	r = vi_dracut_program_path(newroot, init, &c->err);
+	if (r >= 0)
+		r = vi_usr_init_check(newroot, init, allowed, 2, &id, &c->err);
+	for (size_t i = 0; r == 0 && also && i < VI_DRACUT_ALSO_MAX && also[i]; i++) {
+		r = vi_dracut_program_path(newroot, also[i], &c->err);
+		if (r > 0)
 			r = vi_usr_init_check(newroot, also[i], allowed, 2, &id, &c->err);
+	}
 	if (r == 0)
 		r = vi_code_dirs_check(newroot, allowed, 2, &c->err);
 	if (r == 0 && (stat(usr, &st) < 0 || st.st_dev != allowed[0]))

@@ -31,8 +31,12 @@ int vi_dracut_mapping_check(const char *name, dev_t *ret_devno, struct vi_error 
 /* at most this many programs besides init for vi_dracut_layout_check */
 #define VI_DRACUT_ALSO_MAX 2
 
-/* path exists in root, resolved inside it (what the new root's PID 1 would find). */
-bool vi_dracut_present(const char *root, const char *path);
+/* A program the new root's PID 1 is to run (init, the service manager), before it is read:
+ * path resolved inside root must not pass through root's /dev, /proc, /sys or /run, which the
+ * switch replaces with the initramfs's own filesystems, and nothing under dracut finds the file
+ * again after the switch (-EXDEV; a walk that cannot be done: its -errno). 1 when path exists
+ * there, 0 when it does not (a dangling link, a missing directory). */
+int vi_dracut_program_path(const char *root, const char *path, struct vi_error *err);
 
 /* The layout of cfg (a verified /usr, or systemd.volatile=overlay) on newroot, completed where
  * dracut did not mount it, and init read completely through it, then each program of also

@@ -457,10 +457,14 @@ static int root_check(const char *root, const char *name, dev_t devno, const cha
 		if (r < 0)
 			return vi_err(err, "%s is not the verified mapping: %s", root, why.msg);
 	}
-	r = vi_init_check(root, init, devno, NULL, err);
-	for (size_t i = 0; r == 0 && also && i < VI_DRACUT_ALSO_MAX && also[i]; i++)
-		if (vi_dracut_present(root, also[i]))
+	r = vi_dracut_program_path(root, init, err);
+	if (r >= 0)
+		r = vi_init_check(root, init, devno, NULL, err);
+	for (size_t i = 0; r == 0 && also && i < VI_DRACUT_ALSO_MAX && also[i]; i++) {
+		r = vi_dracut_program_path(root, also[i], err);
+		if (r > 0)
 			r = vi_init_check(root, also[i], devno, NULL, err);
+	}
 	if (r == 0)
 		r = vi_root_dirs_check(root, devno, err);
 	return r;

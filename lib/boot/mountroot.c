@@ -2,6 +2,7 @@
 /* Read-only root mount and init check. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -117,6 +118,82 @@ int vi_open_in_root(int rootfd, const char *path, int flags, bool *ret_fallback)
 	if (*ret_fallback)
 		fd = openat(rootfd, path + 1, flags);
 	return fd < 0 ? -errno : fd;
+}
+
+/* name[0..len) is one of the directories the switch mounts over (at the root only). */
+static bool is_api_dir(const char *name, size_t len)
+{
+	static const char *const dirs[] = { "dev", "proc", "sys", "run" };
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (strlen(dirs[i]) == len && !memcmp(name, dirs[i], len))
+			return true;
+	return false;
+}
+
+/* Grammar of what is walked: a path is names separated by '/' ("." skipped, ".." the parent,
+ * never above the root); a symbolic link's text replaces its name in what is left to walk,
+ * from the root when it starts with '/'. cur holds the names resolved so far ("" the root,
+ * otherwise "/a/b"), none of them a link. */
+int vi_path_enters_api_dir(int rootfd, const char *path)
+{
+	char cur[PATH_MAX] = "", left[2][PATH_MAX], target[PATH_MAX];
+	unsigned links = 0, which = 0;
+	const char *p;
+	struct stat st;
+
+	if (strlen(path) >= sizeof(left[0]))
+		return -ENAMETOOLONG;
+	memcpy(left[0], path, strlen(path) + 1);
+	p = left[0];
+	for (;;) {
+		size_t len, clen = strlen(cur);
+		ssize_t n;
+
+		p += strspn(p, "/");
+		if (!*p)
+			return 0;
+		len = strcspn(p, "/");
+		if (len == 1 && p[0] == '.') {
+			p += len;
+			continue;
+		}
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			if (clen)   /* "/a/b": has a '/'; the root stays the root */
+				*strrchr(cur, '/') = '\0';
+			p += len;
+			continue;
+		}
+		if (!clen && is_api_dir(p, len))
+			return 1;
+		if (clen + 1 + len >= sizeof(cur))
+			return -ENAMETOOLONG;
+		cur[clen] = '/';
+		memcpy(cur + clen + 1, p, len);
+		cur[clen + 1 + len] = '\0';
+		p += len;
+		/* cur's names before this one are directories, not links: nothing else is followed */
+		if (fstatat(rootfd, cur + 1, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+		if (!S_ISLNK(st.st_mode))
+			continue;
+		if (++links > VI_PATH_MAX_LINKS)
+			return -ELOOP;
+		n = readlinkat(rootfd, cur + 1, target, sizeof(target));
+		if (n < 0)
+			return -errno;
+		if ((size_t)n >= sizeof(target) || (size_t)n + 1 + strlen(p) >= sizeof(left[0]))
+			return -ENAMETOOLONG;
+		/* the link's name is not part of where it leads */
+		cur[clen] = '\0';
+		if (target[0] == '/')
+			cur[0] = '\0';
+		which ^= 1;
+		memcpy(left[which], target, (size_t)n);
+		left[which][n] = '/';
+		memcpy(left[which] + n + 1, p, strlen(p) + 1);
+		p = left[which];
+	}
 }
 
 /* What execve() accepts: an ELF binary or a #! script. */

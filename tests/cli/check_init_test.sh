@@ -86,6 +86,28 @@ test_code_directory_that_cannot_be_opened_refused() {
 	assertEquals "rc=1 verity-init: cannot check /lib64 in the new root: Too many levels of symbolic links" "$out"
 }
 
+# The switch moves the initramfs's /dev, /proc, /sys and /run over the new root's: an init that
+# leads there through links reads the image's own file here and runs another one after the
+# switch (under dracut nothing finds it again). Refused wherever the walk enters one of them.
+test_init_leading_into_the_api_directories_refused() {
+	mkdir -p "$R/run/x" "$R/usr/run"
+	cp "$R/usr/lib/systemd/systemd" "$R/run/x/init"
+	cp "$R/usr/lib/systemd/systemd" "$R/usr/run/init"
+	ln -s /run/x/init "$R/bin/to-run"
+	ln -s ../run/x/init "$R/bin/to-run-rel"
+	ln -s ../../../run "$R/usr/lib/r"      # ".." stops at the root
+	ln -s /usr/lib/r/x/init "$R/bin/to-run-dotdot"
+	ln -s ../usr/run/init "$R/bin/to-usr-run"
+	for i in /bin/to-run /bin/to-run-rel /bin/to-run-dotdot /run/x/init; do
+		out=$(check --device "$DEV" --init "$i" "$R")
+		assertEquals "$i" "rc=1 verity-init: $i leads into /dev, /proc, /sys or /run of the new root, where the switch puts the initramfs's own filesystems: what runs there is not what is read here" "$out"
+	done
+	assertEquals "a directory named run elsewhere" "rc=0 " \
+		"$(check --device "$DEV" --init /bin/to-usr-run "$R")"
+	rm -rf "$R/run" "$R/usr/run" "$R/bin/to-run" "$R/bin/to-run-rel" "$R/usr/lib/r" \
+		"$R/bin/to-run-dotdot" "$R/bin/to-usr-run"
+}
+
 test_no_mapping_of_that_name_refused() {
 	out=$(check --name "vitest-absent-$$" "$R")
 	assertContains "$out" "rc=1 verity-init: $R is not the verified mapping"

@@ -400,6 +400,39 @@ static int dirs_teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/* The walk as PID 1 resolves a path after the switch: a path that passes through the root's
+ * /dev, /proc, /sys or /run (where the initramfs's filesystems come) is 1 whether or not the
+ * root has the file there now; a dangling link elsewhere is 0, as is a path that resolves. */
+static void test_path_enters_api_dir(void **state)
+{
+	int fd;
+
+	(void)state;
+	dirs_mk("run", NULL);
+	dirs_mk("usr/run", NULL);
+	dirs_mk("usr/lib/systemd", NULL);
+	dirs_mk("usr/lib/systemd/systemd", "/run/sd/systemd");   /* dangling now */
+	dirs_mk("usr/lib/up", "../../../../../dev");              /* ".." stops at the root */
+	dirs_mk("usr/sbin/gone", "/nowhere/at/all");              /* dangling, harmless */
+	dirs_mk("usr/sbin/loop", "loop");
+	dirs_mk("usr/sbin/proc", "/usr/run");                     /* "proc" below the root */
+	fd = open(dirs_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(vi_path_enters_api_dir(fd, "/lib/systemd/systemd"), 1);
+	assert_int_equal(vi_path_enters_api_dir(fd, "/usr/lib/systemd/systemd"), 1);
+	assert_int_equal(vi_path_enters_api_dir(fd, "/usr/lib/up/x"), 1);
+	assert_int_equal(vi_path_enters_api_dir(fd, "/usr/lib/../../sys/x"), 1);
+	assert_int_equal(vi_path_enters_api_dir(fd, "/./proc"), 1);
+	assert_int_equal(vi_path_enters_api_dir(fd, "/usr/sbin/gone"), 0);
+	assert_int_equal(vi_path_enters_api_dir(fd, "/usr/sbin/proc/x"), 0);
+	assert_int_equal(vi_path_enters_api_dir(fd, "/usr/missing/run"), 0);
+	assert_int_equal(vi_path_enters_api_dir(fd, "/lib/systemd/systemd/.."), 1);
+	assert_int_equal(vi_path_enters_api_dir(fd, "/usr/sbin"), 0);
+	assert_int_equal(vi_path_enters_api_dir(fd, "/"), 0);
+	assert_int_equal(vi_path_enters_api_dir(fd, "/usr/sbin/loop"), -ELOOP);
+	close(fd);
+}
+
 /* Only a directory that does not exist is "absent": any other failure to open one leaves the
  * question where it lives unanswered, and is refused. */
 static void test_root_dirs(void **state)
@@ -514,6 +547,7 @@ int main(void)
 		cmocka_unit_test(test_init_noexec_mount),
 		cmocka_unit_test_setup_teardown(test_code_dirs_two_devices, dirs_setup, dirs_teardown),
 		cmocka_unit_test_setup_teardown(test_root_dirs, dirs_setup, dirs_teardown),
+		cmocka_unit_test_setup_teardown(test_path_enters_api_dir, dirs_setup, dirs_teardown),
 		cmocka_unit_test_setup_teardown(test_root_dirs_without_openat2, dirs_setup,
 						dirs_teardown),
 	};
