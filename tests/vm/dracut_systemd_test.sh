@@ -53,28 +53,35 @@ test_dracut_systemd_root_uuid_of_data_partition_not_mounted() {
 		"a file system on an unverified device was mounted"
 }
 
+# tampered_program_refused WORKDIR ROOT-ID PATH BYTE : a root (VM_ROOT_ID ROOT-ID) whose PATH has
+# byte BYTE of its first block flipped, booted with verity.fail=poweroff and no init=:
+# verity-init-pre-pivot.service refuses PATH, the kernel powers off, systemd never switches.
+tampered_program_refused() {
+	local d off
+	d=$(vm_workdir "$1")
+	VM_ROOT_ID=$2 vm_verity_setup ext4 "$d" >/dev/null || { fail "verity setup"; return 1; }
+	# shellcheck source=/dev/null
+	. "$d/vars"
+	off=$(vm_corrupt_file "$DATA" ext4 "$3" 0 "$4") || { fail "corrupt $3"; return 1; }
+	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" "$1" "$RD" \
+		"roothash=$ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb rootfstype=ext4 verity.fail=poweroff"
+	vm_assert_booted || return 1
+	vm_assert_no_marker "$VM_LOG" || return 1
+	vm_assert_log_contains "$VM_LOG" "device-mapper: verity: [0-9]+:[0-9]+: data block $(( off / 4096 )) is corrupted" \
+		"dm-verity did not report the corrupted block" || return 1
+	vm_assert_log_contains "$VM_LOG" "verity-init\[[0-9]+\]: root: init failed: reading init $3 failed: Input/output error" \
+		"the pre-pivot unit did not refuse $3" || return 1
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: fallback: poweroff' "verity.fail=poweroff not applied" || return 1
+	vm_assert_log_contains "$VM_LOG" 'reboot: Power down' "the kernel did not power off" || return 1
+	vm_assert_log_lacks "$VM_LOG" 'Starting .*Switch Root' "systemd went on to the switch"
+}
+
 # The check before the switch is verity-init-pre-pivot.service (the agent alone, no dracut hook):
 # a flipped byte in /sbin/init is refused there, the fail list's poweroff taken, and systemd never
 # switches to the root.
 test_dracut_systemd_tampered_init_refused_before_the_switch() {
-	local d off
-	d=$(vm_workdir dracut-systemd-bad-init)
-	vm_verity_setup ext4 "$d" >/dev/null || { fail "verity setup"; return; }
-	# shellcheck source=/dev/null
-	. "$d/vars"
-	off=$(vm_corrupt_file "$DATA" ext4 /sbin/init) || { fail "corrupt /sbin/init"; return; }
-	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" dracut-systemd-bad-init "$RD" \
-		"roothash=$ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb rootfstype=ext4 verity.fail=poweroff"
-	vm_assert_booted || return
-	vm_assert_no_marker "$VM_LOG" || return
-	vm_assert_log_contains "$VM_LOG" "device-mapper: verity: [0-9]+:[0-9]+: data block $(( off / 4096 )) is corrupted" \
-		"dm-verity did not report the corrupted block" || return
+	tampered_program_refused dracut-systemd-bad-init main /sbin/init 12 || return
 	vm_assert_log_contains "$VM_LOG" 'Starting .*verity-init-pre-p' "verity-init-pre-pivot.service did not run" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: root: init failed: reading init /sbin/init failed: Input/output error' \
-		"the pre-pivot unit did not refuse init" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: fallback: poweroff' "verity.fail=poweroff not applied" || return
-	vm_assert_log_contains "$VM_LOG" 'reboot: Power down' "the kernel did not power off" || return
-	vm_assert_log_lacks "$VM_LOG" 'Starting .*Switch Root' "systemd went on to the switch" || return
 	vm_assert_log_lacks "$VM_LOG" 'dracut pre-pivot and cleanup hook' "dracut-pre-pivot.service ran for the module"
 }
 
@@ -82,22 +89,7 @@ test_dracut_systemd_tampered_init_refused_before_the_switch() {
 # on Debian), not /sbin/init: a flipped byte in it is refused before the switch too. (Without
 # that check the switch happens, the manager cannot be executed, and systemd runs /sbin/init.)
 test_dracut_systemd_tampered_service_manager_refused() {
-	local d off
-	d=$(vm_workdir dracut-systemd-bad-manager)
-	VM_ROOT_ID=sysmgr vm_verity_setup ext4 "$d" >/dev/null || { fail "verity setup"; return; }
-	# shellcheck source=/dev/null
-	. "$d/vars"
-	off=$(vm_corrupt_file "$DATA" ext4 /lib/systemd/systemd 0 12) || { fail "corrupt the manager"; return; }
-	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" dracut-systemd-bad-manager "$RD" \
-		"roothash=$ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb rootfstype=ext4 verity.fail=poweroff"
-	vm_assert_booted || return
-	vm_assert_no_marker "$VM_LOG" || return
-	vm_assert_log_contains "$VM_LOG" "device-mapper: verity: [0-9]+:[0-9]+: data block $(( off / 4096 )) is corrupted" \
-		"dm-verity did not report the corrupted block" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: root: init failed: reading init /lib/systemd/systemd failed: Input/output error' \
-		"the pre-pivot unit did not refuse the service manager" || return
-	vm_assert_log_contains "$VM_LOG" 'reboot: Power down' "the kernel did not power off" || return
-	vm_assert_log_lacks "$VM_LOG" 'Starting .*Switch Root' "systemd went on to the switch"
+	tampered_program_refused dracut-systemd-bad-manager sysmgr /lib/systemd/systemd 12
 }
 
 # A policy that allows the shell (an extra cpio archive appended to the image: the kernel unpacks
