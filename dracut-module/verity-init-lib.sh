@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# verity-init-lib.sh: shell glue shared by the cmdline hook, the initqueue job, the systemd
-# generator and the systemd service. Installed as /lib/verity-init-lib.sh. POSIX sh, sourced.
+# verity-init-lib.sh: shell glue shared by the cmdline hook, the initqueue job and the systemd
+# units (setup; the pre-pivot unit's shell); the generator is the agent itself. Installed as
+# /lib/verity-init-lib.sh. POSIX sh, sourced.
 #
 # The agent is the runtime: it parses (`verity-init parse --shell` prints VERITY_*= assignments),
 # sets the root up, writes the status file and applies the fail list (`setup --fallback`,

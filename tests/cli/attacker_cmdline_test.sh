@@ -377,7 +377,6 @@ emergency_shell() { echo "emergency_shell \$*" >>'$d/calls'; }
 label_uuid_to_dev() { printf '%s' "\$1"; }
 udevadm() { :; }
 dmsetup() { :; }
-dev_unit_name() { printf '%s' "\${1#/}" | sed 's/-/\\\\x2d/g; s,/,-,g'; }
 EOF
 	} >"$d/lib.sh"
 	cat >"$d/settings.sh" <<EOF

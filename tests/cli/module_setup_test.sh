@@ -390,7 +390,6 @@ label_uuid_to_dev() { case "\$1" in PARTUUID=*) echo "/dev/disk/by-partuuid/\${1
 wait_for_dev() { echo "wait_for_dev \$1"; }
 emergency_shell() { echo "emergency_shell \$*"; }
 udevadm() { :; }
-dev_unit_name() { printf '%s' "\${1#/}" | sed 's/-/\\\\x2d/g; s,/,-,g'; }
 EOF
 	(
 		cd "$SHUNIT_TMPDIR" || exit 1
