@@ -11,9 +11,9 @@
  *                     enforcing signatures when the policy forces it
  *   4. trust (in->boot): vi_trust_setup, the signed manifest merged into cfg.root, signature
  *                     keys in the keyring; whether the recovery root may still be booted.
- *                     A/B boot (policy slots=): the command line must not name a root, the
- *                     initramfs must hold manifest keys, and the root's step 4 is left to the
- *                     slot boot; the recovery root's still runs here
+ *                     A/B boot (policy slots=): the initramfs must hold manifest keys, and the
+ *                     root's step 4 is left to the slot boot (that the command line names no
+ *                     root, recovery root or /usr is step 2's: vi_policy_check)
  *
  * A refusal at any step is *ret_failure (stage config, target the root) and the return value;
  * the plan then still holds what applies instead. Nothing is logged: the agent logs the

@@ -35,8 +35,8 @@
  *   ipe_policy=none                a PKCS#7-signed IPE policy in the initramfs, read before
  *                                  the switch and activated right after it (include/ipe.h)
  *   slots=a,b                      A/B boot (docs/slots.md): the slots, a,b up to a,b,c,d;
- *                                  the root comes from each slot's signed manifest, never
- *                                  from the command line
+ *                                  every root comes from a slot's signed manifest: the
+ *                                  command line names no root, recovery root or /usr
  *   slot_store=PARTLABEL=verity-slots  the slot state store, the one device ever written
  *   slot_prefix=root-              slot X: data PARTLABEL=<prefix>X, hash and signed manifest
  *                                  PARTLABEL=<prefix>X-verity
@@ -126,9 +126,10 @@ int vi_policy_parse(const char *buf, size_t len, struct vi_policy *ret, struct v
 /* Read and parse path; a missing file gives vi_policy_init's defaults and returns 0. */
 int vi_policy_load(const char *path, struct vi_policy *ret, struct vi_error *err);
 
-/* Refuse (-EPERM, err set) a configuration that uses a weakening option the policy does not
- * allow, "shell" in the fail list without allow_shell, an init= other than the policy's init=,
- * or a root hash without a signature source while a signature is required. */
+/* Refuse (-EPERM, err set) a configuration that names a root, a recovery root or a /usr under
+ * slots=, uses a weakening option the policy does not allow, "shell" in the fail list without
+ * allow_shell, an init= other than the policy's init=, or a root hash without a signature
+ * source while a signature is required. */
 int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 		    struct vi_error *err);
 

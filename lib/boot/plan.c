@@ -82,19 +82,14 @@ static int apply_policy(const struct vi_plan_input *in, struct vi_plan *plan,
 }
 
 /* Step 3 for A/B boot: each slot's root hash, devices and version come from the manifest
- * stored with the slot, verified with the initramfs's keys. A root named on the command line
- * would bypass that, and without keys no slot could ever verify: both refused before the store
- * is touched (a configuration error must not mark every slot bad). */
-static int slots_check(const struct vi_plan_input *in, const struct vi_config *cfg,
-		       struct vi_error *err)
+ * stored with the slot, verified with the initramfs's keys (the command line names no root:
+ * vi_policy_check). Without keys no slot could ever verify: refused before the store is touched
+ * (a configuration error must not mark every slot bad). */
+static int slots_check(const struct vi_plan_input *in, struct vi_error *err)
 {
 	struct vi_keyset *keys;
 	int r;
 
-	if (cfg->root.enabled || cfg->manifest[0])
-		return vi_errno(err, -EPERM, "the initramfs policy boots A/B slots (slots=): the "
-				"root comes from the slots' signed manifests, not from the command "
-				"line (roothash=, verity.manifest=, dm-mod.create=)");
 	keys = malloc(sizeof(*keys));
 	if (!keys)
 		return vi_errno(err, -ENOMEM, "out of memory");
@@ -125,11 +120,8 @@ static int boot_check(const struct vi_plan_input *in, const struct vi_config *cf
 		       "or a tmpfs root (systemd.volatile=yes)");
 		return -EOPNOTSUPP;
 	}
-	if (slots && cfg->usr.enabled)
-		return vi_errno(err, -EPERM, "the initramfs policy boots A/B slots (slots=): a "
-				"verified /usr (usrhash=) is not booted with them");
 	if (slots)
-		return slots_check(in, cfg, err);
+		return slots_check(in, err);
 	if (!cfg->root.enabled && !cfg->usr.enabled) {
 		vi_err(err, "no root hash on the command line (roothash= or verity.roothash=)");
 		return -ENOENT;

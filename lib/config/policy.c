@@ -565,11 +565,42 @@ static int check_signatures(const struct vi_config *cfg, const struct vi_policy 
 	return 0;
 }
 
+/* A/B boot (slots=): every root the agent may boot comes from a slot's signed manifest, read
+ * with the initramfs's keys and held to the store's and the TPM's floor. The command line adds
+ * none: not the root (roothash=, the systemd.verity_root_* keys, dm-mod.create=, a DPS root
+ * derived from a root hash, verity.manifest=), not a recovery root (verity.recovery.*), not a
+ * verified /usr under or beside the slot's root (usrhash=, verity.usr.*; mount.usr= needs one,
+ * and so do systemd.volatile=yes and root=tmpfs). A recovery system is a slot of its own. This is
+ * the one place the rule is decided: PID 1, dracut's setup and generator and `parse` all come
+ * through here. */
+static int check_slots(const struct vi_config *cfg, const struct vi_policy *p,
+		       struct vi_error *err)
+{
+	const char *what = NULL;
+
+	if (p->slot_count == 0)
+		return 0;
+	if (cfg->root.enabled || cfg->manifest[0])
+		what = "a root (roothash=, verity.manifest=, dm-mod.create=)";
+	else if (cfg->recovery.enabled)
+		what = "a recovery root (verity.recovery.*; a recovery system is a slot of its own)";
+	else if (cfg->usr.enabled || cfg->layout != VI_LAYOUT_ROOT)
+		what = "a verified /usr (usrhash=, verity.usr.*)";
+	if (!what)
+		return 0;
+	vi_err(err, "the initramfs policy boots A/B slots (slots=): every root comes from a slot's "
+	       "signed manifest, the command line may not name %s", what);
+	return -EPERM;
+}
+
 int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 		    struct vi_error *err)
 {
 	int r;
 
+	r = check_slots(cfg, p, err);
+	if (r < 0)
+		return r;
 	if (cfg->verity_disabled && !vi_policy_allows(p, VI_WEAK_VERITY_OFF))
 		return refuse(err, "systemd.verity=0", VI_WEAK_VERITY_OFF);
 	r = check_target(&cfg->root, "verity root", p, err);

@@ -356,6 +356,27 @@ require_manifest=yes"; do
 	done
 }
 
+# --- 5b. A/B slots: every root from a slot's signed manifest ---------------------------------
+# Under slots= the command line names no root, recovery root or /usr: `parse` gives the verdict
+# PID 1 and dracut's setup give (exit 1, the rule's reason), whatever else the policy holds.
+testAttackerNoRootOutsideTheSlotsManifests() {
+	local line out rc
+	for line in "$BASE" "verity.manifest=/etc/verity-init/root.manifest" \
+		"verity.fail=recovery verity.recovery.roothash=$RH verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd" \
+		"usrhash=$RH systemd.volatile=yes" "usrhash=$RH root=/dev/vdc" \
+		"dm-mod.create=\"root,,,ro,0 8 verity 1 /dev/vda /dev/vdb 4096 4096 1 1 sha256 $RH -\""; do
+		out=$(with_policy "slots=a,b" "$VI" parse --cmdline "$line" 2>&1 >/dev/null)
+		rc=$?
+		if [ "$rc" -eq 77 ]; then echo "skip: no mount namespace or overlayfs"; return 0; fi
+		assertEquals "'$line': exit status ($out)" 1 "$rc"
+		assertContains "'$line': reason" "$out" "boots A/B slots (slots=): every root comes from a slot's signed manifest"
+	done
+	# the control: the slots' root, only mount and init options from the line
+	out=$(with_policy "slots=a,b" "$VI" parse --cmdline "root=/dev/mapper/root rootflags=noatime" 2>&1)
+	assertEquals "control ($out)" 0 $?
+	assertContains "control: no root of the line" "$out" "enabled=no"
+}
+
 # --- 6. the dracut module, both init flavours, real agent and real dracut-getarg -------------
 # dracut_env : the scratch initramfs: the real dracut-getarg (dracut-util under that name), the
 # real getarg/getargbool of dracut-lib.sh over it, getcmdline printing the test line, and a

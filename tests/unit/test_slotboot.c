@@ -341,7 +341,7 @@ static void test_plan_refusals(void **state)
 	in.cmdline = "roothash=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff "
 		     "verity.data=/dev/vda verity.hash=/dev/vdb";
 	assert_int_equal(vi_plan_build(&in, &plan, &failure), -EPERM);
-	assert_non_null(strstr(failure.reason.msg, "not from the command line"));
+	assert_non_null(strstr(failure.reason.msg, "the command line may not name a root"));
 	in.cmdline = "verity.manifest=/dev/vdb";
 	assert_int_equal(vi_plan_build(&in, &plan, &failure), -EPERM);
 	/* a signature, verity options or devices of the root (without a root hash: none can
@@ -358,6 +358,39 @@ static void test_plan_refusals(void **state)
 		if (vi_plan_build(&in, &plan, &failure) >= 0 || failure.stage != VI_STAGE_CONFIG)
 			fail_msg("not refused: %s", opts[k]);
 	}
+
+	/* every other way a root can come in: refused at the policy step, the same verdict for
+	 * PID 1, dracut's setup and `parse` (which does not reach the device steps) */
+	static const char *const roots[] = {
+		"verity.fail=recovery verity.recovery.roothash="
+		"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff "
+		"verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd",
+		"usrhash=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff "
+		"systemd.volatile=yes",
+		"usrhash=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff "
+		"mount.usr=/dev/mapper/usr root=tmpfs",
+		"dm-mod.create=\"root,,,ro,0 8 verity 1 /dev/vda /dev/vdb 4096 4096 1 1 sha256 "
+		"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff -\"",
+		"roothash=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
+	};
+	for (size_t k = 0; k < sizeof(roots) / sizeof(roots[0]); k++) {
+		/* `parse`, dracut's setup, PID 1 */
+		for (int mode = 0; mode < 3; mode++) {
+			in.cmdline = roots[k];
+			in.boot = mode > 0;
+			in.pid1 = mode == 2;
+			if (vi_plan_build(&in, &plan, &failure) != -EPERM ||
+			    failure.stage != VI_STAGE_CONFIG ||
+			    !strstr(failure.reason.msg, "boots A/B slots (slots=)"))
+				fail_msg("%s: not refused under slots= (mode %d): %s", roots[k],
+					 mode, failure.reason.msg);
+			assert_false(plan.recovery_allowed);
+			assert_false(plan.cfg.recovery.enabled);
+			assert_false(plan.cfg.usr.enabled);
+		}
+	}
+	in.boot = true;
+	in.pid1 = true;
 
 	/* mount and init options stay the command line's */
 	in.cmdline = "root=/dev/mapper/root rootflags=noatime init=/sbin/init";

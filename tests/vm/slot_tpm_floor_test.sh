@@ -61,7 +61,7 @@ echo "TPMFLOOR-CHECK counter-after=$(/usr/sbin/verity-init slot tpm-floor 2>&1)"
 HOOK
 	vm_mkfs ext4 "$t" "$d/data.img" || return 1
 	rm -f "$d/hash.img"
-	vm_verity_format "$VM_VERITY_TOOL" "$d/data.img" "$d/hash.img" >/dev/null || return 1
+	vm_verity_format "$VM_VERITY_TOOL" "$d/data.img" "$d/hash.img" >"$d/roothash" || return 1
 	out=$("$VI_TOOL" sign "$d/hash.img" --data-device "PARTLABEL=root-$s" \
 		--hash-device "PARTLABEL=root-$s-verity" --minisign-key "$SIGN_KEYS/test.key" \
 		--version "$v" --embed 2>&1) || { vm_die "sign slot $s: $out"; return 1; }
@@ -156,6 +156,48 @@ test_fallback_locks_the_counter() {
 	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: fallback: TPM NV counter $NV write-locked until the next reboot" \
 		"the fallback ran with the counter unlocked" || return
 	# a refused line's verity.fail= is not used: the policy's fail list (none: panic)
+	agent_assert_fallback "$VM_LOG" panic
+}
+
+# A recovery root on the command line is refused under slots= (the policy step, before the
+# store or the TPM is read): every root comes from a slot's signed manifest. First the rollback:
+# the TPM hidden (acpi=off), so that no slot boots, and slot b's old root (version 1, below the
+# counter) named as the recovery root.
+test_recovery_root_from_the_command_line_cannot_roll_back() {
+	local b
+	b=$(cat "$W/b/roothash") || { fail "b's root hash"; return; }
+	slot_disks "$W" "$W/a" "$W/b" || { fail "disks"; return; }
+	CMDLINE="root=/dev/mapper/root acpi=off verity.fail=recovery verity.recovery.roothash=$b verity.recovery.data=PARTLABEL=root-b verity.recovery.hash=PARTLABEL=root-b-verity" \
+		tpm_boot slot-tpm-floor-recovery-rollback "$RD" || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_lacks "$VM_LOG" "booting the recovery root" "the command line's recovery root was set up" || return
+	vm_assert_log_contains "$VM_LOG" "boots A/B slots \(slots=\): every root comes from a slot's signed manifest, the command line may not name a recovery root" || return
+	agent_assert_fallback "$VM_LOG" panic
+}
+
+# Then an attacker's unsigned squashfs on other disks, after both slots fail at the mount under a
+# hostile rootfstype=, with require_tpm=yes and the TPM present: refused all the same, the
+# counter locked before the policy's fail list.
+test_unsigned_recovery_root_refused_with_a_tpm() {
+	local rh
+	rh=$(VM_ROOT_ID=attacker vm_verity_setup squashfs "$W/evil") || { fail "attacker root"; return; }
+	slot_disks "$W" "$W/a" "$W/b" || { fail "disks"; return; }
+	if [ ! -d "$W/tpm" ]; then
+		tpm_boot slot-tpm-floor-define "$RD" || return
+		vm_assert_marker "$VM_LOG" slota || return
+	fi
+	local extra
+	extra=$(tpm_start_kept "$W/tpm") || { fail "swtpm"; return; }
+	VM_BIOS=seabios VM_BOOT_KERNEL=$VM_KERNEL VM_QEMU_EXTRA="$extra" \
+		vm_boot --disk "$W/slots.img" --disk-rw "$W/store.img" --disk "$W/evil/data.img" \
+		--disk "$W/evil/hash.img" slot-tpm-floor-recovery-unsigned "$RD_REQ" \
+		"root=/dev/mapper/root rootfstype=squashfs verity.fail=recovery verity.recovery.roothash=$rh verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd"
+	vm_assert_booted || return
+	vm_assert_no_marker "$VM_LOG" || return
+	vm_assert_log_lacks "$VM_LOG" "booting the recovery root" "the command line's recovery root was set up" || return
+	vm_assert_log_contains "$VM_LOG" "the command line may not name a recovery root" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: fallback: TPM NV counter $NV write-locked until the next reboot" \
+		"the fallback ran with the counter unlocked" || return
 	agent_assert_fallback "$VM_LOG" panic
 }
 
