@@ -92,7 +92,8 @@ install() {
 		&& { dracut_module_included systemd \
 			|| { inst_hook cmdline 30 "$moddir/parse-verity-init.sh" \
 				&& inst_hook mount 50 "$moddir/verity-init-mount.sh" \
-				&& inst_hook pre-pivot 90 "$moddir/verity-init-check-init.sh"; }; }; } || {
+				&& inst_hook pre-pivot 90 "$moddir/verity-init-check-init.sh" \
+				&& inst_hook emergency 00 "$moddir/verity-init-emergency.sh"; }; }; } || {
 		dfatal "verity-init: cannot install the agent or the module's scripts"
 		exit 1
 	}

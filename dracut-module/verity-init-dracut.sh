@@ -4,6 +4,7 @@
 # (systemd in the initramfs) run. `setup`: create the verified root with `verity-init setup`,
 # make udev announce it; the agent applies verity.fail= on failure (never returns then).
 # `pre-pivot-shell N`: the shell of the fail list for verity-init-pre-pivot.service's agent.
+# `before-shell UNIT`, `refuse-shell UNIT`: before a shell dracut or systemd opens.
 
 # The kernel puts every NAME=value word of its command line into the environment of dracut's
 # shell, and bash imports a function from BASH_FUNC_name%%: whether this module's functions are
@@ -26,6 +27,13 @@ case "$1" in
 		esac
 		vi_agent_after_shell "$2" pre-pivot --newroot /sysroot --systemd
 		;;
+	before-shell)
+		# a shell dracut or systemd opens outside the fail list (the emergency hook of shell
+		# init; ExecStartPre of the shell units under systemd, which the generator adds when
+		# the policy allows a shell): 0 once the fallback is in the PCR; the agent applies
+		# the fail actions otherwise, and no shell ever opens after a refusal
+		vi_before_shell "${2:-unknown.service}"
+		;;
 	refuse-shell)
 		# ExecStartPre of the units that open a shell (the generator adds it unless the
 		# policy allows a shell): the policy's fail actions, never the shell
@@ -33,7 +41,7 @@ case "$1" in
 		vi_hang
 		;;
 	*)
-		echo "usage: verity-init-dracut setup | pre-pivot-shell N | refuse-shell UNIT" >&2
+		echo "usage: verity-init-dracut setup | pre-pivot-shell N | before-shell UNIT | refuse-shell UNIT" >&2
 		exit 2
 		;;
 esac

@@ -250,6 +250,14 @@ vi_dracut_shell_asked() {
 	getarg rd.break -d rdbreak > /dev/null || getargbool 0 rd.shell -d -y rdshell
 }
 
+# vi_before_shell OPENER: before a shell dracut or systemd opens outside the fail list (OPENER
+# names it: a unit, or dracut-emergency-shell). Returns once "dm-verity-fallback:shell" is in the
+# PCR; otherwise the agent applies the fail actions, and this never returns.
+vi_before_shell() {
+	"$VI_AGENT" before-shell --unit "$1" --cmdline "$(vi_cmdline)" --rundir "$VI_RUNDIR" \
+		--kmsg "$VI_KMSG" --sysrq "$VI_SYSRQ" > /dev/null || vi_hang
+}
+
 # vi_agent COMMAND [ARG...]: run one of the agent's dracut commands (setup --fallback, fail,
 # pre-pivot), which set the root up or apply the fail list themselves. Returns 0 when a root
 # is ready under the mapping name (the root, or the recovery root in its place); never returns

@@ -81,6 +81,9 @@ bool vi_agent_no_tpm(int r);
  * TPM device is there, the firmware announces a TPM or the command line may hide one
  * (include/tpmhint.h): whoever had the shell could load the driver and replay a good event. */
 bool vi_agent_measure_fallback(struct agent *a);
+/* The same with "dm-verity-fallback:WHAT": "shell" for a shell the initramfs opens outside the
+ * fail list (dracut's breakpoints and emergency shell, systemd's shell units). */
+bool vi_agent_measure_fallback_as(struct agent *a, const char *what);
 /* fallback ops' shell_refused: a->fallback_measured false (see above) refuses the shell. */
 const char *vi_agent_shell_refused_tpm(struct agent *a);
 /* The policy's signed IPE policy (ipe_policy=): read before the switch, while the initramfs is

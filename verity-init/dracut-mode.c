@@ -19,6 +19,9 @@
  *                                      (dracut-maprec.c); on failure the fail list
  *   fail --reason getarg|shell-asked|shell-unit [--unit UNIT]
  *                                      a refusal only the hooks see; no recovery root then
+ *   before-shell --unit OPENER         a shell dracut or systemd opens: exit 0 once
+ *                                      "dm-verity-fallback:shell" is in the PCR; else the
+ *                                      fail list without shell and recovery root
  *   pre-pivot --newroot DIR [--init PATH] [--other-init] [--systemd]
  *                                      the mappings must be the ones setup recorded, DIR
  *                                      the mapping, and its init must read; else DIR is
@@ -407,6 +410,55 @@ static const struct {
 	  "would open a shell in the initramfs and the initramfs policy allows none" },
 };
 
+/* A unit's name as the generator's drop-ins pass it: [A-Za-z0-9@._-], 1 to 64 bytes. */
+static bool unit_name_ok(const char *unit)
+{
+	size_t n = unit ? strlen(unit) : 0;
+
+	return n > 0 && n <= 64 &&
+	       strspn(unit, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@._-") == n;
+}
+
+/* `before-shell --unit OPENER`: a shell the initramfs opens outside the agent's fail list
+ * (dracut's rd.break breakpoints and emergency shell, systemd's emergency, rescue and debug
+ * shells) opens only after "dm-verity-fallback:shell" went into the PCR, so that no shell runs
+ * with the PCR at a good boot's value, which setup may have extended already. Exit 0: the shell
+ * may open. Otherwise it is refused (the policy allows none, the line is refused, or the TPM did
+ * not record the event where one is or may be) and the fail list runs without its shell and
+ * recovery root (the shell would come back with the same line). */
+static int dracut_before_shell(struct agent *a, const char *cmdline, const char *unit)
+{
+	struct dracut *d = a->runtime;
+	struct vi_error why = { "" };
+	enum vi_fail_action *fail = a->plan.cfg.fail;
+	unsigned n = 0;
+	int r;
+
+	if (!unit_name_ok(unit))
+		return -EINVAL;
+	r = vi_agent_configure(a, cmdline, false);
+	if (r == 0 && a->plan.policy.allow_shell) {
+		if (vi_agent_measure_fallback_as(a, "shell")) {
+			vi_kmsg_log(&a->log, KMSG_NOTICE, "%s: the shell may open", unit);
+			return EXIT_SUCCESS;
+		}
+		vi_err(&why, "%s would open a shell: %s", unit, a->fallback_unmeasured);
+	} else {
+		vi_err(&why, "%s would open a shell: %s", unit, r < 0 ?
+		       a->failure.reason.msg : "the initramfs policy allows none");
+	}
+	vi_failure_set(&a->failure, VI_STAGE_CONFIG, &a->plan.cfg.root, -EPERM, "", &why);
+	d->no_recovery = "a shell was asked for";
+	for (unsigned i = 0; i < VI_MAX_FAIL && fail[i] != VI_FAIL_NONE; i++)
+		if (fail[i] != VI_FAIL_SHELL)
+			fail[n++] = fail[i];
+	for (unsigned i = n; i < VI_MAX_FAIL; i++)
+		fail[i] = VI_FAIL_NONE;
+	vi_agent_log_failure(a);
+	return walk(a, 0);
+}
+
 /* `fail --reason CODE`: what only the hooks see. A refused line is the failure itself. */
 static int dracut_fail(struct agent *a, const char *cmdline, const char *code,
 		       const char *unit, int resume)
@@ -418,10 +470,7 @@ static int dracut_fail(struct agent *a, const char *cmdline, const char *code,
 
 	for (i = 0; i < n && strcmp(code, fail_reasons[i].code); i++)
 		;
-	if (i == n || (!strcmp(code, "shell-unit") &&
-		       (!unit || !*unit || strspn(unit, "abcdefghijklmnopqrstuvwxyz"
-						  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@._-") !=
-						   strlen(unit) || strlen(unit) > 64)))
+	if (i == n || (!strcmp(code, "shell-unit") && !unit_name_ok(unit)))
 		return -EINVAL;
 	d->no_recovery = fail_reasons[i].no_recovery;
 	r = vi_agent_configure(a, cmdline, false);
@@ -596,6 +645,7 @@ static int usage_error(void)
 	fputs("Usage: verity-init setup --fallback [OPTIONS]\n"
 	      "       verity-init fail --reason getarg|shell-asked|shell-unit [--unit UNIT] "
 	      "[OPTIONS]\n"
+	      "       verity-init before-shell --unit OPENER [OPTIONS]\n"
 	      "       verity-init pre-pivot --newroot DIR [--init PATH] [--other-init] "
 	      "[--systemd] [OPTIONS]\n"
 	      "       verity-init pre-pivot --newroot DIR --systemd --saved-cmdline [OPTIONS]\n"
@@ -680,6 +730,9 @@ int vi_dracut_main(struct agent *a, int argc, char **argv)
 		r = dracut_setup(a, cmdline, resume);
 	} else if (!strcmp(argv[1], "fail") && reason && !fallback) {
 		r = dracut_fail(a, cmdline, reason, unit, resume);
+	} else if (!strcmp(argv[1], "before-shell") && unit && !reason && !fallback &&
+		   resume < 0) {
+		r = dracut_before_shell(a, cmdline, unit);
 	} else if (!strcmp(argv[1], "pre-pivot") && d.newroot && !fallback && !d.saved_cmdline) {
 		r = dracut_pre_pivot(a, cmdline, resume);
 	} else if (!strcmp(argv[1], "pre-pivot") && d.newroot && !fallback && d.systemd &&

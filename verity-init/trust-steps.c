@@ -97,6 +97,11 @@ static void tpm_hint(struct agent *a, struct vi_tpm_hint *h)
  * When that did not work, no shell where a TPM is or may be (agent.h). */
 bool vi_agent_measure_fallback(struct agent *a)
 {
+	return vi_agent_measure_fallback_as(a, vi_stage_name(a->failure.stage));
+}
+
+bool vi_agent_measure_fallback_as(struct agent *a, const char *what)
+{
 	char event[64];
 	struct vi_error err = { "" };
 	struct vi_tpm_hint h;
@@ -104,7 +109,7 @@ bool vi_agent_measure_fallback(struct agent *a)
 	int r;
 
 	a->fallback_unmeasured[0] = '\0';
-	snprintf(event, sizeof(event), "dm-verity-fallback:%s", vi_stage_name(a->failure.stage));
+	snprintf(event, sizeof(event), "dm-verity-fallback:%s", what);
 	r = measure_event(a, event, &us, &err);
 	if (r == 0)
 		return true;

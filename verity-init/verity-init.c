@@ -5,7 +5,7 @@
  *                       read-only, check its init, switch root and exec init; on any failure
  *                       write /run/verity-init/status and take the verity.fail= actions.
  *   setup [--cmdline S] create the mapping only; 0 when /dev/mapper/NAME is ready.
- *   setup --fallback, fail, pre-pivot   the dracut runtime (dracut-mode.c).
+ *   setup --fallback, fail, before-shell, pre-pivot   the dracut runtime (dracut-mode.c).
  *   parse [--cmdline S] [--shell]   print the resolved configuration; touches no device.
  *   generator DIR...    (or run as verity-init-generator) the dracut module's systemd
  *                       generator (dracut-generator.c).
@@ -526,7 +526,8 @@ static void usage(FILE *f)
 {
 	fputs("Usage: verity-init                       (as /init, PID 1)\n"
 	      "       verity-init setup [--cmdline STRING]\n"
-	      "       verity-init setup --fallback | fail | pre-pivot ...   (the dracut module)\n"
+	      "       verity-init setup --fallback | fail | before-shell | pre-pivot ...\n"
+	      "                                         (the dracut module)\n"
 	      "       verity-init parse [--cmdline STRING] [--shell]\n"
 	      "       verity-init generator [--root DIR] NORMAL [EARLY [LATE]] | --print-cmdline\n"
 	      "       verity-init status [NAME]\n"
@@ -601,7 +602,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "generator"))
 		return vi_dracut_generator_main(&a, argc, argv, false);
-	if (!strcmp(argv[1], "fail") || !strcmp(argv[1], "pre-pivot"))
+	if (!strcmp(argv[1], "fail") || !strcmp(argv[1], "pre-pivot") ||
+	    !strcmp(argv[1], "before-shell"))
 		return vi_dracut_main(&a, argc, argv);
 	for (i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--fallback") && !strcmp(argv[1], "setup"))

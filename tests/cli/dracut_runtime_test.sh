@@ -76,6 +76,38 @@ test_fail_reasons_walk_the_list_in_order() {
 	assertContains "$(status reason)" "rescue.service would open a shell in the initramfs"
 }
 
+# before-shell: a shell dracut or systemd opens outside the fail list. Refused where the policy
+# allows none (the fail list runs, without its shell); allowed once the fallback is recorded, or
+# where no TPM is or may be (this host: none, or the case is skipped); refused when the policy
+# requires the TPM and it recorded nothing.
+test_before_shell_measures_or_refuses() {
+	agent_policy "" before-shell --unit debug-shell.service --cmdline "$BASE verity.fail=shell,poweroff"
+	[ "$RC" = 77 ] && { echo "skip: no mount namespace or overlayfs"; return 0; }
+	assertEquals "no shell allowed: nothing took effect but the fail list" 1 "$RC"
+	assertEquals "the shell dropped from the list: poweroff, then the panic" "o c" "$(sysrq)"
+	assertContains "$(status reason)" "debug-shell.service would open a shell: the initramfs policy allows none"
+	if [ -e /dev/tpmrm0 ] || [ -e /sys/firmware/acpi/tables/TPM2 ]; then
+		echo "skip: this host has a TPM"
+		return 0
+	fi
+	setUp
+	agent_policy "allow_shell=yes" before-shell --unit dracut-emergency-shell --cmdline "$BASE verity.fail=shell,reboot"
+	assertEquals "allowed, no TPM anywhere: the shell may open ($(cat "$W/kmsg"))" 0 "$RC"
+	assertContains "$(cat "$W/kmsg")" "fallback not measured: no TPM"
+	assertContains "$(cat "$W/kmsg")" "dracut-emergency-shell: the shell may open"
+	assertEquals "nothing of the fail list ran" "" "$(sysrq)"
+	setUp
+	agent_policy "allow_shell=yes
+require_tpm=yes" before-shell --unit rescue.service --cmdline "$BASE verity.fail=shell,reboot"
+	assertEquals "require_tpm=yes and no TPM: refused" 1 "$RC"
+	assertEquals "reboot, then the panic: never the shell" "b c" "$(sysrq)"
+	assertContains "$(status reason)" "rescue.service would open a shell: the TPM did not record the fallback and the policy requires it"
+	# the opener's name is a unit's: nothing else reaches the log
+	setUp
+	agent_policy "allow_shell=yes" before-shell --unit 'x;reboot' --cmdline "$BASE"
+	assertEquals "not a unit name: a usage error" 2 "$RC"
+}
+
 test_fail_refuses_what_is_not_its_grammar() {
 	local u
 	for u in "" "a b.service" "x;reboot" "$(printf 'a\nb')"; do
