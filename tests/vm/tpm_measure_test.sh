@@ -121,6 +121,57 @@ test_dracut_setup_measures_the_root() {
 	assert_measured "$VM_LOG" "dm-verity:root:$RH:none"
 }
 
+# A shell dracut opens outside the fail list, after setup measured the good root: rd.break=
+# pre-mount with a policy that allows shells (an extra cpio archive over the image, as in
+# dracut_systemd_test.sh). The shell reads PCR 14 itself (shell init: its login profile /.profile;
+# systemd: dracut-emergency.service's last emergency hook, which runs right before its sulogin)
+# and powers off. PCR 14 holds the good root's event and "dm-verity-fallback:shell" on top, never
+# the value of a good boot.
+# dracut_shell_pcr NAME IMAGE CMDLINE profile|hook : that boot, the PCR read where the last
+# word says.
+dracut_shell_pcr() {
+	local name=$1 rd=$2 cl=$3 where=$4 w good
+	w=$(vm_workdir "$name")
+	rm -rf "$w/extra"
+	mkdir -p "$w/extra/etc" "$w/extra/lib/dracut/hooks/emergency" || return 1
+	echo "allow_shell=yes" >"$w/extra/etc/verity-init.conf"
+	cat >"$w/extra/.profile" <<'PROFILE'
+echo "VERITY-TEST-PCR sha256 14 $(cat /sys/class/tpm/tpm0/pcr-sha256/14)"
+echo o > /proc/sysrq-trigger
+PROFILE
+	if [ "$where" = hook ]; then
+		mv "$w/extra/.profile" "$w/extra/lib/dracut/hooks/emergency/99-vitest-pcr.sh"
+	fi
+	{ cat "$rd"; (cd "$w/extra" && find . -mindepth 1 | sed 's|^\./||' | cpio -o -H newc --quiet | gzip -n); } >"$w/initrd.img" ||
+		{ fail "image"; return 1; }
+	measured_boot "$name" "$w/initrd.img" "$cl rd.break=pre-mount" "$D" \
+		--timeout "${VM_DRACUT_TIMEOUT:-300}" || return 1
+	vm_assert_no_marker "$VM_LOG" || return 1
+	# the good root's event as setup logged it, then the shell's
+	good=$(sed -n 's/.*verity-init\[[0-9]*\]: measured into PCR 14 .*: \(dm-verity:root:.*\)$/\1/p' "$VM_LOG" | head -n1 | tr -d '\r')
+	[ -n "$good" ] || { fail "setup did not measure the root"; return 1; }
+	vm_assert_log_order "$VM_LOG" "measured into PCR 14 .*: dm-verity:root:" \
+		"measured into PCR 14 .*: dm-verity-fallback:shell" || return 1
+	assertNotEquals "the shell runs with PCR 14 at the good boot's value" \
+		"$(tpm_expected_pcr sha256 "$good")" "$(tpm_guest_pcr "$VM_LOG" sha256 14)" || return 1
+	assertEquals "PCR 14: the good root, then the shell's fallback" \
+		"$(tpm_expected_pcr sha256 "$good" dm-verity-fallback:shell)" "$(tpm_guest_pcr "$VM_LOG" sha256 14)"
+}
+
+test_dracut_shell_breakpoint_extends_the_fallback() {
+	local rd
+	rd=$(vm_dracut_image shell) || { fail "dracut image"; return; }
+	dracut_shell_pcr tpm-dracut-break "$rd" \
+		"verity.roothash=$RH verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4" profile
+}
+
+test_dracut_systemd_breakpoint_extends_the_fallback() {
+	local rd
+	rd=$(vm_dracut_image systemd) || { fail "dracut image"; return; }
+	dracut_shell_pcr tpm-dracut-systemd-break "$rd" \
+		"roothash=$RH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb rootfstype=ext4" hook
+}
+
 test_no_tpm_skips_the_measurement() {
 	local rd
 	# shellcheck disable=SC2119
