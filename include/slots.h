@@ -129,8 +129,8 @@ int vi_slots_resize(struct vi_slots *s, unsigned count);
  * slot= with result=ok; -1 when not known or that boot did not complete); the caller is
  * mark-good or set-state good, which say the running system reached boot-complete.
  * The store keeps the answer as the slot's `successful`: set only where this is true
- * (vi_slots_mark_good), cleared by set-primary, mark-bad, a try of another version and a
- * mark-good this refuses. */
+ * (vi_slots_mark_good), cleared by set-primary, mark-bad, a try of another version and
+ * set-state good of a slot this says no to. */
 bool vi_slots_floor_may_rise(const struct vi_slots *s, unsigned i, int running);
 /* Whether the store records slot i as proven by the rule above with version: the only
  * version the next boot may raise the TPM counter to for it. */

@@ -311,9 +311,12 @@ static int slot_arg(const struct vi_slots *s, const char *name, unsigned *ret)
  * (vi_slots_floor_may_rise), or -1. */
 static int running_index(const struct slot_cmd *c, const struct vi_slots *s)
 {
+	int i;
+
 	if (!c->current[0] || !c->booted)
 		return -1;
-	return vi_slot_index(s, c->current) < 0 ? -1 : vi_slot_index(s, c->current);
+	i = vi_slot_index(s, c->current);
+	return i < 0 ? -1 : i;
 }
 
 /* The running slot, or a refusal. */
