@@ -57,8 +57,8 @@ int vi_slot_boot_admit(struct vi_slots *s, unsigned i, uint64_t version, struct 
 /* What the agent does with the rollback floor's TPM counter (slot_floor=tpm) for slot i, whose
  * manifest verified with version in this boot, before its try is taken (s: the store as read).
  * The counter only rises to a version a manifest verified in this boot carries, and only for
- * a slot the store says booted completely with that very version (marked good after a boot
- * that recorded it). */
+ * a slot the store says booted completely with that very version as the running slot (the
+ * floor rule's record, vi_slots_floor_proven). */
 enum vi_slot_tpm_action {
 	VI_SLOT_TPM_KEEP,     /* at or above the counter: it stays */
 	VI_SLOT_TPM_RAISE,    /* above it, and good with this version: raise it to version */

@@ -38,7 +38,9 @@
 struct vi_slot {
 	uint8_t priority;     /* 0..15; 0: never booted */
 	uint8_t tries;        /* 0..7: boots left; 0: not bootable */
-	bool successful;      /* marked good since it was last made primary */
+	bool successful;      /* its recorded version booted completely as the running slot
+	                       * (the floor rule, below); what the next boot may raise the
+	                       * TPM counter to */
 	uint64_t version;     /* manifest version the agent last set up from it; 0: unknown */
 	char reason[VI_SLOT_REASON_MAX];   /* why its last set-up failed, marked bad or not
 	                                    * (printable ASCII); cleared by mark-good */
@@ -105,7 +107,8 @@ int vi_slots_store_update(const struct vi_slots_store *st, struct vi_slots *next
 bool vi_slot_bootable(const struct vi_slot *slot);
 /* The bootable slot of highest priority (the lower index on a tie), or -ENOENT. */
 int vi_slots_pick(const struct vi_slots *s);
-/* Before the switch to slot i: one try less, its manifest version recorded. -ESTALE when it has
+/* Before the switch to slot i: one try less, its manifest version recorded; a version other
+ * than the one recorded is not proven (successful cleared: the floor rule). -ESTALE when it has
  * no try left (not bootable: pick another), -EINVAL for a bad index. */
 int vi_slots_try(struct vi_slots *s, unsigned i, uint64_t version);
 /* Slot i failed: no tries, not successful, reason kept (printable ASCII, cut to fit; NULL: ""). */
@@ -119,10 +122,25 @@ int vi_slots_mark_failed(struct vi_slots *s, unsigned i, bool try_taken, const c
  * slots past count are dropped, new ones start never booted (priority 0, no tries: not
  * bootable until set-primary). */
 int vi_slots_resize(struct vi_slots *s, unsigned count);
-/* Slot i booted completely: successful, tries back to the default, reason cleared, priority 0
- * raised to VI_SLOT_PRIORITY_OTHER. With raise_floor (slot i is the one running), the floor
- * becomes its version when that is higher: the only place the floor ever rises. */
-int vi_slots_mark_good(struct vi_slots *s, unsigned i, bool raise_floor);
+/* The floor rule, the one place it is decided (docs/slots.md, "The floor"): a manifest version
+ * may become the rollback floor -- the store's now, the TPM counter's (slot_floor=tpm) at the
+ * next boot -- only when it booted completely as the running slot. True when slot i is running
+ * (running: the index of the slot the agent switched to in this boot, from its status file's
+ * slot= with result=ok; -1 when not known or that boot did not complete); the caller is
+ * mark-good or set-state good, which say the running system reached boot-complete.
+ * The store keeps the answer as the slot's `successful`: set only where this is true
+ * (vi_slots_mark_good), cleared by set-primary, mark-bad, a try of another version and
+ * set-state good of a slot this says no to. */
+bool vi_slots_floor_may_rise(const struct vi_slots *s, unsigned i, int running);
+/* Whether the store records slot i as proven by the rule above with version: the only
+ * version the next boot may raise the TPM counter to for it. */
+bool vi_slots_floor_proven(const struct vi_slots *s, unsigned i, uint64_t version);
+/* Slot i marked good (mark-good, set-state good): bootable again -- tries back to the default,
+ * reason cleared, priority 0 raised to VI_SLOT_PRIORITY_OTHER. When the floor rule says its
+ * version may count (running, above), it is also successful and the floor becomes its version
+ * when that is higher: the only place the floor ever rises. Otherwise (RAUC's `mark-good
+ * other`, a boot that did not complete) not successful, the floor as it was. */
+int vi_slots_mark_good(struct vi_slots *s, unsigned i, int running);
 /* Boot slot i next: priority 15, default tries, not successful (its new image has yet to prove
  * itself), reason cleared; every other slot with a priority gets 14. */
 int vi_slots_set_primary(struct vi_slots *s, unsigned i);

@@ -12,7 +12,8 @@
 #   get-primary                  -> the slot the next boot takes
 #   set-primary BOOTNAME         -> boot it next, with fresh tries
 #   get-state BOOTNAME           -> good | bad
-#   set-state BOOTNAME good|bad  -> marked good (the floor rises if it is running) or bad
+#   set-state BOOTNAME good|bad  -> good: bootable (as mark-good, floor and all, only for the
+#                                   running slot after a complete boot); bad: not bootable
 #   get-current                  -> the running slot (called by RAUC releases newer than 1.8)
 # One more verb, for the rauc.service drop-in (RAUC 1.8 does not call get-current):
 #   run-rauc ARGS...             -> exec rauc --override-boot-slot=RUNNING ARGS...

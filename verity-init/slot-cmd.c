@@ -8,9 +8,13 @@
  *   get-current                the slot running now
  *   get-state SLOT             good | bad (bootable or not)
  *   set-primary SLOT           boot SLOT next, with fresh tries
- *   set-state SLOT good|bad    as RAUC's custom backend means them
+ *   set-state SLOT good|bad    as RAUC's custom backend means them (good: bootable; as
+ *                              mark-good only for the running slot)
  *   mark-good [--json]         the running slot booted completely (raises the floor; the
  *                              TPM's at the next boot)
+ *
+ * The floor rises only as vi_slots_floor_may_rise() says: for the slot the agent booted in
+ * this boot (the status file's slot= with result=ok), marked good there.
  *   mark-bad [--reason TEXT]   the running slot is bad
  *   tpm-floor                  the TPM NV counter holding the floor (slot_floor=tpm)
  *
@@ -44,6 +48,10 @@ struct slot_cmd {
 	bool json;
 	char store_buf[512];
 	char current[8];       /* the booted slot's name, "" when unknown */
+	char result[16];       /* the status file's result= ("ok": the agent switched to the
+	                        * root), "" without a status file */
+	bool booted;           /* current booted completely: result=ok, or named by the
+	                        * command line without a status file */
 	char floor_nv[16];     /* the status file's floor_nv=: the floor's TPM NV counter */
 };
 
@@ -119,11 +127,16 @@ static void read_boot_record(struct slot_cmd *c)
 {
 	char file[4096], cmdline[CMDLINE_MAX], name[8];
 
+	c->booted = true;   /* no status file: the boot loader chose the slot (verity.slot=) */
 	if (vi_fileio_read_text_at(AT_FDCWD, c->status, file, sizeof(file)) == 0) {
 		char store[sizeof(c->store_buf)];
 		bool ab_boot = status_value(file, "store", store, sizeof(store));
 
 		status_value(file, "floor_nv", c->floor_nv, sizeof(c->floor_nv));
+		status_value(file, "result", c->result, sizeof(c->result));
+		/* a slot= of a boot that failed (under dracut after setup, a recovery root runs)
+		 * is where the boot stopped, not a version that proved itself */
+		c->booted = !strcmp(c->result, "ok");
 
 		if (!c->store && ab_boot && store[0] == '/') {
 			memcpy(c->store_buf, store, sizeof(store));
@@ -294,6 +307,18 @@ static int slot_arg(const struct vi_slots *s, const char *name, unsigned *ret)
 	return 0;
 }
 
+/* The index of the slot that booted completely in this boot, for the floor rule
+ * (vi_slots_floor_may_rise), or -1. */
+static int running_index(const struct slot_cmd *c, const struct vi_slots *s)
+{
+	int i;
+
+	if (!c->current[0] || !c->booted)
+		return -1;
+	i = vi_slot_index(s, c->current);
+	return i < 0 ? -1 : i;
+}
+
 /* The running slot, or a refusal. */
 static int current_slot(const struct slot_cmd *c, const struct vi_slots *s, unsigned *ret)
 {
@@ -446,18 +471,26 @@ static int run_verb(struct slot_cmd *c, int argc, char **argv)
 		rc = save(c, fd, &st, &next);
 		break;
 	case SET_STATE:
-		/* the floor rises only for the slot that is running: its version is proven */
-		if (!strcmp(argv[2], "good") && c->current[0] && !strcmp(c->current, argv[1]))
+		/* good: bootable; as mark-good (the floor, the TPM's next boot) only for the slot
+		 * that booted completely and runs now. RAUC's mark-good other lands here for a
+		 * slot whose version a try that never finished may have recorded. */
+		if (!strcmp(argv[2], "good") &&
+		    vi_slots_floor_may_rise(&next, i, running_index(c, &next)))
 			rc = tpm_floor_next(c, &next, i, &counter);
 		if (!strcmp(argv[2], "good"))
-			vi_slots_mark_good(&next, i, c->current[0] && !strcmp(c->current, argv[1]));
+			vi_slots_mark_good(&next, i, running_index(c, &next));
 		else
 			vi_slots_mark_bad(&next, i, "set-state bad");
 		if (!rc)
 			rc = save(c, fd, &st, &next);
 		break;
 	case MARK_GOOD:
-		vi_slots_mark_good(&next, i, true);
+		if (!vi_slots_floor_may_rise(&next, i, running_index(c, &next))) {
+			rc = fail("slot %s did not boot completely (result=%s in %s): not marked "
+				  "good", vi_slot_name(i), c->result, c->status);
+			break;
+		}
+		vi_slots_mark_good(&next, i, running_index(c, &next));
 		rc = tpm_floor_next(c, &next, i, &counter);
 		if (!rc)
 			rc = save(c, fd, &st, &next);

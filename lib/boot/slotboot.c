@@ -100,16 +100,13 @@ int vi_slot_boot_admit(struct vi_slots *s, unsigned i, uint64_t version, struct 
 enum vi_slot_tpm_action vi_slot_boot_tpm_action(const struct vi_slots *s, unsigned i,
 						uint64_t version, uint64_t counter)
 {
-	const struct vi_slot *sl;
-
 	/* a counter raised above the images (wrongly, or by whoever could) would otherwise mark
 	 * every slot bad for good: the slot is refused, its content not blamed */
 	if (version < counter)
 		return VI_SLOT_TPM_REFUSE;
-	if (i >= s->count || i >= VI_SLOTS_MAX)
-		return VI_SLOT_TPM_KEEP;
-	sl = &s->slot[i];
-	if (version > counter && sl->successful && sl->version == version)
+	/* the floor rule's record: the slot booted completely as the running slot with this
+	 * very version (vi_slots_floor_may_rise when it was marked good) */
+	if (version > counter && vi_slots_floor_proven(s, i, version))
 		return VI_SLOT_TPM_RAISE;
 	return VI_SLOT_TPM_KEEP;
 }

@@ -34,6 +34,10 @@ int vi_slots_try(struct vi_slots *s, unsigned i, uint64_t version)
 	/* every boot costs a try, a good slot's too: one that fails after the switch (a
 	 * corruption reboot, a hang the watchdog ends) runs out; mark-good gives them back */
 	s->slot[i].tries--;
+	/* a new image in a slot (written without set-primary) has not proven itself: the next
+	 * boot must not raise the TPM counter to it if this one dies */
+	if (s->slot[i].version != version)
+		s->slot[i].successful = false;
 	s->slot[i].version = version;
 	return 0;
 }
@@ -85,19 +89,36 @@ int vi_slots_resize(struct vi_slots *s, unsigned count)
 	return 0;
 }
 
-int vi_slots_mark_good(struct vi_slots *s, unsigned i, bool raise_floor)
+bool vi_slots_floor_may_rise(const struct vi_slots *s, unsigned i, int running)
+{
+	/* only the running slot's version proved itself, by the boot that reached mark-good:
+	 * a slot made good from another (RAUC's mark-good other) may have a version recorded
+	 * by a try that never finished, and a counter raised to it would lock out the slot that
+	 * runs now should that version hang */
+	return i < s->count && i < VI_SLOTS_MAX && running >= 0 && (unsigned)running == i;
+}
+
+bool vi_slots_floor_proven(const struct vi_slots *s, unsigned i, uint64_t version)
+{
+	return i < s->count && i < VI_SLOTS_MAX && s->slot[i].successful &&
+	       s->slot[i].version == version;
+}
+
+int vi_slots_mark_good(struct vi_slots *s, unsigned i, int running)
 {
 	struct vi_slot *sl;
+	bool proven;
 
 	if (i >= s->count || i >= VI_SLOTS_MAX)
 		return -EINVAL;
+	proven = vi_slots_floor_may_rise(s, i, running);
 	sl = &s->slot[i];
-	sl->successful = true;
+	sl->successful = proven;
 	sl->tries = VI_SLOT_TRIES_DEFAULT;
 	sl->reason[0] = '\0';
 	if (!sl->priority)
 		sl->priority = VI_SLOT_PRIORITY_OTHER;
-	if (raise_floor && sl->version > s->floor)
+	if (proven && sl->version > s->floor)
 		s->floor = sl->version;
 	return 0;
 }

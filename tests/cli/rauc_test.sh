@@ -126,6 +126,22 @@ test_update_mark_active_then_good() {
 		"$(vslot status --json | jq -r '[.slots[1].successful, .slots[1].tries]|join(" ")')"
 }
 
+# `rauc status mark-good other` from a: RAUC calls set-state b good. b becomes bootable, but it has
+# not booted as the running slot: the floor stays and b is not recorded as successful (the next
+# boot would raise the TPM counter to a successful slot's version). RAUC's own mark-good of the
+# booted slot raises it.
+test_mark_good_other_leaves_the_floor() {
+	boot_into a || return
+	vslot set-primary b >/dev/null || fail "set-primary b"
+	vslot set-state b bad >/dev/null || fail "set-state b bad"
+	rauc status mark-good other >/dev/null 2>&1 || fail "mark-good other: $(cat "$W/service.log")"
+	assertEquals "b good for rauc" "good" "$(boot_status b)"
+	assertEquals "b bootable, not successful; floor 0" "true false 0" \
+		"$(vslot status --json | jq -r '[.slots[1].bootable, .slots[1].successful, .floor]|map(tostring)|join(" ")')"
+	rauc status mark-good >/dev/null 2>&1 || fail "mark-good"
+	assertEquals "a successful" "true" "$(vslot status --json | jq -r '.slots[0].successful')"
+}
+
 # Debian's rauc.service without the drop-in (plain `rauc service`): RAUC 1.8 looks for the booted
 # slot on the kernel command line, which on an A/B boot of the agent does not name it, and refuses.
 test_without_run_rauc_the_booted_slot_is_unknown() {

@@ -91,6 +91,107 @@ test_floor_rises_only_for_the_running_slot() {
 		"$(printf '%s' "$out" | jq -r '[.slot, .floor, .floor_nv, .tpm_floor, .tpm_floor_next_boot]|map(tostring)|join(" ")')"
 }
 
+# The floor rule (docs/slots.md, "The floor"): a version may become the floor, the store's now or
+# the TPM counter's at the next boot, only from a slot that booted completely as the running slot
+# (the status file's slot= with result=ok) and is marked good there. What the next boot raises
+# the TPM counter to is a slot the store says is successful with the version it verifies, so
+# `successful` is that record. Every verb and every RAUC backend call, the store before and after.
+floor_state() {
+	j '[.floor, (.slots[]|"\(.name):\(.successful):\(.version)")]|map(tostring)|join(" ")'
+}
+
+# RAUC's `mark-good other` from a: `set-state b good` for b, whose version 5 was recorded by a try
+# that never finished. b becomes bootable; the floor stays and b is not recorded as successful,
+# so the next boot cannot raise the TPM counter to 5 before b has run.
+test_set_state_good_of_the_other_slot_does_not_count_for_the_floor() {
+	for how in verb rauc; do
+		cp "$SEEDS/b-bad-copy1-newer" "$S"
+		booted a
+		assertEquals "$how: before" "4 a:true:4 b:false:5" "$(floor_state)"
+		if [ $how = verb ]; then
+			slot set-state b good || fail "set-state b good"
+		else
+			rauc_call set-state b good || fail "rauc set-state b good"
+		fi
+		assertEquals "$how: b bootable, reason cleared" "true 3 " \
+			"$(j '[.slots[1].bootable, .slots[1].tries, .slots[1].reason]|map(tostring)|join(" ")')"
+		assertEquals "$how: floor and the TPM's next-boot target unchanged" "4 a:true:4 b:false:5" \
+			"$(floor_state)"
+		assertEquals "$how: get-state b" "good" "$(slot get-state b)"
+	done
+	# a slot that was successful, set good again while not running: no longer counts either
+	booted b
+	slot set-state a good || fail "set-state a good"
+	assertEquals "a set good while b runs" "4 a:false:4 b:false:5" "$(floor_state)"
+}
+
+# mark-good (and set-state SLOT good, RAUC's `mark-good`) of the running slot after a complete
+# boot raises the floor and records it for the TPM's next boot.
+test_mark_good_of_the_running_slot_raises_the_floor() {
+	for how in mark-good set-state rauc; do
+		cp "$SEEDS/b-bad-copy1-newer" "$S"
+		slot set-primary b || fail "set-primary b"
+		assertEquals "$how: set-primary leaves the floor" "4 a:true:4 b:false:5" "$(floor_state)"
+		booted b
+		case $how in
+		mark-good) slot mark-good >/dev/null || fail "mark-good" ;;
+		set-state) slot set-state b good || fail "set-state b good" ;;
+		rauc) rauc_call set-state b good || fail "rauc set-state b good" ;;
+		esac
+		assertEquals "$how: running b raises the floor to 5" "5 a:true:4 b:true:5" "$(floor_state)"
+	done
+}
+
+# The agent recorded slot a, but its boot did not complete (result=failed: under dracut a failure
+# after setup, the fail actions, maybe a recovery root that runs mark-good.service): a's version
+# has not proven itself. mark-good refuses and leaves the store; set-state a good makes it
+# bootable only.
+test_a_slot_whose_boot_failed_does_not_count_for_the_floor() {
+	cp "$SEEDS/b-bad-copy1-newer" "$S"
+	slot set-primary b || fail "set-primary b"
+	printf 'result=failed
+stage=init
+reason=x
+action=recovery
+slot=b
+store=%s
+' "$S" >"$ST"
+	before=$(sha256sum <"$S")
+	out=$(slot mark-good 2>&1)
+	assertEquals "mark-good: rc" "1" "$?"
+	assertEquals "verity-init: slot: slot b did not boot completely (result=failed in $ST): not marked good" "$out"
+	assertEquals "store unchanged" "$before" "$(sha256sum <"$S")"
+	assertEquals "get-current still says b" "b" "$(slot get-current)"
+	slot set-state b good || fail "set-state b good"
+	assertEquals "set-state b good: bootable only" "4 a:true:4 b:false:5 true" \
+		"$(floor_state) $(j '.slots[1].bootable')"
+}
+
+# The verbs that only read never write, and the ones that write lower or keep the floor.
+test_other_verbs_leave_the_floor() {
+	cp "$SEEDS/b-bad-copy1-newer" "$S"
+	booted a
+	before=$(sha256sum <"$S")
+	for args in "status" "status --json" "get-primary" "get-current" "get-state a" "get-state b"; do
+		# shellcheck disable=SC2086  # one word per argument
+		slot $args >/dev/null || fail "$args"
+		assertEquals "$args: store unchanged" "$before" "$(sha256sum <"$S")"
+	done
+	for call in "get-primary" "get-current" "get-state a" "get-state b"; do
+		# shellcheck disable=SC2086
+		rauc_call $call >/dev/null || fail "rauc $call"
+		assertEquals "rauc $call: store unchanged" "$before" "$(sha256sum <"$S")"
+	done
+	slot tpm-floor >/dev/null 2>&1
+	assertEquals "tpm-floor: store unchanged" "$before" "$(sha256sum <"$S")"
+	rauc_call set-primary b || fail "rauc set-primary b"
+	assertEquals "set-primary b" "4 a:true:4 b:false:5" "$(floor_state)"
+	rauc_call set-state b bad || fail "rauc set-state b bad"
+	assertEquals "set-state b bad" "4 a:true:4 b:false:5" "$(floor_state)"
+	slot mark-bad >/dev/null || fail "mark-bad"
+	assertEquals "mark-bad of the running a" "4 a:false:4 b:false:5" "$(floor_state)"
+}
+
 test_sequence_wrap() {
 	cp "$SEEDS/four-slots-wrap" "$S"
 	assertEquals "copy 1 (seq 0) is newer than copy 0 (seq 2^64-1)" "copy1 0 9 4 d" \

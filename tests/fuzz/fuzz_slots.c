@@ -136,7 +136,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				CHECK(vi_slots_mark_bad(&next, (unsigned)pick,
 							(const char *)store + 64) == 0);
 			else
-				CHECK(vi_slots_mark_good(&next, (unsigned)pick, true) == 0);
+				CHECK(vi_slots_mark_good(&next, (unsigned)pick, pick) == 0);
+			/* the floor rule: set-state good of a slot that is not running
+			 * never raises the floor, nor records it for the TPM's next boot */
+			if (next.count > 1) {
+				unsigned other = ((unsigned)pick + 1) % next.count;
+				uint64_t floor = next.floor;
+
+				CHECK(vi_slots_mark_good(&next, other, pick) == 0);
+				CHECK(next.floor == floor && !next.slot[other].successful);
+			}
 		}
 	}
 	check_state(&next);

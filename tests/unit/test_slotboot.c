@@ -180,7 +180,8 @@ static void test_boot_failure_costs_one_try(void **state)
 
 	(void)state;
 	vi_slots_defaults(&s, 2);
-	s.slot[0].successful = true;
+	s.slot[0].successful = true;   /* proven with version 3, the one it boots again */
+	s.slot[0].version = 3;
 	while ((i = vi_slot_boot_pick(&s, tried)) >= 0) {
 		tried |= 1u << i;
 		assert_int_equal(vi_slot_boot_admit(&s, (unsigned)i, 3, &err), 0);
@@ -254,6 +255,55 @@ static void test_tpm_floor_action(void **state)
 	assert_true(vi_slot_bootable(&s.slot[1]));
 	assert_string_equal(s.slot[1].reason, "version: manifest version 1 is below the TPM "
 			    "rollback floor 2");
+}
+
+/* The floor rule across boots, issue 30 item 3: RAUC's `mark-good other` (set-state b good while
+ * a runs) after b's try of version 3 never finished must not let the next boot raise the TPM
+ * counter to 3; nor may a new version written into a good slot count before it booted
+ * completely. Only mark-good of the running slot makes a version count. */
+static void test_tpm_floor_only_from_a_complete_boot(void **state)
+{
+	struct vi_slots s;
+	struct vi_error err;
+
+	(void)state;
+	vi_slots_defaults(&s, 2);
+	/* a boots version 2 and is marked good there: the TPM's next boot raises to 2 */
+	assert_int_equal(vi_slot_boot_admit(&s, 0, 2, &err), 0);
+	s.slot[0].successful = true;   /* what mark-good in a records (test_slots.c) */
+	s.floor = 2;
+	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 2, 1), VI_SLOT_TPM_RAISE);
+	/* an update to b (RAUC: set-state bad, write, set-primary); b's boot of 3 hangs */
+	assert_int_equal(vi_slots_mark_bad(&s, 1, "set-state bad"), 0);
+	assert_int_equal(vi_slots_set_primary(&s, 1), 0);
+	assert_int_equal(vi_slot_boot_admit(&s, 1, 3, &err), 0);
+	/* back in a, RAUC's mark-good other: set-state b good while a (index 0) runs */
+	assert_int_equal(vi_slots_mark_good(&s, 1, 0), 0);
+	assert_true(vi_slot_bootable(&s.slot[1]));
+	assert_int_equal(s.slot[1].tries, VI_SLOT_TRIES_DEFAULT);
+	assert_false(s.slot[1].successful);
+	assert_int_equal(s.floor, 2);
+	/* the next boot verifies b's version 3: the counter (2) stays */
+	assert_int_equal(vi_slot_boot_tpm_action(&s, 1, 3, 2), VI_SLOT_TPM_KEEP);
+}
+
+/* A good slot whose image changed without set-primary: its try of the new version 4 takes the
+ * proof away until mark-good; a try of the same version keeps it. */
+static void test_tpm_floor_new_image_in_a_good_slot(void **state)
+{
+	struct vi_slots s;
+	struct vi_error err;
+
+	(void)state;
+	vi_slots_defaults(&s, 2);
+	assert_int_equal(vi_slot_boot_admit(&s, 0, 2, &err), 0);
+	s.slot[0].successful = true;
+	assert_int_equal(vi_slot_boot_admit(&s, 0, 2, &err), 0);
+	assert_true(s.slot[0].successful);
+	assert_int_equal(vi_slot_boot_admit(&s, 0, 4, &err), 0);
+	assert_false(s.slot[0].successful);
+	/* that boot hung: the next one verifies 4 again and must not raise the counter to it */
+	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 4, 2), VI_SLOT_TPM_KEEP);
 }
 
 /* Post-switch failures nobody records: every boot takes a try, the slot runs out, the other
@@ -409,6 +459,8 @@ int main(void)
 		cmocka_unit_test(test_sequence_fallback),
 		cmocka_unit_test(test_sequence_floor),
 		cmocka_unit_test(test_tpm_floor_action),
+		cmocka_unit_test(test_tpm_floor_only_from_a_complete_boot),
+		cmocka_unit_test(test_tpm_floor_new_image_in_a_good_slot),
 		cmocka_unit_test(test_sequence_tries_run_out),
 		cmocka_unit_test(test_blame),
 		cmocka_unit_test(test_boot_failure_costs_one_try),

@@ -338,6 +338,48 @@ static void test_pick_and_try(void **state)
 	assert_int_equal(vi_slots_try(&s, 3, 1), -EINVAL);
 }
 
+/* The floor rule (vi_slots_floor_may_rise): only the slot running after a complete boot;
+ * and its record (vi_slots_floor_proven): successful with that very version. */
+static void test_floor_rule(void **state)
+{
+	struct vi_slots s;
+
+	(void)state;
+	vi_slots_defaults(&s, 3);
+	s.slot[1].version = 5;
+	for (int running = -1; running < 4; running++)
+		for (unsigned i = 0; i < 5; i++)
+			assert_int_equal(vi_slots_floor_may_rise(&s, i, running),
+					 i < 3 && running == (int)i);
+	assert_false(vi_slots_floor_proven(&s, 1, 5));
+	/* every writer of the state, and what the rule's record is after it */
+	assert_int_equal(vi_slots_mark_good(&s, 1, 1), 0);
+	assert_true(vi_slots_floor_proven(&s, 1, 5));
+	assert_false(vi_slots_floor_proven(&s, 1, 6));
+	assert_false(vi_slots_floor_proven(&s, 7, 5));
+	assert_int_equal(s.floor, 5);
+	assert_int_equal(vi_slots_try(&s, 1, 5), 0);          /* the same version: kept */
+	assert_true(vi_slots_floor_proven(&s, 1, 5));
+	assert_int_equal(vi_slots_mark_failed(&s, 1, true, "mount: x"), 0);
+	assert_true(vi_slots_floor_proven(&s, 1, 5));
+	assert_int_equal(vi_slots_try(&s, 1, 6), 0);          /* another version: not proven */
+	assert_false(vi_slots_floor_proven(&s, 1, 6));
+	assert_false(vi_slots_floor_proven(&s, 1, 5));
+	assert_int_equal(vi_slots_mark_good(&s, 1, 1), 0);
+	assert_int_equal(s.floor, 6);
+	assert_int_equal(vi_slots_set_primary(&s, 1), 0);     /* RAUC set-primary */
+	assert_false(vi_slots_floor_proven(&s, 1, 6));
+	assert_int_equal(vi_slots_mark_good(&s, 1, 1), 0);
+	assert_int_equal(vi_slots_mark_bad(&s, 1, "x"), 0);   /* set-state bad, mark-bad */
+	assert_false(vi_slots_floor_proven(&s, 1, 6));
+	assert_int_equal(vi_slots_mark_good(&s, 1, 2), 0);    /* set-state good, c runs */
+	assert_false(vi_slots_floor_proven(&s, 1, 6));
+	assert_int_equal(s.floor, 6);
+	assert_int_equal(vi_slots_resize(&s, 1), 0);
+	assert_false(vi_slots_floor_may_rise(&s, 1, 1));
+	assert_int_equal(vi_slots_mark_good(&s, 1, 1), -EINVAL);
+}
+
 static void test_mark_and_primary(void **state)
 {
 	struct vi_slots s;
@@ -362,23 +404,33 @@ static void test_mark_and_primary(void **state)
 	assert_int_equal(s.slot[1].reason[0], '?');
 	assert_int_equal(vi_slots_pick(&s), 0);
 	assert_int_equal(s.floor, 4);
-	/* mark-good of a slot that is not running leaves the floor */
-	assert_int_equal(vi_slots_mark_good(&s, 1, false), 0);
+	/* set-state good of a slot that is not running (a runs): bootable, the floor stays,
+	 * not successful; nor when the running slot is not known (-1) */
+	assert_int_equal(vi_slots_mark_good(&s, 1, 0), 0);
 	assert_int_equal(s.floor, 4);
 	assert_string_equal(s.slot[1].reason, "");
+	assert_false(s.slot[1].successful);
+	assert_true(vi_slot_bootable(&s.slot[1]));
+	assert_int_equal(vi_slots_mark_good(&s, 1, -1), 0);
+	assert_int_equal(s.floor, 4);
+	assert_false(s.slot[1].successful);
 	/* mark-good of the running slot raises it, never lowers it */
-	assert_int_equal(vi_slots_mark_good(&s, 1, true), 0);
+	assert_int_equal(vi_slots_mark_good(&s, 1, 1), 0);
 	assert_int_equal(s.floor, 6);
 	assert_true(s.slot[1].successful);
 	assert_int_equal(s.slot[1].tries, VI_SLOT_TRIES_DEFAULT);
 	s.slot[0].version = 3;
-	assert_int_equal(vi_slots_mark_good(&s, 0, true), 0);
+	assert_int_equal(vi_slots_mark_good(&s, 0, 0), 0);
 	assert_int_equal(s.floor, 6);
 	assert_false(vi_slots_version_allowed(&s, 5));
 	assert_true(vi_slots_version_allowed(&s, 6));
+	/* a successful slot set good again from the other one no longer counts */
+	assert_int_equal(vi_slots_mark_good(&s, 1, 0), 0);
+	assert_false(s.slot[1].successful);
+	assert_int_equal(s.floor, 6);
 	/* a slot of priority 0 marked good can boot again */
 	s.slot[0].priority = 0;
-	assert_int_equal(vi_slots_mark_good(&s, 0, false), 0);
+	assert_int_equal(vi_slots_mark_good(&s, 0, 1), 0);
 	assert_int_equal(s.slot[0].priority, VI_SLOT_PRIORITY_OTHER);
 	assert_int_equal(vi_slots_mark_bad(&s, 2, "x"), -EINVAL);
 	assert_int_equal(vi_slots_set_primary(&s, 2), -EINVAL);
@@ -609,6 +661,7 @@ int main(void)
 		cmocka_unit_test(test_update_torn_writes),
 		cmocka_unit_test(test_pick_and_try),
 		cmocka_unit_test(test_mark_and_primary),
+		cmocka_unit_test(test_floor_rule),
 		cmocka_unit_test(test_fd_io),
 		cmocka_unit_test(test_store_too_small),
 		cmocka_unit_test(test_seq_after_failed_write),
