@@ -89,6 +89,7 @@ install() {
 		&& inst_simple "$moddir/verity-init-lib.sh" /lib/verity-init-lib.sh \
 		&& inst_script "$moddir/verity-init-dracut.sh" /sbin/verity-init-dracut \
 		&& chmod 0755 "$initdir"/sbin/verity-init-dracut \
+		&& inst_hook shutdown-emergency 00 "$moddir/verity-init-emergency.sh" \
 		&& { dracut_module_included systemd \
 			|| { inst_hook cmdline 30 "$moddir/parse-verity-init.sh" \
 				&& inst_hook mount 50 "$moddir/verity-init-mount.sh" \

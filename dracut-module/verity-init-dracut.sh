@@ -13,7 +13,12 @@
 case "${_vi_lib:-}:$(export -p)" in
 	loaded:*" _vi_lib="*) _vi_lib= ;;
 esac
-[ "${_vi_lib:-}" = loaded ] || . /lib/verity-init-lib.sh
+# (case and . are a reserved word and a special built-in: no imported function replaces them,
+# while one named [ would, in bash as sh)
+case "${_vi_lib:-}" in
+	loaded) ;;
+	*) . /lib/verity-init-lib.sh ;;
+esac
 
 case "$1" in
 	setup)

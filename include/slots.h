@@ -132,7 +132,8 @@ int vi_slots_resize(struct vi_slots *s, unsigned count);
  * (vi_slots_mark_good), cleared by set-primary, mark-bad, a try of another version and
  * set-state good of a slot this says no to. */
 bool vi_slots_floor_may_rise(const struct vi_slots *s, unsigned i, int running);
-/* Whether the store records slot i as proven by the rule above with version: the only
+/* Whether the store records slot i as proven by the rule above with version (successful,
+ * that version, and the store's floor at least that high, as that mark-good left it): the only
  * version the next boot may raise the TPM counter to for it. */
 bool vi_slots_floor_proven(const struct vi_slots *s, unsigned i, uint64_t version);
 /* Slot i marked good (mark-good, set-state good): bootable again -- tries back to the default,

@@ -100,8 +100,11 @@ bool vi_slots_floor_may_rise(const struct vi_slots *s, unsigned i, int running)
 
 bool vi_slots_floor_proven(const struct vi_slots *s, unsigned i, uint64_t version)
 {
+	/* and not above the store's floor, which rose with that mark-good: a `successful` a
+	 * store kept from before the rule (set for a slot that was not running) has a version
+	 * the floor never reached */
 	return i < s->count && i < VI_SLOTS_MAX && s->slot[i].successful &&
-	       s->slot[i].version == version;
+	       s->slot[i].version == version && version <= s->floor;
 }
 
 int vi_slots_mark_good(struct vi_slots *s, unsigned i, int running)

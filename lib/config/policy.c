@@ -570,7 +570,8 @@ static int check_signatures(const struct vi_config *cfg, const struct vi_policy 
  * none: not the root (roothash=, the systemd.verity_root_* keys, dm-mod.create=, a DPS root
  * derived from a root hash, verity.manifest=), not a recovery root (verity.recovery.*), not a
  * verified /usr under or beside the slot's root (usrhash=, verity.usr.*; mount.usr= needs one,
- * and so do systemd.volatile=yes and root=tmpfs). A recovery system is a slot of its own. This is
+ * and so do systemd.volatile=yes and root=tmpfs), nor a boot without verity (systemd.verity=0,
+ * which would leave root= to dracut). A recovery system is a slot of its own. This is
  * the one place the rule is decided: PID 1, dracut's setup and generator and `parse` all come
  * through here. */
 static int check_slots(const struct vi_config *cfg, const struct vi_policy *p,
@@ -580,7 +581,9 @@ static int check_slots(const struct vi_config *cfg, const struct vi_policy *p,
 
 	if (p->slot_count == 0)
 		return 0;
-	if (cfg->root.enabled || cfg->manifest[0])
+	if (cfg->verity_disabled)
+		what = "a root without verity (systemd.verity=0), whatever allow_weak= says";
+	else if (cfg->root.enabled || cfg->manifest[0])
 		what = "a root (roothash=, verity.manifest=, dm-mod.create=)";
 	else if (cfg->recovery.enabled)
 		what = "a recovery root (verity.recovery.*; a recovery system is a slot of its own)";

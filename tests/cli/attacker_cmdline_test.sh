@@ -371,6 +371,11 @@ testAttackerNoRootOutsideTheSlotsManifests() {
 		assertEquals "'$line': exit status ($out)" 1 "$rc"
 		assertContains "'$line': reason" "$out" "boots A/B slots (slots=): every root comes from a slot's signed manifest"
 	done
+	# no verity at all, even where the policy allows that weakening: dracut would mount root=
+	out=$(with_policy "slots=a,b
+allow_weak=verity-off" "$VI" parse --cmdline "systemd.verity=0 root=/dev/sda2" 2>&1 >/dev/null)
+	assertEquals "systemd.verity=0 with allow_weak=verity-off: exit status ($out)" 1 $?
+	assertContains "$out" "a root without verity (systemd.verity=0)"
 	# the control: the slots' root, only mount and init options from the line
 	out=$(with_policy "slots=a,b" "$VI" parse --cmdline "root=/dev/mapper/root rootflags=noatime" 2>&1)
 	assertEquals "control ($out)" 0 $?
@@ -533,6 +538,24 @@ testShellFunctionImportWordsRefused() {
 	done
 	"$VI" parse --cmdline "root=/dev/sdb1 foo-bar=1 console=ttyS0" >/dev/null 2>&1
 	assertEquals "an ordinary word" 0 "$?"
+}
+
+# The same import against the hooks themselves, in bash started as sh (dracut's /bin/sh): a
+# function named [ that answers yes to the hooks' "is the library loaded" test would keep the
+# library (and its unset -f of imported functions) out, and imported vi_* functions would stand
+# in for it. Each hook's first step must load the library whatever functions were imported.
+testHooksLoadTheLibraryWhateverFunctionsWereImported() {
+	local d=$SHUNIT_TMPDIR/hooks h out
+	mkdir -p "$d" && ln -sf "$(command -v bash)" "$d/sh" || { fail "bash as sh"; return; }
+	printf '_vi_lib=loaded\necho LIBRARY-LOADED\n' >"$d/lib.sh"
+	for h in parse-verity-init.sh verity-init-check-init.sh verity-init-emergency.sh \
+		verity-init-mount.sh; do
+		sed "s|/lib/verity-init-lib.sh|$d/lib.sh|" "$MOD/$h" >"$d/$h"
+		out=$(env 'BASH_FUNC_[%%=() { case $3 in loaded) return 0;; esac; builtin [ "$@"; }' \
+			"$d/sh" -c "getarg() { return 1; }; getargbool() { return 1; }; vi_load() { return 1; }
+				vi_before_shell() { :; }; vi_init_env() { :; }; . '$d/$h'" 2>&1)
+		assertContains "$h: the library was not loaded ($out)" "$out" LIBRARY-LOADED
+	done
 }
 
 # shellcheck disable=SC1091

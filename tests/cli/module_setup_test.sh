@@ -148,6 +148,10 @@ test_install_shell_init() {
 	assertContains "shell init: the tmpfs root's mount hook" "$c" \
 		"inst_hook mount 50 $MOD/verity-init-mount.sh"
 	assertContains "$c" "inst_simple $MOD/verity-init-lib.sh /lib/verity-init-lib.sh"
+	assertContains "every shell dracut opens is measured first" "$c" \
+		"inst_hook emergency 00 $MOD/verity-init-emergency.sh"
+	assertContains "the shutdown initramfs's shells too" "$c" \
+		"inst_hook shutdown-emergency 00 $MOD/verity-init-emergency.sh"
 	assertContains "$c" "dracut_need_initqueue"
 	assertTrue "setup program executable" "[ -x '$initdir/sbin/verity-init-dracut' ]"
 	assertNotContains "no systemd unit without systemd" "$c" verity-init-setup.service
@@ -208,6 +212,9 @@ test_install_systemd_flavour_units_not_hooks() {
 	assertNotContains "no cmdline hook" "$c" "inst_hook cmdline"
 	assertNotContains "no pre-pivot hook" "$c" "inst_hook pre-pivot"
 	assertNotContains "no initqueue" "$c" "dracut_need_initqueue"
+	assertNotContains "no emergency hook (the shell units' ExecStartPre=)" "$c" "inst_hook emergency "
+	assertContains "the shutdown initramfs's shells are dracut's: measured first" "$c" \
+		"inst_hook shutdown-emergency 00 $MOD/verity-init-emergency.sh"
 }
 
 test_install_hostonly_carries_host_config() {

@@ -232,6 +232,7 @@ static void test_tpm_floor_action(void **state)
 	vi_slots_defaults(&s, 2);
 	s.slot[0].successful = true;
 	s.slot[0].version = 3;   /* recorded by the boot that mark-good followed */
+	s.floor = 3;             /* which raised the store's floor to it */
 	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 3, 2), VI_SLOT_TPM_RAISE);
 	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 3, 1), VI_SLOT_TPM_RAISE);
 	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 3, 3), VI_SLOT_TPM_KEEP);
@@ -241,6 +242,7 @@ static void test_tpm_floor_action(void **state)
 	s.slot[0].successful = false;
 	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 3, 2), VI_SLOT_TPM_KEEP);
 	assert_int_equal(vi_slot_boot_tpm_action(&s, 9, 3, 2), VI_SLOT_TPM_KEEP);
+	s.floor = 0;
 	/* below the counter, good or not, whatever the store's floor (0 here) says */
 	assert_int_equal(vi_slot_boot_tpm_action(&s, 1, 1, 2), VI_SLOT_TPM_REFUSE);
 	s.slot[0].successful = true;
@@ -285,6 +287,12 @@ static void test_tpm_floor_only_from_a_complete_boot(void **state)
 	assert_int_equal(s.floor, 2);
 	/* the next boot verifies b's version 3: the counter (2) stays */
 	assert_int_equal(vi_slot_boot_tpm_action(&s, 1, 3, 2), VI_SLOT_TPM_KEEP);
+	/* a store kept from before the rule: b successful with 3 although only a (2) raised the
+	 * store's floor; the counter stays all the same */
+	s.slot[1].successful = true;
+	assert_int_equal(vi_slot_boot_tpm_action(&s, 1, 3, 2), VI_SLOT_TPM_KEEP);
+	s.floor = 3;
+	assert_int_equal(vi_slot_boot_tpm_action(&s, 1, 3, 2), VI_SLOT_TPM_RAISE);
 }
 
 /* A good slot whose image changed without set-primary: its try of the new version 4 takes the

@@ -133,16 +133,17 @@ dracut_shell_pcr() {
 	local name=$1 rd=$2 cl=$3 where=$4 w good
 	w=$(vm_workdir "$name")
 	rm -rf "$w/extra"
-	mkdir -p "$w/extra/etc" "$w/extra/lib/dracut/hooks/emergency" || return 1
+	# files only: a directory entry would replace the image's /lib link to usr/lib
+	mkdir -p "$w/extra/etc" "$w/extra/usr/lib/dracut/hooks/emergency" || return 1
 	echo "allow_shell=yes" >"$w/extra/etc/verity-init.conf"
 	cat >"$w/extra/.profile" <<'PROFILE'
 echo "VERITY-TEST-PCR sha256 14 $(cat /sys/class/tpm/tpm0/pcr-sha256/14)"
 echo o > /proc/sysrq-trigger
 PROFILE
 	if [ "$where" = hook ]; then
-		mv "$w/extra/.profile" "$w/extra/lib/dracut/hooks/emergency/99-vitest-pcr.sh"
+		mv "$w/extra/.profile" "$w/extra/usr/lib/dracut/hooks/emergency/99-vitest-pcr.sh"
 	fi
-	{ cat "$rd"; (cd "$w/extra" && find . -mindepth 1 | sed 's|^\./||' | cpio -o -H newc --quiet | gzip -n); } >"$w/initrd.img" ||
+	{ cat "$rd"; (cd "$w/extra" && find . -type f | sed 's|^\./||' | cpio -o -H newc --quiet | gzip -n); } >"$w/initrd.img" ||
 		{ fail "image"; return 1; }
 	measured_boot "$name" "$w/initrd.img" "$cl rd.break=pre-mount" "$D" \
 		--timeout "${VM_DRACUT_TIMEOUT:-300}" || return 1
