@@ -48,10 +48,17 @@ struct vi_measure_result {
 int vi_measure_signer(const struct vi_target *t, bool root, const struct vi_trust_result *tr,
 		      char *buf, size_t size, struct vi_error *err);
 
-/* The event string for target t (see above) into buf. -EINVAL when a part is not printable
- * ASCII or has a ':' where one would make the string ambiguous (name). Pure. */
-int vi_measure_event(const struct vi_target *t, const char *signer, char *buf, size_t size,
-		     struct vi_error *err);
+/* Where a measured target is mounted in the layout it is booted in. */
+enum vi_measure_role {
+	VI_MEASURE_ROLE_ROOT = 0,   /* on / */
+	VI_MEASURE_ROLE_USR,        /* on /usr */
+};
+
+/* The event string for target t, booted as role in layout (see above), into buf. -EINVAL when
+ * a part is not printable ASCII or has a ':' where one would make the string ambiguous (name).
+ * Pure. */
+int vi_measure_event(const struct vi_target *t, enum vi_layout layout, enum vi_measure_role role,
+		     const char *signer, char *buf, size_t size, struct vi_error *err);
 
 /* One JSON-SEQ record (0x1E, the JSON object, '\n') for the event: pcr, digests (per bank, lower
  * case hex), content_type "systemd", content {string, bootId (32 hex digits), timestamp

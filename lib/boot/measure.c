@@ -42,9 +42,11 @@ static bool plain(const char *s, bool colon_ok)
 	return true;
 }
 
-int vi_measure_event(const struct vi_target *t, const char *signer, char *buf, size_t size,
-		     struct vi_error *err)
+int vi_measure_event(const struct vi_target *t, enum vi_layout layout, enum vi_measure_role role,
+		     const char *signer, char *buf, size_t size, struct vi_error *err)
 {
+	(void)layout;
+	(void)role;
 	char hex[2 * VERITY_MAX_DIGEST + 1];
 	int n;
 

@@ -175,6 +175,13 @@ static void test_transmit_reports_the_response_code(void **state)
 	rmdir(top);
 }
 
+/* The event of t booted alone (layout root). */
+static int root_event(const struct vi_target *t, const char *signer, char *buf, size_t size,
+		      struct vi_error *err)
+{
+	return vi_measure_event(t, VI_LAYOUT_ROOT, VI_MEASURE_ROLE_ROOT, signer, buf, size, err);
+}
+
 static void test_event_and_signer(void **state)
 {
 	struct vi_target t = { .enabled = true, .name = "root", .root_hash_len = 4,
@@ -194,15 +201,15 @@ static void test_event_and_signer(void **state)
 	tr.manifest = false;
 	assert_int_equal(vi_measure_signer(&t, true, &tr, signer, sizeof(signer), &err), 0);
 	assert_string_equal(signer, "pkcs7:verity-init:root");
-	assert_int_equal(vi_measure_event(&t, signer, ev, sizeof(ev), &err), 0);
+	assert_int_equal(root_event(&t, signer, ev, sizeof(ev), &err), 0);
 	assert_string_equal(ev, "dm-verity:root:deadbeef:pkcs7:verity-init:root");
 	/* a name with ':' would make the string ambiguous; quotes would break the log record */
 	snprintf(t.name, sizeof(t.name), "a:b");
-	assert_int_equal(vi_measure_event(&t, signer, ev, sizeof(ev), &err), -EINVAL);
+	assert_int_equal(root_event(&t, signer, ev, sizeof(ev), &err), -EINVAL);
 	snprintf(t.name, sizeof(t.name), "root");
-	assert_int_equal(vi_measure_event(&t, "x\"y", ev, sizeof(ev), &err), -EINVAL);
+	assert_int_equal(root_event(&t, "x\"y", ev, sizeof(ev), &err), -EINVAL);
 	t.root_hash_len = 0;
-	assert_int_equal(vi_measure_event(&t, signer, ev, sizeof(ev), &err), -EINVAL);
+	assert_int_equal(root_event(&t, signer, ev, sizeof(ev), &err), -EINVAL);
 }
 
 static void test_record_is_systemds_format(void **state)

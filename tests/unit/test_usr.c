@@ -224,7 +224,8 @@ static void test_measure_event(void **state)
 	ok("usrhash=" H " root=tmpfs verity.usr.sig=/u.p7s");
 	snprintf(cfg.usr.sig_key_desc, sizeof(cfg.usr.sig_key_desc), "%s", "verity-init:usr");
 	assert_int_equal(vi_measure_signer(&cfg.usr, false, NULL, signer, sizeof(signer), &err), 0);
-	assert_int_equal(vi_measure_event(&cfg.usr, signer, event, sizeof(event), &err), 0);
+	assert_int_equal(vi_measure_event(&cfg.usr, cfg.layout, VI_MEASURE_ROLE_USR, signer, event,
+					  sizeof(event), &err), 0);
 	assert_string_equal(event, "dm-verity:usr:" H ":pkcs7:verity-init:usr");
 }
 
