@@ -80,12 +80,12 @@ int vi_measure_event(const struct vi_target *t, enum vi_layout layout, enum vi_m
 	if (layout != VI_LAYOUT_ROOT || role != VI_MEASURE_ROLE_ROOT) {
 		field = layout_field(layout, role);
 		if (!field)
-			return vi_err(err, "%s: no place %d in layout %d to measure", t->name,
+			return vi_err(err, "%.64s: no place %d in layout %d to measure", t->name,
 				      (int)role, (int)layout);
 	}
 	if (!t->root_hash_len ||
 	    vi_hex_encode(t->root_hash, t->root_hash_len, hex, sizeof(hex)) < 0)
-		return vi_err(err, "%s: no root hash to measure", t->name);
+		return vi_err(err, "%.64s: no root hash to measure", t->name);
 	if (vi_name_check(t->name, strnlen(t->name, sizeof(t->name)), &why) < 0 || !signer[0] ||
 	    !plain(signer, true))
 		return vi_err(err, "%.64s: name or signer not printable for the measurement",
@@ -96,7 +96,7 @@ int vi_measure_event(const struct vi_target *t, enum vi_layout layout, enum vi_m
 	else
 		n = snprintf(buf, size, "dm-verity:%s:%s:%s", t->name, hex, signer);
 	if (n < 0 || (size_t)n >= size)
-		return vi_errno(err, -ENOBUFS, "%s: measurement event too long", t->name);
+		return vi_errno(err, -ENOBUFS, "%.64s: measurement event too long", t->name);
 	return 0;
 }
 
