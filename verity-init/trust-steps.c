@@ -61,14 +61,20 @@ static int measure_event(struct agent *a, const char *event, uint64_t *ret_us,
 
 int vi_agent_measure(struct agent *a, const struct vi_target *t)
 {
+	const struct vi_config *cfg = &a->plan.cfg;
 	char signer[VI_MAX_PATH + 16], event[VI_MEASURE_EVENT_MAX];
+	/* the root and /usr are booted in the command line's layout; a recovery root alone, on
+	 * its own /usr (an A/B slot is the root: slots come without a verified /usr) */
+	const enum vi_layout layout = t == &cfg->root || t == &cfg->usr ? cfg->layout :
+				      VI_LAYOUT_ROOT;
+	const enum vi_measure_role role = t == &cfg->usr ? VI_MEASURE_ROLE_USR :
+					  VI_MEASURE_ROLE_ROOT;
 	struct vi_error err = { "" };
 	int r;
 
-	r = vi_measure_signer(t, t == &a->plan.cfg.root, &a->plan.trust, signer, sizeof(signer),
-			      &err);
+	r = vi_measure_signer(t, t == &cfg->root, &a->plan.trust, signer, sizeof(signer), &err);
 	if (r == 0)
-		r = vi_measure_event(t, signer, event, sizeof(event), &err);
+		r = vi_measure_event(t, layout, role, signer, event, sizeof(event), &err);
 	if (r == 0)
 		r = measure_event(a, event, &a->measure_us, &err);
 	if (r < 0 && a->plan.policy.require_tpm)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "devspec.h"
 #include "fileio.h"
 #include "hex.h"
 
@@ -42,20 +43,60 @@ static bool plain(const char *s, bool colon_ok)
 	return true;
 }
 
-int vi_measure_event(const struct vi_target *t, const char *signer, char *buf, size_t size,
-		     struct vi_error *err)
+/* The layout field of the events of the /usr layouts (include/measure.h): the layout's name and,
+ * for a root nobody verified, that it is not. Spelled here rather than taken from
+ * vi_layout_name: these strings are what a sealed secret is bound to, a display name may change.
+ * Every one has a '+', which no mapping name has. NULL for the root alone (no field) and for a
+ * layout the grammar does not know. */
+static const char *layout_field(enum vi_layout l, enum vi_measure_role role)
+{
+	switch (l) {
+	case VI_LAYOUT_ROOT_USR:
+		return role == VI_MEASURE_ROLE_ROOT || role == VI_MEASURE_ROLE_USR ? "root+usr" :
+			NULL;
+	case VI_LAYOUT_TMPFS_USR:
+		return role == VI_MEASURE_ROLE_USR ? "tmpfs+usr" : NULL;
+	case VI_LAYOUT_WRITABLE_USR:
+		return role == VI_MEASURE_ROLE_USR ? "writable+usr,unverified-root" : NULL;
+	case VI_LAYOUT_ROOT:
+		break;
+	}
+	return NULL;
+}
+
+/* The grammar is include/measure.h's and docs/signing.md's ("The events"):
+ *   dm-verity:NAME:ROOTHASH:SIGNER                     the root alone (a recovery root, a slot)
+ *   dm-verity:LAYOUT:ROLE:NAME:ROOTHASH:SIGNER          a target of a /usr layout
+ * NAME follows the mapping name grammar (vi_name_check: no ':', '+' or ','), ROOTHASH is lower
+ * case hex, SIGNER printable without a quote or backslash (it may have ':', it comes last). */
+int vi_measure_event(const struct vi_target *t, enum vi_layout layout, enum vi_measure_role role,
+		     const char *signer, char *buf, size_t size, struct vi_error *err)
 {
 	char hex[2 * VERITY_MAX_DIGEST + 1];
+	struct vi_error why;
+	const char *field = NULL;
 	int n;
 
+	if (layout != VI_LAYOUT_ROOT || role != VI_MEASURE_ROLE_ROOT) {
+		field = layout_field(layout, role);
+		if (!field)
+			return vi_err(err, "%.64s: no place %d in layout %d to measure", t->name,
+				      (int)role, (int)layout);
+	}
 	if (!t->root_hash_len ||
 	    vi_hex_encode(t->root_hash, t->root_hash_len, hex, sizeof(hex)) < 0)
-		return vi_err(err, "%s: no root hash to measure", t->name);
-	if (!plain(t->name, false) || !plain(signer, true))
-		return vi_err(err, "%s: name or signer not printable for the measurement", t->name);
-	n = snprintf(buf, size, "dm-verity:%s:%s:%s", t->name, hex, signer);
+		return vi_err(err, "%.64s: no root hash to measure", t->name);
+	if (vi_name_check(t->name, strnlen(t->name, sizeof(t->name)), &why) < 0 || !signer[0] ||
+	    !plain(signer, true))
+		return vi_err(err, "%.64s: name or signer not printable for the measurement",
+			      t->name);
+	if (field)
+		n = snprintf(buf, size, "dm-verity:%s:%s:%s:%s:%s", field,
+			     role == VI_MEASURE_ROLE_USR ? "usr" : "root", t->name, hex, signer);
+	else
+		n = snprintf(buf, size, "dm-verity:%s:%s:%s", t->name, hex, signer);
 	if (n < 0 || (size_t)n >= size)
-		return vi_errno(err, -ENOBUFS, "%s: measurement event too long", t->name);
+		return vi_errno(err, -ENOBUFS, "%.64s: measurement event too long", t->name);
 	return 0;
 }
 

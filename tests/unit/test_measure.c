@@ -175,6 +175,13 @@ static void test_transmit_reports_the_response_code(void **state)
 	rmdir(top);
 }
 
+/* The event of t booted alone (layout root). */
+static int root_event(const struct vi_target *t, const char *signer, char *buf, size_t size,
+		      struct vi_error *err)
+{
+	return vi_measure_event(t, VI_LAYOUT_ROOT, VI_MEASURE_ROLE_ROOT, signer, buf, size, err);
+}
+
 static void test_event_and_signer(void **state)
 {
 	struct vi_target t = { .enabled = true, .name = "root", .root_hash_len = 4,
@@ -194,15 +201,101 @@ static void test_event_and_signer(void **state)
 	tr.manifest = false;
 	assert_int_equal(vi_measure_signer(&t, true, &tr, signer, sizeof(signer), &err), 0);
 	assert_string_equal(signer, "pkcs7:verity-init:root");
-	assert_int_equal(vi_measure_event(&t, signer, ev, sizeof(ev), &err), 0);
+	assert_int_equal(root_event(&t, signer, ev, sizeof(ev), &err), 0);
 	assert_string_equal(ev, "dm-verity:root:deadbeef:pkcs7:verity-init:root");
 	/* a name with ':' would make the string ambiguous; quotes would break the log record */
 	snprintf(t.name, sizeof(t.name), "a:b");
-	assert_int_equal(vi_measure_event(&t, signer, ev, sizeof(ev), &err), -EINVAL);
+	assert_int_equal(root_event(&t, signer, ev, sizeof(ev), &err), -EINVAL);
 	snprintf(t.name, sizeof(t.name), "root");
-	assert_int_equal(vi_measure_event(&t, "x\"y", ev, sizeof(ev), &err), -EINVAL);
+	assert_int_equal(root_event(&t, "x\"y", ev, sizeof(ev), &err), -EINVAL);
 	t.root_hash_len = 0;
-	assert_int_equal(vi_measure_event(&t, signer, ev, sizeof(ev), &err), -EINVAL);
+	assert_int_equal(root_event(&t, signer, ev, sizeof(ev), &err), -EINVAL);
+}
+
+/* Every layout the agent boots gives its own event for each target it measures; the root alone
+ * keeps the event it always had. docs/signing.md, "The events". */
+static void test_event_per_layout(void **state)
+{
+	static const struct {
+		enum vi_layout layout;
+		enum vi_measure_role role;
+		const char *want;
+	} cases[] = {
+		{ VI_LAYOUT_ROOT, VI_MEASURE_ROLE_ROOT, "dm-verity:sys:deadbeef:none" },
+		{ VI_LAYOUT_ROOT_USR, VI_MEASURE_ROLE_ROOT, "dm-verity:root+usr:root:sys:deadbeef:none" },
+		{ VI_LAYOUT_ROOT_USR, VI_MEASURE_ROLE_USR, "dm-verity:root+usr:usr:sys:deadbeef:none" },
+		{ VI_LAYOUT_TMPFS_USR, VI_MEASURE_ROLE_USR, "dm-verity:tmpfs+usr:usr:sys:deadbeef:none" },
+		{ VI_LAYOUT_WRITABLE_USR, VI_MEASURE_ROLE_USR,
+		  "dm-verity:writable+usr,unverified-root:usr:sys:deadbeef:none" },
+	};
+	const size_t n = sizeof(cases) / sizeof(cases[0]);
+	struct vi_target t = { .enabled = true, .name = "sys", .root_hash_len = 4,
+			       .root_hash = { 0xde, 0xad, 0xbe, 0xef } };
+	char ev[sizeof(cases) / sizeof(cases[0])][VI_MEASURE_EVENT_MAX];
+	struct vi_error err = { "" };
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(vi_measure_event(&t, cases[i].layout, cases[i].role, "none", ev[i],
+						  sizeof(ev[i]), &err), 0);
+		assert_string_equal(ev[i], cases[i].want);
+	}
+	/* the same target, the same hash, the same signer: never the same event */
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			assert_string_not_equal(ev[i], ev[j]);
+}
+
+/* What no layout has: a /usr on a root alone, a root target under a tmpfs or unverified root,
+ * a layout the grammar does not know; a name outside the mapping name grammar ('+' and ','
+ * belong to the layout field). */
+static void test_event_refusals(void **state)
+{
+	struct vi_target t = { .enabled = true, .name = "usr", .root_hash_len = 4,
+			       .root_hash = { 0xde, 0xad, 0xbe, 0xef } };
+	char ev[VI_MEASURE_EVENT_MAX];
+	struct vi_error err = { "" };
+
+	(void)state;
+	assert_int_equal(vi_measure_event(&t, VI_LAYOUT_ROOT, VI_MEASURE_ROLE_USR, "none", ev,
+					  sizeof(ev), &err), -EINVAL);
+	assert_int_equal(vi_measure_event(&t, VI_LAYOUT_TMPFS_USR, VI_MEASURE_ROLE_ROOT, "none",
+					  ev, sizeof(ev), &err), -EINVAL);
+	assert_int_equal(vi_measure_event(&t, VI_LAYOUT_WRITABLE_USR, VI_MEASURE_ROLE_ROOT,
+					  "none", ev, sizeof(ev), &err), -EINVAL);
+	assert_int_equal(vi_measure_event(&t, (enum vi_layout)42, VI_MEASURE_ROLE_USR, "none", ev,
+					  sizeof(ev), &err), -EINVAL);
+	assert_int_equal(vi_measure_event(&t, VI_LAYOUT_ROOT_USR, (enum vi_measure_role)7, "none",
+					  ev, sizeof(ev), &err), -EINVAL);
+	snprintf(t.name, sizeof(t.name), "tmpfs+usr");
+	assert_int_equal(root_event(&t, "none", ev, sizeof(ev), &err), -EINVAL);
+	snprintf(t.name, sizeof(t.name), "a,b");
+	assert_int_equal(root_event(&t, "none", ev, sizeof(ev), &err), -EINVAL);
+	snprintf(t.name, sizeof(t.name), "-x");
+	assert_int_equal(root_event(&t, "none", ev, sizeof(ev), &err), -EINVAL);
+	/* the signer: printable, no quote, not empty */
+	snprintf(t.name, sizeof(t.name), "usr");
+	assert_int_equal(root_event(&t, "", ev, sizeof(ev), &err), -EINVAL);
+	assert_int_equal(root_event(&t, "pkcs7:a b", ev, sizeof(ev), &err), -EINVAL);
+}
+
+/* The longest event (a 63-character name, a SHA-512 root hash, the longest key description, the
+ * longest layout field) fits the agent's buffer and a TPM2B_EVENT. */
+static void test_event_longest(void **state)
+{
+	struct vi_target t = { .enabled = true, .root_hash_len = VERITY_MAX_DIGEST };
+	char signer[VI_MAX_PATH + 16], ev[VI_MEASURE_EVENT_MAX];
+	struct vi_error err = { "" };
+
+	(void)state;
+	memset(t.name, 'n', VI_MAX_NAME - 1);
+	memset(t.sig_key_desc, 'k', VI_MAX_PATH - 1);
+	assert_int_equal(vi_measure_signer(&t, false, NULL, signer, sizeof(signer), &err), 0);
+	assert_int_equal(vi_measure_event(&t, VI_LAYOUT_WRITABLE_USR, VI_MEASURE_ROLE_USR, signer,
+					  ev, sizeof(ev), &err), 0);
+	assert_true(strlen(ev) <= VI_TPM_EVENT_MAX);
+	assert_int_equal(vi_measure_event(&t, VI_LAYOUT_WRITABLE_USR, VI_MEASURE_ROLE_USR, signer,
+					  ev, strlen(ev), &err), -ENOBUFS);
 }
 
 static void test_record_is_systemds_format(void **state)
@@ -258,6 +351,9 @@ int main(void)
 		cmocka_unit_test(test_event_response_digests),
 		cmocka_unit_test(test_transmit_reports_the_response_code),
 		cmocka_unit_test(test_event_and_signer),
+		cmocka_unit_test(test_event_per_layout),
+		cmocka_unit_test(test_event_refusals),
+		cmocka_unit_test(test_event_longest),
 		cmocka_unit_test(test_record_is_systemds_format),
 		cmocka_unit_test(test_measure_without_tpm),
 	};

@@ -215,17 +215,51 @@ static void test_policy(void **state)
 	}
 }
 
-/* one TPM event per booted target: /usr's names its mapping and its own hash and signer */
+/* cmdline's event for target t (the config's layout), signed by signer */
+static const char *event_of(const char *cmdline, bool usr, const char *signer, char *buf,
+			    size_t size)
+{
+	ok(cmdline);
+	if (vi_measure_event(usr ? &cfg.usr : &cfg.root, cfg.layout,
+			     usr ? VI_MEASURE_ROLE_USR : VI_MEASURE_ROLE_ROOT, signer, buf, size,
+			     &err) != 0)
+		fail_msg("'%s': no event: %s", cmdline, err.msg);
+	return buf;
+}
+
+/* One TPM event per booted target: /usr's names the layout, its place in it, its mapping, its
+ * own hash and signer. An empty tmpfs root and a writable root an attacker may have filled are
+ * two roots: their events differ, and the writable one says / is not verified (issue 30). */
 static void test_measure_event(void **state)
 {
-	char signer[VI_MAX_PATH + 16], event[VI_MEASURE_EVENT_MAX];
+	char signer[VI_MAX_PATH + 16], ev[VI_MEASURE_EVENT_MAX], tmpfs[VI_MEASURE_EVENT_MAX];
 
 	(void)state;
+	/* the same /usr under each root the command line can give it */
+	event_of("usrhash=" H " systemd.volatile=yes", true, "none", tmpfs, sizeof(tmpfs));
+	event_of("usrhash=" H " root=/dev/vda2", true, "none", ev, sizeof(ev));
+	assert_int_equal(cfg.layout, VI_LAYOUT_WRITABLE_USR);
+	assert_string_not_equal(ev, tmpfs);
+	assert_string_equal(tmpfs, "dm-verity:tmpfs+usr:usr:usr:" H ":none");
+	assert_string_equal(ev, "dm-verity:writable+usr,unverified-root:usr:usr:" H ":none");
 	ok("usrhash=" H " root=tmpfs verity.usr.sig=/u.p7s");
 	snprintf(cfg.usr.sig_key_desc, sizeof(cfg.usr.sig_key_desc), "%s", "verity-init:usr");
 	assert_int_equal(vi_measure_signer(&cfg.usr, false, NULL, signer, sizeof(signer), &err), 0);
-	assert_int_equal(vi_measure_event(&cfg.usr, signer, event, sizeof(event), &err), 0);
-	assert_string_equal(event, "dm-verity:usr:" H ":pkcs7:verity-init:usr");
+	assert_int_equal(vi_measure_event(&cfg.usr, cfg.layout, VI_MEASURE_ROLE_USR, signer, ev,
+					  sizeof(ev), &err), 0);
+	assert_string_equal(ev, "dm-verity:tmpfs+usr:usr:usr:" H ":pkcs7:verity-init:usr");
+	event_of("usrhash=" H " root=/dev/vda2 rw", true, "none", ev, sizeof(ev));
+	assert_string_equal(ev, "dm-verity:writable+usr,unverified-root:usr:usr:" H ":none");
+	event_of(ROOT "usrhash=" H, true, "none", ev, sizeof(ev));
+	assert_string_equal(ev, "dm-verity:root+usr:usr:usr:" H ":none");
+	event_of(ROOT "usrhash=" H, false, "none", ev, sizeof(ev));
+	assert_string_equal(ev, "dm-verity:root+usr:root:root:" H2 ":none");
+	/* the root alone keeps its event */
+	event_of(ROOT, false, "none", ev, sizeof(ev));
+	assert_string_equal(ev, "dm-verity:root:" H2 ":none");
+	/* mapping names are the command line's: the place in the layout is not */
+	event_of("usrhash=" H " root=tmpfs verity.usr.name=sys", true, "none", ev, sizeof(ev));
+	assert_string_equal(ev, "dm-verity:tmpfs+usr:usr:sys:" H ":none");
 }
 
 static void test_status(void **state)

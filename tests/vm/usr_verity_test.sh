@@ -5,7 +5,9 @@
 # initramfs policy's consent, and refused without it; an init that resolves outside the verified
 # /usr refused before the switch; under the writable root, a root whose program loader or its
 # files (/lib64 a directory of the root, /etc/ld.so.preload, an /etc/ld.so.cache naming a library
-# in /etc) would load code of that root before init runs is refused too. The /usr image holds the
+# in /etc) would load code of that root before init runs is refused too. With a TPM, each
+# layout's events name it: root+usr's two, and the same /usr alone under the tmpfs and the
+# writable root giving two PCR values. The /usr image holds the
 # busybox system and a libc; the roots hold only the merged-/usr links (/bin, /sbin, /lib ->
 # usr/...) and a loader cache made by ldconfig, so init and its libraries are on /usr.
 # shellcheck source=tests/vm/lib.sh
@@ -185,9 +187,10 @@ test_root_and_usr_measured_in_turn() {
 		vm_boot --disk "$D/root.img" --disk "$D/root.hash" --disk "$D/usr.img" --disk "$D/usr.hash" \
 		usr-tpm "$RD" "roothash=$RH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb usrhash=$UH systemd.verity_usr_data=/dev/vdc systemd.verity_usr_hash=/dev/vdd verity.fail=poweroff"
 	usr_booted root+usr || return
-	ev1="dm-verity:root:$RH:none" ev2="dm-verity:usr:$UH:none"
-	vm_assert_log_order "$VM_LOG" "verity-init\[1\]: measured into PCR 14 .*: $ev1" \
-		"verity-init\[1\]: measured into PCR 14 .*: $ev2" "the root and then /usr were not measured" || return
+	# each event names the layout and the target's place in it (docs/signing.md, "The events")
+	ev1="dm-verity:root+usr:root:root:$RH:none" ev2="dm-verity:root+usr:usr:usr:$UH:none"
+	vm_assert_log_order "$VM_LOG" "verity-init\[1\]: measured into PCR 14 .*: ${ev1//+/\\+}" \
+		"verity-init\[1\]: measured into PCR 14 .*: ${ev2//+/\\+}" "the root and then /usr were not measured" || return
 	for alg in sha1 sha256 sha384 sha512; do
 		got=$(tpm_guest_pcr "$VM_LOG" "$alg" 14)
 		[ -n "$got" ] || continue
@@ -196,6 +199,53 @@ test_root_and_usr_measured_in_turn() {
 		n=$((n + 1))
 	done
 	[ "$n" -ge 1 ] || fail "the guest showed no PCR bank"
+}
+
+# usr_measured_alone EVENT : the agent measured EVENT, /usr's alone, and every bank the guest
+# shows holds the value the host computes from it; PCR_SHA256 is set to the sha256 bank's.
+usr_measured_alone() {
+	local ev=$1 alg got n=0
+	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: measured into PCR 14 .*: ${ev//+/\\+}" \
+		"the agent did not measure $ev" || return 1
+	[ "$(grep -a -c 'VERITY-TEST-MEASURE {"pcr":14' "$VM_LOG")" = 1 ] ||
+		{ fail "the measurement log does not hold /usr's record alone"; return 1; }
+	PCR_SHA256=""
+	for alg in sha1 sha256 sha384 sha512; do
+		got=$(tpm_guest_pcr "$VM_LOG" "$alg" 14)
+		[ -n "$got" ] || continue
+		assertEquals "PCR 14 ($alg): /usr's event alone" "$(tpm_expected_pcr "$alg" "$ev")" \
+			"$got" || return 1
+		[ "$alg" = sha256 ] && PCR_SHA256=$got
+		n=$((n + 1))
+	done
+	[ "$n" -ge 1 ] || { fail "the guest showed no PCR bank"; return 1; }
+}
+
+# The same /usr under an empty tmpfs root and under a writable root nobody verified (issue 30):
+# two events, two PCR values, so a secret sealed to the tmpfs boot does not unseal under a root
+# an attacker may have filled; the writable root's event says that / is not verified.
+test_usr_alone_measured_by_layout() {
+	local extra tmpfs_pcr
+	command -v swtpm >/dev/null 2>&1 || { echo "skip: no swtpm"; return 0; }
+	setup_images || { fail "images"; return; }
+	extra=$(tpm_start "$VM_WORKROOT/usr-tpm-tmpfs-state") || { fail "swtpm"; return; }
+	VM_BIOS=seabios VM_BOOT_KERNEL=$VM_KERNEL VM_QEMU_EXTRA="$extra" \
+		vm_boot --disk "$D/usr.img" --disk "$D/usr.hash" usr-tpm-tmpfs "$RD" \
+		"usrhash=$UH systemd.verity_usr_data=/dev/vda systemd.verity_usr_hash=/dev/vdb systemd.volatile=yes verity.fail=poweroff"
+	usr_booted tmpfs+usr || return
+	usr_measured_alone "dm-verity:tmpfs+usr:usr:usr:$UH:none" || return
+	tmpfs_pcr=$PCR_SHA256
+	cp "$D/rw.img" "$D/rw-tpm.img"
+	extra=$(tpm_start "$VM_WORKROOT/usr-tpm-writable-state") || { fail "swtpm"; return; }
+	VM_BIOS=seabios VM_BOOT_KERNEL=$VM_KERNEL VM_QEMU_EXTRA="$extra" \
+		vm_boot --disk-rw "$D/rw-tpm.img" --disk "$D/usr.img" --disk "$D/usr.hash" \
+		usr-tpm-writable "$RD_CONSENT" \
+		"usrhash=$UH systemd.verity_usr_data=/dev/vdb systemd.verity_usr_hash=/dev/vdc root=/dev/vda rw verity.fail=poweroff"
+	usr_booted writable+usr || return
+	usr_measured_alone "dm-verity:writable+usr,unverified-root:usr:usr:$UH:none" || return
+	if [ -n "$tmpfs_pcr" ] && [ "$tmpfs_pcr" = "$PCR_SHA256" ]; then
+		fail "the tmpfs and the writable root left PCR 14 at the same value"
+	fi
 }
 
 test_usrhash_alone_gpt_dps_tmpfs_root() {
