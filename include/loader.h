@@ -54,7 +54,8 @@ int vi_exec_interp(vi_read_at_fn rd, void *ctx, uint64_t size, enum vi_exec_kind
  * headers as vi_exec_interp refuses them, a second PT_DYNAMIC or one outside the file or larger
  * than VI_DYNAMIC_MAX, DT_STRTAB, DT_STRSZ or DT_SONAME twice, a DT_SONAME without a string
  * table, outside it or outside the file bytes of every PT_LOAD, or not NUL-terminated within
- * VI_SONAME_MAX bytes. -ENAMETOOLONG: it does not fit name_size. ret_name untouched on failure.
+ * VI_SONAME_MAX bytes. -ENAMETOOLONG: it does not fit name_size. Errors of rd are returned as
+ * they are. ret_name untouched on failure.
  */
 int vi_elf_soname(vi_read_at_fn rd, void *ctx, uint64_t size, char *ret_name, size_t name_size,
 		  struct vi_error *err);
