@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What starts a program before its first instruction, read as the kernel and glibc's program
  * loader read it (lib/format/loader.c): the interpreter an executable names (an ELF binary's
- * PT_INTERP, a script's #! line) and the library paths of the loader's cache, /etc/ld.so.cache.
- * Pure parsers of untrusted bytes; where the files are is lib/boot/usrloader.c's concern. */
+ * PT_INTERP, a script's #! line), the program loader's identity (its DT_SONAME; where musl's
+ * reads its search path) and the library paths of the loader's cache, /etc/ld.so.cache. Pure
+ * parsers of untrusted bytes; where the files are is lib/boot/usrloader.c's concern. */
 #ifndef VERITY_LOADER_H
 #define VERITY_LOADER_H
 
@@ -17,6 +18,9 @@
 #define VI_SCRIPT_HEAD 256
 #define VI_INTERP_MAX 4096
 #define VI_PHDRS_MAX 65536
+/* Our limits for a program loader's identity: its dynamic section, its DT_SONAME. */
+#define VI_DYNAMIC_MAX 65536
+#define VI_SONAME_MAX 256
 
 /* What a file names to run it. */
 enum vi_exec_kind {
@@ -42,6 +46,29 @@ typedef int (*vi_read_at_fn)(void *ctx, uint64_t off, void *buf, size_t len);
  */
 int vi_exec_interp(vi_read_at_fn rd, void *ctx, uint64_t size, enum vi_exec_kind *ret_kind,
 		   char *ret_path, size_t path_size, struct vi_error *err);
+
+/*
+ * The DT_SONAME of an ELF file of size bytes (of this machine's byte order, either class, a
+ * program or shared object), read through rd, as the identity of a program loader: "" when it
+ * has no PT_DYNAMIC or no DT_SONAME (musl's libc.so). -ENOEXEC: not such an ELF file, program
+ * headers as vi_exec_interp refuses them, a second PT_DYNAMIC or one outside the file or larger
+ * than VI_DYNAMIC_MAX, DT_STRTAB, DT_STRSZ or DT_SONAME twice, a DT_SONAME without a string
+ * table, outside it or outside the file bytes of every PT_LOAD, or not NUL-terminated within
+ * VI_SONAME_MAX bytes. -ENAMETOOLONG: it does not fit name_size. Errors of rd are returned as
+ * they are. ret_name untouched on failure.
+ */
+int vi_elf_soname(vi_read_at_fn rd, void *ctx, uint64_t size, char *ret_name, size_t name_size,
+		  struct vi_error *err);
+
+/* Is name a DT_SONAME glibc gives its program loader ("ld-linux" ["-" ABI] ".so." N, "ld.so."
+ * N, "ld64.so." N)? The loader is then glibc's, whatever the path it is started by. */
+bool vi_glibc_loader_soname(const char *name);
+
+/* The directory musl's program loader, started as interp (a PT_INTERP), reads its search path
+ * ld-musl-ARCH.path from: interp without its last two parts, then "/etc" (musl ldso/dynlink.c;
+ * "/lib/ld-musl-x86_64.so.1" -> "/etc", "/usr/lib/musl/lib/libc.so" -> "/usr/lib/musl/etc").
+ * -ENAMETOOLONG: it does not fit size; ret_dir untouched on failure. */
+int vi_musl_etc_dir(const char *interp, char *ret_dir, size_t size);
 
 /* Called with each entry of the cache: the library's name (its soname) and the path the loader
  * would open for it, both NUL-terminated inside the cache. A negative return stops the walk

@@ -56,8 +56,12 @@ int vi_usr_init_check(const char *root, const char *init, const dev_t *allowed, 
  *   an interpreter of init (#! lines, at most 4 in a row; the ELF PT_INTERP, the program
  *   loader) that is not a file on /usr (-EXDEV) or that the kernel would not run (-ENOEXEC,
  *   -ELOOP); each is read to the end, as init is;
- *   /etc a symbolic link; /etc/ld.so.preload of any type, a dangling link too; for a musl
- *   loader /etc/ld-musl-ARCH.path (-EPERM);
+ *   /etc a symbolic link; /etc/ld.so.preload of any type, a dangling link too (-EPERM);
+ *   for a program loader that is not glibc's by its content (its DT_SONAME, vi_elf_soname;
+ *   musl's libc.so has none, whatever name PT_INTERP gives it), an ld-musl-*.path of any ARCH
+ *   in /etc or in musl's PREFIX/etc (vi_musl_etc_dir) that is not a regular file of /usr: one
+ *   of the root, a link of any kind (-EPERM); a loader whose dynamic section cannot be read
+ *   (-ENOEXEC);
  *   /etc/ld.so.cache that is not a loader cache of a known format (-EBADMSG), or names a
  *   library outside /usr and its merged directories (-EPERM) or one that is a file on another
  *   device (-EXDEV). A library it names that does not exist is skipped, as by the loader.

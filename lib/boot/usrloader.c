@@ -3,6 +3,7 @@
  * verified /usr (include/usrmount.h, vi_usr_loader_check; docs/security.md, "A verified /usr"). */
 #include "usrmount.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -178,25 +179,29 @@ static int interp_file(int rootfd, const char *path, dev_t usr, const char *what
 	return 0;
 }
 
-/* musl's loader reads its search path from /etc/ld-musl-ARCH.path: ARCH of its name. */
-static void musl_arch(const char *interp, char *arch, size_t size)
-{
-	const char *base = strrchr(interp, '/'), *dot;
+/* The program loader init is started by, as far as what it reads before init concerns us. */
+struct loader {
+	char path[VI_INTERP_MAX];   /* init's PT_INTERP; "" when init is static */
+	bool glibc;                 /* glibc's by its DT_SONAME (vi_glibc_loader_soname) */
+};
 
-	base = base ? base + 1 : interp;
-	if (strncmp(base, "ld-musl-", 8))
-		return;
-	base += 8;
-	dot = strchr(base, '.');
-	if (dot && (size_t)(dot - base) < size && dot > base) {
-		memcpy(arch, base, (size_t)(dot - base));
-		arch[dot - base] = '\0';
-	}
+/* The loader's identity, from its verified content, never from the name init gives it: a
+ * DT_SONAME of glibc's loaders, or not (musl's libc.so has none). */
+static int loader_identity(int fd, uint64_t size, struct loader *l, struct vi_error *err)
+{
+	char soname[VI_SONAME_MAX];
+	int r;
+
+	r = vi_elf_soname(pread_all, &fd, size, soname, sizeof(soname), err);
+	if (r < 0)
+		return r;
+	l->glibc = vi_glibc_loader_soname(soname);
+	return 0;
 }
 
 /* The chain the kernel runs to start init: #! interpreters, then an ELF binary and its
  * PT_INTERP, each on the verified /usr. init itself was read by vi_usr_init_check. */
-static int exec_chain(int rootfd, const char *init, dev_t usr, char *arch, size_t arch_size,
+static int exec_chain(int rootfd, const char *init, dev_t usr, struct loader *ret_loader,
 		      struct vi_error *err)
 {
 	char path[VI_INTERP_MAX], interp[VI_INTERP_MAX], p[80];
@@ -228,13 +233,15 @@ static int exec_chain(int rootfd, const char *init, dev_t usr, char *arch, size_
 		}
 		/* the loader itself: an ELF file (the kernel does not run its PT_INTERP) */
 		r = vi_exec_interp(pread_all, &fd, size, &kind, path, sizeof(path), err);
-		close(fd);
 		if (r == 0 && kind == VI_EXEC_SCRIPT)
 			r = vi_errno(err, -ENOEXEC, "a #! script");
+		if (r == 0)
+			r = loader_identity(fd, size, ret_loader, err);
+		close(fd);
 		if (r < 0)
 			return vi_err_wrap(err, r, "the program loader %s: ",
 					   shown(interp, p, sizeof(p)));
-		musl_arch(interp, arch, arch_size);
+		memcpy(ret_loader->path, interp, sizeof(ret_loader->path));
 		return 0;
 	}
 }
@@ -325,9 +332,8 @@ static int cache_check(int rootfd, dev_t usr, struct vi_error *err)
 }
 
 /* What the program loader reads from /etc before it runs any of init's code. */
-static int etc_files(int rootfd, dev_t usr, const char *arch, struct vi_error *err)
+static int etc_files(int rootfd, dev_t usr, struct vi_error *err)
 {
-	char name[64];
 	struct stat st;
 	int r;
 
@@ -345,19 +351,89 @@ static int etc_files(int rootfd, dev_t usr, const char *arch, struct vi_error *e
 	    errno != ENOENT)
 		return vi_errno(err, -EPERM, "/etc/ld.so.preload exists on the unverified root: "
 				"the program loader would load what it names into init");
-	if (arch[0]) {
-		snprintf(name, sizeof(name), "etc/ld-musl-%s.path", arch);
-		if (fstatat(rootfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
-			return vi_errno(err, -EPERM, "/%s exists on the unverified root: the "
-					"program loader would search the directories it names",
-					name);
-	}
 	return cache_check(rootfd, usr, err);
+}
+
+/* ld-musl-ARCH.path, any ARCH: musl's loader builds ARCH in, whatever its file's name */
+static bool musl_path_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n >= 13 && !strncmp(name, "ld-musl-", 8) && !strcmp(name + n - 5, ".path");
+}
+
+/* Every ld-musl-*.path in dir (resolved inside the root) must be a regular file of the verified
+ * /usr: one on the root, a link (of any kind, one leading nowhere too) is refused. */
+static int musl_dir(int rootfd, const char *dir, dev_t usr, struct vi_error *err)
+{
+	char d[80], n[80];
+	struct dirent *e;
+	struct stat st;
+	bool fallback;
+	DIR *dp;
+	int fd, r = 0;
+
+	fd = vi_open_in_root(rootfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, &fallback);
+	if (fd == -ENOENT || fd == -ENOTDIR)
+		return 0;
+	if (fd < 0)
+		return vi_errno(err, fd, "%s: %s", shown(dir, d, sizeof(d)), strerror(-fd));
+	dp = fdopendir(fd);
+	if (!dp) {
+		r = -errno;
+		close(fd);
+		return vi_errno(err, r, "%s: %s", shown(dir, d, sizeof(d)), strerror(-r));
+	}
+	while (r == 0) {
+		errno = 0;
+		e = readdir(dp);
+		if (!e) {
+			if (errno)
+				r = vi_errno(err, -errno, "reading %s: %s", shown(dir, d, sizeof(d)),
+					     strerror(errno));
+			break;
+		}
+		if (!musl_path_name(e->d_name))
+			continue;
+		if (fstatat(dirfd(dp), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			r = vi_errno(err, -errno, "%s/%s: %s", shown(dir, d, sizeof(d)),
+				     shown(e->d_name, n, sizeof(n)), strerror(errno));
+		else if (st.st_dev != usr)
+			r = vi_errno(err, -EPERM, "%s/%s exists on the unverified root: the program "
+				     "loader (not glibc's by its soname, so perhaps musl's) would "
+				     "search the directories it names", shown(dir, d, sizeof(d)),
+				     shown(e->d_name, n, sizeof(n)));
+		else if (!S_ISREG(st.st_mode))
+			r = vi_errno(err, -EPERM, "%s/%s is a link or not a file: the program loader "
+				     "(not glibc's by its soname, so perhaps musl's) would read where "
+				     "it leads", shown(dir, d, sizeof(d)),
+				     shown(e->d_name, n, sizeof(n)));
+	}
+	closedir(dp);
+	return r;
+}
+
+/* A loader not glibc's by its identity is taken for musl's, which reads
+ * PREFIX/etc/ld-musl-ARCH.path (vi_musl_etc_dir): that directory and /etc are checked, whatever
+ * the loader's name, for every ARCH. */
+static int musl_files(int rootfd, dev_t usr, const struct loader *l, struct vi_error *err)
+{
+	char dir[VI_INTERP_MAX + sizeof("/etc")];
+	int r;
+
+	if (!l->path[0] || l->glibc)
+		return 0;
+	r = musl_dir(rootfd, "/etc", usr, err);
+	if (r < 0)
+		return r;
+	if (vi_musl_etc_dir(l->path, dir, sizeof(dir)) < 0)
+		return vi_errno(err, -ENAMETOOLONG, "the program loader's path is too long");
+	return strcmp(dir, "/etc") ? musl_dir(rootfd, dir, usr, err) : 0;
 }
 
 int vi_usr_loader_check(const char *root, const char *init, dev_t usr, struct vi_error *err)
 {
-	char arch[32] = "";
+	struct loader loader = { "", false };
 	bool fallback;
 	int fd, r;
 
@@ -380,9 +456,11 @@ int vi_usr_loader_check(const char *root, const char *init, dev_t usr, struct vi
 	if (r == 0)
 		r = api_dirs(fd, err);
 	if (r == 0)
-		r = exec_chain(fd, init, usr, arch, sizeof(arch), err);
+		r = exec_chain(fd, init, usr, &loader, err);
 	if (r == 0)
-		r = etc_files(fd, usr, arch, err);
+		r = etc_files(fd, usr, err);
+	if (r == 0)
+		r = musl_files(fd, usr, &loader, err);
 	close(fd);
 	return r;
 }

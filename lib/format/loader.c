@@ -50,11 +50,33 @@ static int elf_head(const unsigned char *b, struct elf_head *h, struct vi_error 
 	return 0;
 }
 
-/* The first PT_INTERP's file range (the kernel takes the first one); *ret_size 0: none. */
-static int elf_interp_range(vi_read_at_fn rd, void *ctx, uint64_t size, const unsigned char *id,
-			    uint64_t *ret_off, uint64_t *ret_size, struct vi_error *err)
+/* One program header, whatever the class. */
+struct elf_phdr {
+	uint32_t type;
+	uint64_t off, vaddr, filesz;
+};
+
+static void phdr_at(const unsigned char *id, const unsigned char *ph, size_t i,
+		    struct elf_phdr *p)
 {
-	unsigned char ph[VI_PHDRS_MAX];
+	if (id[EI_CLASS] == ELFCLASS64) {
+		Elf64_Phdr e;
+
+		memcpy(&e, ph + i * sizeof(e), sizeof(e));
+		*p = (struct elf_phdr){ e.p_type, e.p_offset, e.p_vaddr, e.p_filesz };
+	} else {
+		Elf32_Phdr e;
+
+		memcpy(&e, ph + i * sizeof(e), sizeof(e));
+		*p = (struct elf_phdr){ e.p_type, e.p_offset, e.p_vaddr, e.p_filesz };
+	}
+}
+
+/* The ELF header (id: its first bytes, at least sizeof(Elf64_Ehdr)) and the program headers,
+ * read into ph (VI_PHDRS_MAX bytes); *ret_n: how many. */
+static int elf_phdrs(vi_read_at_fn rd, void *ctx, uint64_t size, const unsigned char *id,
+		     unsigned char *ph, size_t *ret_n, struct vi_error *err)
+{
 	struct elf_head h = { 0 };
 	size_t len;
 	int r;
@@ -63,35 +85,39 @@ static int elf_interp_range(vi_read_at_fn rd, void *ctx, uint64_t size, const un
 	if (r < 0)
 		return r;
 	len = (size_t)h.phentsize * h.phnum;
-	if (len == 0 || len > sizeof(ph) || h.phoff > size || len > size - h.phoff)
+	if (len == 0 || len > VI_PHDRS_MAX || h.phoff > size || len > size - h.phoff)
 		return vi_errno(err, -ENOEXEC, "ELF program headers outside the file or its limits");
 	r = rd(ctx, h.phoff, ph, len);
 	if (r < 0)
 		return vi_errno(err, r, "reading the ELF program headers: %s", strerror(-r));
+	*ret_n = h.phnum;
+	return 0;
+}
+
+/* The first PT_INTERP's file range (the kernel takes the first one); *ret_size 0: none. */
+static int elf_interp_range(vi_read_at_fn rd, void *ctx, uint64_t size, const unsigned char *id,
+			    uint64_t *ret_off, uint64_t *ret_size, struct vi_error *err)
+{
+	unsigned char ph[VI_PHDRS_MAX];
+	size_t n = 0;
+	int r;
+
+	r = elf_phdrs(rd, ctx, size, id, ph, &n, err);
+	if (r < 0)
+		return r;
 	*ret_size = 0;
-	for (size_t i = 0; i < h.phnum; i++) {
-		const unsigned char *p = ph + i * h.phentsize;
-		uint64_t off, filesz;
-		uint32_t type;
+	for (size_t i = 0; i < n; i++) {
+		struct elf_phdr p;
 
-		if (id[EI_CLASS] == ELFCLASS64) {
-			Elf64_Phdr e;
-
-			memcpy(&e, p, sizeof(e));
-			type = e.p_type, off = e.p_offset, filesz = e.p_filesz;
-		} else {
-			Elf32_Phdr e;
-
-			memcpy(&e, p, sizeof(e));
-			type = e.p_type, off = e.p_offset, filesz = e.p_filesz;
-		}
-		if (type != PT_INTERP)
+		phdr_at(id, ph, i, &p);
+		if (p.type != PT_INTERP)
 			continue;
-		if (filesz < 2 || filesz > VI_INTERP_MAX || off > size || filesz > size - off)
+		if (p.filesz < 2 || p.filesz > VI_INTERP_MAX || p.off > size ||
+		    p.filesz > size - p.off)
 			return vi_errno(err, -ENOEXEC, "ELF interpreter name outside the file or "
 					"its limits");
-		*ret_off = off;
-		*ret_size = filesz;
+		*ret_off = p.off;
+		*ret_size = p.filesz;
 		break;
 	}
 	return 0;
@@ -199,6 +225,191 @@ int vi_exec_interp(vi_read_at_fn rd, void *ctx, uint64_t size, enum vi_exec_kind
 	if (have >= 2 && head[0] == '#' && head[1] == '!')
 		return script_interp(head, ret_kind, ret_path, path_size, err);
 	return vi_errno(err, -ENOEXEC, "neither an ELF program nor a #! script");
+}
+
+/* One entry of the dynamic section, whatever the class. */
+static int dyn_at(vi_read_at_fn rd, void *ctx, const unsigned char *id, uint64_t off,
+		  int64_t *ret_tag, uint64_t *ret_val)
+{
+	int r;
+
+	if (id[EI_CLASS] == ELFCLASS64) {
+		Elf64_Dyn d = { 0 };
+
+		r = rd(ctx, off, &d, sizeof(d));
+		*ret_tag = d.d_tag, *ret_val = d.d_un.d_val;
+	} else {
+		Elf32_Dyn d = { 0 };
+
+		r = rd(ctx, off, &d, sizeof(d));
+		*ret_tag = d.d_tag, *ret_val = d.d_un.d_val;
+	}
+	return r;
+}
+
+/* The file offset of address a, inside the file bytes of a PT_LOAD: *ret_avail bytes from
+ * there are in that segment. -ENOEXEC: in none, or that segment is outside the file. */
+static int addr_off(const unsigned char *id, const unsigned char *ph, size_t n, uint64_t size,
+		    uint64_t a, uint64_t *ret_off, uint64_t *ret_avail)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct elf_phdr p;
+
+		phdr_at(id, ph, i, &p);
+		if (p.type != PT_LOAD || a < p.vaddr || a - p.vaddr >= p.filesz)
+			continue;
+		if (p.off > size || p.filesz > size - p.off)
+			return -ENOEXEC;
+		*ret_off = p.off + (a - p.vaddr);
+		*ret_avail = p.filesz - (a - p.vaddr);
+		return 0;
+	}
+	return -ENOEXEC;
+}
+
+/*
+ * The first PT_DYNAMIC (a second is refused): entries of Elf64_Dyn / Elf32_Dyn up to DT_NULL
+ * or the segment's end; DT_STRTAB (an address), DT_STRSZ, DT_SONAME (an offset into the table)
+ * each at most once. The name: at STRTAB + SONAME, inside the table and the file bytes of one
+ * PT_LOAD, NUL-terminated within VI_SONAME_MAX bytes.
+ */
+int vi_elf_soname(vi_read_at_fn rd, void *ctx, uint64_t size, char *ret_name, size_t name_size,
+		  struct vi_error *err)
+{
+	unsigned char id[sizeof(Elf64_Ehdr)], ph[VI_PHDRS_MAX];
+	uint64_t dyn_off = 0, dyn_size = 0, entsize, strtab = 0, strsz = 0, so = 0, off, avail;
+	bool have_dyn = false, have_strtab = false, have_strsz = false, have_so = false;
+	char name[VI_SONAME_MAX];
+	size_t n = 0, len;
+	int r;
+
+	if (size < sizeof(id))
+		return vi_errno(err, -ENOEXEC, "not an ELF file");
+	r = rd(ctx, 0, id, sizeof(id));
+	if (r < 0)
+		return vi_errno(err, r, "reading the ELF header: %s", strerror(-r));
+	if (memcmp(id, ELFMAG, SELFMAG))
+		return vi_errno(err, -ENOEXEC, "not an ELF file");
+	r = elf_phdrs(rd, ctx, size, id, ph, &n, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		struct elf_phdr p;
+
+		phdr_at(id, ph, i, &p);
+		if (p.type != PT_DYNAMIC)
+			continue;
+		if (have_dyn)
+			return vi_errno(err, -ENOEXEC, "more than one ELF dynamic section");
+		if (p.off > size || p.filesz > size - p.off || p.filesz > VI_DYNAMIC_MAX)
+			return vi_errno(err, -ENOEXEC, "ELF dynamic section outside the file or its "
+					"limits");
+		have_dyn = true;
+		dyn_off = p.off;
+		dyn_size = p.filesz;
+	}
+	entsize = id[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn);
+	for (uint64_t at = 0; have_dyn && dyn_size - at >= entsize; at += entsize) {
+		int64_t tag = 0;
+		uint64_t val = 0;
+		bool *seen = NULL;
+		uint64_t *where = NULL;
+
+		r = dyn_at(rd, ctx, id, dyn_off + at, &tag, &val);
+		if (r < 0)
+			return vi_errno(err, r, "reading the ELF dynamic section: %s", strerror(-r));
+		if (tag == DT_NULL)
+			break;
+		if (tag == DT_STRTAB)
+			seen = &have_strtab, where = &strtab;
+		else if (tag == DT_STRSZ)
+			seen = &have_strsz, where = &strsz;
+		else if (tag == DT_SONAME)
+			seen = &have_so, where = &so;
+		else
+			continue;
+		if (*seen)
+			return vi_errno(err, -ENOEXEC, "ELF dynamic tag %lld twice", (long long)tag);
+		*seen = true;
+		*where = val;
+	}
+	if (!have_so) {
+		if (name_size == 0)
+			return vi_errno(err, -ENAMETOOLONG, "no room for the ELF soname");
+		ret_name[0] = '\0';
+		return 0;
+	}
+	if (!have_strtab || !have_strsz || so >= strsz || strtab > UINT64_MAX - so ||
+	    addr_off(id, ph, n, size, strtab + so, &off, &avail) < 0)
+		return vi_errno(err, -ENOEXEC, "ELF soname outside its string table or the file");
+	len = sizeof(name);
+	if (avail < len)
+		len = (size_t)avail;
+	if (strsz - so < len)
+		len = (size_t)(strsz - so);
+	r = rd(ctx, off, name, len);
+	if (r < 0)
+		return vi_errno(err, r, "reading the ELF soname: %s", strerror(-r));
+	if (!memchr(name, '\0', len))
+		return vi_errno(err, -ENOEXEC, "ELF soname not NUL-terminated within %zu bytes", len);
+	if (strlen(name) >= name_size)
+		return vi_errno(err, -ENAMETOOLONG, "ELF soname too long");
+	memcpy(ret_name, name, strlen(name) + 1);
+	return 0;
+}
+
+static bool digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/*
+ * glibc's shlib-versions name the loader per architecture "ld-linux" [-ABI] ".so." N
+ * (ld-linux-x86-64.so.2, ld-linux-aarch64.so.1, ld-linux-armhf.so.3, ld-linux.so.2,
+ * ld-linux-riscv64-lp64d.so.1, ...), "ld.so." N (powerpc32, s390, mips, m68k, hppa) or
+ * "ld64.so." N (powerpc64, s390x). musl's libc.so has no DT_SONAME at all.
+ */
+bool vi_glibc_loader_soname(const char *name)
+{
+	const char *so = strstr(name, ".so.");
+	size_t stem;
+
+	if (!so || strstr(so + 1, ".so.") || !digits(so + 4))
+		return false;
+	stem = (size_t)(so - name);
+	if ((stem == 2 && !strncmp(name, "ld", 2)) || (stem == 4 && !strncmp(name, "ld64", 4)))
+		return true;
+	if (stem < 8 || strncmp(name, "ld-linux", 8))
+		return false;
+	for (size_t i = 8; i < stem; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') ||
+		      name[i] == '-' || name[i] == '_'))
+			return false;
+	return stem == 8 || name[8] == '-';
+}
+
+/* musl ldso/dynlink.c: for (s=t=z=name; *s; s++) if (*s=='/') z=t, t=s; the prefix is
+ * name[0..z) (empty unless name is absolute), the file PREFIX/etc/ld-musl-ARCH.path. */
+int vi_musl_etc_dir(const char *interp, char *ret_dir, size_t size)
+{
+	const char *t = interp, *z = interp;
+	size_t n;
+
+	if (interp[0] == '/')
+		for (const char *s = interp; *s; s++)
+			if (*s == '/')
+				z = t, t = s;
+	n = (size_t)(z - interp);
+	if (n + sizeof("/etc") > size)
+		return -ENAMETOOLONG;
+	memcpy(ret_dir, interp, n);
+	memcpy(ret_dir + n, "/etc", sizeof("/etc"));
+	return 0;
 }
 
 /* glibc sysdeps/generic/dl-cache.h */

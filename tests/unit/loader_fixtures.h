@@ -44,6 +44,55 @@ static inline size_t fx_elf(unsigned char *buf, uint16_t type, const char *inter
 	return at;
 }
 
+/* A 64-bit little-endian shared object in buf (at least 4096 bytes), as a program loader is
+ * laid out: one PT_LOAD mapping the whole file at address 0x10000 (so that addresses and file
+ * offsets differ), a PT_DYNAMIC with DT_STRTAB, DT_STRSZ and, unless soname is NULL, DT_SONAME
+ * (musl's libc.so has none). Returns its size. */
+static inline size_t fx_elf_so(unsigned char *buf, const char *soname)
+{
+	enum { VADDR = 0x10000 };
+	Elf64_Ehdr e = { 0 };
+	Elf64_Phdr ph[2] = { { 0 } };
+	Elf64_Dyn dyn[4] = { { 0 } };
+	size_t at = sizeof(e) + sizeof(ph), str = at + sizeof(dyn), n = 0, len;
+
+	memcpy(e.e_ident, ELFMAG, SELFMAG);
+	e.e_ident[EI_CLASS] = ELFCLASS64;
+	e.e_ident[EI_DATA] = ELFDATA2LSB;
+	e.e_ident[EI_VERSION] = EV_CURRENT;
+	e.e_type = ET_DYN;
+	e.e_machine = EM_X86_64;
+	e.e_version = EV_CURRENT;
+	e.e_phoff = sizeof(e);
+	e.e_ehsize = sizeof(e);
+	e.e_phentsize = sizeof(Elf64_Phdr);
+	e.e_phnum = 2;
+	memset(buf, 0, 4096);
+	/* the string table: "\0" then the soname */
+	len = 1;
+	if (soname) {
+		memcpy(buf + str + 1, soname, strlen(soname) + 1);
+		len += strlen(soname) + 1;
+	}
+	dyn[n].d_tag = DT_STRTAB, dyn[n++].d_un.d_ptr = VADDR + str;
+	dyn[n].d_tag = DT_STRSZ, dyn[n++].d_un.d_val = len;
+	if (soname)
+		dyn[n].d_tag = DT_SONAME, dyn[n++].d_un.d_val = 1;
+	dyn[n].d_tag = DT_NULL;
+	ph[0].p_type = PT_LOAD;
+	ph[0].p_vaddr = VADDR;
+	ph[0].p_filesz = str + len;
+	ph[0].p_memsz = str + len;
+	ph[1].p_type = PT_DYNAMIC;
+	ph[1].p_offset = at;
+	ph[1].p_vaddr = VADDR + at;
+	ph[1].p_filesz = sizeof(dyn);
+	memcpy(buf, &e, sizeof(e));
+	memcpy(buf + sizeof(e), ph, sizeof(ph));
+	memcpy(buf + at, dyn, sizeof(dyn));
+	return str + len;
+}
+
 /* A loader cache in the new format (glibc 2.32+) in buf: n entries name[i] -> path[i]. */
 static inline size_t fx_cache_new(unsigned char *buf, size_t size, const char *const *name,
 				  const char *const *path, uint32_t n)

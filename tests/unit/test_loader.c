@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The parsers of what starts a program (lib/format/loader.c): the interpreter of an ELF binary
- * or a #! script as the kernel takes it, glibc's loader cache, the code paths. */
+ * or a #! script as the kernel takes it, the loader's DT_SONAME and musl's search path file,
+ * glibc's loader cache, the code paths. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -221,6 +222,188 @@ static void test_host_programs(void **state)
 	assert_true(checked > 0);
 }
 
+/* soname of the bytes b[0..len): r, and on success name */
+static int soname(const void *b, size_t len, char *name, size_t size)
+{
+	struct mem m = { b, len };
+	struct vi_error err = { "" };
+
+	return vi_elf_soname(mem_read, &m, len, name, size, &err);
+}
+
+/* A program loader's identity: its DT_SONAME, found through PT_DYNAMIC and a PT_LOAD. */
+static void test_soname(void **state)
+{
+	unsigned char b[4096];
+	Elf64_Phdr *ph = (Elf64_Phdr *)(b + sizeof(Elf64_Ehdr));
+	Elf64_Dyn *d;
+	char name[64] = "", small[8] = "keep";
+	size_t n;
+
+	(void)state;
+	n = fx_elf_so(b, "ld-linux-x86-64.so.2");
+	assert_int_equal(soname(b, n, name, sizeof(name)), 0);
+	assert_string_equal(name, "ld-linux-x86-64.so.2");
+	assert_int_equal(soname(b, n, small, sizeof(small)), -ENAMETOOLONG);
+	assert_string_equal(small, "keep");
+	/* musl's libc.so has none; a file without PT_DYNAMIC neither */
+	n = fx_elf_so(b, NULL);
+	assert_int_equal(soname(b, n, name, sizeof(name)), 0);
+	assert_string_equal(name, "");
+	n = fx_elf(b, ET_DYN, NULL);
+	strcpy(name, "x");
+	assert_int_equal(soname(b, n, name, sizeof(name)), 0);
+	assert_string_equal(name, "");
+	/* entries after DT_NULL are not read; without DT_NULL the segment's end stops the walk */
+	n = fx_elf_so(b, "ld.so.1");
+	d = (Elf64_Dyn *)(b + ph[1].p_offset);
+	d[3].d_tag = DT_DEBUG;
+	assert_int_equal(soname(b, n, name, sizeof(name)), 0);
+	assert_string_equal(name, "ld.so.1");
+	d[2].d_tag = DT_NULL;
+	assert_int_equal(soname(b, n, name, sizeof(name)), 0);
+	assert_string_equal(name, "");
+	/* what cannot be read as the loader's own name: refused */
+	n = fx_elf_so(b, "ld.so.1");
+	d[2].d_un.d_val = d[1].d_un.d_val;      /* at the end of the table */
+	assert_int_equal(soname(b, n, name, sizeof(name)), -ENOEXEC);
+	n = fx_elf_so(b, "ld.so.1");
+	d[1].d_un.d_val = 4;                    /* the table ends inside the name */
+	assert_int_equal(soname(b, n, name, sizeof(name)), -ENOEXEC);
+	n = fx_elf_so(b, "ld.so.1");
+	d[0].d_un.d_ptr = 5;                    /* the table in no PT_LOAD */
+	assert_int_equal(soname(b, n, name, sizeof(name)), -ENOEXEC);
+	d[0].d_un.d_ptr = UINT64_MAX;           /* table + offset wraps */
+	assert_int_equal(soname(b, n, name, sizeof(name)), -ENOEXEC);
+	n = fx_elf_so(b, "ld.so.1");
+	d[0].d_tag = DT_HASH;                   /* no table at all */
+	assert_int_equal(soname(b, n, name, sizeof(name)), -ENOEXEC);
+	n = fx_elf_so(b, "ld.so.1");
+	ph[0].p_filesz = n + 1;                 /* the PT_LOAD past the file's end */
+	assert_int_equal(soname(b, n, name, sizeof(name)), -ENOEXEC);
+	n = fx_elf_so(b, "ld.so.1");
+	d[3].d_tag = DT_SONAME;                 /* twice */
+	assert_int_equal(soname(b, n, name, sizeof(name)), -ENOEXEC);
+	n = fx_elf_so(b, "ld.so.1");
+	ph[0].p_type = PT_DYNAMIC;              /* two dynamic sections */
+	assert_int_equal(soname(b, n, name, sizeof(name)), -ENOEXEC);
+	n = fx_elf_so(b, "ld.so.1");
+	ph[1].p_offset = UINT64_MAX - 4;
+	assert_int_equal(soname(b, n, name, sizeof(name)), -ENOEXEC);
+	n = fx_elf_so(b, "ld.so.1");
+	ph[1].p_filesz = VI_DYNAMIC_MAX + 16;
+	assert_int_equal(soname(b, n, name, sizeof(name)), -ENOEXEC);
+	/* a name as long as the string table allows, but past our limit */
+	memset(b, 0, sizeof(b));
+	{
+		char longname[VI_SONAME_MAX + 10];
+
+		memset(longname, 'a', sizeof(longname) - 1);
+		longname[sizeof(longname) - 1] = '\0';
+		n = fx_elf_so(b, longname);
+		assert_int_equal(soname(b, n, name, sizeof(name)), -ENOEXEC);
+	}
+	n = fx_elf_so(b, "x");
+	b[EI_DATA] = ELFDATA2MSB;
+	assert_int_equal(soname(b, n, name, sizeof(name)), -ENOEXEC);
+	assert_int_equal(soname("#!/bin/sh\n", 10, name, sizeof(name)), -ENOEXEC);
+	/* cut short anywhere: refused, never read past the end (mem_read's -EIO) */
+	n = fx_elf_so(b, "ld-linux-x86-64.so.2");
+	for (size_t len = 0; len < n; len++) {
+		int r = soname(b, len, name, sizeof(name));
+
+		if (r != -ENOEXEC)
+			fail_msg("cut at %zu: %d", len, r);
+	}
+}
+
+/* glibc's loader names on each architecture, and what is not one. */
+static void test_glibc_soname(void **state)
+{
+	static const char *const yes[] = {
+		"ld-linux-x86-64.so.2", "ld-linux.so.2", "ld-linux-x32.so.2", "ld-linux-aarch64.so.1",
+		"ld-linux-aarch64_be.so.1", "ld-linux-armhf.so.3", "ld-linux.so.3",
+		"ld-linux-riscv64-lp64d.so.1", "ld-linux-loongarch-lp64d.so.1", "ld64.so.1",
+		"ld64.so.2", "ld.so.1",
+	};
+	static const char *const no[] = {
+		"", "libc.so", "libc.so.6", "ld-musl-x86_64.so.1", "ld-uClibc.so.0", "ld-linux.so",
+		"ld-linux.so.", "ld-linux.so.x", "ld-linuxx.so.2", "ld-linux-.so.2x", "ld.so",
+		"ld-linux-x86-64.so.2.so.2", "ld-linux-X86.so.1", "ld-linux-x86-64.so.2 ",
+		"ld-linux/x.so.2", "xld.so.1", "ld65.so.1",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (!vi_glibc_loader_soname(yes[i]))
+			fail_msg("'%s' not taken for glibc's loader", yes[i]);
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (vi_glibc_loader_soname(no[i]))
+			fail_msg("'%s' taken for glibc's loader", no[i]);
+}
+
+/* Where musl's loader reads ld-musl-ARCH.path, counted by slashes as musl does. */
+static void test_musl_etc_dir(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "/lib/ld-musl-x86_64.so.1", "/etc" },
+		{ "/usr/lib/musl/lib/libc.so", "/usr/lib/musl/etc" },
+		{ "/usr/lib/x86_64-linux-musl/libc.so", "/usr/lib/etc" },
+		{ "/libc.so", "/etc" },
+		{ "//libc.so", "/etc" },
+		{ "libc.so", "/etc" },
+		{ "lib/x/libc.so", "/etc" },
+		{ "/a/b/", "/a/etc" },
+		{ "/usr/lib/../../lib/libc.so", "/usr/lib/../../etc" },
+	};
+	char dir[64], small[8] = "keep";
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(vi_musl_etc_dir(cases[i][0], dir, sizeof(dir)), 0);
+		if (strcmp(dir, cases[i][1]))
+			fail_msg("%s: got %s, want %s", cases[i][0], dir, cases[i][1]);
+	}
+	assert_int_equal(vi_musl_etc_dir("/usr/lib/musl/lib/libc.so", small, sizeof(small)),
+			 -ENAMETOOLONG);
+	assert_string_equal(small, "keep");
+	assert_int_equal(vi_musl_etc_dir("/lib/libc.so", small, 5), 0);
+	assert_string_equal(small, "/etc");
+}
+
+/* This machine's program loader is glibc's by its DT_SONAME; its programs have none. */
+static void test_host_loader(void **state)
+{
+	static const char *const files[] = { "/lib64/ld-linux-x86-64.so.2", "/bin/sh" };
+	struct vi_error err = { "" };
+	char name[VI_SONAME_MAX];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct stat st;
+		int fd = open(files[i], O_RDONLY | O_CLOEXEC);
+		unsigned char *b;
+		struct mem m;
+
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			if (fd >= 0)
+				close(fd);
+			skip();
+		}
+		b = malloc((size_t)st.st_size);
+		assert_non_null(b);
+		assert_int_equal(read(fd, b, (size_t)st.st_size), st.st_size);
+		close(fd);
+		m = (struct mem){ b, (size_t)st.st_size };
+		assert_int_equal(vi_elf_soname(mem_read, &m, m.len, name, sizeof(name), &err), 0);
+		if (i == 0)
+			assert_true(vi_glibc_loader_soname(name));
+		else
+			assert_string_equal(name, "");
+		free(b);
+	}
+}
+
 struct seen {
 	unsigned n;
 	char last[128];
@@ -352,6 +535,10 @@ int main(void)
 		cmocka_unit_test(test_elf),
 		cmocka_unit_test(test_elf32),
 		cmocka_unit_test(test_host_programs),
+		cmocka_unit_test(test_soname),
+		cmocka_unit_test(test_glibc_soname),
+		cmocka_unit_test(test_musl_etc_dir),
+		cmocka_unit_test(test_host_loader),
 		cmocka_unit_test(test_ldcache),
 		cmocka_unit_test(test_host_ldcache),
 		cmocka_unit_test(test_code_path),

@@ -53,6 +53,14 @@ static void put_elf(const char *rel, uint16_t type, const char *interp)
 	put(rel, b, fx_elf(b, type, interp), 0755);
 }
 
+/* A shared object with DT_SONAME soname, or none (NULL): a program loader, by its content. */
+static void put_so(const char *rel, const char *soname)
+{
+	unsigned char b[4096];
+
+	put(rel, b, fx_elf_so(b, soname), 0755);
+}
+
 static void link_to(const char *rel, const char *target)
 {
 	char p[300];
@@ -87,7 +95,8 @@ static void put_cache(const char *const *name, const char *const *path, uint32_t
 }
 
 /* A merged-/usr system: /bin, /sbin, /lib, /lib64 -> usr/..., init an ELF program whose loader
- * is /lib64/ld-linux-x86-64.so.2, a loader cache naming libc on /usr and a library gone. */
+ * is /lib64/ld-linux-x86-64.so.2 (glibc's, by its DT_SONAME), a loader cache naming libc on /usr
+ * and a library gone. */
 static void good_tree(void)
 {
 	static const char *const names[] = { "libc.so.6", "libgone.so.1" };
@@ -100,14 +109,14 @@ static void good_tree(void)
 
 	/* a fresh tree: what a failed test left behind is gone */
 	snprintf(cmd, sizeof(cmd), "cd '%s' && rm -rf usr/* bin sbin lib lib32 lib64 libx32 etc "
-		 "etc.real run", root);
+		 "etc.real run var", root);
 	assert_int_equal(system(cmd), 0);
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		mkdir_rel(dirs[i]);
 	for (size_t i = 0; i < 4; i++)
 		link_to(dirs[i] + 4, dirs[i]);
 	put_elf("usr/lib/systemd/systemd", ET_DYN, "/lib64/ld-linux-x86-64.so.2");
-	put_elf("usr/lib64/ld-linux-x86-64.so.2", ET_DYN, NULL);
+	put_so("usr/lib64/ld-linux-x86-64.so.2", "ld-linux-x86-64.so.2");
 	put_elf("usr/lib/x86_64-linux-gnu/libc.so.6", ET_DYN, NULL);
 	put("usr/bin/sh", "#!/lib64/ld-linux-x86-64.so.2\n", 30, 0755);
 	link_to("usr/sbin/init", "../lib/systemd/systemd");
@@ -321,6 +330,73 @@ static void test_etc(void **state)
 	check("/sbin/init", 0, NULL);
 }
 
+/* musl's program loader is its libc.so, and reads PREFIX/etc/ld-musl-ARCH.path whatever name
+ * PT_INTERP gives it (PREFIX: that name without its last two parts, ARCH: built in). It is told
+ * from glibc's by content, not by name: glibc's carries a DT_SONAME of glibc's loader names,
+ * musl's none. */
+static void test_loader_identity(void **state)
+{
+	(void)state;
+	if (!ready)
+		skip();
+	good_tree();
+	/* Debian's musl package puts this on a glibc system: glibc's loader never reads it */
+	put("etc/ld-musl-x86_64.path", "/lib/x86_64-linux-musl\n", 23, 0644);
+	check("/sbin/init", 0, NULL);
+	/* glibc's loader under musl's name is glibc's */
+	put_so("usr/lib/ld-musl-x86_64.so.1", "ld-linux-x86-64.so.2");
+	put_elf("usr/lib/systemd/systemd", ET_DYN, "/lib/ld-musl-x86_64.so.1");
+	check("/sbin/init", 0, NULL);
+	/* musl's libc.so under glibc's name, under its own, under a name of no loader */
+	put_so("usr/lib64/ld-linux-x86-64.so.2", NULL);
+	put_elf("usr/lib/systemd/systemd", ET_DYN, "/lib64/ld-linux-x86-64.so.2");
+	check("/sbin/init", -EPERM, "/etc/ld-musl-x86_64.path exists on the unverified root");
+	put_so("usr/lib/libc.so", NULL);
+	put_elf("usr/lib/systemd/systemd", ET_DYN, "/lib/libc.so");
+	check("/sbin/init", -EPERM, "/etc/ld-musl-x86_64.path exists on the unverified root");
+	/* a loader of another soname (not glibc's) is checked as musl's */
+	put_so("usr/lib/libc.so", "libc.so");
+	check("/sbin/init", -EPERM, "/etc/ld-musl-x86_64.path exists on the unverified root");
+	/* ARCH is the loader's, not its name's: every ARCH, any type, a link leading nowhere */
+	remove_path("etc/ld-musl-x86_64.path");
+	put_so("usr/lib/ld-musl-x86_64.so.1", NULL);
+	put_elf("usr/lib/systemd/systemd", ET_DYN, "/lib/ld-musl-x86_64.so.1");
+	check("/sbin/init", 0, NULL);
+	put("etc/ld-musl-armhf.path", "/etc\n", 5, 0644);
+	check("/sbin/init", -EPERM, "/etc/ld-musl-armhf.path exists on the unverified root");
+	link_to("etc/ld-musl-armhf.path", "/run/path");
+	check("/sbin/init", -EPERM, "/etc/ld-musl-armhf.path exists on the unverified root");
+	remove_path("etc/ld-musl-armhf.path");
+	check("/sbin/init", 0, NULL);
+	/* /usr/lib/musl/lib/libc.so reads /usr/lib/musl/etc/: a file of /usr there is verified */
+	mkdir_rel("usr/lib/musl");
+	mkdir_rel("usr/lib/musl/lib");
+	mkdir_rel("usr/lib/musl/etc");
+	put_so("usr/lib/musl/lib/libc.so", NULL);
+	put_elf("usr/lib/systemd/systemd", ET_DYN, "/usr/lib/musl/lib/libc.so");
+	put("usr/lib/musl/etc/ld-musl-x86_64.path", "/usr/lib/musl/lib\n", 18, 0644);
+	check("/sbin/init", 0, NULL);
+	/* ... a link there, to the root or within /usr, is not */
+	mkdir_rel("var");
+	put("var/p", "/var\n", 5, 0644);
+	link_to("usr/lib/musl/etc/ld-musl-x86_64.path", "/var/p");
+	check("/sbin/init", -EPERM, "/usr/lib/musl/etc/ld-musl-x86_64.path is a link");
+	link_to("usr/lib/musl/etc/ld-musl-x86_64.path", "/usr/lib/musl/lib/libc.so");
+	check("/sbin/init", -EPERM, "/usr/lib/musl/etc/ld-musl-x86_64.path is a link");
+	remove_path("usr/lib/musl/etc/ld-musl-x86_64.path");
+	/* ... nor what a directory of /usr leads to on the root */
+	remove_path("usr/lib/musl/etc");
+	link_to("usr/lib/musl/etc", "/var");
+	put("var/ld-musl-x86_64.path", "/var\n", 5, 0644);
+	check("/sbin/init", -EPERM, "/usr/lib/musl/etc/ld-musl-x86_64.path exists on the "
+	      "unverified root");
+	remove_path("var/ld-musl-x86_64.path");
+	check("/sbin/init", 0, NULL);
+	/* and /etc, for any loader not glibc's, whatever its path */
+	put("etc/ld-musl-x86_64.path", "/etc\n", 5, 0644);
+	check("/sbin/init", -EPERM, "/etc/ld-musl-x86_64.path exists on the unverified root");
+}
+
 static void test_ldcache(void **state)
 {
 	static const char *const evil_name[] = { "libc.so.6", "libc.so.6" };
@@ -360,6 +436,7 @@ int main(void)
 		cmocka_unit_test(test_without_openat2),
 		cmocka_unit_test(test_interpreters),
 		cmocka_unit_test(test_etc),
+		cmocka_unit_test(test_loader_identity),
 		cmocka_unit_test(test_ldcache),
 	};
 
