@@ -371,12 +371,15 @@ static void test_musl_etc_dir(void **state)
 	assert_string_equal(small, "/etc");
 }
 
-/* This machine's program loader is glibc's by its DT_SONAME; its programs have none. */
+/* This machine's program loaders (64- and 32-bit) are glibc's by their DT_SONAME; its programs
+ * have none. */
 static void test_host_loader(void **state)
 {
-	static const char *const files[] = { "/lib64/ld-linux-x86-64.so.2", "/bin/sh" };
+	static const char *const files[] = { "/lib64/ld-linux-x86-64.so.2",
+					     "/usr/lib32/ld-linux.so.2", "/bin/sh" };
 	struct vi_error err = { "" };
 	char name[VI_SONAME_MAX];
+	int checked = 0;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -388,7 +391,7 @@ static void test_host_loader(void **state)
 		if (fd < 0 || fstat(fd, &st) < 0) {
 			if (fd >= 0)
 				close(fd);
-			skip();
+			continue;
 		}
 		b = malloc((size_t)st.st_size);
 		assert_non_null(b);
@@ -396,12 +399,15 @@ static void test_host_loader(void **state)
 		close(fd);
 		m = (struct mem){ b, (size_t)st.st_size };
 		assert_int_equal(vi_elf_soname(mem_read, &m, m.len, name, sizeof(name), &err), 0);
-		if (i == 0)
+		if (strstr(files[i], "/ld-linux"))
 			assert_true(vi_glibc_loader_soname(name));
 		else
 			assert_string_equal(name, "");
 		free(b);
+		checked++;
 	}
+	if (!checked)
+		skip();
 }
 
 struct seen {
