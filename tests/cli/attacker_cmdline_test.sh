@@ -546,11 +546,15 @@ testShellFunctionImportWordsRefused() {
 # in for it. Each hook's first step must load the library whatever functions were imported.
 testHooksLoadTheLibraryWhateverFunctionsWereImported() {
 	local d=$SHUNIT_TMPDIR/hooks h out
-	mkdir -p "$d" && ln -sf "$(command -v bash)" "$d/sh" || { fail "bash as sh"; return; }
+	if ! { mkdir -p "$d" && ln -sf "$(command -v bash)" "$d/sh"; }; then
+		fail "bash as sh"
+		return
+	fi
 	printf '_vi_lib=loaded\necho LIBRARY-LOADED\n' >"$d/lib.sh"
 	for h in parse-verity-init.sh verity-init-check-init.sh verity-init-emergency.sh \
 		verity-init-mount.sh; do
 		sed "s|/lib/verity-init-lib.sh|$d/lib.sh|" "$MOD/$h" >"$d/$h"
+		# shellcheck disable=SC2016 # the function's text, for bash to import
 		out=$(env 'BASH_FUNC_[%%=() { case $3 in loaded) return 0;; esac; builtin [ "$@"; }' \
 			"$d/sh" -c "getarg() { return 1; }; getargbool() { return 1; }; vi_load() { return 1; }
 				vi_before_shell() { :; }; vi_init_env() { :; }; . '$d/$h'" 2>&1)
