@@ -72,6 +72,25 @@ static void phdr_at(const unsigned char *id, const unsigned char *ph, size_t i,
 	}
 }
 
+/* The first program header of type in ph[0..n) into *ret; how many of that type there are
+ * (0: *ret untouched). */
+static size_t phdr_find(const unsigned char *id, const unsigned char *ph, size_t n,
+			uint32_t type, struct elf_phdr *ret)
+{
+	size_t found = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct elf_phdr p;
+
+		phdr_at(id, ph, i, &p);
+		if (p.type != type)
+			continue;
+		if (found++ == 0)
+			*ret = p;
+	}
+	return found;
+}
+
 /* The ELF header (id: its first bytes, at least sizeof(Elf64_Ehdr)) and the program headers,
  * read into ph (VI_PHDRS_MAX bytes); *ret_n: how many. */
 static int elf_phdrs(vi_read_at_fn rd, void *ctx, uint64_t size, const unsigned char *id,
@@ -99,6 +118,7 @@ static int elf_interp_range(vi_read_at_fn rd, void *ctx, uint64_t size, const un
 			    uint64_t *ret_off, uint64_t *ret_size, struct vi_error *err)
 {
 	unsigned char ph[VI_PHDRS_MAX];
+	struct elf_phdr p;
 	size_t n = 0;
 	int r;
 
@@ -106,20 +126,13 @@ static int elf_interp_range(vi_read_at_fn rd, void *ctx, uint64_t size, const un
 	if (r < 0)
 		return r;
 	*ret_size = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct elf_phdr p;
-
-		phdr_at(id, ph, i, &p);
-		if (p.type != PT_INTERP)
-			continue;
-		if (p.filesz < 2 || p.filesz > VI_INTERP_MAX || p.off > size ||
-		    p.filesz > size - p.off)
-			return vi_errno(err, -ENOEXEC, "ELF interpreter name outside the file or "
-					"its limits");
-		*ret_off = p.off;
-		*ret_size = p.filesz;
-		break;
-	}
+	if (phdr_find(id, ph, n, PT_INTERP, &p) == 0)
+		return 0;
+	if (p.filesz < 2 || p.filesz > VI_INTERP_MAX || p.off > size || p.filesz > size - p.off)
+		return vi_errno(err, -ENOEXEC, "ELF interpreter name outside the file or its "
+				"limits");
+	*ret_off = p.off;
+	*ret_size = p.filesz;
 	return 0;
 }
 
@@ -278,9 +291,10 @@ int vi_elf_soname(vi_read_at_fn rd, void *ctx, uint64_t size, char *ret_name, si
 {
 	unsigned char id[sizeof(Elf64_Ehdr)], ph[VI_PHDRS_MAX];
 	uint64_t dyn_off = 0, dyn_size = 0, entsize, strtab = 0, strsz = 0, so = 0, off, avail;
-	bool have_dyn = false, have_strtab = false, have_strsz = false, have_so = false;
+	bool have_dyn, have_strtab = false, have_strsz = false, have_so = false;
 	char name[VI_SONAME_MAX];
-	size_t n = 0, len;
+	struct elf_phdr p;
+	size_t n = 0, len, dyns;
 	int r;
 
 	if (size < sizeof(id))
@@ -293,18 +307,14 @@ int vi_elf_soname(vi_read_at_fn rd, void *ctx, uint64_t size, char *ret_name, si
 	r = elf_phdrs(rd, ctx, size, id, ph, &n, err);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < n; i++) {
-		struct elf_phdr p;
-
-		phdr_at(id, ph, i, &p);
-		if (p.type != PT_DYNAMIC)
-			continue;
-		if (have_dyn)
-			return vi_errno(err, -ENOEXEC, "more than one ELF dynamic section");
+	dyns = phdr_find(id, ph, n, PT_DYNAMIC, &p);
+	have_dyn = dyns > 0;
+	if (have_dyn) {
 		if (p.off > size || p.filesz > size - p.off || p.filesz > VI_DYNAMIC_MAX)
 			return vi_errno(err, -ENOEXEC, "ELF dynamic section outside the file or its "
 					"limits");
-		have_dyn = true;
+		if (dyns > 1)
+			return vi_errno(err, -ENOEXEC, "more than one ELF dynamic section");
 		dyn_off = p.off;
 		dyn_size = p.filesz;
 	}

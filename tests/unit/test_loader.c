@@ -33,6 +33,26 @@ static int mem_read(void *ctx, uint64_t off, void *buf, size_t len)
 	return 0;
 }
 
+/* A file of this machine read whole into *ret (free ret->buf); false when it is not there. */
+static bool mem_load(const char *path, struct mem *ret)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	unsigned char *b;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	b = malloc((size_t)st.st_size);
+	assert_non_null(b);
+	assert_int_equal(read(fd, b, (size_t)st.st_size), st.st_size);
+	close(fd);
+	*ret = (struct mem){ b, (size_t)st.st_size };
+	return true;
+}
+
 /* interp of the bytes b[0..len): r, and on success kind and path */
 static int interp(const void *b, size_t len, enum vi_exec_kind *kind, char *path, size_t size)
 {
@@ -197,26 +217,15 @@ static void test_host_programs(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(dynamic) / sizeof(dynamic[0]); i++) {
-		struct stat st;
-		int fd = open(dynamic[i], O_RDONLY | O_CLOEXEC);
-		unsigned char *b;
 		struct mem m;
 
-		if (fd < 0 || fstat(fd, &st) < 0) {
-			if (fd >= 0)
-				close(fd);
+		if (!mem_load(dynamic[i], &m))
 			continue;
-		}
-		b = malloc((size_t)st.st_size);
-		assert_non_null(b);
-		assert_int_equal(read(fd, b, (size_t)st.st_size), st.st_size);
-		close(fd);
-		m = (struct mem){ b, (size_t)st.st_size };
 		assert_int_equal(vi_exec_interp(mem_read, &m, m.len, &kind, path, sizeof(path), &err),
 				 0);
 		assert_int_equal(kind, VI_EXEC_ELF);
 		assert_true(path[0] == '/' && strstr(path, "ld-"));
-		free(b);
+		free((void *)m.buf);
 		checked++;
 	}
 	assert_true(checked > 0);
@@ -383,27 +392,16 @@ static void test_host_loader(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		struct stat st;
-		int fd = open(files[i], O_RDONLY | O_CLOEXEC);
-		unsigned char *b;
 		struct mem m;
 
-		if (fd < 0 || fstat(fd, &st) < 0) {
-			if (fd >= 0)
-				close(fd);
+		if (!mem_load(files[i], &m))
 			continue;
-		}
-		b = malloc((size_t)st.st_size);
-		assert_non_null(b);
-		assert_int_equal(read(fd, b, (size_t)st.st_size), st.st_size);
-		close(fd);
-		m = (struct mem){ b, (size_t)st.st_size };
 		assert_int_equal(vi_elf_soname(mem_read, &m, m.len, name, sizeof(name), &err), 0);
 		if (strstr(files[i], "/ld-linux"))
 			assert_true(vi_glibc_loader_soname(name));
 		else
 			assert_string_equal(name, "");
-		free(b);
+		free((void *)m.buf);
 		checked++;
 	}
 	if (!checked)
