@@ -8,25 +8,33 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The header of a 64-bit little-endian x86-64 ELF file of type type, its n program headers right
+ * after it. */
+static inline void fx_elf_head(Elf64_Ehdr *e, uint16_t type, size_t n)
+{
+	memset(e, 0, sizeof(*e));
+	memcpy(e->e_ident, ELFMAG, SELFMAG);
+	e->e_ident[EI_CLASS] = ELFCLASS64;
+	e->e_ident[EI_DATA] = ELFDATA2LSB;
+	e->e_ident[EI_VERSION] = EV_CURRENT;
+	e->e_type = type;
+	e->e_machine = EM_X86_64;
+	e->e_version = EV_CURRENT;
+	e->e_phoff = sizeof(*e);
+	e->e_ehsize = sizeof(*e);
+	e->e_phentsize = sizeof(Elf64_Phdr);
+	e->e_phnum = (uint16_t)n;
+}
+
 /* A 64-bit little-endian ELF file of type type in buf (at least 4096 bytes): one PT_LOAD, then
  * a PT_INTERP naming interp unless it is NULL. Returns its size. */
 static inline size_t fx_elf(unsigned char *buf, uint16_t type, const char *interp)
 {
-	Elf64_Ehdr e = { 0 };
+	Elf64_Ehdr e;
 	Elf64_Phdr ph[2] = { { 0 } };
 	size_t n = interp ? 2 : 1, at = sizeof(e) + n * sizeof(Elf64_Phdr);
 
-	memcpy(e.e_ident, ELFMAG, SELFMAG);
-	e.e_ident[EI_CLASS] = ELFCLASS64;
-	e.e_ident[EI_DATA] = ELFDATA2LSB;
-	e.e_ident[EI_VERSION] = EV_CURRENT;
-	e.e_type = type;
-	e.e_machine = EM_X86_64;
-	e.e_version = EV_CURRENT;
-	e.e_phoff = sizeof(e);
-	e.e_ehsize = sizeof(e);
-	e.e_phentsize = sizeof(Elf64_Phdr);
-	e.e_phnum = (uint16_t)n;
+	fx_elf_head(&e, type, n);
 	ph[0].p_type = PT_LOAD;
 	ph[0].p_filesz = 64;
 	if (interp) {
@@ -51,22 +59,12 @@ static inline size_t fx_elf(unsigned char *buf, uint16_t type, const char *inter
 static inline size_t fx_elf_so(unsigned char *buf, const char *soname)
 {
 	enum { VADDR = 0x10000 };
-	Elf64_Ehdr e = { 0 };
+	Elf64_Ehdr e;
 	Elf64_Phdr ph[2] = { { 0 } };
 	Elf64_Dyn dyn[4] = { { 0 } };
 	size_t at = sizeof(e) + sizeof(ph), str = at + sizeof(dyn), n = 0, len;
 
-	memcpy(e.e_ident, ELFMAG, SELFMAG);
-	e.e_ident[EI_CLASS] = ELFCLASS64;
-	e.e_ident[EI_DATA] = ELFDATA2LSB;
-	e.e_ident[EI_VERSION] = EV_CURRENT;
-	e.e_type = ET_DYN;
-	e.e_machine = EM_X86_64;
-	e.e_version = EV_CURRENT;
-	e.e_phoff = sizeof(e);
-	e.e_ehsize = sizeof(e);
-	e.e_phentsize = sizeof(Elf64_Phdr);
-	e.e_phnum = 2;
+	fx_elf_head(&e, ET_DYN, 2);
 	memset(buf, 0, 4096);
 	/* the string table: "\0" then the soname */
 	len = 1;
