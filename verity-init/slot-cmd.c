@@ -12,11 +12,11 @@
  *                              mark-good only for the running slot)
  *   mark-good [--json]         the running slot booted completely (raises the floor; the
  *                              TPM's at the next boot)
+ *   mark-bad [--reason TEXT]   the running slot is bad
+ *   tpm-floor                  the TPM NV counter holding the floor (slot_floor=tpm)
  *
  * The floor rises only as vi_slots_floor_may_rise() says: for the slot the agent booted in
  * this boot (the status file's slot= with result=ok), marked good there.
- *   mark-bad [--reason TEXT]   the running slot is bad
- *   tpm-floor                  the TPM NV counter holding the floor (slot_floor=tpm)
  *
  * Options: --store DEV (default: the store= the agent recorded, else
  * /dev/disk/by-partlabel/verity-slots), --status FILE (default /run/verity-init/status),
@@ -424,7 +424,7 @@ static int cmd_tpm_floor(const struct slot_cmd *c)
 static int run_verb(struct slot_cmd *c, int argc, char **argv)
 {
 	struct vi_slots_store st = { .source = VI_SLOTS_FROM_DEFAULTS };
-	int verb = verb_of(c, argc, argv), fd = -1, rc, p;
+	int verb = verb_of(c, argc, argv), fd = -1, rc, p, running;
 	struct vi_slots next;
 	uint64_t counter = 0;
 	unsigned i = 0;
@@ -450,6 +450,7 @@ static int run_verb(struct slot_cmd *c, int argc, char **argv)
 		rc = current_slot(c, &next, &i);
 	if (rc)
 		goto out;
+	running = running_index(c, &next);
 
 	switch ((enum verb)verb) {
 	case STATUS:
@@ -474,23 +475,23 @@ static int run_verb(struct slot_cmd *c, int argc, char **argv)
 		/* good: bootable; as mark-good (the floor, the TPM's next boot) only for the slot
 		 * that booted completely and runs now. RAUC's mark-good other lands here for a
 		 * slot whose version a try that never finished may have recorded. */
-		if (!strcmp(argv[2], "good") &&
-		    vi_slots_floor_may_rise(&next, i, running_index(c, &next)))
-			rc = tpm_floor_next(c, &next, i, &counter);
-		if (!strcmp(argv[2], "good"))
-			vi_slots_mark_good(&next, i, running_index(c, &next));
-		else
+		if (strcmp(argv[2], "good")) {
 			vi_slots_mark_bad(&next, i, "set-state bad");
+		} else {
+			if (vi_slots_floor_may_rise(&next, i, running))
+				rc = tpm_floor_next(c, &next, i, &counter);
+			vi_slots_mark_good(&next, i, running);
+		}
 		if (!rc)
 			rc = save(c, fd, &st, &next);
 		break;
 	case MARK_GOOD:
-		if (!vi_slots_floor_may_rise(&next, i, running_index(c, &next))) {
+		if (!vi_slots_floor_may_rise(&next, i, running)) {
 			rc = fail("slot %s did not boot completely (result=%s in %s): not marked "
 				  "good", vi_slot_name(i), c->result, c->status);
 			break;
 		}
-		vi_slots_mark_good(&next, i, running_index(c, &next));
+		vi_slots_mark_good(&next, i, running);
 		rc = tpm_floor_next(c, &next, i, &counter);
 		if (!rc)
 			rc = save(c, fd, &st, &next);
