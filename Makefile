@@ -70,9 +70,9 @@ $(LIBVERITY): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-# The host tool: verity-image.c (the command table), its commands verity-init/image-*.c and the
-# program helpers prog.c. Never linked into the agent (AGENT_SRCS below).
-IMAGE_PROG_SRCS := verity-init/verity-image.c verity-init/prog.c $(sort $(wildcard verity-init/image-*.c))
+# The host tool, verity-init/image/: verity-image.c (the command table), its commands image-*.c and
+# the program helpers prog.c. Never linked into the agent (AGENT_SRCS below).
+IMAGE_PROG_SRCS := $(sort $(wildcard verity-init/image/*.c))
 IMAGE_PROG_OBJS := $(IMAGE_PROG_SRCS:verity-init/%.c=$(BUILD)/prog/%.o)
 
 $(IMAGE): $(IMAGE_PROG_OBJS) $(LIBVERITY)
@@ -83,15 +83,10 @@ $(BUILD)/prog/%.o: verity-init/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-# the agent: PID 1 (verity-init.c, pid1-early.c), the core both runtimes share (agent.c), the
-# trust steps (trust-steps.c), the dracut runtime (dracut-mode.c), their fail list walker, the
-# A/B slot commands and boot, the /usr step
-AGENT_SRCS := verity-init/verity-init.c verity-init/pid1-early.c verity-init/agent.c \
-              verity-init/trust-steps.c verity-init/dracut-mode.c verity-init/fallback.c \
-              verity-init/slot-cmd.c verity-init/slot-boot.c verity-init/slot-tpm.c \
-              verity-init/usr-boot.c verity-init/dracut-layout.c \
-              verity-init/dracut-saved.c verity-init/dracut-maprec.c \
-              verity-init/dracut-generator.c
+# the agent, verity-init/agent/: PID 1 (verity-init.c, pid1-early.c), the core both runtimes share
+# (agent.c), the trust steps (trust-steps.c), the dracut runtime and generator (dracut-*.c), their
+# fail list walker, the A/B slot commands and boot (slot-*.c), the /usr step
+AGENT_SRCS := $(sort $(wildcard verity-init/agent/*.c))
 $(AGENT): $(AGENT_SRCS:verity-init/%.c=$(BUILD)/prog/%.o) $(LIBVERITY)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_AGENT)
 
@@ -176,8 +171,8 @@ install: all
 	if [ -x $(STATIC_AGENT) ]; then install -m 0755 $(STATIC_AGENT) $(DESTDIR)$(SBINDIR)/verity-init; \
 	else install -m 0755 $(AGENT) $(DESTDIR)$(SBINDIR)/verity-init; fi
 	install -m 0755 $(IMAGE) $(DESTDIR)$(BINDIR)/verity-image
-	install -m 0755 verity-init/verity-init-mkinitramfs.sh $(DESTDIR)$(SBINDIR)/verity-init-mkinitramfs
-	install -m 0755 verity-init/verity-init-mkuki.sh $(DESTDIR)$(SBINDIR)/verity-init-mkuki
+	install -m 0755 verity-init/mkinitramfs/verity-init-mkinitramfs.sh $(DESTDIR)$(SBINDIR)/verity-init-mkinitramfs
+	install -m 0755 verity-init/mkinitramfs/verity-init-mkuki.sh $(DESTDIR)$(SBINDIR)/verity-init-mkuki
 	install -m 0755 dracut-module/*.sh $(DESTDIR)$(DRACUTDIR)/90verity-init/
 	install -m 0644 dracut-module/*.service $(DESTDIR)$(DRACUTDIR)/90verity-init/
 	install -d $(DESTDIR)$(MANDIR)/man8

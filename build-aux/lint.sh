@@ -1,5 +1,6 @@
 #!/bin/sh
 # Static analysis for `make lint`, exit status non-zero on any finding:
+#  - the layers: no include runs up lib/'s layers (build-aux/layers.sh, docs/design.md);
 #  - C: cppcheck and clang-tidy over lib/, verity-init/, tests/unit/ and tests/fuzz/, with the
 #    checked-in configuration (.clang-tidy, build-aux/cppcheck.supp);
 #  - shell: shellcheck over every *.sh of build-aux/, dracut-module/, tests/ and verity-init/ at its
@@ -41,7 +42,7 @@ if [ $# -gt 0 ]; then
 		esac
 	done
 else
-	files=$(ls lib/*/*.c verity-init/*.c tests/unit/*.c tests/fuzz/*.c 2>/dev/null || true)
+	files=$(ls lib/*/*.c verity-init/*/*.c tests/unit/*.c tests/fuzz/*.c 2>/dev/null || true)
 	sh_files=$(find build-aux dracut-module rauc tests verity-init -name '*.sh' -type f | LC_ALL=C sort)
 fi
 [ -n "$files$sh_files" ] || { echo "lint: no sources" >&2; exit 1; }
@@ -117,6 +118,10 @@ lint_shell() {
 
 if [ -n "$sh_files" ]; then
 	lint_shell || status=1
+fi
+# The layer rule (docs/design.md), on a whole-tree run only: it reads every include line.
+if [ $# -eq 0 ]; then
+	build-aux/layers.sh || status=1
 fi
 if [ -z "$files" ]; then
 	if [ "$status" -eq 0 ]; then echo "lint: clean"; else echo "lint: FAILED (findings above)" >&2; fi

@@ -56,7 +56,7 @@ struct vi_plan {
 	                             * fail actions, nothing of the command line is used */
 	bool recovery_allowed;      /* the recovery root is configured and passed step 4 */
 	bool slots;                 /* A/B boot (policy slots=): step 4 for the root is the slot
-	                             * boot's, per slot (verity-init/slot-boot.c); cfg.root holds
+	                             * boot's, per slot (verity-init/agent/slot-boot.c); cfg.root holds
 	                             * only what the command line gave (name, options) */
 };
 

@@ -3,7 +3,7 @@
  * layout turned into the root to set up, and the decisions the agent takes over the store's
  * state (include/slots.h) between reading it and switching: which slot, whether its manifest
  * version may boot, its try taken before the switch, a failed slot marked bad. The device work
- * is the agent's (verity-init/slot-boot.c). Functions return 0 or a negative errno. */
+ * is the agent's (verity-init/agent/slot-boot.c). Functions return 0 or a negative errno. */
 #ifndef VERITY_SLOTBOOT_H
 #define VERITY_SLOTBOOT_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What systemd's unit files need of the strings the dracut module's generator writes into
- * them (verity-init/dracut-generator.c). Functions return 0 or a negative errno. */
+ * them (verity-init/agent/dracut-generator.c). Functions return 0 or a negative errno. */
 #ifndef VERITY_UNITNAME_H
 #define VERITY_UNITNAME_H
 

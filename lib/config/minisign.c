@@ -351,7 +351,7 @@ int vi_minisign_sign(const struct vi_minisign_seckey *sk, const uint8_t *msg, si
 		return vi_err(err, "comments must be one line of at most %u bytes",
 			      MINISIGN_COMMENT_MAX);
 	/* Ed25519 signing is deterministic and needs no sodium_init() here; the program calls it
-	 * as libsodium asks (verity-init/image-sign.c). */
+	 * as libsodium asks (verity-init/image/image-sign.c). */
 	if (out_size == 0)
 		return -ENOBUFS;
 	tc_len = strlen(trusted_comment);

@@ -63,7 +63,7 @@ for v in $VARIANTS; do
 		IMG[$v]=$W/initrd-$v.img
 		fs=()
 		[ "$v" = agent-erofs ] && fs=(-f erofs)
-		"$here/../../verity-init/verity-init-mkinitramfs.sh" -k "$VM_KVER" -a "$VI_STATIC" \
+		"$here/../../verity-init/mkinitramfs/verity-init-mkinitramfs.sh" -k "$VM_KVER" -a "$VI_STATIC" \
 			-m "virtio_pci virtio_blk" "${fs[@]}" "${IMG[$v]}" >"$W/mkrd.out" 2>&1 ||
 			{ cat "$W/mkrd.out" >&2; exit 1; } ;;
 	shell | systemd) IMG[$v]=$(debian_initrd "$v") || exit 1 ;;

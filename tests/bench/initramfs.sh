@@ -18,7 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../vm/agent_lib.sh" || exit 1
 # shellcheck source=tests/bench/lib.sh
 . "$here/lib.sh" || exit 1
-mkrd=$here/../../verity-init/verity-init-mkinitramfs.sh
+mkrd=$here/../../verity-init/mkinitramfs/verity-init-mkinitramfs.sh
 
 d=$(vm_workdir bench-initramfs)
 rh=$(vm_verity_setup ext4 "$d") || exit 1

@@ -10,7 +10,7 @@
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 STATIC_DEPS=${STATIC_DEPS:-$ROOT/build/static-deps}
-VERSION=$(sed -n 's/^#define VERITY_INIT_VERSION "\(.*\)"/\1/p' "$ROOT/verity-init/prog.h")
+VERSION=$(sed -n 's/^#define VERITY_INIT_VERSION "\(.*\)"/\1/p' "$ROOT/verity-init/image/prog.h")
 ARCH=$(dpkg --print-architecture)
 
 # Why the packages cannot be built here, or "" when they can.

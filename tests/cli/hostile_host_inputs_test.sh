@@ -14,7 +14,7 @@ BUILD=${BUILD:-$ROOT/build}
 # shellcheck source=tests/cli/mkinitramfs_lib.sh
 . "$ROOT/tests/cli/mkinitramfs_lib.sh"
 VI=$BUILD/verity-image
-MKRD=${MKRD:-$ROOT/verity-init/verity-init-mkinitramfs.sh}
+MKRD=${MKRD:-$ROOT/verity-init/mkinitramfs/verity-init-mkinitramfs.sh}
 BUNDLE_MAX=8192
 # a run that hangs is killed after this many seconds; exit status 124 then
 LIMIT=10

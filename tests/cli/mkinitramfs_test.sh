@@ -10,7 +10,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 # shellcheck source=tests/cli/mkinitramfs_lib.sh
 . "$ROOT/tests/cli/mkinitramfs_lib.sh"
-MKRD=$ROOT/verity-init/verity-init-mkinitramfs.sh
+MKRD=$ROOT/verity-init/mkinitramfs/verity-init-mkinitramfs.sh
 
 oneTimeSetUp() {
 	T=$SHUNIT_TMPDIR
@@ -323,7 +323,7 @@ test_shellcheck_clean() {
 	assertEquals "shellcheck" "" "$out"
 }
 
-# --- --uki: a Unified Kernel Image (verity-init/verity-init-mkuki.sh) ---------------------------
+# --- --uki: a Unified Kernel Image (verity-init/mkinitramfs/verity-init-mkuki.sh) ---------------------------
 # uki_key : a throw-away signing key and certificate in $T (made once)
 uki_key() {
 	[ -s "$T/db.key" ] || openssl req -new -x509 -newkey rsa:2048 -nodes -sha256 -days 1 \

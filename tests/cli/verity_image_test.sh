@@ -644,7 +644,7 @@ testVeritysetupHabits() {
 	done
 	assertContains "$("$VI" -v --version)" "verity-image"
 	assertContains "$("$VI" --hash sha1 --help)" "Usage: verity-image"
-	assertEquals "verity-image $(sed -n 's/^#define VERITY_INIT_VERSION "\(.*\)"/\1/p' "$ROOT/verity-init/prog.h")" \
+	assertEquals "verity-image $(sed -n 's/^#define VERITY_INIT_VERSION "\(.*\)"/\1/p' "$ROOT/verity-init/image/prog.h")" \
 		"$("$VI" --version)"
 }
 

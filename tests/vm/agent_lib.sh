@@ -5,7 +5,7 @@
 VM_AGENT=${VM_AGENT:-$BUILD/static/verity-init}
 # The standalone agent's initramfs tool, as installed (verity-init-mkinitramfs).
 # shellcheck disable=SC2034  # the test files read it
-MKRD=$VM_SRCDIR/../../verity-init/verity-init-mkinitramfs.sh
+MKRD=$VM_SRCDIR/../../verity-init/mkinitramfs/verity-init-mkinitramfs.sh
 
 # agent_initramfs [--policy TEXT] [vm_initramfs options...] : print the path of a cached
 # initramfs with the static agent as /init (plus /etc/verity-init.conf when --policy is given).

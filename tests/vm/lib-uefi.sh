@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # UEFI Secure Boot harness of the VM tests: OVMF with the snakeoil keys (Debian's ovmf), an ESP
-# image, Unified Kernel Images built by verity-init/verity-init-mkuki.sh, a bounded boot.
+# image, Unified Kernel Images built by verity-init/mkinitramfs/verity-init-mkuki.sh, a bounded boot.
 # Sourced after lib.sh (and agent_lib.sh when the agent is used). Functions start with uefi_.
 #
 # Firmware: /usr/share/OVMF/OVMF_CODE_4M.secboot.fd read-only (pflash unit 0) and a private copy
@@ -19,7 +19,7 @@ UEFI_DB_CERT=${UEFI_DB_CERT:-/usr/share/ovmf/PkKek-1-snakeoil.pem}
 UEFI_DB_KEY_ENC=${UEFI_DB_KEY_ENC:-/usr/share/ovmf/PkKek-1-snakeoil.key}   # passphrase "snakeoil"
 UEFI_STUB=${UEFI_STUB:-/usr/lib/systemd/boot/efi/linuxx64.efi.stub}
 UEFI_SDBOOT=${UEFI_SDBOOT:-/usr/lib/systemd/boot/efi/systemd-bootx64.efi}
-UEFI_MKUKI=${UEFI_MKUKI:-$VM_TOPDIR/verity-init/verity-init-mkuki.sh}
+UEFI_MKUKI=${UEFI_MKUKI:-$VM_TOPDIR/verity-init/mkinitramfs/verity-init-mkuki.sh}
 : "${UEFI_TIMEOUT:=180}"   # a good UEFI boot under TCG: firmware 5-7 s, kernel at 9-16 s, more when loaded
 
 # uefi_require : fail (message) unless OVMF, the stub, sbsign, mtools and dosfstools are present.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The trust chain from the firmware: OVMF with Secure Boot (snakeoil PK/KEK/db) starts a Unified
-# Kernel Image built by verity-init/verity-init-mkuki.sh (systemd-stub 252 + the kernel + the
+# Kernel Image built by verity-init/mkinitramfs/verity-init-mkuki.sh (systemd-stub 252 + the kernel + the
 # agent's initramfs + a .cmdline carrying the root hash) only when its PE signature is from a db
 # key and covers the image as it is; the stub (which checks nothing itself) then hands the
 # embedded command line to the kernel and ignores one passed by a loader.
@@ -126,7 +126,7 @@ test_loader_options_win_without_secure_boot() {
 test_uki_from_mkinitramfs_boots() {
 	local key
 	key=$(uefi_db_key) || { fail "key"; return; }
-	"$VM_TOPDIR/verity-init/verity-init-mkinitramfs.sh" -k "$VM_KVER" -a "$VM_AGENT" \
+	"$VM_TOPDIR/verity-init/mkinitramfs/verity-init-mkinitramfs.sh" -k "$VM_KVER" -a "$VM_AGENT" \
 		-m "virtio_pci virtio_blk" -f ext4 --uki "$D/mk.efi" --kernel "$VM_KERNEL" \
 		--cmdline "$VM_CMDLINE_BASE roothash=$RH $KEYS" --sign-key "$key" --sign-cert "$UEFI_DB_CERT" \
 		"$D/mk-initrd.img" >"$D/mk.out" 2>&1 || { fail "verity-init-mkinitramfs --uki: $(cat "$D/mk.out")"; return; }

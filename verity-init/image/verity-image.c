@@ -5,7 +5,7 @@
  * and the command run. The commands are in image-format.c, image-cmdline.c (on image.h) and
  * image-sign.c, image-check.c (on image-sign.h); the engine is lib/format/tree.c.
  *
- * Exit codes (docs/verity-image.8, verity-init/prog.h): 0 ok, 1 usage, 2 verification failed,
+ * Exit codes (docs/verity-image.8, verity-init/image/prog.h): 0 ok, 1 usage, 2 verification failed,
  * 3 I/O error, 4 invalid superblock or parameters, 5 internal error (memory, algorithm
  * unavailable). */
 #include <getopt.h>

@@ -2,7 +2,7 @@
 /* The command line `setup` was handed (dracut's getcmdline: /etc/cmdline.d, /etc/cmdline,
  * /proc/cmdline), kept in the run directory so that the pre-pivot check of the systemd flavour
  * runs as a unit of its own, without dracut's shell library, on the very line setup used
- * (verity-init/dracut-saved.c). */
+ * (verity-init/agent/dracut-saved.c). */
 #ifndef VERITY_DRACUT_SAVED_H
 #define VERITY_DRACUT_SAVED_H
 #include <stdbool.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Program helpers shared by verity-image's commands (verity-init/prog.h). */
+/* Program helpers shared by verity-image's commands (verity-init/image/prog.h). */
 #include "prog.h"
 
 #include <errno.h>

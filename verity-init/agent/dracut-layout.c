@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The dracut runtime's pre-pivot checks of each layout (verity-init/dracut-layout.h): what is
+/* The dracut runtime's pre-pivot checks of each layout (verity-init/agent/dracut-layout.h): what is
  * mounted on NEWROOT must be the verified mappings in the layout the command line asked for,
  * and init is read completely through that final layout. What dracut cannot mount itself is
  * mounted here: the verified /usr on NEWROOT/usr (dracut's usrmount reads the root's fstab

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The dracut module's systemd generator (systemd in the initramfs), written by the agent:
- * verity-init/dracut-generator.c. */
+ * verity-init/agent/dracut-generator.c. */
 #ifndef VERITY_DRACUT_GENERATOR_H
 #define VERITY_DRACUT_GENERATOR_H
 #include <stdbool.h>

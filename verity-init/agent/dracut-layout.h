@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The dracut runtime's pre-pivot checks of the layouts beyond the verified root alone
- * (verity-init/dracut-layout.c): a verified /usr (root+usr, tmpfs+usr) and
+ * (verity-init/agent/dracut-layout.c): a verified /usr (root+usr, tmpfs+usr) and
  * systemd.volatile=overlay, each mounted as far as dracut does not, init read through the
  * final layout. */
 #ifndef VERITY_DRACUT_LAYOUT_H

@@ -13,7 +13,7 @@
  * The parameters come from the superblock on the hash device; the root hash is computed from
  * the top hash block (and must equal --root-hash when given). This file: the options, the image
  * loaded, the output-file rules, and the command itself; path 2 is written by image-manifest.c,
- * path 1 by image-pkcs7.c (image-sign.h). Exit codes: verity-init/prog.h. */
+ * path 1 by image-pkcs7.c (image-sign.h). Exit codes: verity-init/image/prog.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The dracut runtime's record of its mappings (verity-init/dracut-maprec.h). pre-pivot checks
+/* The dracut runtime's record of its mappings (verity-init/agent/dracut-maprec.h). pre-pivot checks
  * "a verity mapping named root with status V" at the least; the record makes it "the very table
  * setup loaded": a mapping replaced between setup and pre-pivot (suspend, reload, resume: any
  * verity table of another valid image would also be status V) is refused. */

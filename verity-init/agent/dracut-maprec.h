@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The dracut runtime's record of its mappings (verity-init/dracut-maprec.c, lib/boot/maprec.c):
+/* The dracut runtime's record of its mappings (verity-init/agent/dracut-maprec.c, lib/boot/maprec.c):
  * `setup` records what device-mapper reports back for each mapping it made; `pre-pivot`
  * compares the live mappings with that record before the switch. */
 #ifndef VERITY_DRACUT_MAPREC_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* `verity-init slot ...`: the A/B slot state store from the running system (verity-init/slot-cmd.c,
+/* `verity-init slot ...`: the A/B slot state store from the running system (verity-init/agent/slot-cmd.c,
  * docs/slots.md): status, mark-good, mark-bad, and the verbs RAUC's custom backend calls. */
 #ifndef VERITY_SLOT_CMD_H
 #define VERITY_SLOT_CMD_H

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The agent's step for a verified /usr (verity-init/usr-boot.h). */
+/* The agent's step for a verified /usr (verity-init/agent/usr-boot.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

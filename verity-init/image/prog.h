@@ -45,7 +45,7 @@ void prog_print_version(void);
 int prog_parse_u64(const char *s, uint64_t *ret);
 int prog_parse_u32(const char *s, uint32_t *ret);
 
-/* Commands with their own options (verity-init/image-sign.c, image-check.c): argv[0] is the
+/* Commands with their own options (verity-init/image/image-sign.c, image-check.c): argv[0] is the
  * command name. Return the exit code. */
 int image_sign_main(int argc, char **argv);
 int image_check_manifest_main(int argc, char **argv);
