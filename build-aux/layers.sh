@@ -65,6 +65,19 @@ for f in lib/*/*.c lib/*/*.h include/*.h; do
 		esac
 	done
 done
+# No header includes itself through others (include guards would hide such a circle from the
+# compiler): tsort names the headers of a loop.
+loops=$(for f in include/*.h lib/*/*.h verity-init/*/*.h; do
+	[ -e "$f" ] || continue
+	for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+		echo "$(basename "$f") $h"
+	done
+done | tsort 2>&1 >/dev/null || true)
+if [ -n "$loops" ]; then
+	echo "layers: headers that include each other in a circle:"
+	printf '%s\n' "$loops"
+	status=1
+fi
 if [ "$status" -eq 0 ]; then
 	echo "layers: $checked files, every include runs down the layers (util → format → config → boot)"
 fi
