@@ -3,25 +3,70 @@
 #   cli: N passed, N failed
 # counting test functions. A test fails when it has a failed assertion or returns non-zero; a
 # file that dies before shunit2's "Ran N tests." counts as one more failure.
-# Environment: BUILD = absolute build directory (programs under test).
+# Files run CLI_PARALLEL at a time (default: the number of CPUs), longest first by the durations
+# of the last run ($BUILD/cli-durations); each file's output is printed whole when it ends, and
+# the summary gives every file's wall time. The files share nothing but the built programs: each
+# works in shunit2's own temporary directory or a directory of its own under $BUILD/tests.
+# Environment: BUILD = absolute build directory (programs under test); CLI_SKIP = names of files
+# not to run (e.g. "debian_package_test"), said in the summary.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 : "${BUILD:=$(cd "$here/../.." && pwd)/build}"
+: "${CLI_PARALLEL:=$(nproc 2>/dev/null || echo 2)}"
+: "${CLI_SKIP:=}"
 export BUILD SHUNIT_COLOR=none
 
-passed=0
-failed=0
-log=$(mktemp "${TMPDIR:-/tmp}/cli-run.XXXXXX")
-trap 'rm -f "$log"' EXIT
+# One file: output to $out/NAME.log, exit code to NAME.rc, wall seconds to NAME.sec.
+run_one() {
+	t=$1
+	n=$(basename "$t" .sh)
+	sh_cmd="sh"
+	if head -n 1 "$t" | grep -q bash; then sh_cmd="bash"; fi
+	t0=$(date +%s)
+	$sh_cmd "$t" >"$out/$n.log" 2>&1
+	echo $? >"$out/$n.rc"
+	echo $(($(date +%s) - t0)) >"$out/$n.sec"
+	echo "== done $n.sh ($(cat "$out/$n.sec") s)"
+}
 
+if [ "${1:-}" = --one ]; then
+	out=$CLI_OUT
+	run_one "$2"
+	exit 0
+fi
+
+out=$(mktemp -d "${TMPDIR:-/tmp}/cli-run.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+durations=$BUILD/cli-durations
+mkdir -p "$BUILD"
+touch "$durations"
+
+files=""
+skipped=""
 for t in "$here"/*_test.sh; do
 	[ -e "$t" ] || continue
-	echo "== $(basename "$t")"
-	sh_cmd='sh'
-	head -n 1 "$t" | grep -q bash && sh_cmd=bash
-	$sh_cmd "$t" >"$log" 2>&1
-	rc=$?
-	cat "$log"
+	n=$(basename "$t" .sh)
+	case " $CLI_SKIP " in
+	*" $n "*) skipped="$skipped $n"; continue ;;
+	esac
+	d=$(awk -v n="$n" '$1 == n { d = $2 } END { print d == "" ? 999999 : d }' "$durations")
+	files="$files$d $t
+"
+done
+order=$(printf '%s' "$files" | sort -k1,1nr -k2 | cut -d' ' -f2-)
+
+# CLI_PARALLEL files at a time: xargs runs this script again for one file (--one FILE).
+CLI_OUT=$out
+export CLI_OUT
+printf '%s\n' "$order" | xargs -P "$CLI_PARALLEL" -n 1 sh "$0" --one
+passed=0
+failed=0
+: >"$durations.new"
+for t in $order; do
+	n=$(basename "$t" .sh)
+	echo "== $n.sh"
+	cat "$out/$n.log"
+	rc=$(cat "$out/$n.rc" 2>/dev/null || echo 1)
 	# shellcheck disable=SC2046
 	set -- $(awk -v rc="$rc" '
 		/^test[A-Za-z0-9_]*$/ { cur = $0; next }
@@ -31,11 +76,21 @@ for t in "$here"/*_test.sh; do
 			if (ran == "") { print 0, nbad + 1; exit }
 			if (rc != 0 && nbad == 0) nbad = 1
 			print ran - nbad, nbad + 0
-		}' "$log")
+		}' "$out/$n.log")
 	passed=$((passed + $1))
 	failed=$((failed + $2))
-	echo "== $(basename "$t"): $1 passed, $2 failed"
+	echo "== $n.sh: $1 passed, $2 failed"
+	echo "$n $(cat "$out/$n.sec")" >>"$durations.new"
 done
+# files not run this time keep their last duration
+awk 'NR == FNR { seen[$1] = 1; print; next } !($1 in seen)' "$durations.new" "$durations" >"$durations.all"
+mv "$durations.all" "$durations"
+rm -f "$durations.new"
 
+echo "== wall seconds per file (CLI_PARALLEL=$CLI_PARALLEL)"
+# shellcheck disable=SC2086  # one file name a word
+for t in $order; do n=$(basename "$t" .sh); echo "$n $(cat "$out/$n.sec")"; done |
+	sort -k2,2nr | awk '{ printf "  %-32s %5d\n", $1, $2 }'
+[ -z "$skipped" ] || echo "cli: not run (CLI_SKIP):$skipped"
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
