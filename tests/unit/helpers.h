@@ -24,6 +24,7 @@
 
 #include "config.h"
 #include "err.h"
+#include "policy.h"
 #include "superblock.h"
 
 #define UT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -177,6 +178,26 @@ static inline void ut_cmdline(const char *cmdline, struct vi_config *cfg)
 
 	if (vi_cmdline_parse(cmdline, 0, cfg, &err) != 0)
 		fail_msg("refused '%s': %s", cmdline, err.msg);
+}
+
+/* The policy text, then the command line, then vi_policy_apply: its verdict want_r and, when
+ * want is not NULL, a reason containing want. pol and cfg keep what the three made. */
+static inline void ut_policy_apply(const char *policy, const char *cmdline, struct vi_policy *pol,
+				   struct vi_config *cfg, int want_r, const char *want)
+{
+	struct vi_error err = { "" };
+	int r;
+
+	if (vi_policy_parse(policy, strlen(policy), pol, &err) != 0)
+		fail_msg("policy '%s' refused: %s", policy, err.msg);
+	ut_cmdline(cmdline, cfg);
+	r = vi_policy_apply(pol, cfg, &err);
+	if (r != want_r)
+		fail_msg("policy '%s' + '%s': got %d (%s), want %d", policy, cmdline, r, err.msg,
+			 want_r);
+	if (want && !strstr(err.msg, want))
+		fail_msg("policy '%s' + '%s': reason '%s' lacks '%s'", policy, cmdline, err.msg,
+			 want);
 }
 
 /* Parameters of a tree: the hash, format, block sizes and data blocks given, the rest zero. */

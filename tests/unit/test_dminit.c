@@ -147,7 +147,8 @@ static void test_rejections(void **state)
 		{ "vroot,,,ro," TBL("-") ",16384 1 linear 8:0 0", "only one table" },
 		{ "vroot,,,ro,\x01" TBL("-"), "control characters" },
 		/* table */
-		{ "vroot,,,ro,0 16384 linear /dev/vda 0 1 2 3 4 5 6 7 8", "only the verity target" },
+		{ "vroot,,,ro,0 16384 linear /dev/vda 0 1 2 3 4 5 6 7 8",
+		  "only the verity target" },
 		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 sha256 " H,
 		  "needs 13 words" },
 		{ "vroot,,,ro,1 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 sha256 " H " -",
@@ -160,8 +161,8 @@ static void test_rejections(void **state)
 		  "version" },
 		{ "vroot,,,ro,0 16384 verity 1 vda /dev/vdb 4096 4096 2048 0 sha256 " H " -",
 		  "data device" },
-		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/../vdb 4096 4096 2048 0 sha256 " H " -",
-		  "hash device" },
+		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/../vdb 4096 4096 2048 0 sha256 "
+		  H " -", "hash device" },
 		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096x 4096 2048 0 sha256 " H " -",
 		  "data block size" },
 		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 -4096 2048 0 sha256 " H " -",
@@ -174,10 +175,10 @@ static void test_rejections(void **state)
 		  "dm-mod.create" },
 		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0x1 sha256 " H " -",
 		  "hash start block" },
-		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 18446744073709551615 "
-		  "sha256 " H " -", "hash start block" },
-		{ "vroot,,,ro,0 99999999999999999999 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 sha256 "
-		  H " -", "too large" },
+		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 "
+		  "18446744073709551615 sha256 " H " -", "hash start block" },
+		{ "vroot,,,ro,0 99999999999999999999 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 "
+		  "sha256 " H " -", "too large" },
 		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 md5 " H " -",
 		  "algorithm" },
 		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 sha1 " H " -",
@@ -195,18 +196,22 @@ static void test_rejections(void **state)
 		{ "vroot,,,ro," TBL("- 2 panic_on_corruption ignore_corruption"), "*_corruption" },
 		{ "vroot,,,ro," TBL("- 2 panic_on_error restart_on_error"), "restart_on_error" },
 		{ "vroot,,,ro," TBL("- 2 fec_roots 3"), "without use_fec_from_device" },
-		{ "vroot,,,ro," TBL("- 4 use_fec_from_device /dev/vdc fec_roots 30"), "between 2 and 24" },
+		{ "vroot,,,ro," TBL("- 4 use_fec_from_device /dev/vdc fec_roots 30"),
+		  "between 2 and 24" },
 		{ "vroot,,,ro," TBL("- 4 use_fec_from_device /dev/vdc fec_roots 3x"), "fec_roots" },
-		{ "vroot,,,ro," TBL("- 4 use_fec_from_device /dev/vdc fec_blocks 0"), "fec_blocks" },
-		{ "vroot,,,ro," TBL("- 4 use_fec_from_device /dev/vdc fec_start 18446744073709551615"),
+		{ "vroot,,,ro," TBL("- 4 use_fec_from_device /dev/vdc fec_blocks 0"),
+		  "fec_blocks" },
+		{ "vroot,,,ro,"
+		  TBL("- 4 use_fec_from_device /dev/vdc fec_start 18446744073709551615"),
 		  "fec_start" },
-		{ "vroot,,,ro," TBL("- 4 use_fec_from_device /dev/vdc use_fec_from_device /dev/vdd"),
+		{ "vroot,,,ro,"
+		  TBL("- 4 use_fec_from_device /dev/vdc use_fec_from_device /dev/vdd"),
 		  "given twice" },
 		{ "vroot,,,ro," TBL("- 2 use_fec_from_device vdc"), "use_fec_from_device" },
 		{ "vroot,,,ro," TBL("- 4 root_hash_sig_key_desc a root_hash_sig_key_desc b"),
 		  "given twice" },
-		{ "vroot,,,ro," TBL("- 41 a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a "
-				    "a a a a a a a a a a"), "more than 40 words" },
+		{ "vroot,,,ro," TBL("- 41 a a a a a a a a a a a a a a a a a a a a a a a a a a a a a "
+				    "a a a a a a a a a a a a"), "more than 40 words" },
 	};
 
 	(void)state;
