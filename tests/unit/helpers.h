@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Helpers shared by the unit tests (prefix ut_): temporary trees and the files in them, a check
- * run in a child process, the verdict of a parser (accepted, or refused with a reason), and the
+/* Helpers shared by the unit tests (prefix ut_; the child-check macros CHILD_CHECK and SKIP_CHILD
+ * read as what they do): temporary trees and the files in them, a check run in a child process, the verdict of a parser (accepted, or refused with a reason), and the
  * verity parameters and command lines the tests start from. Include after <cmocka.h>'s
  * prerequisites; everything here fails the calling test through cmocka unless it says otherwise. */
 #ifndef VERITY_TEST_HELPERS_H
@@ -39,17 +39,13 @@ static inline void ut_path(char *out, size_t size, const char *dir, const char *
 	assert_true(n > 0 && (size_t)n < size);
 }
 
-/* Write len bytes of data as path with exactly mode (whatever the umask), replacing what was
- * there, a symbolic link included (it is not followed). 0, or -1 with errno: no cmocka check, so
- * a forked child can use it too. */
+/* Write len bytes of data as path (created or truncated) with exactly mode, whatever the umask.
+ * 0, or -1 with errno: no cmocka check, so a forked child can use it too. */
 static inline int ut_write_file(const char *path, const void *data, size_t len, mode_t mode)
 {
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	ssize_t n;
-	int fd;
 
-	if (unlink(path) < 0 && errno != ENOENT)
-		return -1;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	if (fd < 0)
 		return -1;
 	n = len ? write(fd, data, len) : 0;
@@ -111,10 +107,10 @@ static inline int ut_rm_tree(const char *dir)
 /* ---- checks in a child process ---- */
 
 /* A child's exit status for "skipped" (no namespace, no seccomp here). */
-#define UT_SKIP_CHILD 77
+#define SKIP_CHILD 77
 
 /* Check n of a child: unless cond, print why on stderr and give n as its exit status. */
-#define UT_CHILD_CHECK(n, cond, ...)                              \
+#define CHILD_CHECK(n, cond, ...)                              \
 	do {                                                      \
 		if (!(cond)) {                                    \
 			fprintf(stderr, "check %d: ", n);         \
@@ -125,7 +121,7 @@ static inline int ut_rm_tree(const char *dir)
 	} while (0)
 
 /* Run fn in a child process (a seccomp filter or a mount namespace must not outlive the check);
- * its exit status: 0 passed, UT_SKIP_CHILD skipped, else the number of the failed check. */
+ * its exit status: 0 passed, SKIP_CHILD skipped, else the number of the failed check. */
 static inline int ut_in_child(int (*fn)(void))
 {
 	pid_t pid = fork();
@@ -139,12 +135,12 @@ static inline int ut_in_child(int (*fn)(void))
 	return WEXITSTATUS(status);
 }
 
-/* ut_in_child as a test: skipped on UT_SKIP_CHILD, failed on any other status but 0. */
+/* ut_in_child as a test: skipped on SKIP_CHILD, failed on any other status but 0. */
 static inline void ut_run_child(int (*fn)(void))
 {
 	int rc = ut_in_child(fn);
 
-	if (rc == UT_SKIP_CHILD)
+	if (rc == SKIP_CHILD)
 		skip();
 	assert_int_equal(rc, 0);
 }
