@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Helpers shared by the unit tests (prefix ut_; the child-check macros CHILD_CHECK and SKIP_CHILD
- * read as what they do): temporary trees and the files in them, a check run in a child process, the verdict of a parser (accepted, or refused with a reason), and the
- * verity parameters and command lines the tests start from. Include after <cmocka.h>'s
- * prerequisites; everything here fails the calling test through cmocka unless it says otherwise. */
+/* Helpers shared by the unit tests (prefix ut_; the child-check macros CHILD_CHECK and
+ * SKIP_CHILD read as what they do): temporary trees and the files in them, a check run in a child
+ * process, the verdict of a parser (accepted, or refused with a reason), and the verity
+ * parameters and command lines the tests start from. It includes cmocka and what cmocka needs;
+ * everything here fails the calling test through cmocka unless it says otherwise. */
 #ifndef VERITY_TEST_HELPERS_H
 #define VERITY_TEST_HELPERS_H
 
