@@ -17,6 +17,7 @@
 
 #include "cmdtoken.h"
 #include "config.h"
+#include "helpers.h"
 #include "modules.h"
 
 static void test_missing_list_is_fine(void **state)
@@ -33,11 +34,8 @@ static void test_missing_list_is_fine(void **state)
 
 static void write_file(const char *path, const char *text)
 {
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
+	if (ut_write_file(path, text, strlen(text), 0644) < 0)
+		fail_msg("writing %s: %s", path, strerror(errno));
 }
 
 static void test_failures_named(void **state)
@@ -436,18 +434,7 @@ static void test_conf_read(void **state)
 	/* not a directory */
 	snprintf(path, sizeof(path), "%s/e.conf", dir);
 	assert_int_equal(vi_modprobe_conf_read(path, &buf, &len, &err), -ENOTDIR);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/a.conf", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/b.conf", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/.hidden.conf", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/c.txt", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/d.conf", dir);
-	rmdir(path);
-	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(ut_rm_tree(dir), 0);
 }
 
 /* Without root no module loads; what can be seen: a module whose forced words are refused is
@@ -490,9 +477,7 @@ static void test_loader_parameter_failures(void **state)
 	mp.modprobe_dir = NULL;
 	assert_int_equal(vi_modules_load(list, &mp, &loaded, &skipped, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "not a module file name"));
-	unlink(list);
-	unlink(ko);
-	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(ut_rm_tree(dir), 0);
 }
 
 int main(void)
