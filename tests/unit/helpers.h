@@ -74,8 +74,10 @@ static inline size_t ut_read_file(const char *path, char *buf, size_t size)
 	FILE *f = fopen(path, "r");
 	size_t n;
 
-	if (!f)
+	if (!f) {
 		fail_msg("reading %s: %s", path, strerror(errno));
+		return 0;
+	}
 	n = fread(buf, 1, size - 1, f);
 	fclose(f);
 	buf[n] = '\0';
@@ -171,10 +173,10 @@ static inline struct vi_target ut_default_target(void)
 /* Parse cmdline into cfg; a refusal fails the test with its reason. */
 static inline void ut_cmdline(const char *cmdline, struct vi_config *cfg)
 {
-	struct vi_error err = { "" };
+	struct vi_error why = { "" };
 
-	if (vi_cmdline_parse(cmdline, 0, cfg, &err) != 0)
-		fail_msg("refused '%s': %s", cmdline, err.msg);
+	if (vi_cmdline_parse(cmdline, 0, cfg, &why) != 0)
+		fail_msg("refused '%s': %s", cmdline, why.msg);
 }
 
 /* The policy text, then the command line, then vi_policy_apply: its verdict want_r and, when
@@ -182,18 +184,18 @@ static inline void ut_cmdline(const char *cmdline, struct vi_config *cfg)
 static inline void ut_policy_apply(const char *policy, const char *cmdline, struct vi_policy *pol,
 				   struct vi_config *cfg, int want_r, const char *want)
 {
-	struct vi_error err = { "" };
+	struct vi_error why = { "" };
 	int r;
 
-	if (vi_policy_parse(policy, strlen(policy), pol, &err) != 0)
-		fail_msg("policy '%s' refused: %s", policy, err.msg);
+	if (vi_policy_parse(policy, strlen(policy), pol, &why) != 0)
+		fail_msg("policy '%s' refused: %s", policy, why.msg);
 	ut_cmdline(cmdline, cfg);
-	r = vi_policy_apply(pol, cfg, &err);
+	r = vi_policy_apply(pol, cfg, &why);
 	if (r != want_r)
-		fail_msg("policy '%s' + '%s': got %d (%s), want %d", policy, cmdline, r, err.msg,
+		fail_msg("policy '%s' + '%s': got %d (%s), want %d", policy, cmdline, r, why.msg,
 			 want_r);
-	if (want && !strstr(err.msg, want))
-		fail_msg("policy '%s' + '%s': reason '%s' lacks '%s'", policy, cmdline, err.msg,
+	if (want && !strstr(why.msg, want))
+		fail_msg("policy '%s' + '%s': reason '%s' lacks '%s'", policy, cmdline, why.msg,
 			 want);
 }
 

@@ -76,6 +76,7 @@ static void escape_rows(int (*escape)(const char *, char *, size_t), const struc
 	char out[ESCAPE_OUT];
 
 	for (size_t i = 0; i < n; i++) {
+		const char *want;
 		int r;
 
 		assert_true(rows[i].size <= sizeof(out));
@@ -83,8 +84,9 @@ static void escape_rows(int (*escape)(const char *, char *, size_t), const struc
 		if (r != rows[i].r)
 			fail_msg("'%s' into %zu bytes: got %d, want %d", rows[i].in, rows[i].size, r,
 				 rows[i].r);
-		if (r == 0 && strcmp(out, rows[i].want) != 0)
-			fail_msg("'%s': got '%s', want '%s'", rows[i].in, out, rows[i].want);
+		want = rows[i].want ? rows[i].want : "";
+		if (r == 0 && strcmp(out, want) != 0)
+			fail_msg("'%s': got '%s', want '%s'", rows[i].in, out, want);
 	}
 }
 
