@@ -237,11 +237,8 @@ testAttackerQuotingDoubleQuotesHideNothing() {
 		out=$(CMDLINE="x='\"' init=/bin/sh '\"'" "$W/bin/dracut-getarg" init)
 		assertEquals "dracut does not read init= in x='\"' init=/bin/sh '\"' (the kernel neither)" "" "$out"
 	fi
-	out=$(with_policy "init=/sbin/init" "$VI" parse --cmdline "$BASE x=\"'\" init=/bin/sh \"'\"" 2>&1 >/dev/null)
-	rc=$?
-	if [ "$rc" -eq 77 ]; then echo "skip: no mount namespace or overlayfs"; return 0; fi
-	assertEquals "x=\"'\" init=/bin/sh \"'\" against init=/sbin/init: exit status ($out)" 1 "$rc"
-	assertContains "x=\"'\" init=/bin/sh \"'\": init= named" "$out" "init=/bin/sh: the initramfs policy allows only init=/sbin/init"
+	policy_refuses "x=\"'\" init=/bin/sh \"'\" against init=/sbin/init" "init=/sbin/init" \
+		"$BASE x=\"'\" init=/bin/sh \"'\"" "init=/bin/sh: the initramfs policy allows only init=/sbin/init"
 }
 
 # After "--" the kernel hands the words to init; systemd and dracut read them as settings
@@ -271,24 +268,19 @@ testAttackerEnvironmentNamesRefused() {
 }
 
 testAttackerEnvironmentOnlyThePolicysNames() {
-	local out rc
+	local p
 	refused_named "FOO=bar without a policy" FOO "$BASE FOO=bar" "not in the initramfs policy's init_env="
-	out=$(with_policy "init_env=FOO" "$VI" parse --cmdline "$BASE FOO=bar" 2>&1 >/dev/null)
-	rc=$?
-	if [ "$rc" -eq 77 ]; then echo "skip: no mount namespace or overlayfs"; return 0; fi
-	assertEquals "FOO=bar with init_env=FOO accepted ($out)" 0 "$rc"
-	out=$(with_policy "init_env=FOO" "$VI" parse --cmdline "$BASE BAR=1" 2>&1 >/dev/null)
-	assertEquals "BAR=1 with init_env=FOO: exit status ($out)" 1 $?
-	named BAR "$out"
-	assertTrue "BAR named: $out" $?
-	out=$(with_policy "init_env=FOO" "$VI" parse --cmdline "$BASE LD_PRELOAD=/x" 2>&1 >/dev/null)
-	assertEquals "LD_PRELOAD=/x with init_env=FOO: exit status ($out)" 1 $?
-	assertContains "LD_PRELOAD named" "$out" "'LD_PRELOAD=' sets the environment"
+	policy_run "init_env=FOO" "$VI" parse --cmdline "$BASE FOO=bar" || return 0
+	assertEquals "FOO=bar with init_env=FOO accepted ($OUT)" 0 "$RC"
+	policy_run "init_env=FOO" "$VI" parse --cmdline "$BASE BAR=1"
+	assertEquals "BAR=1 with init_env=FOO: exit status ($OUT)" 1 "$RC"
+	named BAR "$OUT"
+	assertTrue "BAR named: $OUT" $?
+	policy_refuses "LD_PRELOAD=/x with init_env=FOO" "init_env=FOO" "$BASE LD_PRELOAD=/x" \
+		"'LD_PRELOAD=' sets the environment"
 	# the policy cannot allow such a name either: the agent reports the policy line
 	for p in init_env=LD_PRELOAD init_env=FOO,GLIBC_TUNABLES init_env=PATH; do
-		out=$(with_policy "$p" "$VI" parse --cmdline "$BASE" 2>&1 >/dev/null)
-		assertEquals "policy $p: exit status ($out)" 1 $?
-		assertContains "policy $p: the policy line" "$out" "policy line 1: init_env: '${p##*[=,]}' loads code"
+		policy_refuses "policy $p" "$p" "$BASE" "policy line 1: init_env: '${p##*[=,]}' loads code"
 	done
 }
 
@@ -300,59 +292,50 @@ emergency rescue single -b s S 1 rd.break rd.shell rd.break=pre-pivot rd.shell=1
 rd.systemd.wants=x.service"
 
 testAttackerHandoverRefusedByDefault() {
-	local word out rc n=0
+	local word n=0
 	for word in $HANDOVER; do
-		out=$(with_policy "" "$VI" parse --cmdline "$BASE $word" 2>&1 >/dev/null)
-		rc=$?
-		if [ "$rc" -eq 77 ]; then
+		OUT=$(with_policy "" "$VI" parse --cmdline "$BASE $word" 2>&1 >/dev/null)
+		RC=$?
+		if [ "$RC" -eq 77 ]; then
 			[ -z "$HOST_POLICY" ] || { echo "skip: no mount namespace or overlayfs"; return 0; }
 			parse_out "$BASE $word"
-			out=$OUT rc=$RC
 		fi
-		assertEquals "'$word' without allow_shell: exit status ($out)" 1 "$rc"
-		named "${word%%=*}" "$out"
-		assertTrue "'$word': '${word%%=*}' named: $out" $?
+		assertEquals "'$word' without allow_shell: exit status ($OUT)" 1 "$RC"
+		named "${word%%=*}" "$OUT"
+		assertTrue "'$word': '${word%%=*}' named: $OUT" $?
 		n=$((n + 1))
 	done
 	assertEquals "hand-over words" 24 "$n"
 }
 
 testAttackerHandoverAcceptedWithAllowShell() {
-	local word out rc
+	local word
 	for word in $HANDOVER; do
-		out=$(with_policy "allow_shell=yes" "$VI" parse --cmdline "$BASE $word" 2>&1 >/dev/null)
-		rc=$?
-		if [ "$rc" -eq 77 ]; then echo "skip: no mount namespace or overlayfs"; return 0; fi
-		assertEquals "'$word' with allow_shell=yes accepted ($out)" 0 "$rc"
+		policy_run "allow_shell=yes" "$VI" parse --cmdline "$BASE $word" || return 0
+		assertEquals "'$word' with allow_shell=yes accepted ($OUT)" 0 "$RC"
 	done
 	# the policy allows the shells, not everything: the environment stays refused
-	out=$(with_policy "allow_shell=yes" "$VI" parse --cmdline "$BASE rd.systemd.setenv=SYSTEMD_SULOGIN_FORCE=1" 2>&1 >/dev/null)
-	assertEquals "setenv with allow_shell=yes: exit status ($out)" 1 $?
-	assertContains "$out" "'SYSTEMD_SULOGIN_FORCE=' sets the environment"
+	policy_refuses "setenv with allow_shell=yes" "allow_shell=yes" \
+		"$BASE rd.systemd.setenv=SYSTEMD_SULOGIN_FORCE=1" "'SYSTEMD_SULOGIN_FORCE=' sets the environment"
 }
 
 # --- 5. the version floor --------------------------------------------------------------------
 testAttackerVersionFloorNeedsAManifest() {
-	local pol line out rc what
+	local pol line what
 	for pol in min_version=2 require_manifest=yes "min_version=2
 require_manifest=yes"; do
 		what=$(printf '%s' "$pol" | tr '\n' ' ')
 		for line in "$BASE verity.sig=/etc/verity-init/root.p7s" "$BASE" \
 			"roothash=$RH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb systemd.verity_root_options=root-hash-signature=/etc/x.p7s"; do
-			out=$(with_policy "$pol" "$VI" parse --cmdline "$line" 2>&1 >/dev/null)
-			rc=$?
-			if [ "$rc" -eq 77 ]; then echo "skip: no mount namespace or overlayfs"; return 0; fi
-			assertEquals "[$what] '$line': exit status ($out)" 1 "$rc"
-			assertContains "[$what] '$line': reason" "$out" "the root needs a signed manifest (verity.manifest=)"
+			policy_refuses "[$what] '$line'" "$pol" "$line" \
+				"the root needs a signed manifest (verity.manifest=)" || return 0
 		done
 		# a recovery root cannot carry a manifest: none under a floor, even with the root's
 		line="$BASE verity.manifest=/etc/verity-init/root.manifest verity.recovery.roothash=$RH verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd"
-		out=$(with_policy "$pol" "$VI" parse --cmdline "$line" 2>&1 >/dev/null)
-		assertEquals "[$what] recovery root: exit status ($out)" 1 $?
-		assertContains "[$what] recovery root: reason" "$out" "no recovery root under this policy"
+		policy_refuses "[$what] recovery root" "$pol" "$line" "no recovery root under this policy"
 		# control: the root's manifest alone passes parse (its version is checked at setup)
-		out=$(with_policy "$pol" "$VI" parse --cmdline "$BASE verity.manifest=/etc/verity-init/root.manifest" 2>&1 >/dev/null)
-		assertEquals "[$what] control with a manifest ($out)" 0 $?
+		policy_run "$pol" "$VI" parse --cmdline "$BASE verity.manifest=/etc/verity-init/root.manifest"
+		assertEquals "[$what] control with a manifest ($OUT)" 0 "$RC"
 	done
 }
 
@@ -365,17 +348,12 @@ testAttackerNoRootOutsideTheSlotsManifests() {
 		"verity.fail=recovery verity.recovery.roothash=$RH verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd" \
 		"usrhash=$RH systemd.volatile=yes" "usrhash=$RH root=/dev/vdc" \
 		"dm-mod.create=\"root,,,ro,0 8 verity 1 /dev/vda /dev/vdb 4096 4096 1 1 sha256 $RH -\""; do
-		out=$(with_policy "slots=a,b" "$VI" parse --cmdline "$line" 2>&1 >/dev/null)
-		rc=$?
-		if [ "$rc" -eq 77 ]; then echo "skip: no mount namespace or overlayfs"; return 0; fi
-		assertEquals "'$line': exit status ($out)" 1 "$rc"
-		assertContains "'$line': reason" "$out" "boots A/B slots (slots=): every root comes from a slot's signed manifest"
+		policy_refuses "'$line'" "slots=a,b" "$line" \
+			"boots A/B slots (slots=): every root comes from a slot's signed manifest" || return 0
 	done
 	# no verity at all, even where the policy allows that weakening: dracut would mount root=
-	out=$(with_policy "slots=a,b
-allow_weak=verity-off" "$VI" parse --cmdline "systemd.verity=0 root=/dev/sda2" 2>&1 >/dev/null)
-	assertEquals "systemd.verity=0 with allow_weak=verity-off: exit status ($out)" 1 $?
-	assertContains "$out" "a root without verity (systemd.verity=0)"
+	policy_refuses "systemd.verity=0 with allow_weak=verity-off" "slots=a,b
+allow_weak=verity-off" "systemd.verity=0 root=/dev/sda2" "a root without verity (systemd.verity=0)"
 	# the control: the slots' root, only mount and init options from the line
 	out=$(with_policy "slots=a,b" "$VI" parse --cmdline "root=/dev/mapper/root rootflags=noatime" 2>&1)
 	assertEquals "control ($out)" 0 $?

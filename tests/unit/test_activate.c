@@ -11,30 +11,36 @@
 
 #include "activate.h"
 #include "devices.h"
+#include "helpers.h"
 
-static void sb(struct vi_params *p)
+/* A superblock's parameters. */
+static struct vi_params sb(void)
 {
-	memset(p, 0, sizeof(*p));
-	strcpy(p->hash_name, "sha256");
-	p->hash_type = 1;
-	p->data_block_size = 4096;
-	p->hash_block_size = 4096;
-	p->data_blocks = 1000;
-	p->salt_size = 1;
-	p->salt[0] = 0x5a;
-	p->uuid[0] = 1;
+	struct vi_params p = ut_params("sha256", 1, 4096, 4096, 1000);
+
+	p.salt_size = 1;
+	p.salt[0] = 0x5a;
+	p.uuid[0] = 1;
+	return p;
+}
+
+/* A target whose command line repeated every parameter of s; the test sets what it gave. */
+static struct vi_target target_of(const struct vi_params *s)
+{
+	struct vi_target t;
+
+	memset(&t, 0, sizeof(t));
+	t.params = *s;
+	return t;
 }
 
 static void test_merge_agrees(void **state)
 {
-	struct vi_target t;
-	struct vi_params s, out;
+	struct vi_params s = sb(), out;
+	struct vi_target t = target_of(&s);
 	struct vi_error err = { "" };
 
 	(void)state;
-	memset(&t, 0, sizeof(t));
-	sb(&s);
-	t.params = s;
 	t.params.hash_offset = 8192;
 	t.given = VI_GIVEN_HASH_NAME | VI_GIVEN_DATA_BS | VI_GIVEN_DATA_BLOCKS | VI_GIVEN_SALT;
 	assert_int_equal(vi_params_merge(&t, &s, false, &out, &err), 0);
@@ -50,14 +56,11 @@ static void test_merge_agrees(void **state)
 
 static void test_merge_conflicts(void **state)
 {
-	struct vi_target t;
-	struct vi_params s, out;
+	struct vi_params s = sb(), out;
+	struct vi_target t = target_of(&s);
 	struct vi_error err = { "" };
 
 	(void)state;
-	memset(&t, 0, sizeof(t));
-	sb(&s);
-	t.params = s;
 	t.given = VI_GIVEN_HASH_NAME;
 	strcpy(t.params.hash_name, "sha512");
 	assert_int_equal(vi_params_merge(&t, &s, false, &out, &err), -EINVAL);
@@ -85,14 +88,11 @@ static void test_merge_conflicts(void **state)
  * above it never. */
 static void test_merge_fewer_data_blocks(void **state)
 {
-	struct vi_target t;
-	struct vi_params s, out;
+	struct vi_params s = sb(), out;
+	struct vi_target t = target_of(&s);
 	struct vi_error err = { "" };
 
 	(void)state;
-	memset(&t, 0, sizeof(t));
-	sb(&s);
-	t.params = s;
 	t.given = VI_GIVEN_DATA_BLOCKS;
 	t.params.data_blocks = 10;
 	assert_int_equal(vi_params_merge(&t, &s, false, &out, &err), -EINVAL);

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "helpers.h"
 #include "manifest.h"
 #include "superblock.h"
 #include "vopts.h"
@@ -31,11 +32,7 @@ static void test_superblock_name_sanitized(void **state)
 	uint8_t sb[VERITY_SB_SIZE];
 
 	(void)state;
-	memset(&p, 0, sizeof(p));
-	memcpy(p.hash_name, "sha256", 7);
-	p.hash_type = 1;
-	p.data_block_size = p.hash_block_size = 4096;
-	p.data_blocks = 8;
+	p = ut_params("sha256", 1, 4096, 4096, 8);
 	assert_int_equal(vi_sb_encode(&p, sb, &err), 0);
 	memcpy(sb + 32, "sha\x1b[2J\n<0>x\x07", 13);   /* the algorithm field */
 	memset(&p, 0, sizeof(p));

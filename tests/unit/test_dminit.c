@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "dminit.h"
+#include "helpers.h"
 
 #define H  "4f8b2d0e1c7a9b3d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5"
 #define H1 "76e9be054b15884a9fa85973e9cb274c93afadb6"
@@ -20,33 +21,25 @@
 static struct vi_target t;
 static struct vi_error err;
 
-static void fresh(void)
+/* Parse s into t, from the defaults: vi_dm_create_parse's result, its reason in err. */
+static int parse(const char *s)
 {
-	struct vi_config c;
-
-	vi_config_init(&c);
-	t = c.root;
+	t = ut_default_target();
+	memset(&err, 0, sizeof(err));
+	return vi_dm_create_parse(s, strlen(s), &t, &err);
 }
 
 static void ok(const char *s)
 {
-	fresh();
-	memset(&err, 0, sizeof(err));
-	if (vi_dm_create_parse(s, strlen(s), &t, &err) != 0)
-		fail_msg("refused '%s': %s", s, err.msg);
+	ut_verdict(s, parse(s), &err, 0, NULL);
 }
 
+/* Refused with a reason containing want, and t left as the defaults. */
 static void bad(const char *s, const char *want)
 {
-	struct vi_target before;
+	struct vi_target before = ut_default_target();
 
-	fresh();
-	before = t;
-	memset(&err, 0, sizeof(err));
-	if (vi_dm_create_parse(s, strlen(s), &t, &err) != -EINVAL)
-		fail_msg("accepted '%s'", s);
-	if (!strstr(err.msg, want))
-		fail_msg("'%s': reason '%s' lacks '%s'", s, err.msg, want);
+	ut_verdict(s, parse(s), &err, -EINVAL, want);
 	assert_memory_equal(&t, &before, sizeof(t));
 }
 
@@ -135,83 +128,95 @@ static void test_options(void **state)
 
 static void test_rejections(void **state)
 {
+	static const struct {
+		const char *line, *why;
+	} rows[] = {
+		/* header */
+		{ "vroot,,,ro", "expected <name>" },
+		{ "", "expected <name>" },
+		{ "vroot,,,," TBL("-"), "must be ro" },
+		{ "vroot,,,rw," TBL("-"), "read-only" },
+		{ "vroot,,,RO," TBL("-"), "must be ro" },
+		{ ",,,ro," TBL("-"), "mapping name" },
+		{ "a b,,,ro," TBL("-"), "mapping name" },
+		{ "control,,,ro," TBL("-"), "reserved" },
+		{ "vroot,a b,,ro," TBL("-"), "uuid" },
+		{ "vroot,,x,ro," TBL("-"), "minor" },
+		{ "vroot,,1048576,ro," TBL("-"), "minor" },
+		{ "vroot,,,ro," TBL("-") ";v2,,,ro,0 1 linear 8:0 0", "only one device" },
+		{ "vroot,,,ro," TBL("-") ",16384 1 linear 8:0 0", "only one table" },
+		{ "vroot,,,ro,\x01" TBL("-"), "control characters" },
+		/* table */
+		{ "vroot,,,ro,0 16384 linear /dev/vda 0 1 2 3 4 5 6 7 8",
+		  "only the verity target" },
+		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 sha256 " H,
+		  "needs 13 words" },
+		{ "vroot,,,ro,1 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 sha256 " H " -",
+		  "must be 0" },
+		{ "vroot,,,ro,0 0 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 sha256 " H " -",
+		  "length" },
+		{ "vroot,,,ro,0 16385 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 sha256 " H " -",
+		  "length" },
+		{ "vroot,,,ro,0 16384 verity 2 /dev/vda /dev/vdb 4096 4096 2048 0 sha256 " H " -",
+		  "version" },
+		{ "vroot,,,ro,0 16384 verity 1 vda /dev/vdb 4096 4096 2048 0 sha256 " H " -",
+		  "data device" },
+		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/../vdb 4096 4096 2048 0 sha256 "
+		  H " -", "hash device" },
+		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096x 4096 2048 0 sha256 " H " -",
+		  "data block size" },
+		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 -4096 2048 0 sha256 " H " -",
+		  "hash block size" },
+		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4000 4096 2048 0 sha256 " H " -",
+		  "data block size 4000" },
+		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 +2048 0 sha256 " H " -",
+		  "number of data blocks" },
+		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 0 0 sha256 " H " -",
+		  "dm-mod.create" },
+		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0x1 sha256 " H " -",
+		  "hash start block" },
+		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 "
+		  "18446744073709551615 sha256 " H " -", "hash start block" },
+		{ "vroot,,,ro,0 99999999999999999999 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 "
+		  "sha256 " H " -", "too large" },
+		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 md5 " H " -",
+		  "algorithm" },
+		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 sha1 " H " -",
+		  "digest" },
+		{ "vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 sha256 xx" H " -",
+		  "digest" },
+		{ "vroot,,,ro," TBL("abc"), "salt" },
+		{ "vroot,,,ro," TBL("--"), "salt" },
+		/* optional parameters */
+		{ "vroot,,,ro," TBL("- 1"), "#opt_params is 1 but 0" },
+		{ "vroot,,,ro," TBL("- 1 ignore_zero_blocks extra"), "#opt_params is 1 but 2" },
+		{ "vroot,,,ro," TBL("- x"), "#opt_params" },
+		{ "vroot,,,ro," TBL("- 1 ignore-zero-blocks"), "unknown verity table option" },
+		{ "vroot,,,ro," TBL("- 1 fec_roots"), "needs an argument" },
+		{ "vroot,,,ro," TBL("- 2 panic_on_corruption ignore_corruption"), "*_corruption" },
+		{ "vroot,,,ro," TBL("- 2 panic_on_error restart_on_error"), "restart_on_error" },
+		{ "vroot,,,ro," TBL("- 2 fec_roots 3"), "without use_fec_from_device" },
+		{ "vroot,,,ro," TBL("- 4 use_fec_from_device /dev/vdc fec_roots 30"),
+		  "between 2 and 24" },
+		{ "vroot,,,ro," TBL("- 4 use_fec_from_device /dev/vdc fec_roots 3x"), "fec_roots" },
+		{ "vroot,,,ro," TBL("- 4 use_fec_from_device /dev/vdc fec_blocks 0"),
+		  "fec_blocks" },
+		{ "vroot,,,ro,"
+		  TBL("- 4 use_fec_from_device /dev/vdc fec_start 18446744073709551615"),
+		  "fec_start" },
+		{ "vroot,,,ro,"
+		  TBL("- 4 use_fec_from_device /dev/vdc use_fec_from_device /dev/vdd"),
+		  "given twice" },
+		{ "vroot,,,ro," TBL("- 2 use_fec_from_device vdc"), "use_fec_from_device" },
+		{ "vroot,,,ro," TBL("- 4 root_hash_sig_key_desc a root_hash_sig_key_desc b"),
+		  "given twice" },
+		{ "vroot,,,ro," TBL("- 41 a a a a a a a a a a a a a a a a a a a a a a a a a a a a a "
+				    "a a a a a a a a a a a a"), "more than 40 words" },
+	};
+
 	(void)state;
-	/* header */
-	bad("vroot,,,ro", "expected <name>");
-	bad("", "expected <name>");
-	bad("vroot,,,," TBL("-"), "must be ro");
-	bad("vroot,,,rw," TBL("-"), "read-only");
-	bad("vroot,,,RO," TBL("-"), "must be ro");
-	bad(",,,ro," TBL("-"), "mapping name");
-	bad("a b,,,ro," TBL("-"), "mapping name");
-	bad("control,,,ro," TBL("-"), "reserved");
-	bad("vroot,a b,,ro," TBL("-"), "uuid");
-	bad("vroot,,x,ro," TBL("-"), "minor");
-	bad("vroot,,1048576,ro," TBL("-"), "minor");
-	bad("vroot,,,ro," TBL("-") ";v2,,,ro,0 1 linear 8:0 0", "only one device");
-	bad("vroot,,,ro," TBL("-") ",16384 1 linear 8:0 0", "only one table");
-	bad("vroot,,,ro,\x01" TBL("-"), "control characters");
-	/* table */
-	bad("vroot,,,ro,0 16384 linear /dev/vda 0 1 2 3 4 5 6 7 8", "only the verity target");
-	bad("vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 sha256 " H,
-	    "needs 13 words");
-	bad("vroot,,,ro,1 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 sha256 " H " -",
-	    "must be 0");
-	bad("vroot,,,ro,0 0 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 sha256 " H " -",
-	    "length");
-	bad("vroot,,,ro,0 16385 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 sha256 " H " -",
-	    "length");
-	bad("vroot,,,ro,0 16384 verity 2 /dev/vda /dev/vdb 4096 4096 2048 0 sha256 " H " -",
-	    "version");
-	bad("vroot,,,ro,0 16384 verity 1 vda /dev/vdb 4096 4096 2048 0 sha256 " H " -",
-	    "data device");
-	bad("vroot,,,ro,0 16384 verity 1 /dev/vda /dev/../vdb 4096 4096 2048 0 sha256 " H " -",
-	    "hash device");
-	bad("vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096x 4096 2048 0 sha256 " H " -",
-	    "data block size");
-	bad("vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 -4096 2048 0 sha256 " H " -",
-	    "hash block size");
-	bad("vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4000 4096 2048 0 sha256 " H " -",
-	    "data block size 4000");
-	bad("vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 +2048 0 sha256 " H " -",
-	    "number of data blocks");
-	bad("vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 0 0 sha256 " H " -",
-	    "dm-mod.create");
-	bad("vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0x1 sha256 " H " -",
-	    "hash start block");
-	bad("vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 18446744073709551615 "
-	    "sha256 " H " -", "hash start block");
-	bad("vroot,,,ro,0 99999999999999999999 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 sha256 "
-	    H " -", "too large");
-	bad("vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 md5 " H " -",
-	    "algorithm");
-	bad("vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 sha1 " H " -",
-	    "digest");
-	bad("vroot,,,ro,0 16384 verity 1 /dev/vda /dev/vdb 4096 4096 2048 0 sha256 xx" H " -",
-	    "digest");
-	bad("vroot,,,ro," TBL("abc"), "salt");
-	bad("vroot,,,ro," TBL("--"), "salt");
-	/* optional parameters */
-	bad("vroot,,,ro," TBL("- 1"), "#opt_params is 1 but 0");
-	bad("vroot,,,ro," TBL("- 1 ignore_zero_blocks extra"), "#opt_params is 1 but 2");
-	bad("vroot,,,ro," TBL("- x"), "#opt_params");
-	bad("vroot,,,ro," TBL("- 1 ignore-zero-blocks"), "unknown verity table option");
-	bad("vroot,,,ro," TBL("- 1 fec_roots"), "needs an argument");
-	bad("vroot,,,ro," TBL("- 2 panic_on_corruption ignore_corruption"), "*_corruption");
-	bad("vroot,,,ro," TBL("- 2 panic_on_error restart_on_error"), "restart_on_error");
-	bad("vroot,,,ro," TBL("- 2 fec_roots 3"), "without use_fec_from_device");
-	bad("vroot,,,ro," TBL("- 4 use_fec_from_device /dev/vdc fec_roots 30"), "between 2 and 24");
-	bad("vroot,,,ro," TBL("- 4 use_fec_from_device /dev/vdc fec_roots 3x"), "fec_roots");
-	bad("vroot,,,ro," TBL("- 4 use_fec_from_device /dev/vdc fec_blocks 0"), "fec_blocks");
-	bad("vroot,,,ro," TBL("- 4 use_fec_from_device /dev/vdc fec_start 18446744073709551615"),
-	    "fec_start");
-	bad("vroot,,,ro," TBL("- 4 use_fec_from_device /dev/vdc use_fec_from_device /dev/vdd"),
-	    "given twice");
-	bad("vroot,,,ro," TBL("- 2 use_fec_from_device vdc"), "use_fec_from_device");
-	bad("vroot,,,ro," TBL("- 4 root_hash_sig_key_desc a root_hash_sig_key_desc b"),
-	    "given twice");
-	bad("vroot,,,ro," TBL("- 41 a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a "
-			      "a a a a a a a a a a"), "more than 40 words");
+	for (size_t i = 0; i < UT_ARRAY_SIZE(rows); i++)
+		bad(rows[i].line, rows[i].why);
 }
 
 int main(void)

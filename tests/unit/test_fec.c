@@ -19,6 +19,7 @@
 #include "digest.h"
 #include "fec.h"
 #include "geometry.h"
+#include "helpers.h"
 #include "hex.h"
 #include "rs.h"
 #include "tree.h"
@@ -75,13 +76,10 @@ static int make_file(const char *name, uint64_t n, unsigned seed)
 	return fd;
 }
 
+/* one corrupted byte; a second flip at the same place undoes it */
 static void flip(int fd, uint64_t off)
 {
-	uint8_t b;
-
-	assert_int_equal(pread(fd, &b, 1, (off_t)off), 1);
-	b ^= 0x21;
-	assert_int_equal(pwrite(fd, &b, 1, (off_t)off), 1);
+	ut_flip(fd, off, 0x21);
 }
 
 /* ---- geometry --------------------------------------------------------------------------- */
@@ -570,17 +568,11 @@ static void test_verify_mismatch(void **state)
 
 static struct vi_params params300(void)
 {
-	struct vi_params p;
+	struct vi_params p = ut_params("sha256", 1, 512, 512, 300);
 	size_t n = 0;
 	static const uint8_t uuid[16] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x47, 0x88,
 					  0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x00 };
 
-	memset(&p, 0, sizeof(p));
-	strcpy(p.hash_name, "sha256");
-	p.hash_type = 1;
-	p.data_block_size = 512;
-	p.hash_block_size = 512;
-	p.data_blocks = 300;
 	assert_int_equal(vi_hex_decode(S32, strlen(S32), p.salt, sizeof(p.salt), &n), 0);
 	p.salt_size = (uint16_t)n;
 	memcpy(p.uuid, uuid, sizeof(uuid));
@@ -722,15 +714,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	static const char *const names[] = { "data", "hash", "fec" };
-	char path[64];
-
 	(void)state;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		unlink(path);
-	}
-	return rmdir(dir);
+	return ut_rm_tree(dir);
 }
 
 int main(void)

@@ -10,18 +10,13 @@
 #include <cmocka.h>
 
 #include "geometry.h"
+#include "helpers.h"
 
 static struct vi_params mk(const char *hash, uint32_t type, uint32_t dbs, uint32_t hbs,
 			       uint64_t blocks, uint64_t off, bool nosb)
 {
-	struct vi_params p;
+	struct vi_params p = ut_params(hash, type, dbs, hbs, blocks);
 
-	memset(&p, 0, sizeof(p));
-	strcpy(p.hash_name, hash);
-	p.hash_type = type;
-	p.data_block_size = dbs;
-	p.hash_block_size = hbs;
-	p.data_blocks = blocks;
 	p.hash_offset = off;
 	p.no_superblock = nosb;
 	p.salt_size = 32;

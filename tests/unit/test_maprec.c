@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "maprec.h"
 
 #define ROOT_TABLE "0 16384 verity 1 254:0 254:16 4096 4096 2048 1 sha256 " \
@@ -274,8 +275,7 @@ static void test_files(void **state)
 	/* removed: no record */
 	assert_int_equal(vi_maprec_remove(run), 0);
 	assert_int_equal(vi_maprec_read(run, &back, &err), -ENOENT);
-	snprintf(path, sizeof(path), "rm -rf '%s'", top);
-	assert_int_equal(system(path), 0);
+	assert_int_equal(ut_rm_tree(top), 0);
 }
 
 int main(void)

@@ -17,6 +17,7 @@
 
 #include "cmdtoken.h"
 #include "config.h"
+#include "helpers.h"
 #include "modules.h"
 
 static void test_missing_list_is_fine(void **state)
@@ -33,11 +34,8 @@ static void test_missing_list_is_fine(void **state)
 
 static void write_file(const char *path, const char *text)
 {
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
+	if (ut_write_file(path, text, strlen(text), 0644) < 0)
+		fail_msg("writing %s: %s", path, strerror(errno));
 }
 
 static void test_failures_named(void **state)
@@ -114,6 +112,9 @@ static int build(const char *module, const char *conf, const char *cmdline, cons
 				  cmdline ? strlen(cmdline) : 0, forced, out, out_size, err);
 }
 
+#define OR_NONE(s) ((s) ? (s) : "(none)")
+
+/* The failures name every input: a row of a table is found by them. */
 static void params_are(const char *module, const char *conf, const char *cmdline,
 		       const char *forced, const char *want)
 {
@@ -121,10 +122,10 @@ static void params_are(const char *module, const char *conf, const char *cmdline
 	char out[VI_MODPARAMS_MAX];
 	int r = build(module, conf, cmdline, forced, out, sizeof(out), &err);
 
-	if (r != 0)
-		print_error("unexpected refusal: %s\n", err.msg);
-	assert_int_equal(r, 0);
-	assert_string_equal(out, want);
+	if (r != 0 || strcmp(out, want) != 0)
+		fail_msg("%s, conf '%s', cmdline '%s', forced '%s': got %d '%s' (%s), want '%s'",
+			 module, OR_NONE(conf), OR_NONE(cmdline), OR_NONE(forced), r,
+			 r == 0 ? out : "", err.msg, want);
 }
 
 static void params_refused(const char *module, const char *conf, const char *cmdline,
@@ -134,13 +135,23 @@ static void params_refused(const char *module, const char *conf, const char *cmd
 	char out[VI_MODPARAMS_MAX];
 	int r = build(module, conf, cmdline, forced, out, sizeof(out), &err);
 
-	if (r == 0)
-		print_error("unexpectedly built '%s'\n", out);
-	assert_int_equal(r, want_r);
-	assert_string_equal(out, "");
-	if (!strstr(err.msg, want_msg))
-		print_error("message '%s' lacks '%s'\n", err.msg, want_msg);
-	assert_non_null(strstr(err.msg, want_msg));
+	if (r != want_r || strcmp(out, "") != 0 || !strstr(err.msg, want_msg))
+		fail_msg("%s, conf '%s', cmdline '%s', forced '%s': got %d, output '%.*s', reason "
+			 "'%s'; want %d, no output, a reason with '%s'", module, OR_NONE(conf),
+			 OR_NONE(cmdline), OR_NONE(forced), r, (int)strnlen(out, sizeof(out)), out,
+			 err.msg, want_r, want_msg);
+}
+
+/* A run of params_refused() with -EINVAL: module, conf, cmdline, forced, the reason's part. */
+struct refusal {
+	const char *module, *conf, *cmdline, *forced, *why;
+};
+
+static void refused_rows(const struct refusal *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		params_refused(rows[i].module, rows[i].conf, rows[i].cmdline, rows[i].forced,
+			       -EINVAL, rows[i].why);
 }
 
 static void test_cmdline_words_of_this_module(void **state)
@@ -219,24 +230,32 @@ static void test_conf_options_lines(void **state)
 
 static void test_conf_refusals(void **state)
 {
+	static const struct refusal rows[] = {
+		/* modprobe would hand "#", "why" to the kernel as parameters */
+		{ "dm_verity", "options dm_verity a=1 # why\n", NULL, NULL,
+		  "'#' (modprobe.d): not a parameter name" },
+		{ "dm_verity", "options dm_verity a=x\\y\n", NULL, NULL, "backslash" },
+		{ "dm_verity", "options dm_verity a=1 -- b=2\n", NULL, NULL,
+		  "would end the module's parameters" },
+		{ "dm_verity", "options dm_verity a=\"x\ry\"\n", NULL, NULL, "control byte" },
+		{ "dm_verity", "options dm_verity a=\"x\x01y\"\n", NULL, NULL, "control byte" },
+		{ "dm_verity", "options dm_verity dm_verity.a=1\n", NULL, NULL, "not a parameter name" },
+	};
+
 	(void)state;
-	/* modprobe would hand "#", "why" to the kernel as parameters */
-	params_refused("dm_verity", "options dm_verity a=1 # why\n", NULL, NULL, -EINVAL,
-		       "'#' (modprobe.d): not a parameter name");
-	params_refused("dm_verity", "options dm_verity a=x\\y\n", NULL, NULL, -EINVAL,
-		       "backslash");
-	params_refused("dm_verity", "options dm_verity a=1 -- b=2\n", NULL, NULL, -EINVAL,
-		       "would end the module's parameters");
-	params_refused("dm_verity", "options dm_verity a=\"x\ry\"\n", NULL, NULL, -EINVAL,
-		       "control byte");
-	params_refused("dm_verity", "options dm_verity a=\"x\x01y\"\n", NULL, NULL, -EINVAL,
-		       "control byte");
-	params_refused("dm_verity", "options dm_verity dm_verity.a=1\n", NULL, NULL, -EINVAL,
-		       "not a parameter name");
+	refused_rows(rows, sizeof(rows) / sizeof(rows[0]));
 }
 
 static void test_forced_last_and_strict(void **state)
 {
+	static const struct refusal forced[] = {
+		{ "ext4", NULL, NULL, "dm_verityrequire_signatures=1", "not MODULE.PARAM[=value]" },
+		{ "ext4", NULL, NULL, "dm_verity.require_signatures=1 --", "not a parameter" },
+		{ "ext4", NULL, NULL, ".x=1", "not MODULE.PARAM[=value]" },
+		{ "ext4", NULL, NULL, "dm_verity.=1", "not a parameter name" },
+		{ "ext4", NULL, NULL, "dm_verity.a=\"\x7f\"", "control byte" },
+	};
+
 	(void)state;
 	/* config, then command line, then forced: the kernel applies the last one */
 	params_are("dm_verity", "options dm_verity require_signatures=0\n",
@@ -246,13 +265,7 @@ static void test_forced_last_and_strict(void **state)
 	params_are("dm_mod", NULL, NULL, "dm_verity.require_signatures=1 dm_mod.x=\"a b\"",
 		   "x=\"a b\"");
 	/* forced words come from the policy: a malformed one is an error for every module */
-	params_refused("ext4", NULL, NULL, "dm_verityrequire_signatures=1", -EINVAL,
-		       "not MODULE.PARAM[=value]");
-	params_refused("ext4", NULL, NULL, "dm_verity.require_signatures=1 --", -EINVAL,
-		       "not a parameter");
-	params_refused("ext4", NULL, NULL, ".x=1", -EINVAL, "not MODULE.PARAM[=value]");
-	params_refused("ext4", NULL, NULL, "dm_verity.=1", -EINVAL, "not a parameter name");
-	params_refused("ext4", NULL, NULL, "dm_verity.a=\"\x7f\"", -EINVAL, "control byte");
+	refused_rows(forced, sizeof(forced) / sizeof(forced[0]));
 }
 
 static void test_control_bytes_refused(void **state)
@@ -421,18 +434,7 @@ static void test_conf_read(void **state)
 	/* not a directory */
 	snprintf(path, sizeof(path), "%s/e.conf", dir);
 	assert_int_equal(vi_modprobe_conf_read(path, &buf, &len, &err), -ENOTDIR);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/a.conf", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/b.conf", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/.hidden.conf", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/c.txt", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/d.conf", dir);
-	rmdir(path);
-	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(ut_rm_tree(dir), 0);
 }
 
 /* Without root no module loads; what can be seen: a module whose forced words are refused is
@@ -475,9 +477,7 @@ static void test_loader_parameter_failures(void **state)
 	mp.modprobe_dir = NULL;
 	assert_int_equal(vi_modules_load(list, &mp, &loaded, &skipped, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "not a module file name"));
-	unlink(list);
-	unlink(ko);
-	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(ut_rm_tree(dir), 0);
 }
 
 int main(void)

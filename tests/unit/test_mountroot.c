@@ -20,45 +20,8 @@
 #include <cmocka.h>
 
 #include "deny_syscall.h"
+#include "helpers.h"
 #include "mountroot.h"
-
-#define SKIP_CHILD 77
-
-/* Run fn in a child process (a seccomp filter or a mount namespace must not outlive the
- * check); its exit status: 0 passed, SKIP_CHILD skipped, else the number of the failed check,
- * with the reason on stderr. */
-static int in_child(int (*fn)(void))
-{
-	pid_t pid = fork();
-	int status;
-
-	assert_true(pid >= 0);
-	if (pid == 0)
-		_exit(fn());
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	return WEXITSTATUS(status);
-}
-
-static void run_child(int (*fn)(void))
-{
-	int rc = in_child(fn);
-
-	if (rc == SKIP_CHILD)
-		skip();
-	assert_int_equal(rc, 0);
-}
-
-/* check N: in a child, print why and give N as the exit status. */
-#define CHILD_CHECK(n, cond, ...)                                 \
-	do {                                                      \
-		if (!(cond)) {                                    \
-			fprintf(stderr, "check %d: ", n);         \
-			fprintf(stderr, __VA_ARGS__);             \
-			fputc('\n', stderr);                      \
-			return n;                                 \
-		}                                                 \
-	} while (0)
 
 static void test_rootflags(void **state)
 {
@@ -108,15 +71,7 @@ static char root[] = "/tmp/vi-mountroot-XXXXXX";
 
 static void put(const char *rel, const char *text, mode_t mode)
 {
-	char path[256];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	chmod(path, mode);
+	ut_put(root, rel, text, strlen(text), mode);
 }
 
 static int setup(void **state)
@@ -143,11 +98,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	return system(cmd) == 0 ? 0 : -1;
+	return ut_rm_tree(root);
 }
 
 static void test_rootfstype_and_device_options(void **state)
@@ -298,7 +250,7 @@ static int noexec_child(void)
 static void test_init_noexec_mount(void **state)
 {
 	(void)state;
-	run_child(noexec_child);
+	ut_run_child(noexec_child);
 }
 
 /* A filesystem loader that records the types it is asked for: "a,b,". */
@@ -393,11 +345,8 @@ static int dirs_setup(void **state)
 
 static int dirs_teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dirs_root);
-	return system(cmd) == 0 ? 0 : -1;
+	return ut_rm_tree(dirs_root);
 }
 
 /* The walk as PID 1 resolves a path after the switch: a path that passes through the root's
@@ -508,7 +457,7 @@ static int no_openat2_child(void)
 static void test_root_dirs_without_openat2(void **state)
 {
 	(void)state;
-	run_child(no_openat2_child);
+	ut_run_child(no_openat2_child);
 }
 
 /* The init check's own fallback without openat2: a file named directly is found and read. */
@@ -531,7 +480,7 @@ static int init_no_openat2_child(void)
 static void test_init_check_without_openat2(void **state)
 {
 	(void)state;
-	run_child(init_no_openat2_child);
+	ut_run_child(init_no_openat2_child);
 }
 
 int main(void)

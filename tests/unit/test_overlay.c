@@ -20,35 +20,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "overlay.h"
-
-#define SKIP_CHILD 77
-
-#define CHILD_CHECK(n, cond, ...)                                 \
-	do {                                                      \
-		if (!(cond)) {                                    \
-			fprintf(stderr, "check %d: ", n);         \
-			fprintf(stderr, __VA_ARGS__);             \
-			fputc('\n', stderr);                      \
-			return n;                                 \
-		}                                                 \
-	} while (0)
-
-/* Run fn in a child (the mount namespace must not outlive the test): 0 passed, SKIP_CHILD. */
-static void run_child(int (*fn)(void))
-{
-	pid_t pid = fork();
-	int status;
-
-	assert_true(pid >= 0);
-	if (pid == 0)
-		_exit(fn());
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	if (WEXITSTATUS(status) == SKIP_CHILD)
-		skip();
-	assert_int_equal(WEXITSTATUS(status), 0);
-}
 
 static bool fs_is(const char *path, long magic)
 {
@@ -60,16 +33,9 @@ static bool fs_is(const char *path, long magic)
 static int put(const char *root, const char *rel, const char *text, mode_t mode)
 {
 	char p[300];
-	int fd;
-	ssize_t n;
 
 	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, mode);
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -1;
+	return ut_write_file(p, text, strlen(text), mode);
 }
 
 /* base/root: the "verified" root (merged /usr, /sbin/init a symlink as on Debian);
@@ -162,7 +128,7 @@ static int overlay_child(void)
 static void test_overlay(void **state)
 {
 	(void)state;
-	run_child(overlay_child);
+	ut_run_child(overlay_child);
 }
 
 int main(void)

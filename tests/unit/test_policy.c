@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "helpers.h"
 #include "policy.h"
 
 #define H  "4f8b2d0e1c7a9b3d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5"
@@ -26,43 +27,48 @@ static struct vi_error err;
 static void pok(const char *text)
 {
 	memset(&err, 0, sizeof(err));
-	if (vi_policy_parse(text, strlen(text), &pol, &err) != 0)
-		fail_msg("refused policy '%s': %s", text, err.msg);
+	ut_verdict(text, vi_policy_parse(text, strlen(text), &pol, &err), &err, 0, NULL);
 }
 
+/* Refused with a reason containing want, and pol untouched. */
 static void pbad(const char *text, const char *want)
 {
 	struct vi_policy before;
 
 	memset(&pol, 0x3c, sizeof(pol));
 	before = pol;
-	if (vi_policy_parse(text, strlen(text), &pol, &err) != -EINVAL)
-		fail_msg("accepted policy '%s'", text);
-	if (!strstr(err.msg, want))
-		fail_msg("'%s': reason '%s' lacks '%s'", text, err.msg, want);
+	ut_verdict(text, vi_policy_parse(text, strlen(text), &pol, &err), &err, -EINVAL, want);
 	assert_memory_equal(&pol, &before, sizeof(pol));
-}
-
-static void cmd(const char *cmdline)
-{
-	if (vi_cmdline_parse(cmdline, 0, &cfg, &err) != 0)
-		fail_msg("refused '%s': %s", cmdline, err.msg);
 }
 
 /* apply(policy text, command line) must give r; with r < 0 the reason contains want. */
 static void apply(const char *policy, const char *cmdline, int want_r, const char *want)
 {
-	int r;
+	ut_policy_apply(policy, cmdline, &pol, &cfg, want_r, want);
+}
 
-	pok(policy);
-	cmd(cmdline);
-	memset(&err, 0, sizeof(err));
-	r = vi_policy_apply(&pol, &cfg, &err);
-	if (r != want_r)
-		fail_msg("policy '%s' + '%s': got %d (%s), want %d", policy, cmdline, r, err.msg,
-			 want_r);
-	if (want && !strstr(err.msg, want))
-		fail_msg("reason '%s' lacks '%s'", err.msg, want);
+/* A run of apply() of one shape: each row's failure names its policy and command line. */
+struct apply_row {
+	const char *policy, *cmdline;
+	int r;
+	const char *why;
+};
+
+static void apply_rows(const struct apply_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		apply(rows[i].policy, rows[i].cmdline, rows[i].r, rows[i].why);
+}
+
+/* A run of pbad(): text and the reason's part. */
+struct refusal {
+	const char *text, *why;
+};
+
+static void pbad_rows(const struct refusal *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		pbad(rows[i].text, rows[i].why);
 }
 
 static void test_parse(void **state)
@@ -115,27 +121,30 @@ static void test_parse(void **state)
 
 static void test_parse_rejections(void **state)
 {
+	static const struct refusal rows[] = {
+		{ "allow_shel=yes\n", "line 1: unknown key 'allow_shel'" },
+		{ "\n\nfail\n", "line 3: expected key=value" },
+		{ "fail=panic\nfail=reboot\n", "line 2: 'fail' given twice with different values" },
+		{ "fail=explode\n", "line 1: fail action" },
+		{ "fail=\n", "empty fail action list" },
+		{ "timeout=x\n", "timeout" },
+		{ "timeout=3601\n", "timeout" },
+		{ "allow_shell=sometimes\n", "allow_shell" },
+		{ "allow_weak=ignore-zero-blocks,everything\n", "unknown option 'everything'" },
+		{ "allow_weak=ignore_zero_blocks\n", "unknown option" },
+		{ "require_signature=2\n", "require_signature" },
+		{ "min_version=-1\n", "min_version" },
+		{ "min_version=18446744073709551616\n", "min_version" },
+		{ "init=sbin/init\n", "line 1: init: path 'sbin/init': not an absolute path" },
+		{ "init=\n", "init: path" },
+		{ "init=/run/init\n", "init: path '/run/init': under /dev, /proc, /sys or /run" },
+		{ "init=/sbin/init\ninit=/bin/sh\n", "line 2: 'init' given twice" },
+		{ "allow_shell=y\x01s\n", "control characters" },
+	};
 	char *big;
 
 	(void)state;
-	pbad("allow_shel=yes\n", "line 1: unknown key 'allow_shel'");
-	pbad("\n\nfail\n", "line 3: expected key=value");
-	pbad("fail=panic\nfail=reboot\n", "line 2: 'fail' given twice with different values");
-	pbad("fail=explode\n", "line 1: fail action");
-	pbad("fail=\n", "empty fail action list");
-	pbad("timeout=x\n", "timeout");
-	pbad("timeout=3601\n", "timeout");
-	pbad("allow_shell=sometimes\n", "allow_shell");
-	pbad("allow_weak=ignore-zero-blocks,everything\n", "unknown option 'everything'");
-	pbad("allow_weak=ignore_zero_blocks\n", "unknown option");
-	pbad("require_signature=2\n", "require_signature");
-	pbad("min_version=-1\n", "min_version");
-	pbad("min_version=18446744073709551616\n", "min_version");
-	pbad("init=sbin/init\n", "line 1: init: path 'sbin/init': not an absolute path");
-	pbad("init=\n", "init: path");
-	pbad("init=/run/init\n", "init: path '/run/init': under /dev, /proc, /sys or /run");
-	pbad("init=/sbin/init\ninit=/bin/sh\n", "line 2: 'init' given twice");
-	pbad("allow_shell=y\x01s\n", "control characters");
+	pbad_rows(rows, UT_ARRAY_SIZE(rows));
 	assert_int_equal(vi_policy_parse("a\0b", 3, &pol, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "NUL"));
 	big = malloc(VI_POLICY_MAX_SIZE + 2);
@@ -183,34 +192,53 @@ static void test_load(void **state)
 
 static void test_weakening(void **state)
 {
+	static const struct apply_row rows[] = {
+		{ "", ROOT, 0, NULL },
+		{ "", ROOT "verity.options=ignore-corruption", -EPERM,
+		  "'ignore-corruption' weakens" },
+		{ "", ROOT "verity.options=check-at-most-once", -EPERM, "'check-at-most-once'" },
+		{ "", ROOT "verity.options=ignore-zero-blocks", -EPERM, "'ignore-zero-blocks'" },
+		{ "", ROOT "verity.options=superblock=false,data-blocks=8,salt=-", -EPERM,
+		  "'no-superblock'" },
+		{ "", "dm-mod.create=\"v,,,ro,0 8 verity 1 /dev/vda /dev/vdb 4096 4096 1 1 sha256 "
+		  H " -\"", -EPERM, "'no-superblock'" },
+		{ "", "systemd.verity=0", -EPERM, "'verity-off'" },
+		{ "", ROOT "verity.recovery.roothash=" H2 " verity.recovery.options=ignore-zero-"
+		  "blocks", -EPERM, "recovery root: 'ignore-zero-blocks'" },
+		/* allowed ones pass, others still refused */
+		{ "allow_weak=ignore-corruption", ROOT "verity.options=ignore-corruption", 0,
+		  NULL },
+		{ "allow_weak=check-at-most-once,ignore-zero-blocks",
+		  ROOT "verity.options=check-at-most-once,ignore-zero-blocks", 0, NULL },
+		{ "allow_weak=check-at-most-once",
+		  ROOT "verity.options=check-at-most-once,ignore-zero-blocks", -EPERM,
+		  "'ignore-zero-blocks'" },
+		{ "allow_weak=no-superblock", ROOT "verity.options=superblock=false,data-blocks=8,"
+		  "salt=-", 0, NULL },
+		{ "allow_weak=verity-off", "systemd.verity=0", 0, NULL },
+		/* restart/panic policies are not weakening */
+		{ "", ROOT "verity.options=panic-on-corruption,restart-on-error", 0, NULL },
+	};
+
 	(void)state;
-	apply("", ROOT, 0, NULL);
-	apply("", ROOT "verity.options=ignore-corruption", -EPERM, "'ignore-corruption' weakens");
-	apply("", ROOT "verity.options=check-at-most-once", -EPERM, "'check-at-most-once'");
-	apply("", ROOT "verity.options=ignore-zero-blocks", -EPERM, "'ignore-zero-blocks'");
-	apply("", ROOT "verity.options=superblock=false,data-blocks=8,salt=-", -EPERM,
-	      "'no-superblock'");
-	apply("", "dm-mod.create=\"v,,,ro,0 8 verity 1 /dev/vda /dev/vdb 4096 4096 1 1 sha256 " H
-	      " -\"", -EPERM, "'no-superblock'");
-	apply("", "systemd.verity=0", -EPERM, "'verity-off'");
-	apply("", ROOT "verity.recovery.roothash=" H2 " verity.recovery.options=ignore-zero-blocks",
-	      -EPERM, "recovery root: 'ignore-zero-blocks'");
-	/* allowed ones pass, others still refused */
-	apply("allow_weak=ignore-corruption", ROOT "verity.options=ignore-corruption", 0, NULL);
-	apply("allow_weak=check-at-most-once,ignore-zero-blocks",
-	      ROOT "verity.options=check-at-most-once,ignore-zero-blocks", 0, NULL);
-	apply("allow_weak=check-at-most-once",
-	      ROOT "verity.options=check-at-most-once,ignore-zero-blocks", -EPERM,
-	      "'ignore-zero-blocks'");
-	apply("allow_weak=no-superblock", ROOT "verity.options=superblock=false,data-blocks=8,"
-	      "salt=-", 0, NULL);
-	apply("allow_weak=verity-off", "systemd.verity=0", 0, NULL);
-	/* restart/panic policies are not weakening */
-	apply("", ROOT "verity.options=panic-on-corruption,restart-on-error", 0, NULL);
+	apply_rows(rows, UT_ARRAY_SIZE(rows));
 }
 
 static void test_fail_and_defaults(void **state)
 {
+	static const struct apply_row dracut_shells[] = {
+		{ "", ROOT "rd.break=pre-pivot", -EPERM, "'rd.break' opens a root shell" },
+		{ "", ROOT "rd.break", -EPERM, "'rd.break' opens a root shell" },
+		{ "", ROOT "rdbreak", -EPERM, "'rdbreak'" },
+		{ "", ROOT "rd.shell", -EPERM, "'rd.shell' opens a root shell" },
+		{ "", ROOT "rd.shell=0 rd.shell=1", -EPERM, "'rd.shell'" },
+		{ "", ROOT "rdshell=yes", -EPERM, "'rdshell'" },
+		{ "", ROOT "rd.shell=false", -EPERM, "'rd.shell' opens a root shell" },
+		{ "", ROOT "rd.shell=n", -EPERM, "'rd.shell'" },
+		{ "", ROOT "rd.shell=Off", -EPERM, "'rd.shell'" },
+		{ "", ROOT "rdshell=0", -EPERM, "'rdshell'" },
+	};
+
 	(void)state;
 	/* A command line alone never opens a shell. */
 	apply("", ROOT "verity.fail=shell,reboot", 0, NULL);
@@ -225,20 +253,11 @@ static void test_fail_and_defaults(void **state)
 	assert_false(cfg.shell_dropped);
 	/* vi_policy_check alone refuses a shell that apply would have dropped */
 	pok("");
-	cmd(ROOT "verity.fail=shell");
+	ut_cmdline(ROOT "verity.fail=shell", &cfg);
 	assert_int_equal(vi_policy_check(&cfg, &pol, &err), -EPERM);
 	assert_non_null(strstr(err.msg, "'shell' is not allowed"));
 	/* dracut's shells from the command line: only with the policy's allow_shell */
-	apply("", ROOT "rd.break=pre-pivot", -EPERM, "'rd.break' opens a root shell");
-	apply("", ROOT "rd.break", -EPERM, "'rd.break' opens a root shell");
-	apply("", ROOT "rdbreak", -EPERM, "'rdbreak'");
-	apply("", ROOT "rd.shell", -EPERM, "'rd.shell' opens a root shell");
-	apply("", ROOT "rd.shell=0 rd.shell=1", -EPERM, "'rd.shell'");
-	apply("", ROOT "rdshell=yes", -EPERM, "'rdshell'");
-	apply("", ROOT "rd.shell=false", -EPERM, "'rd.shell' opens a root shell");
-	apply("", ROOT "rd.shell=n", -EPERM, "'rd.shell'");
-	apply("", ROOT "rd.shell=Off", -EPERM, "'rd.shell'");
-	apply("", ROOT "rdshell=0", -EPERM, "'rdshell'");
+	apply_rows(dracut_shells, UT_ARRAY_SIZE(dracut_shells));
 	apply("", ROOT "rd.shell=0", 0, NULL);
 	assert_false(cfg.shell_allowed);
 	apply("allow_shell=yes", ROOT "rd.break=pre-pivot rd.shell", 0, NULL);
@@ -310,26 +329,34 @@ static void test_signature(void **state)
  * names, never one that loads code. */
 static void test_environment(void **state)
 {
+	static const struct apply_row rows[] = {
+		{ "", ROOT "LD_PRELOAD=/dev/sdb", -EPERM,
+		  "'LD_PRELOAD=' sets the environment of the "
+		  "booted system: never allowed" },
+		{ "", ROOT "GCONV_PATH=/dev/sdb", -EPERM, "'GCONV_PATH='" },
+		{ "", ROOT "LOCPATH=/dev/sdb", -EPERM, "'LOCPATH='" },
+		{ "", ROOT "MALLOC_CHECK_=3", -EPERM, "'MALLOC_CHECK_='" },
+		{ "", ROOT "GLIBC_TUNABLES=x", -EPERM, "'GLIBC_TUNABLES='" },
+		{ "", ROOT "\"SYSTEMD_PROC_CMDLINE=init=/bin/sh\"", -EPERM,
+		  "'SYSTEMD_PROC_CMDLINE='" },
+		{ "", ROOT "PATH=/dev/shm", -EPERM, "'PATH='" },
+		{ "", ROOT "BASH_ENV=/dev/sdb", -EPERM, "'BASH_ENV='" },
+		{ "", ROOT "FOO=bar", -EPERM,
+		  "'FOO=' sets the environment of the booted system: not in "
+		  "the initramfs policy's init_env=" },
+		{ "init_env=FOO,LANG", ROOT "FOO=bar LANG=C.UTF-8", 0, NULL },
+		{ "init_env=FOO", ROOT "systemd.setenv=FOO=1", 0, NULL },
+		{ "init_env=FOO", ROOT "systemd.setenv=LD_PRELOAD=/dev/sdb", -EPERM,
+		  "'LD_PRELOAD='" },
+		{ "init_env=FOO", ROOT "rd.systemd.setenv=BAR=1", -EPERM, "'BAR='" },
+	};
+
 	(void)state;
 	apply("", ROOT "BOOT_IMAGE=/vmlinuz TERM=vt100 quiet lowercase=1", 0, NULL);
 	assert_int_equal(vi_cmdline_parse(ROOT "TERM=$(x)", 0, &cfg, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "TERM=: not a terminal name"));
 	assert_int_equal(cfg.env_count, 2);
-	apply("", ROOT "LD_PRELOAD=/dev/sdb", -EPERM, "'LD_PRELOAD=' sets the environment of the "
-	      "booted system: never allowed");
-	apply("", ROOT "GCONV_PATH=/dev/sdb", -EPERM, "'GCONV_PATH='");
-	apply("", ROOT "LOCPATH=/dev/sdb", -EPERM, "'LOCPATH='");
-	apply("", ROOT "MALLOC_CHECK_=3", -EPERM, "'MALLOC_CHECK_='");
-	apply("", ROOT "GLIBC_TUNABLES=x", -EPERM, "'GLIBC_TUNABLES='");
-	apply("", ROOT "\"SYSTEMD_PROC_CMDLINE=init=/bin/sh\"", -EPERM, "'SYSTEMD_PROC_CMDLINE='");
-	apply("", ROOT "PATH=/dev/shm", -EPERM, "'PATH='");
-	apply("", ROOT "BASH_ENV=/dev/sdb", -EPERM, "'BASH_ENV='");
-	apply("", ROOT "FOO=bar", -EPERM, "'FOO=' sets the environment of the booted system: not in "
-	      "the initramfs policy's init_env=");
-	apply("init_env=FOO,LANG", ROOT "FOO=bar LANG=C.UTF-8", 0, NULL);
-	apply("init_env=FOO", ROOT "systemd.setenv=FOO=1", 0, NULL);
-	apply("init_env=FOO", ROOT "systemd.setenv=LD_PRELOAD=/dev/sdb", -EPERM, "'LD_PRELOAD='");
-	apply("init_env=FOO", ROOT "rd.systemd.setenv=BAR=1", -EPERM, "'BAR='");
+	apply_rows(rows, UT_ARRAY_SIZE(rows));
 	/* init's arguments after "--" are not its environment (and an upper-case name there is
 	 * refused by the parser: systemd would read it as a setting) */
 	apply("", ROOT "-- foo=bar", 0, NULL);
@@ -380,15 +407,20 @@ static void test_handover(void **state)
  * (which cannot carry one) is refused. */
 static void test_version_floor_needs_manifest(void **state)
 {
+	static const struct apply_row rows[] = {
+		{ "min_version=3", ROOT "verity.sig=/etc/roothash.p7s", -EPERM,
+		  "has a version floor (min_version=): the root needs a signed manifest" },
+		{ "require_manifest=yes", ROOT, -EPERM,
+		  "requires a manifest (require_manifest=yes)" },
+		{ "min_version=3", "verity.manifest=PARTLABEL=m", 0, NULL },
+		{ "min_version=3", "verity.manifest=PARTLABEL=m verity.recovery.roothash=" H2 " "
+		  "verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd", -EPERM,
+		  "a recovery root cannot carry a manifest" },
+		{ "min_version=0", ROOT, 0, NULL },
+	};
+
 	(void)state;
-	apply("min_version=3", ROOT "verity.sig=/etc/roothash.p7s", -EPERM,
-	      "has a version floor (min_version=): the root needs a signed manifest");
-	apply("require_manifest=yes", ROOT, -EPERM, "requires a manifest (require_manifest=yes)");
-	apply("min_version=3", "verity.manifest=PARTLABEL=m", 0, NULL);
-	apply("min_version=3", "verity.manifest=PARTLABEL=m verity.recovery.roothash=" H2 " "
-	      "verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd", -EPERM,
-	      "a recovery root cannot carry a manifest");
-	apply("min_version=0", ROOT, 0, NULL);
+	apply_rows(rows, UT_ARRAY_SIZE(rows));
 	pbad("require_manifest=maybe", "require_manifest: not yes or no");
 }
 
@@ -410,6 +442,17 @@ static void test_kernel_signature(void **state)
 
 static void test_tpm_and_ipe(void **state)
 {
+	static const struct refusal rows[] = {
+		{ "tpm_pcr=7", "PCRs (8-15)" },
+		{ "tpm_pcr=16", "PCRs (8-15)" },
+		{ "tpm_pcr=17", "PCRs (8-15)" },
+		{ "tpm_pcr=23", "PCRs (8-15)" },
+		{ "tpm_pcr=x", "PCRs (8-15)" },
+		{ "require_tpm=maybe", "require_tpm: not yes or no" },
+		{ "ipe_policy=relative.p7s", "ipe_policy:" },
+		{ "ipe_policy=/etc/../x", "ipe_policy:" },
+	};
+
 	(void)state;
 	pok("");
 	assert_false(pol.require_tpm);
@@ -423,14 +466,7 @@ static void test_tpm_and_ipe(void **state)
 	assert_string_equal(pol.ipe_policy, "");
 	/* the operating system's static PCRs only: not the firmware's, not the resettable or
 	 * dynamic-launch ones */
-	pbad("tpm_pcr=7", "PCRs (8-15)");
-	pbad("tpm_pcr=16", "PCRs (8-15)");
-	pbad("tpm_pcr=17", "PCRs (8-15)");
-	pbad("tpm_pcr=23", "PCRs (8-15)");
-	pbad("tpm_pcr=x", "PCRs (8-15)");
-	pbad("require_tpm=maybe", "require_tpm: not yes or no");
-	pbad("ipe_policy=relative.p7s", "ipe_policy:");
-	pbad("ipe_policy=/etc/../x", "ipe_policy:");
+	pbad_rows(rows, UT_ARRAY_SIZE(rows));
 }
 
 int main(void)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "status.h"
 
 static void test_write(void **state)
@@ -26,19 +27,13 @@ static void test_write(void **state)
 		.action = "recovery",
 		.booted = NULL,
 	};
-	FILE *f;
-	size_t n;
 
 	(void)state;
 	assert_non_null(mkdtemp(top));
 	snprintf(dir, sizeof(dir), "%s/verity-init", top);
 	assert_int_equal(vi_status_write(dir, &st, &err), 0);
-	snprintf(path, sizeof(path), "%s/status", dir);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
+	ut_path(path, sizeof(path), dir, "status");
+	ut_read_file(path, buf, sizeof(buf));
 	assert_string_equal(buf, "result=failed\nname=root\nroothash=abcd\nstage=superblock\n"
 				 "reason=bad?reason=forged?\naction=recovery\nbooted=\n");
 	/* rewriting replaces the file; no temporary file stays behind */
@@ -46,8 +41,7 @@ static void test_write(void **state)
 	assert_int_equal(vi_status_write(dir, &st, &err), 0);
 	snprintf(path, sizeof(path), "%s/status.tmp", dir);
 	assert_int_equal(access(path, F_OK), -1);
-	snprintf(path, sizeof(path), "rm -rf '%s'", top);
-	assert_int_equal(system(path), 0);
+	assert_int_equal(ut_rm_tree(top), 0);
 	/* an unwritable place is an error with a reason */
 	assert_true(vi_status_write("/proc/vi-no-such/dir", &st, &err) < 0);
 	assert_non_null(strstr(err.msg, "/proc/vi-no-such"));
@@ -59,7 +53,7 @@ static void test_read(void **state)
 {
 	char text[] = "result=failed\nname=root\nreason=first\nnoise\nreason=a=b\n=x\nbooted=\n"
 		      "unknown=1";
-	char top[] = "/tmp/vi-status-XXXXXX", buf[VI_STATUS_MAX], cmd[64];
+	char top[] = "/tmp/vi-status-XXXXXX", buf[VI_STATUS_MAX];
 	struct vi_error err = { "" };
 	struct vi_status st, back;
 
@@ -87,8 +81,7 @@ static void test_read(void **state)
 	assert_string_equal(back.booted, "cdcd");
 	assert_string_equal(back.slot, "b");
 	assert_null(back.store);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(ut_rm_tree(top), 0);
 	assert_true(vi_status_read(top, buf, sizeof(buf), &back) < 0);
 }
 
@@ -135,23 +128,16 @@ static void test_slot_lines(void **state)
 	char top[] = "/tmp/vi-status-XXXXXX", path[320], buf[1024] = "";
 	struct vi_error err = { "" };
 	struct vi_status st = { .result = "ok", .action = "none" };
-	FILE *f;
-	size_t n;
 
 	(void)state;
 	assert_non_null(mkdtemp(top));
 	vi_status_set_slot(&st, "b", "/dev/disk/by-partlabel/verity-slots\n");
 	assert_int_equal(vi_status_write(top, &st, &err), 0);
-	snprintf(path, sizeof(path), "%s/status", top);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
+	ut_path(path, sizeof(path), top, "status");
+	ut_read_file(path, buf, sizeof(buf));
 	assert_string_equal(buf, "result=ok\nname=\nroothash=\nstage=\nreason=\naction=none\n"
 				 "booted=\nslot=b\nstore=/dev/disk/by-partlabel/verity-slots?\n");
-	snprintf(path, sizeof(path), "rm -rf '%s'", top);
-	assert_int_equal(system(path), 0);
+	assert_int_equal(ut_rm_tree(top), 0);
 }
 
 int main(void)

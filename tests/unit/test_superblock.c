@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "hex.h"
 #include "superblock.h"
 
@@ -61,12 +62,7 @@ static void test_round_trip(void **state)
 	assert_memory_equal(buf, again, VERITY_SB_SIZE);
 
 	/* A full 256-byte salt and sha512 survive too. */
-	memset(&p, 0, sizeof(p));
-	strcpy(p.hash_name, "sha512");
-	p.hash_type = 1;
-	p.data_block_size = 512;
-	p.hash_block_size = 1024;
-	p.data_blocks = UINT64_C(0x0102030405);
+	p = ut_params("sha512", 1, 512, 1024, UINT64_C(0x0102030405));
 	p.salt_size = 256;
 	for (unsigned i = 0; i < 256; i++)
 		p.salt[i] = (uint8_t)(i ^ 0x5a);
@@ -128,12 +124,7 @@ static void test_hash_block_too_small(void **state)
 	uint8_t buf[VERITY_SB_SIZE];
 
 	(void)state;
-	memset(&p, 0, sizeof(p));
-	strcpy(p.hash_name, "sha512");
-	p.hash_type = 1;
-	p.data_block_size = 4096;
-	p.hash_block_size = 512;
-	p.data_blocks = 1;
+	p = ut_params("sha512", 1, 4096, 512, 1);
 	assert_int_equal(vi_params_validate(&p, &err), 0);  /* 8 digests per block: fine */
 	p.hash_offset = 100;
 	assert_int_equal(vi_sb_encode(&p, buf, &err), -EINVAL);

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "deny_syscall.h"
+#include "helpers.h"
 #include "switchroot.h"
 
 static void mk(const char *base, const char *rel, bool dir)
@@ -165,8 +166,6 @@ static void test_fds_cloexec(void **state)
 		close(fds[i]);
 }
 
-#define SKIP_CHILD 77
-
 /* Kernels before 5.11 (no close_range, here denied by seccomp): /proc/self/fd, or without /proc
  * (a tmpfs over it in a private mount namespace) every descriptor up to the limit. */
 static int no_close_range_child(bool hide_proc)
@@ -196,31 +195,26 @@ static int no_close_range_child(bool hide_proc)
 	return cloexec_verify(fds);
 }
 
-static void run_child(bool hide_proc)
+static int no_close_range_with_proc(void)
 {
-	pid_t pid = fork();
-	int status;
+	return no_close_range_child(false);
+}
 
-	assert_true(pid >= 0);
-	if (pid == 0)
-		_exit(no_close_range_child(hide_proc));
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	if (WEXITSTATUS(status) == SKIP_CHILD)
-		skip();
-	assert_int_equal(WEXITSTATUS(status), 0);
+static int no_close_range_nor_proc(void)
+{
+	return no_close_range_child(true);
 }
 
 static void test_fds_cloexec_without_close_range(void **state)
 {
 	(void)state;
-	run_child(false);
+	ut_run_child(no_close_range_with_proc);
 }
 
 static void test_fds_cloexec_without_close_range_or_proc(void **state)
 {
 	(void)state;
-	run_child(true);
+	ut_run_child(no_close_range_nor_proc);
 }
 
 int main(void)

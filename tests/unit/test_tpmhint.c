@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "tpmhint.h"
 
 static bool hides(const char *cl, char *word, size_t size)
@@ -194,10 +195,7 @@ static void tree_make(struct tree *t, bool acpi_tpm2, bool efi, const char *log)
 
 static void tree_remove(struct tree *t)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(ut_rm_tree(t->dir), 0);
 }
 
 static void test_hint_from_firmware_and_command_line(void **state)

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "geometry.h"
+#include "helpers.h"
 #include "hex.h"
 #include "tree.h"
 
@@ -58,15 +59,9 @@ static int make_empty(const char *name)
 static struct vi_params params(const char *hash, uint32_t type, uint32_t dbs, uint32_t hbs,
 				   uint64_t blocks, const char *salt_hex)
 {
-	struct vi_params p;
+	struct vi_params p = ut_params(hash, type, dbs, hbs, blocks);
 	size_t n = 0;
 
-	memset(&p, 0, sizeof(p));
-	strcpy(p.hash_name, hash);
-	p.hash_type = type;
-	p.data_block_size = dbs;
-	p.hash_block_size = hbs;
-	p.data_blocks = blocks;
 	assert_int_equal(vi_hex_decode(salt_hex, strlen(salt_hex), p.salt, sizeof(p.salt), &n), 0);
 	p.salt_size = (uint16_t)n;
 	for (int i = 0; i < 16; i++)
@@ -166,11 +161,7 @@ static void test_hash_after_data(void **state)
 
 static void flip(int fd, uint64_t off)
 {
-	uint8_t b;
-
-	assert_int_equal(pread(fd, &b, 1, (off_t)off), 1);
-	b ^= 0x40;
-	assert_int_equal(pwrite(fd, &b, 1, (off_t)off), 1);
+	ut_flip(fd, off, 0x40);
 }
 
 static void test_corruption(void **state)
@@ -333,14 +324,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char path[64];
-
 	(void)state;
-	snprintf(path, sizeof(path), "%s/data", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/hash", dir);
-	unlink(path);
-	return rmdir(dir);
+	return ut_rm_tree(dir);
 }
 
 int main(void)

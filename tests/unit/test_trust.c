@@ -20,6 +20,7 @@
 #include <linux/keyctl.h>
 
 #include "config.h"
+#include "helpers.h"
 #include "hex.h"
 #include "manifest_vectors.h"
 #include "trust.h"
@@ -31,14 +32,7 @@ struct tree {
 
 static void put(struct tree *t, const char *path, const char *content, size_t len)
 {
-	char full[256];
-	int fd;
-
-	snprintf(full, sizeof(full), "%s/%s", t->dir, path);
-	fd = open(full, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, content, len), (ssize_t)len);
-	close(fd);
+	ut_put(t->dir, path, content, len, 0644);
 }
 
 static int setup(void **state)
@@ -67,11 +61,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct tree *t = *state;
-	char cmd[128];
 
 	close(t->fd);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(ut_rm_tree(t->dir), 0);
 	free(t);
 	return 0;
 }

@@ -60,54 +60,80 @@ static void test_lines_do_not_overflow(void **state)
 	assert_int_equal(vi_dracut_line_append(part, sizeof(part), &len, "\n", 1), -E2BIG);
 }
 
+/* One call of an escaping function: input, output size, result and, on success, the text. */
+struct escape_row {
+	const char *in;
+	size_t size;
+	int r;
+	const char *want;
+};
+
+#define ESCAPE_OUT 64   /* the largest output size a row gives */
+
+static void escape_rows(int (*escape)(const char *, char *, size_t), const struct escape_row *rows,
+			size_t n)
+{
+	char out[ESCAPE_OUT];
+
+	for (size_t i = 0; i < n; i++) {
+		const char *want;
+		int r;
+
+		assert_true(rows[i].size <= sizeof(out));
+		r = escape(rows[i].in, out, rows[i].size);
+		if (r != rows[i].r)
+			fail_msg("'%s' into %zu bytes: got %d, want %d", rows[i].in, rows[i].size, r,
+				 rows[i].r);
+		want = rows[i].want ? rows[i].want : "";
+		if (r == 0 && strcmp(out, want) != 0)
+			fail_msg("'%s': got '%s', want '%s'", rows[i].in, out, want);
+	}
+}
+
 static void test_path_escape_as_systemd_escape(void **state)
 {
-	char out[64];
+	static const struct escape_row rows[] = {
+		/* the values of `systemd-escape --path` */
+		{ "/dev/mapper/root", 64, 0, "dev-mapper-root" },
+		{ "/dev/mapper/v-root", 64, 0, "dev-mapper-v\\x2droot" },
+		{ "/dev/mapper/a.b_c:d", 64, 0, "dev-mapper-a.b_c:d" },
+		{ "/.x/a b\\", 64, 0, "\\x2ex-a\\x20b\\x5c" },
+		{ "/dev/mapper/.x", 64, 0, "dev-mapper-.x" },
+		/* what systemd-escape refuses to escape as a path */
+		{ "dev/x", 64, -EINVAL, NULL },
+		{ "/", 64, -EINVAL, NULL },
+		{ "/dev//x", 64, -EINVAL, NULL },
+		{ "/dev/x/", 64, -EINVAL, NULL },
+		{ "/dev/../x", 64, -EINVAL, NULL },
+		{ "/dev/./x", 64, -EINVAL, NULL },
+		{ "/dev/x", 5, -ENOBUFS, NULL },
+		{ "/dev/x", 6, 0, "dev-x" },
+		{ "/-", 4, -ENOBUFS, NULL },
+	};
 
 	(void)state;
-	/* the values of `systemd-escape --path` */
-	assert_int_equal(vi_unit_path_escape("/dev/mapper/root", out, sizeof(out)), 0);
-	assert_string_equal(out, "dev-mapper-root");
-	assert_int_equal(vi_unit_path_escape("/dev/mapper/v-root", out, sizeof(out)), 0);
-	assert_string_equal(out, "dev-mapper-v\\x2droot");
-	assert_int_equal(vi_unit_path_escape("/dev/mapper/a.b_c:d", out, sizeof(out)), 0);
-	assert_string_equal(out, "dev-mapper-a.b_c:d");
-	assert_int_equal(vi_unit_path_escape("/.x/a b\\", out, sizeof(out)), 0);
-	assert_string_equal(out, "\\x2ex-a\\x20b\\x5c");
-	assert_int_equal(vi_unit_path_escape("/dev/mapper/.x", out, sizeof(out)), 0);
-	assert_string_equal(out, "dev-mapper-.x");
-	/* what systemd-escape refuses to escape as a path */
-	assert_int_equal(vi_unit_path_escape("dev/x", out, sizeof(out)), -EINVAL);
-	assert_int_equal(vi_unit_path_escape("/", out, sizeof(out)), -EINVAL);
-	assert_int_equal(vi_unit_path_escape("/dev//x", out, sizeof(out)), -EINVAL);
-	assert_int_equal(vi_unit_path_escape("/dev/x/", out, sizeof(out)), -EINVAL);
-	assert_int_equal(vi_unit_path_escape("/dev/../x", out, sizeof(out)), -EINVAL);
-	assert_int_equal(vi_unit_path_escape("/dev/./x", out, sizeof(out)), -EINVAL);
-	assert_int_equal(vi_unit_path_escape("/dev/x", out, 5), -ENOBUFS);
-	assert_int_equal(vi_unit_path_escape("/dev/x", out, 6), 0);
-	assert_int_equal(vi_unit_path_escape("/-", out, 4), -ENOBUFS);
+	escape_rows(vi_unit_path_escape, rows, sizeof(rows) / sizeof(rows[0]));
 }
 
 static void test_value_escape(void **state)
 {
-	char out[32];
+	static const struct escape_row rows[] = {
+		{ "noatime,data=ordered", 32, 0, "noatime,data=ordered" },
+		{ "context=x%Qy", 32, 0, "context=x%%Qy" },
+		{ "", 32, 0, "" },
+		/* what would end, continue or reopen the line */
+		{ "a\nExecStart=/bin/sh", 32, -EINVAL, NULL },
+		{ "a\\", 32, -EINVAL, NULL },
+		{ "a\x7f", 32, -EINVAL, NULL },
+		{ " a", 32, -EINVAL, NULL },
+		{ "\"a", 32, -EINVAL, NULL },
+		{ "%%", 4, -ENOBUFS, NULL },
+		{ "%", 3, 0, "%%" },
+		{ "", 0, -ENOBUFS, NULL },
+	};
 
 	(void)state;
-	assert_int_equal(vi_unit_value_escape("noatime,data=ordered", out, sizeof(out)), 0);
-	assert_string_equal(out, "noatime,data=ordered");
-	assert_int_equal(vi_unit_value_escape("context=x%Qy", out, sizeof(out)), 0);
-	assert_string_equal(out, "context=x%%Qy");
-	assert_int_equal(vi_unit_value_escape("", out, sizeof(out)), 0);
-	assert_string_equal(out, "");
-	/* what would end, continue or reopen the line */
-	assert_int_equal(vi_unit_value_escape("a\nExecStart=/bin/sh", out, sizeof(out)), -EINVAL);
-	assert_int_equal(vi_unit_value_escape("a\\", out, sizeof(out)), -EINVAL);
-	assert_int_equal(vi_unit_value_escape("a\x7f", out, sizeof(out)), -EINVAL);
-	assert_int_equal(vi_unit_value_escape(" a", out, sizeof(out)), -EINVAL);
-	assert_int_equal(vi_unit_value_escape("\"a", out, sizeof(out)), -EINVAL);
-	assert_int_equal(vi_unit_value_escape("%%", out, 4), -ENOBUFS);
-	assert_int_equal(vi_unit_value_escape("%", out, 3), 0);
-	assert_int_equal(vi_unit_value_escape("", out, 0), -ENOBUFS);
+	escape_rows(vi_unit_value_escape, rows, sizeof(rows) / sizeof(rows[0]));
 }
 
 int main(void)

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "helpers.h"
 #include "measure.h"
 #include "policy.h"
 #include "status.h"
@@ -33,21 +34,13 @@ static struct vi_error err;
 
 static void ok(const char *cmdline)
 {
-	memset(&err, 0, sizeof(err));
-	if (vi_cmdline_parse(cmdline, 0, &cfg, &err) != 0)
-		fail_msg("refused '%s': %s", cmdline, err.msg);
+	ut_cmdline(cmdline, &cfg);
 }
 
 static void bad_r(const char *cmdline, int want_r, const char *want)
 {
-	int r;
-
 	memset(&err, 0, sizeof(err));
-	r = vi_cmdline_parse(cmdline, 0, &cfg, &err);
-	if (r != want_r)
-		fail_msg("'%s': got %d (%s), want %d", cmdline, r, err.msg, want_r);
-	if (!strstr(err.msg, want))
-		fail_msg("'%s': reason '%s' lacks '%s'", cmdline, err.msg, want);
+	ut_verdict(cmdline, vi_cmdline_parse(cmdline, 0, &cfg, &err), &err, want_r, want);
 }
 
 static void bad(const char *cmdline, const char *want)
@@ -59,17 +52,8 @@ static void bad(const char *cmdline, const char *want)
 static void apply(const char *policy, const char *cmdline, int want_r, const char *want)
 {
 	struct vi_policy pol;
-	int r;
 
-	if (vi_policy_parse(policy, strlen(policy), &pol, &err) != 0)
-		fail_msg("policy '%s' refused: %s", policy, err.msg);
-	ok(cmdline);
-	memset(&err, 0, sizeof(err));
-	r = vi_policy_apply(&pol, &cfg, &err);
-	if (r != want_r)
-		fail_msg("'%s' + '%s': got %d (%s), want %d", policy, cmdline, r, err.msg, want_r);
-	if (want && !strstr(err.msg, want))
-		fail_msg("reason '%s' lacks '%s'", err.msg, want);
+	ut_policy_apply(policy, cmdline, &pol, &cfg, want_r, want);
 }
 
 static void test_dps(void **state)
@@ -267,8 +251,6 @@ static void test_status(void **state)
 	char dir[] = "/tmp/vi-usr-status-XXXXXX", path[64], buf[1024];
 	struct vi_status_hashes hashes;
 	struct vi_status st;
-	ssize_t n;
-	int fd;
 
 	(void)state;
 	ok("usrhash=" H " root=tmpfs");
@@ -276,18 +258,12 @@ static void test_status(void **state)
 	vi_status_from_failure("ok", "none", NULL, &cfg.usr, &hashes, &st);
 	vi_status_set_usr(&st, &cfg.usr, &hashes);
 	assert_int_equal(vi_status_write(dir, &st, &err), 0);
-	snprintf(path, sizeof(path), "%s/status", dir);
-	fd = open(path, O_RDONLY);
-	assert_true(fd >= 0);
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	assert_true(n > 0);
-	buf[n] = '\0';
+	ut_path(path, sizeof(path), dir, "status");
+	assert_true(ut_read_file(path, buf, sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "\nname=usr\n"));
 	assert_non_null(strstr(buf, "\nbooted=" H "\n"));
 	assert_non_null(strstr(buf, "\nusr=usr\nusrhash=" H "\n"));
-	unlink(path);
-	rmdir(dir);
+	assert_int_equal(ut_rm_tree(dir), 0);
 }
 
 /* The init check of a /usr layout: the file's device must be one allowed; a plain directory
@@ -298,17 +274,12 @@ static void test_init_check(void **state)
 	struct vi_file_id id;
 	struct stat st;
 	dev_t allowed[2] = { 0, 0 };
-	int fd;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/usr", dir);
 	assert_int_equal(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/usr/init", dir);
-	fd = open(path, O_WRONLY | O_CREAT, 0755);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "#!/bin/sh\n", 10), 10);
-	close(fd);
+	ut_put(dir, "usr/init", "#!/bin/sh\n", 10, 0755);
 	snprintf(path, sizeof(path), "%s/sbin", dir);
 	assert_int_equal(mkdir(path, 0755), 0);
 	snprintf(path, sizeof(path), "%s/sbin/init", dir);
@@ -329,14 +300,7 @@ static void test_init_check(void **state)
 	allowed[0] = st.st_dev;
 	assert_int_equal(vi_usr_init_check(dir, "/sbin/none", allowed, 1, &id, &err), -ENOENT);
 
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/sbin", dir);
-	rmdir(path);
-	snprintf(path, sizeof(path), "%s/usr/init", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/usr", dir);
-	rmdir(path);
-	rmdir(dir);
+	assert_int_equal(ut_rm_tree(dir), 0);
 }
 
 int main(void)

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "deny_syscall.h"
+#include "helpers.h"
 #include "loader_fixtures.h"
 #include "usrmount.h"
 
@@ -33,17 +34,14 @@ static void path_of(char *out, size_t size, const char *rel)
 	snprintf(out, size, "%s/%s", root, rel);
 }
 
+/* rel's old file or link removed first: a link is replaced, not written through */
 static void put(const char *rel, const void *data, size_t len, mode_t mode)
 {
 	char p[300];
-	int fd;
 
 	path_of(p, sizeof(p), rel);
 	unlink(p);
-	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, data, len), (ssize_t)len);
-	close(fd);
+	ut_put(root, rel, data, len, mode);
 }
 
 static void put_elf(const char *rel, uint16_t type, const char *interp)
@@ -153,8 +151,7 @@ static int teardown(void **state)
 		return 0;
 	path_of(cmd, sizeof(cmd), "usr");
 	umount2(cmd, MNT_DETACH);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	return system(cmd) == 0 ? 0 : -1;
+	return ut_rm_tree(root);
 }
 
 /* the check's result and reason: want_r, and want inside the reason */
