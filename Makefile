@@ -300,7 +300,7 @@ help:
 	@echo "                  systemd-veritysetup (tests/bench/distro.sh,"
 	@echo "                  BENCH_RUNS=3; make deb when stale; mmdebstrap and the network)"
 	@echo "  lint            cppcheck + clang-tidy over the C sources (.clang-tidy), shellcheck over"
-	@echo "                  every *.sh (build-aux/lint.sh)"
+	@echo "                  every *.sh (build-aux/lint.sh), the layers of lib/ (build-aux/layers.sh)"
 	@echo "  fuzz            libFuzzer targets tests/fuzz/fuzz_*.c, FUZZ_TIME=$(FUZZ_TIME) s each"
 	@echo "  check-fuzz      replay the fuzz corpora, then fuzz each target $(FUZZ_SMOKE_TIME) s"
 	@echo "  check-sanitize  unit + cli tests against an ASan+UBSan build ($(SAN_BUILD))"
