@@ -24,7 +24,7 @@
 
 #include "config.h"
 #include "err.h"
-#include "tpm.h"
+#include "tpm2.h"
 #include "trust.h"
 
 #define VI_MEASURE_LOG         "/run/log/systemd/tpm2-measure.log"

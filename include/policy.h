@@ -55,7 +55,7 @@
 #include <stdint.h>
 
 #include "config.h"
-#include "tpmnv.h"
+#include "tpm2.h"
 
 #define VI_POLICY_FILE      "/etc/verity-init.conf"
 #define VI_POLICY_MAX_SIZE  (64u * 1024u)

@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "slot-tpm.h"
 #include "tpm.h"
+#include "tpm2.h"
 #include "tpmnv.h"
 
 /* A failure of the floor at boot: no slot may boot. */

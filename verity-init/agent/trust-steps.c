@@ -13,6 +13,7 @@
 #include "fileio.h"
 #include "ipe.h"
 #include "measure.h"
+#include "tpm.h"
 #include "tpmhint.h"
 
 #define ACPI_TPM2_TABLE "/sys/firmware/acpi/tables/TPM2"
