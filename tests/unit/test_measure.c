@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* lib/boot/tpm.c and lib/boot/measure.c: the PCR_Event bytes, the response check, the digests
- * the TPM answers, the event string and systemd's log record. The extend itself is tested against a
- * real (emulated) TPM in tests/vm/tpm_measure_test.sh. */
+/* lib/boot/tpm.c and lib/boot/measure.c: the exchange with the device, the event string and
+ * systemd's log record (the PCR_Event bytes and its answer: test_tpm2.c). The extend itself is
+ * tested against a real (emulated) TPM in tests/vm/tpm_measure_test.sh. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,140 +16,7 @@
 
 #include "measure.h"
 #include "tpm.h"
-
-static void test_event_command_bytes(void **state)
-{
-	static const uint8_t head[] = {
-		0x80, 0x02, 0, 0, 0, 32,                /* TPM_ST_SESSIONS, size */
-		0x00, 0x00, 0x01, 0x3c,                 /* TPM_CC_PCR_Event */
-		0x00, 0x00, 0x00, 0x0e,                 /* PCR 14 */
-		0x00, 0x00, 0x00, 0x09,                 /* authorization size */
-		0x40, 0x00, 0x00, 0x09, 0, 0, 0, 0, 0,  /* TPM_RS_PW, no nonce, no password */
-		0x00, 0x03, 'a', 'b', 'c',              /* TPM2B_EVENT */
-	};
-	static char big[VI_TPM_EVENT_MAX + 1];
-	uint8_t buf[VI_TPM_CMD_MAX];
-	struct vi_error err = { "" };
-
-	(void)state;
-	assert_int_equal(vi_tpm_event_command(14, "abc", 3, buf, sizeof(buf), &err), 32);
-	assert_memory_equal(buf, head, sizeof(head));
-	memset(big, 'x', sizeof(big));
-	assert_int_equal(vi_tpm_event_command(14, big, VI_TPM_EVENT_MAX, buf, sizeof(buf), &err),
-			 (int)sizeof(buf));
-	/* refusals */
-	assert_int_equal(vi_tpm_event_command(14, big, sizeof(big), buf, sizeof(buf), &err),
-			 -ENOBUFS);
-	assert_int_equal(vi_tpm_event_command(24, "abc", 3, buf, sizeof(buf), &err), -EINVAL);
-	assert_int_equal(vi_tpm_event_command(14, "", 0, buf, sizeof(buf), &err), -EINVAL);
-	assert_int_equal(vi_tpm_event_command(14, "abc", 3, buf, 31, &err), -ENOBUFS);
-}
-
-/* A PCR_Event answer: header, parameter size, the digest list, the password session's answer. */
-static size_t event_response(uint8_t *p, const uint16_t *algs, size_t n, uint32_t extra)
-{
-	size_t len = 14 + 4, params;
-
-	memcpy(p, (const uint8_t[]){ 0x80, 0x02, 0, 0, 0, 0, 0, 0, 0, 0 }, 10);
-	p[14] = p[15] = p[16] = 0;
-	p[17] = (uint8_t)n;
-	for (size_t i = 0; i < n; i++) {
-		p[len] = (uint8_t)(algs[i] >> 8);
-		p[len + 1] = (uint8_t)algs[i];
-		memset(p + len + 2, (int)(0x10 + i), vi_tpm_alg_size(algs[i]) ?
-		       vi_tpm_alg_size(algs[i]) : 32);
-		len += 2 + (vi_tpm_alg_size(algs[i]) ? vi_tpm_alg_size(algs[i]) : 32);
-	}
-	params = len - 14 + extra;
-	p[10] = 0;
-	p[11] = 0;
-	p[12] = (uint8_t)(params >> 8);
-	p[13] = (uint8_t)params;
-	memset(p + len, 0, extra);
-	len += extra;
-	memcpy(p + len, (const uint8_t[]){ 0, 0, 1, 0, 0 }, 5);
-	len += 5;
-	p[4] = (uint8_t)(len >> 8);
-	p[5] = (uint8_t)len;
-	return len;
-}
-
-static void test_event_response_digests(void **state)
-{
-	static const uint16_t four[] = { VI_TPM_ALG_SHA1, VI_TPM_ALG_SHA256, VI_TPM_ALG_SHA384,
-					 VI_TPM_ALG_SHA512 };
-	static const uint16_t twice[] = { VI_TPM_ALG_SHA256, VI_TPM_ALG_SHA256 };
-	static const uint16_t unknown[] = { VI_TPM_ALG_SHA256, 0x0099 };
-	static const uint16_t sm3[] = { VI_TPM_ALG_SM3_256 };
-	struct vi_tpm_digest d[VI_TPM_MAX_BANKS];
-	struct vi_error err = { "" };
-	uint8_t rsp[1024];
-	size_t len, n = 9;
-
-	(void)state;
-	len = event_response(rsp, four, 4, 0);
-	assert_int_equal(vi_tpm_event_digests(rsp, len, d, &n, &err), 0);
-	assert_int_equal(n, 4);
-	assert_int_equal(d[0].alg, VI_TPM_ALG_SHA1);
-	assert_int_equal(d[3].alg, VI_TPM_ALG_SHA512);
-	assert_int_equal(d[1].value[31], 0x11);
-	assert_int_equal(d[3].value[63], 0x13);
-	/* an SM3 bank is the TPM's to hash: it is logged like the others */
-	len = event_response(rsp, sm3, 1, 0);
-	assert_int_equal(vi_tpm_event_digests(rsp, len, d, &n, &err), 0);
-	assert_string_equal(vi_tpm_alg_name(d[0].alg), "sm3_256");
-	/* malformed: one algorithm twice, one of unknown size, bytes after the list, the list cut
-	 * short, no digest at all, a parameter size past the session's answer */
-	len = event_response(rsp, twice, 2, 0);
-	assert_int_equal(vi_tpm_event_digests(rsp, len, d, &n, &err), -EPROTO);
-	assert_int_equal(n, 0);
-	len = event_response(rsp, unknown, 2, 0);
-	assert_int_equal(vi_tpm_event_digests(rsp, len, d, &n, &err), -EPROTO);
-	assert_non_null(strstr(err.msg, "0x0099"));
-	len = event_response(rsp, four, 2, 1);
-	assert_int_equal(vi_tpm_event_digests(rsp, len, d, &n, &err), -EPROTO);
-	len = event_response(rsp, four, 2, 0);
-	rsp[17] = 3;
-	assert_int_equal(vi_tpm_event_digests(rsp, len, d, &n, &err), -EPROTO);
-	len = event_response(rsp, four, 0, 0);
-	assert_int_equal(vi_tpm_event_digests(rsp, len, d, &n, &err), -EPROTO);
-	len = event_response(rsp, four, 1, 0);
-	rsp[13] += 3;
-	assert_int_equal(vi_tpm_event_digests(rsp, len, d, &n, &err), -EPROTO);
-	/* an error code is the response check's */
-	len = event_response(rsp, four, 1, 0);
-	rsp[9] = 0x22;
-	assert_int_equal(vi_tpm_event_digests(rsp, len, d, &n, &err), -EIO);
-}
-
-static void test_response_check(void **state)
-{
-	uint8_t ok[] = { 0x80, 0x02, 0, 0, 0, 19, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0 };
-	uint8_t bad[] = { 0x80, 0x01, 0, 0, 0, 10, 0, 0, 0x09, 0x22 };
-	struct vi_error err = { "" };
-	uint32_t rc = 7;
-
-	(void)state;
-	assert_int_equal(vi_tpm_response_check(ok, sizeof(ok), &rc, &err), 0);
-	assert_int_equal(rc, 0);
-	assert_int_equal(vi_tpm_response_check(bad, sizeof(bad), &rc, &err), -EIO);
-	assert_int_equal(rc, 0x922);
-	assert_non_null(strstr(err.msg, "0x00000922"));
-	/* success must carry the session's answer: a bare 10-byte "success", or one tagged as
-	 * without sessions, is not an answer to this command */
-	{
-		uint8_t bare[] = { 0x80, 0x02, 0, 0, 0, 10, 0, 0, 0, 0 };
-		uint8_t nosess[] = { 0x80, 0x01, 0, 0, 0, 19, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0 };
-
-		assert_int_equal(vi_tpm_response_check(bare, sizeof(bare), &rc, &err), -EPROTO);
-		assert_int_equal(vi_tpm_response_check(nosess, sizeof(nosess), &rc, &err), -EPROTO);
-	}
-	/* malformed: short, size field not the length, unknown tag */
-	assert_int_equal(vi_tpm_response_check(ok, 9, &rc, &err), -EPROTO);
-	assert_int_equal(vi_tpm_response_check(ok, sizeof(ok) - 1, &rc, &err), -EPROTO);
-	ok[1] = 0x03;
-	assert_int_equal(vi_tpm_response_check(ok, sizeof(ok), &rc, &err), -EPROTO);
-}
+#include "tpm2.h"
 
 /* A FIFO stands in for the device: the command comes back as the "response", whose code field
  * is TPM_CC_PCR_Event, so the whole write-poll-read path ends in the refusal path. */
@@ -346,9 +213,6 @@ static void test_measure_without_tpm(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_event_command_bytes),
-		cmocka_unit_test(test_response_check),
-		cmocka_unit_test(test_event_response_digests),
 		cmocka_unit_test(test_transmit_reports_the_response_code),
 		cmocka_unit_test(test_event_and_signer),
 		cmocka_unit_test(test_event_per_layout),
