@@ -53,8 +53,6 @@
 #define EVENT_CMD_HEADER (HEADER + 4u + 4u + SESSION_SIZE + 2u)
 /* header, the owner's handle, authorization size and session, TPM2B_AUTH, TPM2B_NV_PUBLIC */
 #define DEFINE_CMD_SIZE  (HEADER + 4u + 4u + SESSION_SIZE + 2u + 2u + PUBLIC_SIZE)
-_Static_assert(VI_TPM_CMD_MAX == EVENT_CMD_HEADER + VI_TPM_EVENT_MAX,
-	       "VI_TPM_CMD_MAX is the largest PCR_Event command");
 _Static_assert(VI_TPM_NV_CMD_MAX >= DEFINE_CMD_SIZE, "VI_TPM_NV_CMD_MAX holds NV_DefineSpace");
 
 static const struct {
