@@ -194,7 +194,6 @@ static int index_command(uint32_t cc, uint32_t index, size_t params, uint8_t *bu
 
 	w->p = buf;
 	r = command_start(w, size, len, ST_SESSIONS, cc, "TPM NV", err);
-
 	if (r < 0)
 		return r;
 	put32(w, index);   /* authHandle: the index (TPMA_NV_AUTHREAD / AUTHWRITE) */
