@@ -14,6 +14,7 @@
 
 #include "devspec.h"
 #include "failactions.h"
+#include "params.h"
 #include "superblock.h"
 #include "volatile.h"
 
@@ -29,19 +30,6 @@
 #define VI_DEFAULT_USR_NAME "usr"
 #define VI_DEFAULT_TIMEOUT_S 30u
 #define VI_DEFAULT_INIT  "/sbin/init"
-
-enum vi_corruption {             /* what the kernel does on a bad block */
-	VI_CORRUPT_EIO = 0,      /* default: I/O error */
-	VI_CORRUPT_IGNORE,
-	VI_CORRUPT_RESTART,
-	VI_CORRUPT_PANIC,
-};
-
-enum vi_ioerror {                /* kernel 6.12+: restart_on_error / panic_on_error */
-	VI_IOERR_EIO = 0,
-	VI_IOERR_RESTART,
-	VI_IOERR_PANIC,
-};
 
 /* One verity target: the root, /usr, or the recovery root.
  * enabled && root_hash_len == 0 happens only for the root when verity.manifest= is given: the
@@ -62,10 +50,7 @@ struct vi_target {
 	uint64_t fec_offset;          /* bytes */
 	uint32_t fec_roots;           /* 0: not given (kernel default 2) */
 	uint64_t fec_blocks;          /* dm-mod.create fec_blocks; 0: compute */
-	enum vi_corruption corruption;
-	enum vi_ioerror ioerror;
-	bool ignore_zero_blocks;
-	bool check_at_most_once;
+	struct vi_verity_opts opts;   /* corruption, I/O error, the two flags (params.h) */
 	bool try_verify_in_tasklet;   /* dm-mod.create only */
 	bool superblock;              /* default true */
 	bool discovered;              /* data/hash derived from the root hash (DPS rule) */
@@ -78,18 +63,6 @@ struct vi_target {
 	int dm_minor;                 /* dm-mod.create <minor>, -1: any */
 	uint64_t dm_sectors;          /* dm-mod.create target length in 512-byte sectors */
 };
-
-#define VI_GIVEN_HASH_NAME   (1u << 0)
-#define VI_GIVEN_FORMAT      (1u << 1)
-#define VI_GIVEN_DATA_BS     (1u << 2)
-#define VI_GIVEN_HASH_BS     (1u << 3)
-#define VI_GIVEN_DATA_BLOCKS (1u << 4)
-#define VI_GIVEN_HASH_OFFSET (1u << 5)
-#define VI_GIVEN_SALT        (1u << 6)
-#define VI_GIVEN_UUID        (1u << 7)
-#define VI_GIVEN_SUPERBLOCK  (1u << 8)   /* superblock= written explicitly */
-#define VI_GIVEN_FEC_OFFSET  (1u << 9)
-#define VI_GIVEN_FEC_ROOTS   (1u << 10)
 
 /* What the booted system's root is made of (docs/security.md says what each one verifies). */
 enum vi_layout {

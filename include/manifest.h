@@ -59,10 +59,8 @@ struct vi_manifest {
 	struct vi_devspec fec;        /* empty: no FEC */
 	uint64_t fec_offset;
 	uint32_t fec_roots;           /* 0 without FEC, else 2..24 */
-	enum vi_corruption corruption;
-	enum vi_ioerror ioerror;
-	bool ignore_zero_blocks;
-	bool check_at_most_once;
+	struct vi_verity_opts opts;   /* on-corruption, on-error, ignore-zero-blocks,
+				       * check-at-most-once */
 };
 
 /* Parse and validate a manifest over (buf, len); no NUL needed. -EINVAL with err naming the

@@ -16,10 +16,38 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
+struct vi_params;
+struct vi_target;
+
+enum vi_corruption {             /* what the kernel does on a bad block */
+	VI_CORRUPT_EIO = 0,      /* default: I/O error */
+	VI_CORRUPT_IGNORE,
+	VI_CORRUPT_RESTART,
+	VI_CORRUPT_PANIC,
+};
+
+enum vi_ioerror {                /* kernel 6.12+: restart_on_error / panic_on_error */
+	VI_IOERR_EIO = 0,
+	VI_IOERR_RESTART,
+	VI_IOERR_PANIC,
+};
+
+/* The dm-verity optional arguments that every syntax of a target says in the same form: the
+ * option words, dm-mod.create=, the signed manifest and the kernel table. One struct, embedded
+ * in struct vi_target, struct vi_manifest and struct vi_table and copied whole between them.
+ * The table's other optional arguments are not in it: FEC names a device (a spec before
+ * activation, a number in the table) and counts in other units, the signature key is
+ * dm-mod.create's alone, and try_verify_in_tasklet is no manifest key. All zero: the kernel's
+ * defaults. */
+struct vi_verity_opts {
+	enum vi_corruption corruption;  /* VI_PARAM_CORRUPTION */
+	enum vi_ioerror ioerror;        /* VI_PARAM_IOERROR */
+	bool ignore_zero_blocks;        /* VI_PARAM_ZERO_BLOCKS */
+	bool check_at_most_once;        /* VI_PARAM_CHECK_ONCE */
+};
 
 enum vi_param {
-	/* The first ones are the VI_GIVEN_* bits of config.h, in their order. */
+	/* The first ones have a VI_GIVEN_* bit (below) in t->given. */
 	VI_PARAM_HASH = 0,        /* hash algorithm name */
 	VI_PARAM_FORMAT,          /* hash type (superblock version) 0 or 1 */
 	VI_PARAM_DATA_BS,         /* data block size, bytes */
@@ -45,6 +73,20 @@ enum vi_param {
 #define VI_PARAM_BIT(p) (1u << (p))
 /* The parameters that have a VI_GIVEN_* bit in t->given. */
 #define VI_PARAM_GIVEN_BITS (VI_PARAM_BIT(VI_PARAM_FEC_ROOTS + 1) - 1u)
+
+/* struct vi_target's given bits: which parameters its source set. VI_GIVEN_SUPERBLOCK is
+ * superblock= written explicitly. */
+#define VI_GIVEN_HASH_NAME   VI_PARAM_BIT(VI_PARAM_HASH)
+#define VI_GIVEN_FORMAT      VI_PARAM_BIT(VI_PARAM_FORMAT)
+#define VI_GIVEN_DATA_BS     VI_PARAM_BIT(VI_PARAM_DATA_BS)
+#define VI_GIVEN_HASH_BS     VI_PARAM_BIT(VI_PARAM_HASH_BS)
+#define VI_GIVEN_DATA_BLOCKS VI_PARAM_BIT(VI_PARAM_DATA_BLOCKS)
+#define VI_GIVEN_HASH_OFFSET VI_PARAM_BIT(VI_PARAM_HASH_OFFSET)
+#define VI_GIVEN_SALT        VI_PARAM_BIT(VI_PARAM_SALT)
+#define VI_GIVEN_UUID        VI_PARAM_BIT(VI_PARAM_UUID)
+#define VI_GIVEN_SUPERBLOCK  VI_PARAM_BIT(VI_PARAM_SUPERBLOCK)
+#define VI_GIVEN_FEC_OFFSET  VI_PARAM_BIT(VI_PARAM_FEC_OFFSET)
+#define VI_GIVEN_FEC_ROOTS   VI_PARAM_BIT(VI_PARAM_FEC_ROOTS)
 
 /* The syntaxes that name parameters. */
 enum vi_spelling {

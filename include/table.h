@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "config.h"
+#include "params.h"
 #include "superblock.h"
 
 #define VI_TABLE_MAX 2048u   /* 10 positional args + all options; salt is at most 512 hex chars */
@@ -24,10 +24,7 @@ struct vi_table {
 	dev_t hash_dev;
 	uint8_t root_hash[VERITY_MAX_DIGEST];
 	unsigned root_hash_len;
-	enum vi_corruption corruption;
-	enum vi_ioerror ioerror;
-	bool ignore_zero_blocks;
-	bool check_at_most_once;
+	struct vi_verity_opts opts;
 	bool try_verify_in_tasklet;      /* dm-mod.create= only; kernel 6.0+ */
 	bool fec;                        /* use_fec_from_device */
 	dev_t fec_dev;

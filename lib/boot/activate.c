@@ -153,10 +153,7 @@ static int fill_table(const struct vi_target *t, const struct vi_params *p,
 	tb->hash_dev = devs[1].devno;
 	memcpy(tb->root_hash, t->root_hash, sizeof(tb->root_hash));
 	tb->root_hash_len = t->root_hash_len;
-	tb->corruption = t->corruption;
-	tb->ioerror = t->ioerror;
-	tb->ignore_zero_blocks = t->ignore_zero_blocks;
-	tb->check_at_most_once = t->check_at_most_once;
+	tb->opts = t->opts;
 	tb->try_verify_in_tasklet = t->try_verify_in_tasklet;
 	if (have_fec) {
 		tb->fec = true;
@@ -270,7 +267,7 @@ static int ioerror_supported(const struct vi_target *t, struct vi_error *err)
 	uint32_t v[3];
 	int r;
 
-	if (t->ioerror == VI_IOERR_EIO)
+	if (t->opts.ioerror == VI_IOERR_EIO)
 		return 0;
 	r = vi_dm_target_version("verity", v, err);
 	if (r < 0)
@@ -280,7 +277,8 @@ static int ioerror_supported(const struct vi_target *t, struct vi_error *err)
 		return vi_errno(err, -EOPNOTSUPP,
 			 "%s needs dm-verity target 1.10 (Linux 6.12), this kernel has %u.%u.%u: "
 			 "refused",
-			 t->ioerror == VI_IOERR_RESTART ? "restart-on-error" : "panic-on-error",
+			 t->opts.ioerror == VI_IOERR_RESTART ? "restart-on-error" :
+							       "panic-on-error",
 			 v[0], v[1], v[2]);
 	}
 	return 0;

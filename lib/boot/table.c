@@ -90,10 +90,10 @@ int vi_table_build(const struct vi_table *t, char *out, size_t out_size, struct 
 	     minor(t->hash_dev), t->p.data_block_size, t->p.hash_block_size, t->p.data_blocks,
 	     t->hash_start, t->p.hash_name, root_hex, salt_hex);
 
-	nopt += t->corruption != VI_CORRUPT_EIO;
-	nopt += t->ioerror != VI_IOERR_EIO;
-	nopt += t->ignore_zero_blocks;
-	nopt += t->check_at_most_once;
+	nopt += t->opts.corruption != VI_CORRUPT_EIO;
+	nopt += t->opts.ioerror != VI_IOERR_EIO;
+	nopt += t->opts.ignore_zero_blocks;
+	nopt += t->opts.check_at_most_once;
 	nopt += t->try_verify_in_tasklet;
 	nopt += t->fec ? 8u : 0u;
 	nopt += t->sig_key_desc[0] ? 2u : 0u;
@@ -105,14 +105,16 @@ int vi_table_build(const struct vi_table *t, char *out, size_t out_size, struct 
 		};
 
 		emit(out, out_size, &pos, &overflow, " %u", nopt);
-		if (t->corruption != VI_CORRUPT_EIO)
-			emit(out, out_size, &pos, &overflow, " %s", corruption[t->corruption]);
-		if (t->ioerror != VI_IOERR_EIO)
+		if (t->opts.corruption != VI_CORRUPT_EIO)
 			emit(out, out_size, &pos, &overflow, " %s",
-			     t->ioerror == VI_IOERR_RESTART ? "restart_on_error" : "panic_on_error");
-		if (t->ignore_zero_blocks)
+			     corruption[t->opts.corruption]);
+		if (t->opts.ioerror != VI_IOERR_EIO)
+			emit(out, out_size, &pos, &overflow, " %s",
+			     t->opts.ioerror == VI_IOERR_RESTART ? "restart_on_error" :
+								   "panic_on_error");
+		if (t->opts.ignore_zero_blocks)
 			emit(out, out_size, &pos, &overflow, " ignore_zero_blocks");
-		if (t->check_at_most_once)
+		if (t->opts.check_at_most_once)
 			emit(out, out_size, &pos, &overflow, " check_at_most_once");
 		if (t->try_verify_in_tasklet)
 			emit(out, out_size, &pos, &overflow, " try_verify_in_tasklet");

@@ -234,10 +234,7 @@ void vi_manifest_target(const struct vi_manifest *m, struct vi_target *t)
 	t->fec = m->fec;
 	t->fec_offset = m->fec_offset;
 	t->fec_roots = m->fec_roots;
-	t->corruption = m->corruption;
-	t->ioerror = m->ioerror;
-	t->ignore_zero_blocks = m->ignore_zero_blocks;
-	t->check_at_most_once = m->check_at_most_once;
+	t->opts = m->opts;
 	t->given = VI_PARAM_GIVEN_BITS & ~(m->has_uuid ? 0u : VI_GIVEN_UUID);
 }
 
@@ -249,10 +246,7 @@ static void from_target(const struct vi_target *t, struct vi_manifest *m)
 	m->fec = t->fec;
 	m->fec_offset = t->fec_offset;
 	m->fec_roots = t->fec_roots;
-	m->corruption = t->corruption;
-	m->ioerror = t->ioerror;
-	m->ignore_zero_blocks = t->ignore_zero_blocks;
-	m->check_at_most_once = t->check_at_most_once;
+	m->opts = t->opts;
 }
 
 /* Whole-manifest rules once every line is in. */

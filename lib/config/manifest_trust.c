@@ -102,10 +102,7 @@ int vi_manifest_apply(const struct vi_manifest *m, struct vi_target *t, struct v
 		  (m->fec.spec[0] ? VI_GIVEN_FEC_OFFSET | VI_GIVEN_FEC_ROOTS : 0);
 	n.fec_offset = m->fec_offset;
 	n.fec_roots = m->fec_roots;
-	n.corruption = m->corruption;
-	n.ioerror = m->ioerror;
-	n.ignore_zero_blocks = m->ignore_zero_blocks;
-	n.check_at_most_once = m->check_at_most_once;
+	n.opts = m->opts;
 	n.superblock = !mp->no_superblock;
 	n.discovered = false;
 	*t = n;

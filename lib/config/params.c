@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config.h"
 #include "fec.h"
 #include "hex.h"
 #include "strutil.h"
@@ -67,18 +68,6 @@ static const char *const ioerror_words[][VI_SPELL_COUNT] = {
 	[VI_IOERR_PANIC]   = { "panic-on-error", "panic_on_error", "panic-on-error", "panic" },
 };
 
-/* VI_GIVEN_* are the bits of the parameters they name. */
-_Static_assert(VI_GIVEN_HASH_NAME == VI_PARAM_BIT(VI_PARAM_HASH), "given bits");
-_Static_assert(VI_GIVEN_FORMAT == VI_PARAM_BIT(VI_PARAM_FORMAT), "given bits");
-_Static_assert(VI_GIVEN_DATA_BS == VI_PARAM_BIT(VI_PARAM_DATA_BS), "given bits");
-_Static_assert(VI_GIVEN_HASH_BS == VI_PARAM_BIT(VI_PARAM_HASH_BS), "given bits");
-_Static_assert(VI_GIVEN_DATA_BLOCKS == VI_PARAM_BIT(VI_PARAM_DATA_BLOCKS), "given bits");
-_Static_assert(VI_GIVEN_HASH_OFFSET == VI_PARAM_BIT(VI_PARAM_HASH_OFFSET), "given bits");
-_Static_assert(VI_GIVEN_SALT == VI_PARAM_BIT(VI_PARAM_SALT), "given bits");
-_Static_assert(VI_GIVEN_UUID == VI_PARAM_BIT(VI_PARAM_UUID), "given bits");
-_Static_assert(VI_GIVEN_SUPERBLOCK == VI_PARAM_BIT(VI_PARAM_SUPERBLOCK), "given bits");
-_Static_assert(VI_GIVEN_FEC_OFFSET == VI_PARAM_BIT(VI_PARAM_FEC_OFFSET), "given bits");
-_Static_assert(VI_GIVEN_FEC_ROOTS == VI_PARAM_BIT(VI_PARAM_FEC_ROOTS), "given bits");
 _Static_assert(VI_PARAM_COUNT <= 32, "the given set is 32 bits");
 
 const char *vi_param_name(enum vi_param p, enum vi_spelling s)
@@ -219,13 +208,13 @@ uint32_t vi_target_given(const struct vi_target *t)
 		g |= VI_PARAM_BIT(VI_PARAM_FEC_DEVICE);
 	if (t->fec_blocks)
 		g |= VI_PARAM_BIT(VI_PARAM_FEC_BLOCKS);
-	if (t->corruption != VI_CORRUPT_EIO)
+	if (t->opts.corruption != VI_CORRUPT_EIO)
 		g |= VI_PARAM_BIT(VI_PARAM_CORRUPTION);
-	if (t->ioerror != VI_IOERR_EIO)
+	if (t->opts.ioerror != VI_IOERR_EIO)
 		g |= VI_PARAM_BIT(VI_PARAM_IOERROR);
-	if (t->ignore_zero_blocks)
+	if (t->opts.ignore_zero_blocks)
 		g |= VI_PARAM_BIT(VI_PARAM_ZERO_BLOCKS);
-	if (t->check_at_most_once)
+	if (t->opts.check_at_most_once)
 		g |= VI_PARAM_BIT(VI_PARAM_CHECK_ONCE);
 	if (t->sig_path[0])
 		g |= VI_PARAM_BIT(VI_PARAM_SIGNATURE);
@@ -245,10 +234,10 @@ static uint64_t num_of(const struct vi_target *t, enum vi_param p)
 	case VI_PARAM_FEC_OFFSET:  return t->fec_offset;
 	case VI_PARAM_FEC_ROOTS:   return t->fec_roots;
 	case VI_PARAM_FEC_BLOCKS:  return t->fec_blocks;
-	case VI_PARAM_CORRUPTION:  return t->corruption;
-	case VI_PARAM_IOERROR:     return t->ioerror;
-	case VI_PARAM_ZERO_BLOCKS: return t->ignore_zero_blocks;
-	case VI_PARAM_CHECK_ONCE:  return t->check_at_most_once;
+	case VI_PARAM_CORRUPTION:  return t->opts.corruption;
+	case VI_PARAM_IOERROR:     return t->opts.ioerror;
+	case VI_PARAM_ZERO_BLOCKS: return t->opts.ignore_zero_blocks;
+	case VI_PARAM_CHECK_ONCE:  return t->opts.check_at_most_once;
 	default:                   return 0;
 	}
 }
@@ -268,10 +257,10 @@ static void set_num(struct vi_target *t, enum vi_param p, uint64_t v)
 	case VI_PARAM_FEC_OFFSET:  t->fec_offset = v; break;
 	case VI_PARAM_FEC_ROOTS:   t->fec_roots = (uint32_t)v; break;
 	case VI_PARAM_FEC_BLOCKS:  t->fec_blocks = v; break;
-	case VI_PARAM_CORRUPTION:  t->corruption = (enum vi_corruption)v; break;
-	case VI_PARAM_IOERROR:     t->ioerror = (enum vi_ioerror)v; break;
-	case VI_PARAM_ZERO_BLOCKS: t->ignore_zero_blocks = v != 0; break;
-	case VI_PARAM_CHECK_ONCE:  t->check_at_most_once = v != 0; break;
+	case VI_PARAM_CORRUPTION:  t->opts.corruption = (enum vi_corruption)v; break;
+	case VI_PARAM_IOERROR:     t->opts.ioerror = (enum vi_ioerror)v; break;
+	case VI_PARAM_ZERO_BLOCKS: t->opts.ignore_zero_blocks = v != 0; break;
+	case VI_PARAM_CHECK_ONCE:  t->opts.check_at_most_once = v != 0; break;
 	default: break;
 	}
 }
@@ -491,8 +480,8 @@ static const char *value_text(const struct vi_target *t, enum vi_param p, enum v
 	case MODE:
 		if (num_of(t, p) == 0)
 			return NULL;
-		return p == VI_PARAM_CORRUPTION ? vi_corruption_word(t->corruption, s) :
-		       vi_ioerror_word(t->ioerror, s);
+		return p == VI_PARAM_CORRUPTION ? vi_corruption_word(t->opts.corruption, s) :
+		       vi_ioerror_word(t->opts.ioerror, s);
 	case BYTES:
 		if (p == VI_PARAM_UUID) {
 			vi_uuid_format(t->params.uuid, val);

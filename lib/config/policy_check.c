@@ -28,11 +28,12 @@ static int check_target(const struct vi_target *t, const char *what, const struc
 {
 	if (!t->enabled)
 		return 0;
-	if (t->corruption == VI_CORRUPT_IGNORE && !vi_policy_allows(p, VI_WEAK_IGNORE_CORRUPTION))
+	if (t->opts.corruption == VI_CORRUPT_IGNORE &&
+	    !vi_policy_allows(p, VI_WEAK_IGNORE_CORRUPTION))
 		return refuse(err, what, VI_WEAK_IGNORE_CORRUPTION);
-	if (t->check_at_most_once && !vi_policy_allows(p, VI_WEAK_CHECK_AT_MOST_ONCE))
+	if (t->opts.check_at_most_once && !vi_policy_allows(p, VI_WEAK_CHECK_AT_MOST_ONCE))
 		return refuse(err, what, VI_WEAK_CHECK_AT_MOST_ONCE);
-	if (t->ignore_zero_blocks && !vi_policy_allows(p, VI_WEAK_IGNORE_ZERO_BLOCKS))
+	if (t->opts.ignore_zero_blocks && !vi_policy_allows(p, VI_WEAK_IGNORE_ZERO_BLOCKS))
 		return refuse(err, what, VI_WEAK_IGNORE_ZERO_BLOCKS);
 	/* Without a superblock every parameter comes from the command line. */
 	if (!t->superblock && !vi_policy_allows(p, VI_WEAK_NO_SUPERBLOCK))

@@ -29,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void check_apply(const struct vi_policy *p, const char *cmdline)
 {
 	static struct vi_config cfg;
+	const struct vi_verity_opts *o = &cfg.root.opts;
 	struct vi_error err;
 	bool has_shell = false;
 	int r;
@@ -44,10 +45,9 @@ static void check_apply(const struct vi_policy *p, const char *cmdline)
 	for (unsigned i = 0; i < VI_MAX_FAIL && cfg.fail[i] != VI_FAIL_NONE; i++)
 		has_shell |= cfg.fail[i] == VI_FAIL_SHELL;
 	CHECK(!has_shell || p->allow_shell);
-	CHECK(!cfg.root.ignore_zero_blocks || vi_policy_allows(p, VI_WEAK_IGNORE_ZERO_BLOCKS));
-	CHECK(!cfg.root.check_at_most_once || vi_policy_allows(p, VI_WEAK_CHECK_AT_MOST_ONCE));
-	CHECK(cfg.root.corruption != VI_CORRUPT_IGNORE ||
-	      vi_policy_allows(p, VI_WEAK_IGNORE_CORRUPTION));
+	CHECK(!o->ignore_zero_blocks || vi_policy_allows(p, VI_WEAK_IGNORE_ZERO_BLOCKS));
+	CHECK(!o->check_at_most_once || vi_policy_allows(p, VI_WEAK_CHECK_AT_MOST_ONCE));
+	CHECK(o->corruption != VI_CORRUPT_IGNORE || vi_policy_allows(p, VI_WEAK_IGNORE_CORRUPTION));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -173,7 +173,7 @@ static void test_systemd_keys(void **state)
 	assert_int_equal(cfg.root.root_hash[31], 0xc5);
 	assert_string_equal(cfg.root.data.spec, "PARTUUID=11111111-2222-3333-4444-555555555555");
 	assert_string_equal(cfg.root.hash.spec, "/dev/vdb");
-	assert_int_equal(cfg.root.corruption, VI_CORRUPT_PANIC);
+	assert_int_equal(cfg.root.opts.corruption, VI_CORRUPT_PANIC);
 	assert_string_equal(cfg.root.params.hash_name, "sha256");
 	assert_true(cfg.root.given & VI_GIVEN_HASH_NAME);
 	assert_false(cfg.root.discovered);
@@ -189,7 +189,7 @@ static void test_systemd_keys(void **state)
 	   "systemd.verity-root-hash=/dev/vda2 rd.systemd.verity-root-options=check-at-most-once");
 	assert_string_equal(cfg.root.data.spec, "/dev/vda1");
 	assert_string_equal(cfg.root.hash.spec, "/dev/vda2");
-	assert_true(cfg.root.check_at_most_once);
+	assert_true(cfg.root.opts.check_at_most_once);
 
 	/* systemd.verity=0 alone: verification off (the policy decides whether that is allowed). */
 	ok("systemd.verity=0");
@@ -228,7 +228,7 @@ static void test_our_keys(void **state)
 	   "rd.verity.recovery.hash=/dev/vdd "
 	   "rd.verity.recovery.options=panic-on-corruption,root-hash-signature=/rec.p7s "
 	   "rd.verity.recovery.name=rescue");
-	assert_true(cfg.root.ignore_zero_blocks);
+	assert_true(cfg.root.opts.ignore_zero_blocks);
 	assert_string_equal(cfg.root.name, "r2");
 	assert_int_equal(cfg.timeout_s, 0);
 	assert_string_equal(cfg.root.sig_path, "/etc/verity-init/roothash.p7s");
@@ -241,7 +241,7 @@ static void test_our_keys(void **state)
 	assert_int_equal(cfg.recovery.root_hash[1], 0x11);
 	assert_string_equal(cfg.recovery.data.spec, "/dev/vdc");
 	assert_string_equal(cfg.recovery.hash.spec, "/dev/vdd");
-	assert_int_equal(cfg.recovery.corruption, VI_CORRUPT_PANIC);
+	assert_int_equal(cfg.recovery.opts.corruption, VI_CORRUPT_PANIC);
 
 	/* timeout with an "s" suffix; require_signature=0; default recovery name */
 	ok("verity.roothash=" H DEVS " verity.timeout=12s verity.require-signature=0 "

@@ -69,7 +69,7 @@ static void test_basic(void **state)
 	assert_int_equal(t.params.salt[3], 0xdd);
 	assert_true(t.given & VI_GIVEN_DATA_BLOCKS);
 	assert_true(t.given & VI_GIVEN_HASH_OFFSET);
-	assert_int_equal(t.corruption, VI_CORRUPT_EIO);
+	assert_int_equal(t.opts.corruption, VI_CORRUPT_EIO);
 	/* dm-init's own numbers are kstrto*(s, 0): start, length and minor in hex or octal too */
 	ok("vroot,,0x10,ro,0x0 0x4000 verity 1 /dev/vda /dev/vdb 4096 4096 2048 2049 sha256 " H " -");
 	assert_int_equal(t.dm_sectors, 16384);
@@ -103,22 +103,22 @@ static void test_options(void **state)
 	ok("vroot,,,ro," TBL("- 12 panic_on_corruption restart_on_error ignore_zero_blocks "
 			     "check_at_most_once use_fec_from_device /dev/vdc fec_roots 2 "
 			     "fec_blocks 2100 fec_start 10"));
-	assert_int_equal(t.corruption, VI_CORRUPT_PANIC);
-	assert_int_equal(t.ioerror, VI_IOERR_RESTART);
-	assert_true(t.ignore_zero_blocks);
-	assert_true(t.check_at_most_once);
+	assert_int_equal(t.opts.corruption, VI_CORRUPT_PANIC);
+	assert_int_equal(t.opts.ioerror, VI_IOERR_RESTART);
+	assert_true(t.opts.ignore_zero_blocks);
+	assert_true(t.opts.check_at_most_once);
 	assert_string_equal(t.fec.spec, "/dev/vdc");
 	assert_int_equal(t.fec_roots, 2);
 	assert_int_equal(t.fec_blocks, 2100);
 	assert_int_equal(t.fec_offset, 10 * 4096);
 	ok("vroot,,,ro," TBL("- 3 ignore_corruption panic_on_error try_verify_in_tasklet"));
-	assert_int_equal(t.corruption, VI_CORRUPT_IGNORE);
-	assert_int_equal(t.ioerror, VI_IOERR_PANIC);
+	assert_int_equal(t.opts.corruption, VI_CORRUPT_IGNORE);
+	assert_int_equal(t.opts.ioerror, VI_IOERR_PANIC);
 	assert_true(t.try_verify_in_tasklet);
 	ok("vroot,,,ro," TBL("- 2 root_hash_sig_key_desc roothash:abc"));
 	assert_string_equal(t.sig_key_desc, "roothash:abc");
 	ok("vroot,,,ro," TBL("- 1 restart_on_corruption"));
-	assert_int_equal(t.corruption, VI_CORRUPT_RESTART);
+	assert_int_equal(t.opts.corruption, VI_CORRUPT_RESTART);
 	ok("vroot,,,ro," TBL("- 0"));
 	/* repeated with the same value: fine */
 	ok("vroot,,,ro," TBL("- 6 panic_on_corruption panic_on_corruption fec_roots 3 "

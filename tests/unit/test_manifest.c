@@ -67,10 +67,10 @@ static void test_parse_good(void **state)
 	assert_string_equal(m.data.spec, "PARTUUID=" VEC_PARTUUID);
 	assert_string_equal(m.hash.spec, "");
 	assert_string_equal(m.fec.spec, "");
-	assert_int_equal(m.corruption, VI_CORRUPT_EIO);
-	assert_int_equal(m.ioerror, VI_IOERR_EIO);
-	assert_false(m.ignore_zero_blocks);
-	assert_false(m.check_at_most_once);
+	assert_int_equal(m.opts.corruption, VI_CORRUPT_EIO);
+	assert_int_equal(m.opts.ioerror, VI_IOERR_EIO);
+	assert_false(m.opts.ignore_zero_blocks);
+	assert_false(m.opts.check_at_most_once);
 }
 
 static void test_parse_full(void **state)
@@ -90,10 +90,10 @@ static void test_parse_full(void **state)
 	assert_string_equal(m.fec.spec, "PARTLABEL=root-fec");
 	assert_int_equal(m.fec_offset, 512);
 	assert_int_equal(m.fec_roots, 24);
-	assert_int_equal(m.corruption, VI_CORRUPT_PANIC);
-	assert_int_equal(m.ioerror, VI_IOERR_RESTART);
-	assert_true(m.ignore_zero_blocks);
-	assert_true(m.check_at_most_once);
+	assert_int_equal(m.opts.corruption, VI_CORRUPT_PANIC);
+	assert_int_equal(m.opts.ioerror, VI_IOERR_RESTART);
+	assert_true(m.opts.ignore_zero_blocks);
+	assert_true(m.opts.check_at_most_once);
 }
 
 static void test_format_roundtrip(void **state)
@@ -275,10 +275,10 @@ static void test_apply_fills_everything(void **state)
 	assert_int_equal(t.params.data_blocks, 1);
 	assert_int_equal(t.fec_offset, 512);
 	assert_int_equal(t.fec_roots, 24);
-	assert_int_equal(t.corruption, VI_CORRUPT_PANIC);
-	assert_int_equal(t.ioerror, VI_IOERR_RESTART);
-	assert_true(t.ignore_zero_blocks);
-	assert_true(t.check_at_most_once);
+	assert_int_equal(t.opts.corruption, VI_CORRUPT_PANIC);
+	assert_int_equal(t.opts.ioerror, VI_IOERR_RESTART);
+	assert_true(t.opts.ignore_zero_blocks);
+	assert_true(t.opts.check_at_most_once);
 	assert_true(t.superblock);
 	assert_true(t.given & VI_GIVEN_DATA_BLOCKS);
 	assert_true(t.given & VI_GIVEN_UUID);

@@ -74,7 +74,7 @@ static void test_layout(void **state)
 	p.slot_count = 2;
 	vi_config_init(&base);
 	snprintf(base.root.name, sizeof(base.root.name), "%s", "sysroot");
-	base.root.corruption = VI_CORRUPT_RESTART;
+	base.root.opts.corruption = VI_CORRUPT_RESTART;
 	assert_int_equal(vi_slot_layout(&p, 1, &base, &c, &err), 0);
 	assert_true(c.root.enabled);
 	assert_int_equal(c.root.root_hash_len, 0);
@@ -84,7 +84,7 @@ static void test_layout(void **state)
 	/* what the base gave stays: name, options (the plan refuses verity options from the
 	 * command line with slots=: test_plan_refusals) */
 	assert_string_equal(c.root.name, "sysroot");
-	assert_int_equal(c.root.corruption, VI_CORRUPT_RESTART);
+	assert_int_equal(c.root.opts.corruption, VI_CORRUPT_RESTART);
 	assert_int_equal(vi_slot_layout(&p, 0, &base, &c, &err), 0);
 	assert_string_equal(c.root.data.spec, "PARTLABEL=root-a");
 	/* a slot the policy does not have */

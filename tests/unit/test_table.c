@@ -56,10 +56,10 @@ static void test_options_in_kernel_order(void **state)
 
 	(void)state;
 	base(&t);
-	t.corruption = VI_CORRUPT_PANIC;
-	t.ioerror = VI_IOERR_RESTART;
-	t.ignore_zero_blocks = true;
-	t.check_at_most_once = true;
+	t.opts.corruption = VI_CORRUPT_PANIC;
+	t.opts.ioerror = VI_IOERR_RESTART;
+	t.opts.ignore_zero_blocks = true;
+	t.opts.check_at_most_once = true;
 	t.fec = true;
 	t.fec_dev = makedev(254, 32);
 	t.fec_roots = 2;
@@ -142,16 +142,16 @@ static void test_build_then_equal(void **state)
 	(void)state;
 	for (unsigned m = 0; m < 32; m++) {
 		base(&t);
-		t.corruption = (enum vi_corruption)(m & 3);
-		t.ignore_zero_blocks = m & 4;
-		t.check_at_most_once = m & 8;
+		t.opts.corruption = (enum vi_corruption)(m & 3);
+		t.opts.ignore_zero_blocks = m & 4;
+		t.opts.check_at_most_once = m & 8;
 		t.fec = m & 16;
 		t.fec_dev = makedev(8, 1);
 		t.fec_roots = 4;
 		t.fec_blocks = 99;
 		assert_int_equal(vi_table_build(&t, a, sizeof(a), &err), 0);
 		assert_true(vi_table_equal(a, a));
-		t.check_at_most_once = !t.check_at_most_once;
+		t.opts.check_at_most_once = !t.opts.check_at_most_once;
 		assert_int_equal(vi_table_build(&t, b, sizeof(b), &err), 0);
 		assert_false(vi_table_equal(a, b));
 	}

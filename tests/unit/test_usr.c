@@ -95,7 +95,7 @@ static void test_keys(void **state)
 	assert_int_equal(cfg.layout, VI_LAYOUT_ROOT_USR);
 	assert_true(cfg.root.enabled && cfg.usr.enabled);
 	assert_string_equal(cfg.usr.name, "usr-a");
-	assert_int_equal(cfg.usr.corruption, VI_CORRUPT_PANIC);
+	assert_int_equal(cfg.usr.opts.corruption, VI_CORRUPT_PANIC);
 	assert_string_equal(cfg.usr.sig_path, SIG);
 	assert_string_equal(cfg.usr_dev, "/dev/mapper/usr-a");
 	assert_string_equal(cfg.usrfstype, "erofs");

@@ -65,10 +65,10 @@ static void test_every_word(void **state)
 	assert_string_equal(t.fec.spec, "/dev/vdc");
 	assert_int_equal(t.fec_offset, 8192);
 	assert_int_equal(t.fec_roots, 24);
-	assert_int_equal(t.corruption, VI_CORRUPT_IGNORE);
-	assert_int_equal(t.ioerror, VI_IOERR_RESTART);
-	assert_true(t.ignore_zero_blocks);
-	assert_true(t.check_at_most_once);
+	assert_int_equal(t.opts.corruption, VI_CORRUPT_IGNORE);
+	assert_int_equal(t.opts.ioerror, VI_IOERR_RESTART);
+	assert_true(t.opts.ignore_zero_blocks);
+	assert_true(t.opts.check_at_most_once);
 	assert_string_equal(t.sig_path, "/etc/verity/roothash.p7s");
 	assert_int_equal(t.given, VI_GIVEN_HASH_NAME | VI_GIVEN_FORMAT | VI_GIVEN_DATA_BS |
 			 VI_GIVEN_HASH_BS | VI_GIVEN_DATA_BLOCKS | VI_GIVEN_HASH_OFFSET |
@@ -76,10 +76,10 @@ static void test_every_word(void **state)
 			 VI_GIVEN_FEC_OFFSET | VI_GIVEN_FEC_ROOTS);
 
 	ok("restart-on-corruption,panic-on-error");
-	assert_int_equal(t.corruption, VI_CORRUPT_RESTART);
-	assert_int_equal(t.ioerror, VI_IOERR_PANIC);
+	assert_int_equal(t.opts.corruption, VI_CORRUPT_RESTART);
+	assert_int_equal(t.opts.ioerror, VI_IOERR_PANIC);
 	ok("panic-on-corruption,superblock=yes,salt=-,fec-device=PARTUUID=ab-01");
-	assert_int_equal(t.corruption, VI_CORRUPT_PANIC);
+	assert_int_equal(t.opts.corruption, VI_CORRUPT_PANIC);
 	assert_true(t.superblock);
 	assert_int_equal(t.params.salt_size, 0);
 	assert_true(t.given & VI_GIVEN_SALT);
@@ -156,9 +156,9 @@ static void test_systemd_spellings(void **state)
 	assert_int_equal(t.params.uuid[0], 0x01);
 	assert_int_equal(t.params.uuid[15], 0xef);
 	ok("nofail,noauto,_netdev,x-initrd.attach,panic-on-corruption");
-	assert_int_equal(t.corruption, VI_CORRUPT_PANIC);
+	assert_int_equal(t.opts.corruption, VI_CORRUPT_PANIC);
 	ok(",panic-on-corruption,,ignore-zero-blocks,");   /* empty words are skipped */
-	assert_true(t.ignore_zero_blocks);
+	assert_true(t.opts.ignore_zero_blocks);
 	ok("fec-device=/dev/disk/by-partlabel/fec\\x20a");
 	assert_string_equal(t.fec.spec, "PARTLABEL=fec a");
 	/* systemd's quoted TAG="value" is refused: quotes never reach a table or a hook */

@@ -163,10 +163,7 @@ int sign_manifest(const struct sign_opts *o, int fd, const struct vi_params *p,
 		m.fec_offset = o->fec_offset;
 		m.fec_roots = o->fec_roots ? o->fec_roots : 2;
 	}
-	m.corruption = o->corruption;
-	m.ioerror = o->ioerror;
-	m.ignore_zero_blocks = o->zero;
-	m.check_at_most_once = o->once;
+	m.opts = o->opts;
 	if (!o->data_spec || strlen(o->data_spec) >= sizeof(m.data.spec) ||
 	    (o->hash_spec && strlen(o->hash_spec) >= sizeof(m.hash.spec)))
 		r = die(EXIT_USAGE, "device spec too long");

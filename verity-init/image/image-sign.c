@@ -113,8 +113,8 @@ static int parse_args(int argc, char **argv, struct sign_opts *o)
 		case O_EMBED: o->embed = true; break;
 		case O_TC: o->tc = a; break;
 		case O_FEC: o->fec_spec = a; break;
-		case O_ZERO: o->zero = true; break;
-		case O_ONCE: o->once = true; break;
+		case O_ZERO: o->opts.ignore_zero_blocks = true; break;
+		case O_ONCE: o->opts.check_at_most_once = true; break;
 		case O_PKEY: o->pkey = a; break;
 		case O_PCERT: o->pcert = a; break;
 		case O_P7S: o->p7s = a; break;
@@ -138,11 +138,13 @@ static int parse_args(int argc, char **argv, struct sign_opts *o)
 			break;
 		case O_CORRUPT:
 			/* the manifest's words (lib/config/params.c) */
-			if (vi_corruption_lookup(a, strlen(a), VI_SPELL_MANIFEST, &o->corruption) < 0)
+			if (vi_corruption_lookup(a, strlen(a), VI_SPELL_MANIFEST,
+						 &o->opts.corruption) < 0)
 				return die(EXIT_USAGE, "invalid --on-corruption '%s'", a);
 			break;
 		case O_ERROR:
-			if (vi_ioerror_lookup(a, strlen(a), VI_SPELL_MANIFEST, &o->ioerror) < 0)
+			if (vi_ioerror_lookup(a, strlen(a), VI_SPELL_MANIFEST,
+					      &o->opts.ioerror) < 0)
 				return die(EXIT_USAGE, "invalid --on-error '%s'", a);
 			break;
 		case O_HELP:

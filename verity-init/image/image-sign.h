@@ -22,9 +22,9 @@ struct sign_opts {
 	uint32_t fec_roots;
 	const char *root_hex;
 	const char *mkey, *manifest, *bundle, *tc;
-	bool embed, zero, once;
-	enum vi_corruption corruption;
-	enum vi_ioerror ioerror;
+	bool embed;
+	struct vi_verity_opts opts;   /* --on-corruption, --on-error, --ignore-zero-blocks,
+				       * --check-at-most-once */
 	const char *pkey, *pcert, *p7s, *dps;
 };
 
