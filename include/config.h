@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The agent's configuration: what the kernel command line asked for, before any device is
- * touched. vi_cmdline_parse (lib/config/cmdline.c) produces it; the agent's plan (include/plan.h) holds
+ * touched; its types, limits and defaults (lib/config/config.c). vi_cmdline_parse
+ * (include/cmdline.h) produces it; the agent's plan (include/plan.h) holds
  * the copy the initramfs policy completes (fail actions, timeout) and a signed manifest merges
  * into, which is what is booted and what `verity-init parse` prints. docs/cmdline.md is the
  * user-facing reference of every key. */
@@ -10,7 +11,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "devspec.h"
 #include "failactions.h"
@@ -119,37 +119,5 @@ struct vi_config {
 
 /* Defaults: name "root"/"recovery"/"usr", fail=panic, timeout 30 s, init /sbin/init, superblock on. */
 void vi_config_init(struct vi_config *cfg);
-
-/* Parse a whole kernel command line into cfg (defaults applied first). Unknown keys outside our
- * namespaces are ignored; a malformed or conflicting value of ours is -EINVAL with err set;
- * a command line longer than VI_MAX_CMDLINE is -E2BIG. cfg is untouched on failure.
- * vi_cmdline_parse_buf is the same over (buf, len) — no NUL needed, a NUL inside is -EINVAL —
- * and is what fuzzers call. Neither does any I/O.
- * Words after a bare "--" are init's and not read (the kernel's rule, for PID 1), unless flags
- * has VI_CMDLINE_PAST_DASHDASH: dracut's getarg reads every word of /proc/cmdline, so the
- * dracut module's calls must see what dracut will act on. */
-#define VI_CMDLINE_PAST_DASHDASH 0x1u
-int vi_cmdline_parse(const char *cmdline, unsigned flags, struct vi_config *cfg,
-		     struct vi_error *err);
-int vi_cmdline_parse_buf(const char *buf, size_t len, unsigned flags, struct vi_config *cfg,
-			 struct vi_error *err);
-
-/* True when t is disabled or has a signature source: root-hash-signature= / verity.sig=, a
- * dm-mod.create root_hash_sig_key_desc, or (root only) verity.manifest=. Used for
- * verity.require_signature and the policy's require_signature=. */
-bool vi_target_has_signature(const struct vi_config *cfg, const struct vi_target *t);
-
-/* "root", "root+usr", "tmpfs+usr", "writable+usr". */
-const char *vi_layout_name(enum vi_layout l);
-
-/* Print a resolved configuration (lib/config/config_print.c).
- * VI_PRINT_KV: "key=value" lines for humans and tests (values sanitized for a terminal);
- * VI_PRINT_SHELL: VERITY_NAME='root' lines, safe for `eval` in POSIX sh (dracut hooks).
- * Returns 0 or -EIO. */
-enum vi_print_style {
-	VI_PRINT_KV = 0,
-	VI_PRINT_SHELL,
-};
-int vi_config_print(FILE *f, const struct vi_config *cfg, enum vi_print_style style);
 
 #endif

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct vi_config;
 struct vi_params;
 struct vi_target;
 
@@ -162,5 +163,10 @@ int vi_target_conflict(const struct vi_target *a, const struct vi_target *b, uin
  * -ENOBUFS when it does not fit; -EINVAL for a syntax without a word for p. */
 int vi_param_format(const struct vi_target *t, enum vi_param p, enum vi_spelling s, char *out,
 		    size_t out_size, size_t *pos);
+
+/* True when t is disabled or has a signature source: root-hash-signature= / verity.sig=, a
+ * dm-mod.create root_hash_sig_key_desc, or (root only) verity.manifest=. Used for
+ * verity.require_signature and the policy's require_signature=. */
+bool vi_target_has_signature(const struct vi_config *cfg, const struct vi_target *t);
 
 #endif

@@ -41,4 +41,7 @@ struct vi_usr_words {
  */
 int vi_usr_resolve(const struct vi_usr_words *w, struct vi_config *c, struct vi_error *err);
 
+/* "root", "root+usr", "tmpfs+usr", "writable+usr". */
+const char *vi_layout_name(enum vi_layout l);
+
 #endif

@@ -18,6 +18,7 @@
 #include "fileio.h"
 #include "hex.h"
 #include "tpm.h"
+#include "usrcfg.h"
 
 int vi_measure_signer(const struct vi_target *t, bool root, const struct vi_trust_result *tr,
 		      char *buf, size_t size, struct vi_error *err)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "efivars.h"
 #include "fileio.h"
 #include "plan.h"

@@ -11,8 +11,7 @@
  *  2. resolve: slots are decoded and checked into a local vi_config, which is copied to the
  *     caller only when everything is valid (lib/config/cmdline_resolve.c).
  * No I/O here: the agent reads /proc/cmdline and hands the buffer in (fuzzers do the same). */
-#include "cmdtoken.h"
-#include "config.h"
+#include "cmdline.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -21,26 +20,8 @@
 #include "cmdline_handover.h"
 #include "cmdline_resolve.h"
 #include "cmdsplit.h"
+#include "cmdtoken.h"
 #include "strutil.h"
-
-static void target_init(struct vi_target *t, const char *name)
-{
-	memset(t, 0, sizeof(*t));
-	snprintf(t->name, sizeof(t->name), "%s", name);
-	t->superblock = true;
-	t->dm_minor = -1;
-}
-
-void vi_config_init(struct vi_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	target_init(&cfg->root, VI_DEFAULT_NAME);
-	target_init(&cfg->recovery, VI_DEFAULT_RECOVERY_NAME);
-	target_init(&cfg->usr, VI_DEFAULT_USR_NAME);
-	cfg->fail[0] = VI_FAIL_PANIC;
-	cfg->timeout_s = VI_DEFAULT_TIMEOUT_S;
-	snprintf(cfg->init, sizeof(cfg->init), "%s", VI_DEFAULT_INIT);
-}
 
 /* ---- keys ------------------------------------------------------------------------------------ */
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Printing a resolved vi_config: "key=value" for people and tests, or VERITY_KEY='value' lines
  * that a POSIX shell can eval (the dracut hook does). Same fields, same order, both styles. */
-#include "config.h"
+#include "config_print.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 
 #include "hex.h"
 #include "strutil.h"
+#include "usrcfg.h"
 #include "vopts.h"
 
 struct printer {

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "params.h"
 #include "strutil.h"
 
 /* A signature the kernel checks when the table is loaded: not a manifest, which the agent

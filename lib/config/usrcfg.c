@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "params.h"
 #include "rootopts.h"
 #include "strutil.h"
 

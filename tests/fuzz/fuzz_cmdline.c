@@ -15,7 +15,8 @@
 #include <string.h>
 
 #include "cmdtoken.h"
-#include "config.h"
+#include "cmdline.h"
+#include "config_print.h"
 
 #define CHECK(x) do { if (!(x)) abort(); } while (0)
 

@@ -14,7 +14,8 @@
 #include <cmocka.h>
 
 #include "cmdtoken.h"
-#include "config.h"
+#include "cmdline.h"
+#include "config_print.h"
 #include "strutil.h"
 
 #define H   "4f8b2d0e1c7a9b3d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "cmdline.h"
 #include "config.h"
 #include "helpers.h"
 #include "policy.h"

@@ -19,6 +19,7 @@
 
 #include <linux/keyctl.h>
 
+#include "cmdline.h"
 #include "config.h"
 #include "helpers.h"
 #include "hex.h"

@@ -16,11 +16,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "cmdline.h"
 #include "config.h"
 #include "helpers.h"
 #include "measure.h"
 #include "policy.h"
 #include "status.h"
+#include "usrcfg.h"
 #include "usrmount.h"
 
 /* the halves name the partitions: 4f8b2d0e-1c7a-9b3d-5e6f-708192a3b4c5 and d6e7f809-... */

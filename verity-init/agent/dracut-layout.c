@@ -20,6 +20,7 @@
 #include "dracut-layout.h"
 #include "fileio.h"
 #include "overlay.h"
+#include "usrcfg.h"
 #include "usrmount.h"
 
 void vi_dracut_umount_tree(const char *dir)

@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "devices.h"
 #include "usr-boot.h"
+#include "usrcfg.h"
 #include "usrmount.h"
 
 /* The /usr mount, then the root below it. */

@@ -25,7 +25,7 @@
 #include "activate.h"
 #include "agent.h"
 #include "clock.h"
-#include "config.h"
+#include "config_print.h"
 #include "devices.h"
 #include "digest.h"
 #include "dm.h"
