@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "cmdline.h"
 #include "config.h"
 #include "err.h"
 #include "policy.h"
