@@ -293,7 +293,7 @@ test_kernel_files_next_to_the_modules() {
 	kconfig "$b/boot/config-$KVER" CONFIG_RD_ZSTD=y
 	mk -b "$b" --no-base-modules -m crc16 -f "" -z zstd "$T/u.img"
 	assertEquals "/boot's config first: $(cat "$T/out")" 0 $?
-	rm -rf "$b/boot"
+	rm -rf "${b:?}/boot"
 	mk -b "$b" --no-base-modules -m crc16 -f "" --uki "$T/u.efi" --cmdline "roothash=00" "$T/u.img"
 	assertEquals "--uki without a kernel anywhere" 1 $?
 	assertContains "$(cat "$T/out")" "no kernel vmlinuz-$KVER in $b/boot nor vmlinuz in $b/usr/lib/modules/$KVER"
