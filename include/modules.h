@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Loading the kernel modules the initramfs ships (no modprobe, no udev): the list file has one
- * .ko path per line, in dependency order; blank lines and '#' comments are skipped. Each module
- * gets the parameters modprobe would give it (modparams.h), from modprobe.d, the kernel command
- * line and the policy's forced words. */
+ * module path per line (NAME.ko, or NAME.ko.xz / .ko.zst / .ko.gz as the distribution ships it:
+ * the kernel decompresses those itself), in dependency order; blank lines and '#' comments are
+ * skipped. Each module gets the parameters modprobe would give it (modparams.h), from
+ * modprobe.d, the kernel command line and the policy's forced words. */
 #ifndef VERITY_MODULES_H
 #define VERITY_MODULES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "err.h"
@@ -17,6 +19,10 @@
 #define VI_FS_MODULES_DIR "/etc/verity-init/fs"
 #define VI_MODPROBE_DIR "/etc/modprobe.d"
 
+/* what the kernel's in-kernel decompressor reads ("xz\n", "zstd\n" or "gzip\n"); absent when the
+ * kernel has none (CONFIG_MODULE_DECOMPRESS) or predates it (5.17) */
+#define VI_MODULE_COMPRESSION_SYSFS "/sys/module/compression"
+
 #define VI_MODPROBE_CONF_MAX    65536u   /* all *.conf files of the modprobe directory together */
 #define VI_MODPROBE_CONF_FILES  64u
 
@@ -27,7 +33,9 @@ struct vi_modload_params {
 	const char *forced;        /* "dm_verity.require_signatures=1 ...", or NULL */
 };
 
-/* Load every module of the list with finit_module(2), in order. mp NULL: no parameters at all.
+/* Load every module of the list with finit_module(2), in order (a compressed file with
+ * vi_module_finit_flags(); a kernel that cannot decompress it is reported as such, once per
+ * module: vi_module_decompress_refused()). mp NULL: no parameters at all.
  * A module already loaded (EEXIST) counts as loaded (its parameters are then the ones it has:
  * whoever relies on a forced parameter reads it back from /sys/module/NAME/parameters, which
  * also covers a built-in module). One whose init says ENODEV (no such hardware, e.g. a
@@ -41,6 +49,26 @@ struct vi_modload_params {
  * of its options are used (never part of them). */
 int vi_modules_load(const char *list, const struct vi_modload_params *mp, unsigned *ret_loaded,
 		    unsigned *ret_skipped, struct vi_error *err);
+
+/* The compression of a module file by its name, in the words of VI_MODULE_COMPRESSION_SYSFS:
+ * "xz" (NAME.ko.xz), "zstd" (NAME.ko.zst), "gzip" (NAME.ko.gz); NULL for NAME.ko and any other
+ * name (loaded as it is). */
+const char *vi_module_compression(const char *path);
+
+/* finit_module's flags for the file at path: MODULE_INIT_COMPRESSED_FILE (the kernel
+ * decompresses it, as kmod has it do) when vi_module_compression() names a format, else 0. */
+int vi_module_finit_flags(const char *path);
+
+/* Pure: whether finit_module's failure r (a negative errno) for a file compressed with comp
+ * means that the kernel cannot decompress it; kernel_comp is what VI_MODULE_COMPRESSION_SYSFS
+ * says without its newline, NULL when it is missing. When it does, err says why (the caller
+ * names the module). From kernel/module/main.c and decompress.c: -EOPNOTSUPP, built without
+ * CONFIG_MODULE_DECOMPRESS; -EINVAL from a kernel older than 5.17 (the flag is unknown) or from
+ * a decompressor of another format (it checks the magic). -EINVAL from a kernel that does
+ * decompress this format is not that: a parameter it could not parse, or a damaged file.
+ * -ENOEXEC is the kernel reading a compressed file as ELF, which this flag prevents. */
+bool vi_module_decompress_refused(const char *comp, int r, const char *kernel_comp,
+				  struct vi_error *err);
 
 /* Read every "*.conf" regular file (not starting with '.') of dir, in strcmp order of the names,
  * into one malloc'ed buffer (*ret, *ret_len; each file followed by two newlines so that no

@@ -12,9 +12,15 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/module.h>
 
+#include "fileio.h"
 #include "modules.h"
 #include "strutil.h"
+
+#ifndef MODULE_INIT_COMPRESSED_FILE
+#define MODULE_INIT_COMPRESSED_FILE 4   /* <linux/module.h> before 5.17 */
+#endif
 
 /* ---- reading modprobe.d -------------------------------------------------------------------- */
 
@@ -129,27 +135,115 @@ out:
 
 /* ---- loading ------------------------------------------------------------------------------- */
 
-static int finit(int fd, const char *params)
+/* The module file's name ending → the kernel's word for its format */
+static const struct {
+	const char *suffix, *comp;
+} compressions[] = {
+	{ ".ko.xz", "xz" },
+	{ ".ko.zst", "zstd" },
+	{ ".ko.gz", "gzip" },
+};
+
+const char *vi_module_compression(const char *path)
 {
-	if (syscall(SYS_finit_module, fd, params, 0) < 0 && errno != EEXIST)
+	size_t l = strlen(path);
+
+	for (size_t i = 0; i < sizeof(compressions) / sizeof(compressions[0]); i++) {
+		size_t sl = strlen(compressions[i].suffix);
+
+		if (l > sl && strcmp(path + l - sl, compressions[i].suffix) == 0)
+			return compressions[i].comp;
+	}
+	return NULL;
+}
+
+int vi_module_finit_flags(const char *path)
+{
+	return vi_module_compression(path) ? MODULE_INIT_COMPRESSED_FILE : 0;
+}
+
+bool vi_module_decompress_refused(const char *comp, int r, const char *kernel_comp,
+				  struct vi_error *err)
+{
+	if (!comp)
+		return false;
+	if (r == -EOPNOTSUPP) {
+		vi_err(err, "%s-compressed, and this kernel cannot decompress modules (built without "
+		       "CONFIG_MODULE_DECOMPRESS)", comp);
+		return true;
+	}
+	if (r != -EINVAL || (kernel_comp && strcmp(kernel_comp, comp) == 0))
+		return false;
+	if (!kernel_comp)
+		vi_err(err, "%s-compressed, and this kernel cannot decompress modules (no "
+		       "CONFIG_MODULE_DECOMPRESS, or before 5.17)", comp);
+	else
+		vi_err(err, "%s-compressed, and this kernel decompresses %.8s modules only", comp,
+		       kernel_comp);
+	return true;
+}
+
+/* What VI_MODULE_COMPRESSION_SYSFS says, read once per list, on the first compressed module the
+ * kernel refuses */
+struct kernel_comp {
+	bool read;
+	bool present;
+	char word[16];
+};
+
+static const char *kernel_comp_get(struct kernel_comp *k)
+{
+	if (!k->read) {
+		k->read = true;
+		k->present = vi_fileio_read_text_at(AT_FDCWD, VI_MODULE_COMPRESSION_SYSFS, k->word,
+						    sizeof(k->word)) == 0;
+	}
+	return k->present ? k->word : NULL;
+}
+
+static int finit(int fd, const char *params, int flags)
+{
+	if (syscall(SYS_finit_module, fd, params, flags) < 0 && errno != EEXIST)
 		return -errno;
 	return 0;
 }
 
+/* finit with the file's flags; true when the kernel cannot decompress it, the reason in *perr
+ * naming the module (no other parameters would change that) */
+static bool finit_refused(int fd, const char *path, const char *params, struct kernel_comp *kc,
+			  int *r, struct vi_error *perr)
+{
+	const char *comp = vi_module_compression(path), *base = strrchr(path, '/');
+	struct vi_error why;
+
+	*r = finit(fd, params, vi_module_finit_flags(path));
+	if (*r == 0 || !comp || (*r != -EINVAL && *r != -EOPNOTSUPP))
+		return false;
+	if (!vi_module_decompress_refused(comp, *r, kernel_comp_get(kc), &why))
+		return false;
+	base = base ? base + 1 : path;
+	snprintf(perr->msg, sizeof(perr->msg), "module %.60s not loaded: %.110s", base, why.msg);
+	return true;
+}
+
 /* One module with its parameters: all sources; then without the command line's words; then the
  * forced words only. A parameter problem (refused words, or the kernel's EINVAL with them) goes
- * to *perr with what was done about it, and *param_r; the return value is finit's. */
+ * to *perr with what was done about it, and *param_r; so does a kernel that cannot decompress
+ * the file (*param_r is then finit's error). The return value is finit's. */
 static int load_one(int fd, const char *path, const struct vi_modload_params *mp,
-		    const char *conf, size_t conf_len, char *params, struct vi_error *perr,
-		    int *param_r)
+		    const char *conf, size_t conf_len, char *params, struct kernel_comp *kc,
+		    struct vi_error *perr, int *param_r)
 {
 	char name[VI_MODULE_NAME_MAX + 1];
 	struct vi_error why = { "" };
 	int r = 0, step;
 
 	*param_r = 0;
-	if (!mp)
-		return finit(fd, "");
+	if (!mp) {
+		if (finit_refused(fd, path, "", kc, &r, perr))
+			*param_r = r;
+		return r;
+	}
 	r = vi_module_name(path, name, sizeof(name), perr);
 	if (r < 0) {
 		*param_r = r;
@@ -163,7 +257,10 @@ static int load_one(int fd, const char *path, const struct vi_modload_params *mp
 				       with_cmdline ? mp->cmdline_len : 0, mp->forced, params,
 				       VI_MODPARAMS_MAX, step ? NULL : &why);
 		if (r >= 0) {
-			r = finit(fd, params);
+			if (finit_refused(fd, path, params, kc, &r, perr)) {
+				*param_r = r;
+				return r;
+			}
 			/* EINVAL with parameters: the kernel could not parse one of them */
 			if (r != -EINVAL || !*params || step == 2)
 				break;
@@ -202,6 +299,7 @@ int vi_modules_load(const char *list, const struct vi_modload_params *mp, unsign
 	char line[512];
 	unsigned loaded = 0;
 	char *conf = NULL, *params = NULL;
+	struct kernel_comp kc = { false, false, "" };
 	size_t conf_len = 0;
 	FILE *f;
 	int r = 0;
@@ -248,7 +346,7 @@ int vi_modules_load(const char *list, const struct vi_modload_params *mp, unsign
 		if (fd < 0)
 			rr = -errno;
 		else
-			rr = load_one(fd, p, mp, conf, conf_len, params, &perr, &param_r);
+			rr = load_one(fd, p, mp, conf, conf_len, params, &kc, &perr, &param_r);
 		if (fd >= 0)
 			close(fd);
 		/* ENODEV: the module has no hardware here (crc32c-intel without SSE4.2): skip */

@@ -29,3 +29,14 @@ mkrd_fake_tree() {
 	done
 	depmod -b "$_b" "$_kv" 2>/dev/null
 }
+
+# mkrd_usr_xz_tree KVER DIR MODULE... : mkrd_fake_tree laid out as Debian's 7.x packages install
+# a kernel: DIR/usr/lib/modules/KVER only (no lib/, no boot/), every module as .ko.xz, depmod
+# run over it.
+mkrd_usr_xz_tree() {
+	_kv=$1 _b=$2
+	mkrd_fake_tree "$@" || return 1
+	mkdir -p "$_b/usr/lib" && mv "$_b/lib/modules" "$_b/usr/lib/" && rmdir "$_b/lib" &&
+		find "$_b/usr/lib/modules/$_kv" -name '*.ko' -exec xz --check=crc32 {} + &&
+		depmod -b "$_b/usr" "$_kv" 2>/dev/null
+}

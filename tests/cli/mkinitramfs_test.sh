@@ -177,7 +177,8 @@ untrusted comment: k2" "$(cpio -i --quiet --to-stdout 'etc/verity-init/keys/*' <
 		"$(cpio -i --quiet --to-stdout etc/verity-init/manifest <"$T/rd")"
 }
 
-# A module stored compressed (.ko.xz) goes in decompressed, under the .ko name.
+# A module stored compressed (.ko.xz) goes in decompressed, under the .ko name, when the
+# kernel's config is not there to say that the kernel decompresses it.
 test_compressed_module_from_basedir() {
 	local b=$T/base src
 	src=$(modprobe -S "$KVER" --show-depends crc16 | awk '$1 == "insmod" { print $2 }')
@@ -225,6 +226,86 @@ test_target_tree() {
 	# dm-verity itself is not optional
 	mk -b "$T/base" -f "" -z none "$T/rd3"   # test_compressed_module_from_basedir's tree: crc16 only
 	assertEquals "no dm-verity: refused" 1 $?
+}
+
+# kconfig FILE [OPTION=VALUE...] : a kernel config that can unpack a gzip image, with OPTIONs
+kconfig() {
+	local f=$1
+	shift
+	printf 'CONFIG_BLK_DEV_INITRD=y\nCONFIG_DEVTMPFS=y\nCONFIG_RD_GZIP=y\n' >"$f"
+	[ $# -eq 0 ] || printf '%s\n' "$@" >>"$f"
+}
+# listed IMG [TYPE] : the base module list of an uncompressed image, or TYPE's
+listed() { cpio -i --quiet --to-stdout "etc/verity-init/${2:+fs/}${2:-modules}" <"$1"; }
+
+# Debian's 6.12 and 7.x kernels decompress their own .ko.xz (CONFIG_MODULE_DECOMPRESS with
+# CONFIG_MODULE_COMPRESS_XZ): by default the modules go in as shipped, the list naming the
+# .ko.xz files the agent hands to the kernel; otherwise, or with --decompress-modules, as .ko.
+# The tree has the 7.x layout: modules and config under usr/lib/modules/VERSION, no /boot.
+test_compressed_modules_kept_where_the_kernel_decompresses() {
+	local b=$T/xzt m=$T/xzt/usr/lib/modules/$KVER src
+	mkrd_usr_xz_tree "$KVER" "$b" crc16 ext4 || { fail "fake tree"; return; }
+	src=$m/kernel/lib/crc16.ko.xz
+	mkdir -p "$b/etc/modprobe.d"
+	printf 'options crc16 foo=1\n' >"$b/etc/modprobe.d/t.conf"
+	kconfig "$m/config" CONFIG_MODULE_DECOMPRESS=y CONFIG_MODULE_COMPRESS_XZ=y
+	mk -b "$b" --no-base-modules -m crc16 -f ext4 -z none "$T/kept" || { fail "$(cat "$T/out")"; return; }
+	assertEquals "listed as shipped" "/lib/modules/$KVER/kernel/lib/crc16.ko.xz" "$(listed "$T/kept")"
+	cpio -i --quiet --to-stdout "lib/modules/$KVER/kernel/lib/crc16.ko.xz" <"$T/kept" >"$T/ko"
+	assertTrue "the file as shipped" "cmp -s '$T/ko' '$src'"
+	assertEquals "the filesystem's list too: all .ko.xz" "" "$(listed "$T/kept" ext4 | grep -v '\.ko\.xz$')"
+	assertContains "ext4 in its list" "$(listed "$T/kept" ext4)" "/kernel/fs/ext4/ext4.ko.xz"
+	assertEquals "options for the module by its name" "options crc16 foo=1" \
+		"$(cpio -i --quiet --to-stdout etc/modprobe.d/verity-init.conf <"$T/kept")"
+	assertContains "summary" "$(cat "$T/out")" "as shipped: xz)"
+
+	mk -b "$b" --no-base-modules -m crc16 -f "" -z none --decompress-modules "$T/dec" ||
+		{ fail "$(cat "$T/out")"; return; }
+	assertEquals "--decompress-modules" "/lib/modules/$KVER/kernel/lib/crc16.ko" "$(listed "$T/dec")"
+	cpio -i --quiet --to-stdout "lib/modules/$KVER/kernel/lib/crc16.ko" <"$T/dec" >"$T/ko"
+	assertTrue "decompressed" "xz -dc '$src' | cmp -s - '$T/ko'"
+	assertNotContains "summary" "$(cat "$T/out")" "as shipped"
+
+	# decompressed_with OPTION... : with a config of these options, crc16 goes in as .ko
+	decompressed_with() {
+		kconfig "$m/config" "$@"
+		mk -b "$b" --no-base-modules -m crc16 -f "" -z none "$T/dec" || { fail "$(cat "$T/out")"; return; }
+		assertEquals "config '$*': decompressed" "/lib/modules/$KVER/kernel/lib/crc16.ko" "$(listed "$T/dec")"
+	}
+	decompressed_with CONFIG_MODULE_DECOMPRESS=y CONFIG_MODULE_COMPRESS_ZSTD=y
+	decompressed_with CONFIG_MODULE_COMPRESS_XZ=y
+	decompressed_with "# CONFIG_MODULE_DECOMPRESS is not set" CONFIG_MODULE_COMPRESS_XZ=y
+	rm -f "$m/config"
+	mk -b "$b" --no-base-modules -m crc16 -f "" -z none --keep-compressed-modules "$T/dec" ||
+		{ fail "$(cat "$T/out")"; return; }
+	assertEquals "no config: decompressed" "/lib/modules/$KVER/kernel/lib/crc16.ko" "$(listed "$T/dec")"
+}
+
+# The 7.x layout: the config and vmlinuz next to the modules when /boot has none; /boot's win.
+test_kernel_files_next_to_the_modules() {
+	local b=$T/usrk m=$T/usrk/usr/lib/modules/$KVER
+	mkrd_usr_xz_tree "$KVER" "$b" crc16 || { fail "fake tree"; return; }
+	kconfig "$m/config" "# CONFIG_RD_ZSTD is not set"
+	mk -b "$b" --no-base-modules -m crc16 -f "" -z zstd "$T/u.img"
+	assertEquals "its config read: zstd refused" 1 $?
+	assertContains "$(cat "$T/out")" "CONFIG_RD_ZSTD is not set in $m/config"
+	mkdir -p "$b/boot"
+	kconfig "$b/boot/config-$KVER" CONFIG_RD_ZSTD=y
+	mk -b "$b" --no-base-modules -m crc16 -f "" -z zstd "$T/u.img"
+	assertEquals "/boot's config first: $(cat "$T/out")" 0 $?
+	rm -rf "${b:?}/boot"
+	mk -b "$b" --no-base-modules -m crc16 -f "" --uki "$T/u.efi" --cmdline "roothash=00" "$T/u.img"
+	assertEquals "--uki without a kernel anywhere" 1 $?
+	assertContains "$(cat "$T/out")" "no kernel vmlinuz-$KVER in $b/boot nor vmlinuz in $b/usr/lib/modules/$KVER"
+	if ! command -v objcopy >/dev/null || [ ! -r /usr/lib/systemd/boot/efi/linuxx64.efi.stub ] ||
+		[ ! -r "/boot/vmlinuz-$KVER" ]; then
+		startSkipping; fail "objcopy, systemd-stub or the kernel missing"; return
+	fi
+	cp "/boot/vmlinuz-$KVER" "$m/vmlinuz"
+	mk -b "$b" --no-base-modules -m crc16 -f "" --uki "$T/u.efi" --cmdline "roothash=00" "$T/u.img" ||
+		{ fail "$(cat "$T/out")"; return; }
+	section "$T/u.efi" .linux "$T/u.linux"
+	assertTrue ".linux is the modules directory's vmlinuz" "cmp -s '$T/u.linux' '$m/vmlinuz'"
 }
 
 test_compressions_the_kernel_reads() {

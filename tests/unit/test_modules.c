@@ -2,7 +2,8 @@
 /* lib/boot/modules.c: the list format (comments, blank lines, blanks around paths), a missing list,
  * a failing line that is named while the rest is still tried; module names from file names;
  * the parameter string built from modprobe.d, the command line and forced words; reading a
- * modprobe.d directory. */
+ * modprobe.d directory; compressed module files: the flag their name gives and the kernel's
+ * refusal to decompress one, seen through a seccomp filter that answers finit_module. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,8 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <cmocka.h>
 
 #include "cmdtoken.h"
@@ -480,6 +485,238 @@ static void test_loader_parameter_failures(void **state)
 	assert_int_equal(ut_rm_tree(dir), 0);
 }
 
+/* ---- compressed module files ------------------------------------------------------------- */
+
+/* The file's name decides, as in kmod: the three formats the kernel can decompress get the
+ * flag, everything else is handed over as it is. */
+static void test_compression_by_name(void **state)
+{
+	static const struct {
+		const char *path, *comp;
+	} rows[] = {
+		{ "/lib/modules/6.12.118+deb12-amd64/kernel/drivers/md/dm-verity.ko.xz", "xz" },
+		{ "/usr/lib/modules/7.3.4/kernel/fs/ext4/ext4.ko.zst", "zstd" },
+		{ "crc16.ko.gz", "gzip" },
+		{ "/lib/modules/6.1.0-57-amd64/kernel/drivers/md/dm-verity.ko", NULL },
+		{ "/x/dm-verity.ko.bz2", NULL },
+		{ "/x/dm-verity.xz", NULL },
+		{ "/x/dm-verity.ko.xz.orig", NULL },
+		{ "/x/dm-verity.ko.zstd", NULL },
+		{ "/x/dm-verity.ko.XZ", NULL },
+		{ ".ko.xz", NULL },
+		{ "", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *got = vi_module_compression(rows[i].path);
+		int flags = vi_module_finit_flags(rows[i].path);
+
+		if ((got == NULL) != (rows[i].comp == NULL) ||
+		    (got && strcmp(got, rows[i].comp) != 0))
+			fail_msg("%s: compression %s, want %s", rows[i].path, OR_NONE(got),
+				 OR_NONE(rows[i].comp));
+		if (flags != (rows[i].comp ? 4 : 0))
+			fail_msg("%s: finit_module flags %d", rows[i].path, flags);
+	}
+}
+
+/* Which failures of finit_module mean the kernel cannot decompress the file (kernel/module/
+ * main.c and decompress.c), and the reason given. */
+static void test_decompress_refusal(void **state)
+{
+	static const struct {
+		const char *comp;
+		int r;
+		const char *kernel_comp, *why;   /* why NULL: not a refusal of the decompression */
+	} rows[] = {
+		/* 5.17 and later without CONFIG_MODULE_DECOMPRESS */
+		{ "xz", -EOPNOTSUPP, NULL, "xz-compressed, and this kernel cannot decompress modules "
+					   "(built without CONFIG_MODULE_DECOMPRESS)" },
+		/* before 5.17 the flag itself is unknown */
+		{ "xz", -EINVAL, NULL, "xz-compressed, and this kernel cannot decompress modules (no "
+				       "CONFIG_MODULE_DECOMPRESS, or before 5.17)" },
+		/* the decompressor of another format finds no magic */
+		{ "zstd", -EINVAL, "xz", "zstd-compressed, and this kernel decompresses xz modules "
+					 "only" },
+		{ "xz", -EINVAL, "gzip", "xz-compressed, and this kernel decompresses gzip modules "
+					 "only" },
+		/* the kernel decompresses xz: EINVAL is a parameter (or a damaged file) */
+		{ "xz", -EINVAL, "xz", NULL },
+		{ "gzip", -EINVAL, "gzip", NULL },
+		/* not about decompression at all */
+		{ "xz", -ENOEXEC, NULL, NULL },
+		{ "xz", -ENOENT, "xz", NULL },
+		{ "xz", -EPERM, NULL, NULL },
+		{ "xz", 0, NULL, NULL },
+		/* a plain file never is */
+		{ NULL, -EOPNOTSUPP, NULL, NULL },
+		{ NULL, -EINVAL, NULL, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct vi_error err = { "" };
+		bool got = vi_module_decompress_refused(rows[i].comp, rows[i].r, rows[i].kernel_comp,
+							&err);
+
+		if (got != (rows[i].why != NULL) || (got && strcmp(err.msg, rows[i].why) != 0))
+			fail_msg("%s file, error %d, kernel decompresses %s: got %s '%s', want %s",
+				 OR_NONE(rows[i].comp), rows[i].r, OR_NONE(rows[i].kernel_comp),
+				 got ? "refused" : "not refused", err.msg, OR_NONE(rows[i].why));
+	}
+}
+
+/* The kernel's answers to finit_module in this process, by its flags argument (a seccomp filter:
+ * run in a child): MODULE_INIT_COMPRESSED_FILE (4) gives with_flag, anything else without; 0 is
+ * success. The flags are the third argument's low word (little-endian). 0, or -errno when
+ * seccomp is unavailable. */
+static int fake_finit(unsigned with_flag, unsigned without)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_finit_module, 0, 4),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 4, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | with_flag),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | without),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return -errno;
+	return 0;
+}
+
+static char comp_dir[] = "/tmp/vi-modcomp-XXXXXX";
+
+/* A list of empty module files named NAMES (one a line) in comp_dir; its path in list. */
+static void comp_list(const char *names, char *list, size_t size)
+{
+	char text[1024] = "", path[256];
+	const char *p = names;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+
+		snprintf(path, sizeof(path), "%s/%.*s", comp_dir, (int)n, p);
+		write_file(path, "");
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s\n", path);
+		p += n + (p[n] == '\n');
+	}
+	snprintf(list, size, "%s/modules", comp_dir);
+	write_file(list, text);
+}
+
+/* The parameters every load below asks for (so the parameter fallbacks are in the path) */
+static const struct vi_modload_params comp_mp = { "dm_verity.prefetch_cluster=0", 28, NULL, NULL };
+
+/* A kernel that decompresses: Debian's files load as shipped, the flag given to each of them;
+ * a plain .ko is loaded without it. */
+static int compressed_loaded_child(void)
+{
+	struct vi_error err = { "" };
+	unsigned loaded = 0, skipped = 0;
+	char list[300];
+	int r;
+
+	if (fake_finit(0, ENOEXEC) < 0)
+		return SKIP_CHILD;
+	comp_list("dm-mod.ko.xz\ndm-verity.ko.xz\ncrc32c.ko.zst\next4.ko.gz", list, sizeof(list));
+	r = vi_modules_load(list, &comp_mp, &loaded, &skipped, &err);
+	CHILD_CHECK(1, r == 0 && loaded == 4, "compressed files: got %d, %u loaded (%s)", r, loaded,
+		    err.msg);
+	r = vi_modules_load(list, NULL, &loaded, &skipped, &err);
+	CHILD_CHECK(2, r == 0 && loaded == 4, "without parameters: got %d, %u loaded (%s)", r,
+		    loaded, err.msg);
+	return 0;
+}
+
+static int plain_loaded_child(void)
+{
+	struct vi_error err = { "" };
+	unsigned loaded = 0, skipped = 0;
+	char list[300];
+	int r;
+
+	/* the kernel's decompressor refuses what is not its format */
+	if (fake_finit(EINVAL, 0) < 0)
+		return SKIP_CHILD;
+	comp_list("dm-mod.ko\ndm-verity.ko", list, sizeof(list));
+	r = vi_modules_load(list, &comp_mp, &loaded, &skipped, &err);
+	CHILD_CHECK(1, r == 0 && loaded == 2, "plain files: got %d, %u loaded (%s)", r, loaded,
+		    err.msg);
+	return 0;
+}
+
+/* A kernel built without CONFIG_MODULE_DECOMPRESS: one reason, naming the module and why; the
+ * rest of the list is still tried. */
+static int no_decompress_child(void)
+{
+	struct vi_error err = { "" };
+	unsigned loaded = 0, skipped = 0;
+	char list[300];
+	int r;
+
+	if (fake_finit(EOPNOTSUPP, ENOEXEC) < 0)
+		return SKIP_CHILD;
+	comp_list("dm-mod.ko.xz\ndm-verity.ko.xz", list, sizeof(list));
+	r = vi_modules_load(list, &comp_mp, &loaded, &skipped, &err);
+	CHILD_CHECK(1, r == -EOPNOTSUPP && loaded == 0, "got %d, %u loaded (%s)", r, loaded, err.msg);
+	CHILD_CHECK(2, strcmp(err.msg, "module dm-mod.ko.xz not loaded: xz-compressed, and this "
+			      "kernel cannot decompress modules (built without "
+			      "CONFIG_MODULE_DECOMPRESS)") == 0, "reason: %s", err.msg);
+	r = vi_modules_load(list, NULL, &loaded, &skipped, &err);
+	CHILD_CHECK(3, r == -EOPNOTSUPP && strstr(err.msg, "module dm-mod.ko.xz not loaded: xz-"),
+		    "without parameters: got %d (%s)", r, err.msg);
+	return 0;
+}
+
+/* EINVAL for the flag: a kernel older than 5.17, or one that decompresses another format (what
+ * this host's VI_MODULE_COMPRESSION_SYSFS says decides which reason; none when it is zstd). */
+static int other_format_child(void)
+{
+	struct vi_error err = { "" };
+	unsigned loaded = 0, skipped = 0;
+	char list[300], host[16] = "", want[192];
+	FILE *f = fopen(VI_MODULE_COMPRESSION_SYSFS, "re");
+	int r;
+
+	if (f) {
+		if (!fgets(host, sizeof(host), f))
+			host[0] = '\0';
+		host[strcspn(host, "\n")] = '\0';
+		fclose(f);
+	}
+	if (!strcmp(host, "zstd") || fake_finit(EINVAL, ENOEXEC) < 0)
+		return SKIP_CHILD;
+	if (f)
+		snprintf(want, sizeof(want), "module crc32c.ko.zst not loaded: zstd-compressed, and "
+			 "this kernel decompresses %s modules only", host);
+	else
+		snprintf(want, sizeof(want), "module crc32c.ko.zst not loaded: zstd-compressed, and "
+			 "this kernel cannot decompress modules (no CONFIG_MODULE_DECOMPRESS, or "
+			 "before 5.17)");
+	comp_list("crc32c.ko.zst", list, sizeof(list));
+	r = vi_modules_load(list, &comp_mp, &loaded, &skipped, &err);
+	CHILD_CHECK(1, r == -EINVAL && loaded == 0, "got %d, %u loaded (%s)", r, loaded, err.msg);
+	CHILD_CHECK(2, strcmp(err.msg, want) == 0, "reason: '%s', want '%s'", err.msg, want);
+	return 0;
+}
+
+static void test_compressed_modules_loaded_by_the_kernel(void **state)
+{
+	(void)state;
+	assert_non_null(mkdtemp(comp_dir));
+	ut_run_child(compressed_loaded_child);
+	ut_run_child(plain_loaded_child);
+	ut_run_child(no_decompress_child);
+	ut_run_child(other_format_child);
+	assert_int_equal(ut_rm_tree(comp_dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -496,6 +733,9 @@ int main(void)
 		cmocka_unit_test(test_output_reads_back_word_by_word),
 		cmocka_unit_test(test_conf_read),
 		cmocka_unit_test(test_loader_parameter_failures),
+		cmocka_unit_test(test_compression_by_name),
+		cmocka_unit_test(test_decompress_refusal),
+		cmocka_unit_test(test_compressed_modules_loaded_by_the_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,13 +26,20 @@ Build a standalone initramfs with the static verity-init agent as /init.
 
   -k, --kver VERSION      kernel whose modules to include (default: uname -r)
   -b, --basedir DIR       a target system's tree: modules under DIR/lib/modules/VERSION
-                          (or DIR/usr/lib/...), modprobe.d and boot/config from DIR
+                          (or DIR/usr/lib/...), modprobe.d and the kernel's config
+                          (boot/config-VERSION, or config next to the modules) from DIR
   -m, --modules NAMES     more modules, dependencies resolved: the disk's driver
                           (e.g. "virtio_pci virtio_blk", "nvme", "ahci sd_mod")
   -f, --fs TYPES          root filesystem types (default: "$DEFAULT_FS")
       --no-base-modules   leave out dm-verity, reed_solomon, algif_hash, the
                           sha1/sha256/sha512 modules, overlay and efivarfs (a kernel with them built in;
                           otherwise those after dm-verity are added where they exist)
+      --keep-compressed-modules
+                          .ko.xz, .ko.zst and .ko.gz files as shipped, where the kernel's
+                          config says it decompresses that format (CONFIG_MODULE_DECOMPRESS);
+                          the others decompressed (default)
+      --decompress-modules
+                          every module decompressed (a kernel whose config is not known)
   -a, --agent PATH        the static agent (default: the verity-init next to this
                           program, else /usr/sbin/verity-init, /sbin/verity-init)
   -c, --conf FILE         initramfs policy, installed as /etc/verity-init.conf
@@ -42,7 +49,8 @@ Build a standalone initramfs with the static verity-init agent as /init.
       --epoch SECONDS     time stamp of every entry (default: \$SOURCE_DATE_EPOCH or 0)
       --uki OUT.efi       also build a Unified Kernel Image for UEFI (verity-init-mkuki):
                           systemd-stub + --kernel + this initramfs + --cmdline
-      --kernel FILE       the UKI's kernel (default: BASEDIR/boot/vmlinuz-VERSION)
+      --kernel FILE       the UKI's kernel (default: BASEDIR/boot/vmlinuz-VERSION, else
+                          vmlinuz next to the modules)
       --cmdline TEXT      the UKI's embedded command line (with the root hash:
                           see verity-image cmdline); or --cmdline-file FILE
       --os-release FILE   the UKI's .osrel (default /etc/os-release)
@@ -65,6 +73,7 @@ basedir=/
 extra=""
 fs=$DEFAULT_FS
 base=1
+keepcomp=1
 agent=""
 conf=""
 keys=""
@@ -82,6 +91,8 @@ while [ $# -gt 0 ]; do
 	-m | --modules) need "$@"; extra="$extra $2"; shift 2 ;;
 	-f | --fs) need "$@"; fs=$2; shift 2 ;;
 	--no-base-modules) base=0; shift ;;
+	--keep-compressed-modules) keepcomp=1; shift ;;
+	--decompress-modules) keepcomp=0; shift ;;
 	-a | --agent) need "$@"; agent=$2; shift 2 ;;
 	-c | --conf) need "$@"; conf=$2; shift 2 ;;
 	-K | --keys) need "$@"; keys=$2; shift 2 ;;
@@ -162,18 +173,28 @@ elif [ -d "$basedir/usr/lib/modules/$kver" ]; then
 else
 	die "no modules for kernel $kver under ${basedir:-/} (lib/modules/$kver or usr/lib/modules/$kver)"
 fi
+# kernel_file NAME : the kernel's file NAME (vmlinuz, config) of this version: /boot's
+# NAME-VERSION, else NAME in the modules directory (Debian's 7.x packages install only there);
+# nothing when neither is a readable regular file (a FIFO planted in the tree would block grep)
+kernel_file() {
+	local f
+	for f in "$basedir/boot/$1-$kver" "$modbase/lib/modules/$kver/$1"; do
+		if [ -f "$f" ] && [ -r "$f" ]; then printf '%s\n' "$f"; return 0; fi
+	done
+}
 if [ -n "$uki" ]; then
 	# the UKI's kernel: the one whose modules go in, unless --kernel names another file
-	[ -n "$ukernel" ] || ukernel=$basedir/boot/vmlinuz-$kver
+	[ -n "$ukernel" ] || ukernel=$(kernel_file vmlinuz)
+	[ -n "$ukernel" ] || die "--uki: no kernel vmlinuz-$kver in ${basedir:-}/boot nor vmlinuz in $modbase/lib/modules/$kver (--kernel)"
 	if [ ! -f "$ukernel" ] || [ ! -r "$ukernel" ]; then die "--uki: cannot read the kernel '$ukernel' (--kernel)"; fi
 fi
 
 # Pre-flight against the kernel's configuration, when it is installed: an image that kernel
 # cannot unpack, or an agent it cannot run, would only show at boot.
-kconfig=$basedir/boot/config-$kver
-# a regular file only: grep on a FIFO planted in the tree would wait for ever
-if [ -f "$kconfig" ] && [ -r "$kconfig" ]; then
-	kconf_set() { grep -Eq "^$1=[ym]\$" "$kconfig"; }
+kconfig=$(kernel_file config)
+# kconf_set OPTION : OPTION is y or m in the kernel's config (false when there is none)
+kconf_set() { [ -n "$kconfig" ] && grep -Eq "^$1=[ym]\$" "$kconfig"; }
+if [ -n "$kconfig" ]; then
 	kconf_set CONFIG_BLK_DEV_INITRD || die "kernel $kver has no initramfs support (CONFIG_BLK_DEV_INITRD in $kconfig)"
 	kconf_set CONFIG_DEVTMPFS || die "kernel $kver has no devtmpfs, which the agent mounts on /dev (CONFIG_DEVTMPFS in $kconfig)"
 	case $comp in
@@ -184,8 +205,15 @@ if [ -f "$kconfig" ] && [ -r "$kconfig" ]; then
 		;;
 	esac
 else
-	say "no $kconfig: the kernel's support for $comp and devtmpfs not checked"
+	say "no config-$kver in ${basedir:-}/boot nor config in $modbase/lib/modules/$kver: the kernel's support for $comp and devtmpfs not checked"
 fi
+# keeps FORMAT : whether a module compressed with FORMAT (xz, zstd, gzip: the kernel's words) goes
+# in as shipped: the kernel decompresses it itself when finit_module is told so, which it can
+# for the one format its config chose, and only with CONFIG_MODULE_DECOMPRESS
+keeps() {
+	[ "$keepcomp" = 1 ] && kconf_set CONFIG_MODULE_DECOMPRESS &&
+		kconf_set "CONFIG_MODULE_COMPRESS_$(printf '%s' "$1" | tr '[:lower:]' '[:upper:]')"
+}
 
 if [ -z "$agent" ]; then
 	here=$(dirname "$(readlink -f "$0")")
@@ -358,13 +386,16 @@ fstypes=()                       # the types with a list, in the order of -f
 # goes, dependencies first, into the list of each such TYPE (written below, without what the
 # base list has); one without goes into the base list
 add_fs_modules() {
-	local m ko t types aliases
+	local m ko t types aliases dec fmt
 	for m in "$@"; do
 		resolve 0 "$m"
 		types=""
 		for ko in "${chain[@]}"; do
-			# MODULE_ALIAS_FS, read from the staged file (an ELF module, checked)
-			aliases=$(modinfo -F alias -- "$root$ko" 2>/dev/null) || die "modinfo cannot read module $ko"
+			# MODULE_ALIAS_FS, read from the staged file (an ELF module, checked), decompressed
+			# here when it is kept compressed (modinfo need not know the format)
+			decompressor "$ko" || die "module file of unknown kind: $ko"
+			"${dec[@]}" <"$root$ko" >"$stage/alias.ko" || die "cannot read module $ko"
+			aliases=$(modinfo -F alias -- "$stage/alias.ko" 2>/dev/null) || die "modinfo cannot read module $ko"
 			while IFS= read -r t; do
 				[[ $t =~ ^fs-([a-z0-9]+)$ ]] || continue
 				t=${BASH_REMATCH[1]}
@@ -396,9 +427,22 @@ is_module() {
 	*) return 1 ;;
 	esac
 }
+# decompressor FILE : into dec, the command that writes FILE's module decompressed to stdout,
+# and into fmt the kernel's word for its format ("" for a plain .ko); status 1 for another name
+decompressor() {
+	case $1 in
+	*.ko.xz) dec=(xz -dc) fmt=xz ;;
+	*.ko.zst) dec=(zstd -dcq) fmt=zstd ;;
+	*.ko.gz) dec=(gzip -dc) fmt=gzip ;;
+	*.ko) dec=(cat) fmt="" ;;
+	*) return 1 ;;
+	esac
+}
+kept=0          # modules put in as shipped (compressed)
+declare -A keptfmt=()
 # add_module_file PATH : one module file into the image (once), its image path onto chain
 add_module_file() {
-	local path=$1 src rel ko dec
+	local path=$1 src rel ko dec fmt plain=$stage/module.ko
 	# modprobe prints the path from modules.dep, which may name any file: the module must be
 	# under the modules directory, and what it resolves to inside the tree
 	case $path in
@@ -411,23 +455,26 @@ add_module_file() {
 	case /$rel/ in
 	*/../* | */./*) die "module '$path' has '.' or '..' in its path: refused" ;;
 	esac
-	ko=$rel
-	case $rel in
-	*.ko.xz) ko=${rel%.xz}; dec=(xz -dc) ;;
-	*.ko.zst) ko=${rel%.zst}; dec=(zstd -dcq) ;;
-	*.ko.gz) ko=${rel%.gz}; dec=(gzip -dc) ;;
-	*.ko) dec=(cat) ;;
-	*) die "module file of unknown kind: $path" ;;
-	esac
+	decompressor "$rel" || die "module file of unknown kind: $path"
+	# as shipped, or decompressed under the .ko name (finit_module then works on kernels
+	# without in-kernel decompression)
+	ko=${rel%.ko*}.ko
+	[ -z "$fmt" ] || ! keeps "$fmt" || ko=$rel
 	if [ -n "${seen[$ko]:-}" ]; then
 		chain+=("$ko")
 		return 0
 	fi
 	seen[$ko]=1
 	mkdir -p "$root$(dirname "$ko")" || die "cannot populate $root"
-	# decompressed here: finit_module then works on kernels without in-kernel decompression
-	"${dec[@]}" <"$src" >"$root$ko" || die "cannot read module $path"
-	is_module "$root$ko" || die "module '$path' is not an ELF kernel module (after decompression): refused"
+	"${dec[@]}" <"$src" >"$plain" || die "cannot read module $path"
+	is_module "$plain" || die "module '$path' is not an ELF kernel module (after decompression): refused"
+	if [ "$ko" = "$rel" ] && [ -n "$fmt" ]; then
+		cp -- "$src" "$root$ko" || die "cannot copy module $path"
+		kept=$((kept + 1))
+		keptfmt[$fmt]=1
+	else
+		mv -f -- "$plain" "$root$ko" || die "cannot stage module $path"
+	fi
 	chain+=("$ko")
 	say "module $ko"
 }
@@ -460,7 +507,7 @@ done
 declare -A incl=() params=()
 for ko in "${!seen[@]}"; do
 	n=${ko##*/}
-	n=${n%.ko}
+	n=${n%.ko*}
 	incl[${n//-/_}]=1
 done
 order=()
@@ -548,8 +595,10 @@ find "$root" -exec touch -h -d "@$epoch" {} + || die "cannot set time stamps"
 tmpout=""
 fsnote=""
 [ ! -d "$fsdir" ] || fsnote=", loaded for their filesystem only: $(cd "$fsdir" && find . -type f | sed 's|^\./||' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
-printf '%s: %s bytes, agent %s bytes, %d modules for %s%s\n' "$out" "$(stat -c %s "$out")" \
-	"$(stat -c %s "$agent")" "${#seen[@]}" "$kver" "$fsnote"
+keptnote=""
+[ "$kept" = 0 ] || keptnote=" ($kept as shipped: $(printf '%s\n' "${!keptfmt[@]}" | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//'))"
+printf '%s: %s bytes, agent %s bytes, %d modules%s for %s%s\n' "$out" "$(stat -c %s "$out")" \
+	"$(stat -c %s "$agent")" "${#seen[@]}" "$keptnote" "$kver" "$fsnote"
 
 if [ -n "$uki" ]; then
 	ua=(--kernel "$ukernel" --initrd "$out")

@@ -20,7 +20,8 @@ usage() {
 Usage: $prog --kernel VMLINUZ --initrd INITRD (--cmdline TEXT | --cmdline-file FILE)
              [--os-release FILE] [--stub FILE] [--key KEY.pem --cert CERT.pem] [-v] OUT.efi
 
-  --kernel FILE        the kernel image (bzImage with an EFI stub, e.g. /boot/vmlinuz-VER)
+  --kernel FILE        the kernel image (bzImage with an EFI stub, e.g. /boot/vmlinuz-VER
+                       or /usr/lib/modules/VER/vmlinuz)
   --initrd FILE        the initramfs (e.g. from verity-init-mkinitramfs)
   --cmdline TEXT       the kernel command line embedded as .cmdline (it carries the root hash:
                        verity-image cmdline prints one)
