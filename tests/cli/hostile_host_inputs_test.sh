@@ -313,10 +313,37 @@ testNonModulesRefused() {
 	cp "$W/secret" "$ko" && xz -f "$ko" && depmod -b "$b" "$KVER" 2>/dev/null
 	refused_tree "an .ko.xz holding a text file" "not an ELF kernel module" \
 		-b "$b" --no-base-modules -f "" -m crc16 -z none
+	# kept compressed (the kernel's config decompresses xz): the copy in the image is checked
+	mkdir -p "$b/boot" && printf '%s=y\n' CONFIG_BLK_DEV_INITRD CONFIG_DEVTMPFS \
+		CONFIG_MODULE_DECOMPRESS CONFIG_MODULE_COMPRESS_XZ >"$b/boot/config-$KVER"
+	refused_tree "an .ko.xz holding a text file, kept as shipped" "not an ELF kernel module" \
+		-b "$b" --no-base-modules -f "" -m crc16 -z none
 	tree "$b" crc16 || { fail "fake tree"; return; }
 	rm -f "$ko" && mkfifo "$ko"
 	refused_tree "a FIFO as a module" "not a regular file" \
 		-b "$b" --no-base-modules -f "" -m crc16 -z none
+}
+
+# A module kept compressed is checked in the copy the image holds: a source that changes after
+# the tool read it (here: xz swaps it for a text file once it has run) cannot slip in.
+testKeptModuleCheckedInTheImage() {
+	local b=$W/t6 ko bin=$W/swapbin
+	tree "$b" crc16 || { fail "fake tree"; return; }
+	ko=$b/lib/modules/$KVER/kernel/lib/crc16.ko
+	xz --check=crc32 -f "$ko" && depmod -b "$b" "$KVER" 2>/dev/null
+	mkdir -p "$b/boot" "$bin" && printf '%s=y\n' CONFIG_BLK_DEV_INITRD CONFIG_DEVTMPFS \
+		CONFIG_MODULE_DECOMPRESS CONFIG_MODULE_COMPRESS_XZ >"$b/boot/config-$KVER"
+	xz --check=crc32 -c "$W/secret" >"$W/swapped.xz"
+	# shellcheck disable=SC2016  # the wrapper's own $@ and $?
+	printf '#!/bin/sh\n%s "$@"\nrc=$?\ncp "%s" "%s"\nexit $rc\n' "$(command -v xz)" \
+		"$W/swapped.xz" "$ko.xz" >"$bin/xz"
+	chmod +x "$bin/xz"
+	rm -f "$W/rd"
+	PATH=$bin:$PATH mk -b "$b" --no-base-modules -f "" -m crc16 -z none "$W/rd"
+	assertEquals "built: $(cat "$W/out")" 0 "$RC"
+	mkdir -p "$W/t6x" && (cd "$W/t6x" && cpio -idm --quiet <"$W/rd")
+	assertEquals "the image holds the module as checked, not the swapped file" \
+		"$(printf '\177ELF')" "$(xz -dc "$(find "$W/t6x" -name 'crc16.ko.xz')" | head -c 4)"
 }
 
 testModprobeDirOutOfTheTreeRefused() {

@@ -466,14 +466,18 @@ add_module_file() {
 	fi
 	seen[$ko]=1
 	mkdir -p "$root$(dirname "$ko")" || die "cannot populate $root"
-	"${dec[@]}" <"$src" >"$plain" || die "cannot read module $path"
-	is_module "$plain" || die "module '$path' is not an ELF kernel module (after decompression): refused"
+	# The check reads the bytes the image holds: a kept file is copied first and its copy is
+	# decompressed for the check, so a source that changes between two reads cannot slip in.
 	if [ "$ko" = "$rel" ] && [ -n "$fmt" ]; then
 		cp -- "$src" "$root$ko" || die "cannot copy module $path"
+		"${dec[@]}" <"$root$ko" >"$plain" || die "cannot read module $path"
+		is_module "$plain" || die "module '$path' is not an ELF kernel module (after decompression): refused"
 		kept=$((kept + 1))
 		keptfmt[$fmt]=1
 	else
+		"${dec[@]}" <"$src" >"$plain" || die "cannot read module $path"
 		mv -f -- "$plain" "$root$ko" || die "cannot stage module $path"
+		is_module "$root$ko" || die "module '$path' is not an ELF kernel module (after decompression): refused"
 	fi
 	chain+=("$ko")
 	say "module $ko"
