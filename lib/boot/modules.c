@@ -214,6 +214,7 @@ static bool finit_refused(int fd, const char *path, const char *params, struct k
 			  int *r, struct vi_error *perr)
 {
 	const char *comp = vi_module_compression(path), *base = strrchr(path, '/');
+	char shown[48];
 	struct vi_error why;
 
 	*r = finit(fd, params, vi_module_finit_flags(path));
@@ -222,7 +223,9 @@ static bool finit_refused(int fd, const char *path, const char *params, struct k
 	if (!vi_module_decompress_refused(comp, *r, kernel_comp_get(kc), &why))
 		return false;
 	base = base ? base + 1 : path;
-	snprintf(perr->msg, sizeof(perr->msg), "module %.60s not loaded: %.110s", base, why.msg);
+	/* the list's file name reaches the log: printable characters only */
+	vi_sanitize(base, strlen(base), shown, sizeof(shown));
+	snprintf(perr->msg, sizeof(perr->msg), "module %s not loaded: %.120s", shown, why.msg);
 	return true;
 }
 
