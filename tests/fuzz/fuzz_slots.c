@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* libFuzzer target: the slot state store (include/slots.h), which the agent reads from a
- * partition anyone with the disk can write. Input: the store image (up to 8192 bytes); one more
- * byte with bit 0 set re-seals both copies' checksums first, so the fuzzer reaches the field
- * checks behind the CRC. Oracles besides the sanitizers:
+/* libFuzzer target: the slot state store (include/slotstate.h; the decisions: include/slots.h),
+ * which the agent reads from a partition anyone with the disk can write. Input: the store image
+ * (up to 8192 bytes); one more byte with bit 0 set re-seals both copies' checksums first, so the
+ * fuzzer reaches the field checks behind the CRC. Oracles besides the sanitizers:
  *  - a copy that decodes re-encodes to the very same 512 bytes (strict decoding), *ret
  *    untouched when it does not;
  *  - whatever the bytes, the state in use is in range and encodable, and the defaults (both

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The A/B boot step's pure part (lib/boot/slotboot.c), the policy's slot keys and the plan's
+/* The A/B boot step's decisions (lib/boot/slots.c), the policy's slot keys and the plan's
  * A/B refusals (lib/boot/plan.c): layout, the decision sequence over struct vi_slots (pick,
  * version floor, try, mark bad, next slot), the skipped= list. */
 #include <errno.h>

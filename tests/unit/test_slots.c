@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* lib/format/slotstate.c and lib/boot/slots.c: the slot state record, the two-copy store (torn
- * writes, both copies bad, sequence wrap) and the pick / try / mark decisions. */
+/* lib/format/slotstate.c, lib/boot/slots.c and lib/boot/slots_store.c: the slot state record,
+ * the two-copy store (torn writes, both copies bad, sequence wrap), the pick / try / mark
+ * decisions, and the store's read and write on a file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
