@@ -75,9 +75,10 @@ int vi_plan_build(const struct vi_plan_input *in, struct vi_plan *plan,
 int vi_plan_trust(struct vi_plan *plan, int rootfd, struct vi_error *err);
 
 /* The log line of a verified signed manifest: "WHO: signed manifest version N from SOURCE
- * verified with key ID (FILE)" into buf (cut to fit), "" when step 4 merged none. */
+ * verified with key ID (FILE)" into buf (cut to fit); false, buf untouched, when step 4 merged
+ * none. */
 #define VI_PLAN_MANIFEST_LINE_MAX (VI_MAX_PATH + 256u)
-void vi_plan_manifest_line(const struct vi_plan *plan, const char *who, char *buf, size_t size);
+bool vi_plan_manifest_line(const struct vi_plan *plan, const char *who, char *buf, size_t size);
 
 /* After the tables are loaded: drop the signature keys from the keyring (vi_trust_release).
  * Safe to call more than once. */

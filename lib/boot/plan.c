@@ -199,17 +199,15 @@ int vi_plan_trust(struct vi_plan *plan, int rootfd, struct vi_error *err)
 	return r;
 }
 
-void vi_plan_manifest_line(const struct vi_plan *plan, const char *who, char *buf, size_t size)
+bool vi_plan_manifest_line(const struct vi_plan *plan, const char *who, char *buf, size_t size)
 {
 	const struct vi_trust_result *tr = &plan->trust;
 
-	if (!tr->manifest) {
-		if (size)
-			buf[0] = '\0';
-		return;
-	}
+	if (!tr->manifest)
+		return false;
 	snprintf(buf, size, "%s: signed manifest version %llu from %s verified with key %s (%s)",
 		 who, (unsigned long long)tr->version, tr->source, tr->key_id, tr->key_file);
+	return true;
 }
 
 void vi_plan_release_keys(struct vi_plan *plan)

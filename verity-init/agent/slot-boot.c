@@ -107,8 +107,8 @@ static int slot_trust(struct vi_slot_boot *sb, const struct vi_config *base, uns
 	char line[VI_PLAN_MANIFEST_LINE_MAX], who[16];
 	int r;
 
-	/* the keys of the slot set up before go first, not only once this one's devices are
-	 * there: they must not stay in the keyring when none of them is found */
+	/* the keys of the slot set up before go now, before this slot's devices are waited
+	 * for: should they not come, no key of a slot that does not boot stays in the keyring */
 	vi_plan_release_keys(p);
 	*ret_stage = "devices";
 	*ret_blame = VI_SLOT_BLAME_BOOT;
@@ -125,8 +125,8 @@ static int slot_trust(struct vi_slot_boot *sb, const struct vi_config *base, uns
 		return r;
 	}
 	snprintf(who, sizeof(who), "slot %s", vi_slot_name(i));
-	vi_plan_manifest_line(p, who, line, sizeof(line));
-	vi_kmsg_log(sb->log, KMSG_INFO, "%s", line);
+	if (vi_plan_manifest_line(p, who, line, sizeof(line)))
+		vi_kmsg_log(sb->log, KMSG_INFO, "%s", line);
 	return 0;
 }
 
@@ -251,7 +251,7 @@ static enum slot_outcome admit_slot(struct slot_run *run, unsigned i)
 	vi_kmsg_log(sb->log, KMSG_INFO, "slot %s: try taken, %u left, version %llu recorded (store "
 		    "written in %llu us; the slot step %llu us own: read %llu us, decision %llu us)",
 		    sb->slot, next.slot[i].tries, (unsigned long long)next.slot[i].version,
-		    (unsigned long long)write_us, (unsigned long long)(run->read_us + run->decide_us),
+		    (unsigned long long)write_us, (unsigned long long)run->read_us + run->decide_us,
 		    (unsigned long long)run->read_us, (unsigned long long)run->decide_us);
 	return SLOT_SET_UP;
 }
