@@ -107,7 +107,7 @@ static int slot_trust(struct vi_slot_boot *sb, const struct vi_config *base, uns
 	char line[VI_PLAN_MANIFEST_LINE_MAX], who[16];
 	int r;
 
-	/* the keys of the slot set up before go now, before this slot's devices are waited
+	/* the keys of the slot set up before go first, before this slot's devices are waited
 	 * for: should they not come, no key of a slot that does not boot stays in the keyring */
 	vi_plan_release_keys(p);
 	*ret_stage = "devices";
