@@ -9,7 +9,7 @@
  *                     "shell" dropped unless allowed, refusals; refused: the defaults again
  *   3. something to boot (in->boot): a root hash and verity not switched off; the kernel
  *                     enforcing signatures when the policy forces it
- *   4. trust (in->boot): vi_trust_setup, the signed manifest merged into cfg.root, signature
+ *   4. trust (in->boot): vi_plan_trust, the signed manifest merged into cfg.root, signature
  *                     keys in the keyring; whether the recovery root may still be booted.
  *                     A/B boot (policy slots=): the initramfs must hold manifest keys, and the
  *                     root's step 4 is left to the slot boot (that the command line names no
@@ -22,6 +22,7 @@
 #define VERITY_PLAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "config.h"
 #include "failure.h"
@@ -64,6 +65,20 @@ struct vi_plan {
  * (untouched on success); plan is complete either way. */
 int vi_plan_build(const struct vi_plan_input *in, struct vi_plan *plan,
 		  struct vi_failure *ret_failure);
+
+/* Step 4, the trust decision, for the plan's root as plan->cfg holds it: the signature step
+ * (vi_trust_setup, keys and manifests under rootfd, the policy's min_version, the command line's
+ * device timeout) after the keys of an earlier step were released; plan->trust its outcome,
+ * plan->recovery_allowed whether the fallback may boot the recovery root. vi_plan_build runs it
+ * for the command line's root, the A/B boot step once per slot (cfg.root: the slot's layout).
+ * 0 or the step's negative errno (err says why). */
+int vi_plan_trust(struct vi_plan *plan, int rootfd, struct vi_error *err);
+
+/* The log line of a verified signed manifest: "WHO: signed manifest version N from SOURCE
+ * verified with key ID (FILE)" into buf (cut to fit); false, buf untouched, when step 4 merged
+ * none. */
+#define VI_PLAN_MANIFEST_LINE_MAX (VI_MAX_PATH + 256u)
+bool vi_plan_manifest_line(const struct vi_plan *plan, const char *who, char *buf, size_t size);
 
 /* After the tables are loaded: drop the signature keys from the keyring (vi_trust_release).
  * Safe to call more than once. */

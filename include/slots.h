@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* A/B slot state: the small store partition the agent counts boot tries in, and the decisions
- * over it (docs/formats.md, "Slot state store"; docs/slots.md).
+/* The A/B slots' decisions and the store's I/O (docs/slots.md): lib/boot/slots.c decides over
+ * the state (include/slotstate.h) -- which slot boots, what a boot, a failure, mark-good and
+ * set-primary do to it, where the rollback floor may rise -- all pure; lib/boot/slots_store.c
+ * reads and writes the store on a file descriptor. The programs do the rest:
+ * verity-init/agent/slot-boot.c (the agent's A/B boot step), slot-tpm.c (the floor's TPM
+ * counter), slot-cmd.c (`verity-init slot`).
  *
- *   lib/format/slotstate.c  one copy <-> struct vi_slots (pure, strict), and the whole store:
- *                           which copy holds the state, what an update writes where;
- *   lib/boot/slots.c        pick, try, mark bad, mark good, set primary (pure), and the
- *                           store's read and write on a file descriptor.
- *
- * Slots are named a, b, c, d (index 0..3). A slot is bootable when its priority and its tries
- * remaining are both non-zero; the agent takes the bootable slot of highest priority (the lower
- * index on a tie), takes one try off it before the switch, and mark-good gives the tries back
- * once the system reached boot-complete.target. Functions return 0 or a negative errno. */
+ * A slot is bootable when its priority and its tries remaining are both non-zero; the agent
+ * takes the bootable slot of highest priority (the lower index on a tie), takes one try off it
+ * before the switch, and mark-good gives the tries back once the system reached
+ * boot-complete.target. Functions return 0 or a negative errno. */
 #ifndef VERITY_SLOTS_H
 #define VERITY_SLOTS_H
 
@@ -18,95 +17,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "activate.h"
+#include "config.h"
 #include "err.h"
+#include "policy.h"
+#include "slotstate.h"
 
-#define VI_SLOTS_MAX            4
-#define VI_SLOTS_DEFAULT_COUNT  2
-#define VI_SLOT_REASON_MAX      80    /* with its NUL */
-#define VI_SLOT_PRIORITY_MAX    15
-#define VI_SLOT_PRIORITY_PRIMARY 15   /* set-primary's slot */
-#define VI_SLOT_PRIORITY_OTHER  14    /* the others that were bootable */
-#define VI_SLOT_TRIES_MAX       7
-#define VI_SLOT_TRIES_DEFAULT   3
-
-/* The store: two copies, each one 512-byte record at the start of its own 4 KiB block. */
-#define VI_SLOTS_RECORD_SIZE    512
-#define VI_SLOTS_COPY_STRIDE    4096
-#define VI_SLOTS_COPIES         2
-#define VI_SLOTS_STORE_SIZE     (VI_SLOTS_COPIES * VI_SLOTS_COPY_STRIDE)
-
-struct vi_slot {
-	uint8_t priority;     /* 0..15; 0: never booted */
-	uint8_t tries;        /* 0..7: boots left; 0: not bootable */
-	bool successful;      /* its recorded version booted completely as the running slot
-	                       * (the floor rule, below); what the next boot may raise the
-	                       * TPM counter to */
-	uint64_t version;     /* manifest version the agent last set up from it; 0: unknown */
-	char reason[VI_SLOT_REASON_MAX];   /* why its last set-up failed, marked bad or not
-	                                    * (printable ASCII); cleared by mark-good */
-};
-
-struct vi_slots {
-	uint64_t seq;         /* the copy's sequence number (serial arithmetic: it may wrap) */
-	uint64_t floor;       /* rollback floor: lowest manifest version that may boot */
-	unsigned count;       /* 1..VI_SLOTS_MAX */
-	struct vi_slot slot[VI_SLOTS_MAX];
-};
-
-/* Where the state came from when the store was read. */
-enum vi_slots_source {
-	VI_SLOTS_FROM_COPY0,
-	VI_SLOTS_FROM_COPY1,
-	VI_SLOTS_FROM_DEFAULTS,   /* neither copy valid (blank, torn twice, corrupt) */
-};
-
-/* The store as read: the state in use and what each copy held. */
-struct vi_slots_store {
-	struct vi_slots state;
-	enum vi_slots_source source;
-	bool valid[VI_SLOTS_COPIES];
-	uint64_t seq[VI_SLOTS_COPIES];                 /* when valid */
-	struct vi_error why[VI_SLOTS_COPIES];          /* when not valid */
-	/* the highest sequence number that may be on disk: the newer valid copy's (0 for the
-	 * defaults), raised to every number a write was attempted with, written or not; the
-	 * next write takes seq_max + 1, so no two different records ever share a number. A
-	 * copy that is not valid is not counted: none of its bytes can be trusted. */
-	uint64_t seq_max;
-};
-
-/* --- names --- */
-/* "a".."d" for 0..3; "?" otherwise. */
-const char *vi_slot_name(unsigned index);
-/* The index of a slot name of s ("a".."d", below s->count), or -EINVAL. */
-int vi_slot_index(const struct vi_slots *s, const char *name);
-const char *vi_slots_source_name(enum vi_slots_source source);
-
-/* --- on-disk (lib/format/slotstate.c) --- */
-/* The defaults used when neither copy is valid: count slots (VI_SLOTS_DEFAULT_COUNT when 0 or
- * too many), slot a primary (priority 15), the others 14, all VI_SLOT_TRIES_DEFAULT tries, not
- * successful, floor 0, seq 0. */
-void vi_slots_defaults(struct vi_slots *s, unsigned count);
-/* One copy: s into out[VI_SLOTS_RECORD_SIZE]. -EINVAL (with a reason) when s is out of range. */
-int vi_slots_encode(const struct vi_slots *s, uint8_t *out, struct vi_error *err);
-/* One copy from buf[0..VI_SLOTS_RECORD_SIZE): magic, version, checksum, every field in range,
- * every reserved byte zero; -EINVAL with a reason otherwise. *ret is untouched on failure. */
-int vi_slots_decode(const uint8_t *buf, struct vi_slots *ret, struct vi_error *err);
-/* Whether sequence number a is newer than b (serial arithmetic over 64 bits). */
-bool vi_slots_seq_newer(uint64_t a, uint64_t b);
-/* The store from its first len bytes (missing bytes count as a copy that is not valid): the
- * newer valid copy (copy 0 on equal numbers), else the defaults for default_count slots. */
-void vi_slots_store_parse(const uint8_t *buf, size_t len, unsigned default_count,
-			  struct vi_slots_store *ret);
-/* An update of store st to state next: next->seq becomes st->seq_max + 1, and out
- * (VI_SLOTS_STORE_SIZE bytes) the new contents. order[0] is the copy to write first (the one not
- * holding the state in use), order[1] the other; each gets the same record. */
-int vi_slots_store_update(const struct vi_slots_store *st, struct vi_slots *next, uint8_t *out,
-			  unsigned order[VI_SLOTS_COPIES], struct vi_error *err);
-
-/* --- decisions (lib/boot/slots.c) --- */
+/* --- the state's decisions --- */
 bool vi_slot_bootable(const struct vi_slot *slot);
-/* The bootable slot of highest priority (the lower index on a tie), or -ENOENT. */
-int vi_slots_pick(const struct vi_slots *s);
+/* The bootable slot of highest priority (the lower index on a tie) among those not in tried
+ * (bit i: slot i was set up in this boot already: one set-up per slot and boot; 0 for the
+ * next boot's pick), or -ENOENT. */
+int vi_slots_pick(const struct vi_slots *s, unsigned tried);
 /* Before the switch to slot i: one try less, its manifest version recorded; a version other
  * than the one recorded is not proven (successful cleared: the floor rule). -ESTALE when it has
  * no try left (not bootable: pick another), -EINVAL for a bad index. */
@@ -115,8 +37,9 @@ int vi_slots_try(struct vi_slots *s, unsigned i, uint64_t version);
 int vi_slots_mark_bad(struct vi_slots *s, unsigned i, const char *reason);
 /* Slot i failed for a reason its own content is not blamed for (a device missing, the command
  * line's mount options, the kernel): the reason is kept as by vi_slots_mark_bad, the tries are
- * not zeroed, successful stays as it was; one try is taken unless try_taken says this boot took it already (vi_slots_try).
- * A slot that keeps failing so still runs out of tries, one boot at a time. */
+ * not zeroed, successful stays as it was; one try is taken unless try_taken says this boot took
+ * it already (vi_slots_try). A slot that keeps failing so still runs out of tries, one boot at
+ * a time. */
 int vi_slots_mark_failed(struct vi_slots *s, unsigned i, bool try_taken, const char *reason);
 /* The state cut or grown to count slots (1..VI_SLOTS_MAX; others: -EINVAL, s untouched): the
  * slots past count are dropped, new ones start never booted (priority 0, no tries: not
@@ -148,20 +71,79 @@ int vi_slots_set_primary(struct vi_slots *s, unsigned i);
 /* Whether a manifest version may boot under s's floor. */
 bool vi_slots_version_allowed(const struct vi_slots *s, uint64_t version);
 
-/* --- the store device ---
+/* --- the boot step's decisions (docs/slots.md, "Booting a slot") --- */
+/* Room for the status file's skipped= value: "b:preflight:REASON;c:..." */
+#define VI_SLOT_SKIPPED_MAX 512u
+
+/* The root of slot index under policy p: base (the command line's root: name, options) with
+ * data PARTLABEL=<prefix>X, hash PARTLABEL=<prefix>X-verity and the signed manifest after the
+ * hash tree on that hash device (verity.manifest= with the hash device: docs/signing.md).
+ * -EINVAL when index is not one of the policy's slots. */
+int vi_slot_layout(const struct vi_policy *p, unsigned index, const struct vi_config *base,
+		   struct vi_config *ret, struct vi_error *err);
+
+/* Whom a failed slot is blamed on (docs/slots.md, "Which failure marks a slot bad"). */
+enum vi_slot_blame {
+	VI_SLOT_BLAME_CONTENT,  /* the slot's own data: marked bad, no tries left */
+	VI_SLOT_BLAME_BOOT,     /* what the slot's data cannot cause (a device missing or
+	                         * ambiguous, the command line, the kernel): one try taken */
+};
+
+/* The signature step of a slot whose devices were found failed with r: its manifest's
+ * signature, text or version refused (the content), or a read error, out of memory (not). */
+enum vi_slot_blame vi_slot_manifest_blame(int r);
+
+/* The set-up of a slot (devices, superblock, ..., init, switch) failed at stage with r, under
+ * the configuration cfg. The content is blamed for what its verified data alone decides: the
+ * superblock, sizes and pre-flight of its tree, and a verity read error mounting it or init
+ * missing from it, those two only when the command line shaped neither the mount (rootflags=,
+ * rootfstype=, systemd.volatile=) nor init (init=). */
+enum vi_slot_blame vi_slot_setup_blame(enum vi_stage stage, int r, const struct vi_config *cfg);
+
+/* Slot i's manifest verified with version: refused (-EPERM, err says why) below the store's
+ * rollback floor; else its try is taken and the version recorded (vi_slots_try), to be written
+ * before the switch. */
+int vi_slots_admit(struct vi_slots *s, unsigned i, uint64_t version, struct vi_error *err);
+
+/* What becomes of the rollback floor's TPM counter (slot_floor=tpm) for slot i, whose manifest
+ * verified with version in this boot, before its try is taken (s: the store as read). The
+ * counter only rises to a version a manifest verified in this boot carries, and only for a
+ * slot the store says booted completely with that very version as the running slot (the floor
+ * rule's record, vi_slots_floor_proven). */
+enum vi_slots_counter_action {
+	VI_SLOTS_COUNTER_KEEP,     /* at or above the counter: it stays */
+	VI_SLOTS_COUNTER_RAISE,    /* above it, and good with this version: raise it to version */
+	VI_SLOTS_COUNTER_REFUSE,   /* below it: refused, blamed on the boot (not marked bad) */
+};
+enum vi_slots_counter_action vi_slots_counter_action(const struct vi_slots *s, unsigned i,
+						     uint64_t version, uint64_t counter);
+
+/* Slot i failed at stage ("devices", "preflight", "manifest", "version", ...), with the reason
+ * "STAGE: REASON" kept (what fits, printable ASCII): blamed on its content, marked bad
+ * (vi_slots_mark_bad); else one try taken, unless try_taken says the boot took it already
+ * (vi_slots_mark_failed). */
+int vi_slots_record_failure(struct vi_slots *s, unsigned i, enum vi_slot_blame blame,
+			    bool try_taken, const char *stage, const char *reason);
+
+/* Append "SLOT:STAGE:REASON" to the skipped list (size bytes, ";" between entries); the reason
+ * loses its ';' (they separate entries) and non-printable bytes; cut to fit, always NUL-ended. */
+void vi_slot_skipped_add(char *list, size_t size, const char *slot, const char *stage,
+			 const char *reason);
+
+/* --- the store device (lib/boot/slots_store.c) ---
  * fd is opened without O_DIRECT (the buffers are not aligned for it): fdatasync after each copy
  * is what orders the writes and puts them on the medium, through the device's cache too. */
 /* Read the store from fd (its first VI_SLOTS_STORE_SIZE bytes). A store smaller than that (the
  * size of a block device, of a regular file) is refused with -ENOSPC: its second copy could
  * never be written, so no try would ever be saved. Otherwise only a read error fails; an
  * unreadable state is the defaults (see the source). */
-int vi_slots_read_fd(int fd, unsigned default_count, struct vi_slots_store *ret,
-		     struct vi_error *err);
+int vi_slots_store_read(int fd, unsigned default_count, struct vi_slots_store *ret,
+			struct vi_error *err);
 /* Write next to fd as an update of st (vi_slots_store_update): the copy not in use first, then
  * fdatasync, then the other, then fdatasync, so one complete copy is on disk at every moment.
  * On success st is the store as now written; on failure too st->seq_max holds the number
  * tried, so a later write from st goes above whatever part of this one reached the disk. */
-int vi_slots_write_fd(int fd, struct vi_slots_store *st, const struct vi_slots *next,
-		      struct vi_error *err);
+int vi_slots_store_write(int fd, struct vi_slots_store *st, const struct vi_slots *next,
+			 struct vi_error *err);
 
 #endif

@@ -47,7 +47,7 @@ void vi_status_from_failure(const char *result, const char *action, const struct
 /* A/B boots: record the slot (slot=) and the store (store=) in st, which `verity-init slot
  * get-current` and the RAUC integration read back. Without this call neither line is written. */
 void vi_status_set_slot(struct vi_status *st, const char *slot, const char *store);
-/* A/B boots: the slots skipped this boot and why (skipped=, include/slotboot.h's list). */
+/* A/B boots: the slots skipped this boot and why (skipped=, include/slots.h's list). */
 void vi_status_set_skipped(struct vi_status *st, const char *skipped);
 
 /* Room for the status file's text (vi_status_read). */

@@ -174,21 +174,40 @@ int vi_plan_build(const struct vi_plan_input *in, struct vi_plan *plan,
 		return vi_failure_set(ret_failure, VI_STAGE_CONFIG, &plan->cfg.root, r, "", &err);
 
 	/* Step 4: the recovery root's signature is checked whatever happens to the root's */
-	{
-		const struct vi_trust_ctx ctx = {
-			.rootfd = in->rootfd,
-			.min_version = plan->policy.min_version,
-			.timeout_ms = plan->cfg.timeout_s * 1000u,
-		};
-
-		r = vi_trust_setup(&plan->cfg, &ctx, &plan->trust, &err);
-		plan->trusted = true;
-		plan->recovery_allowed = plan->cfg.recovery.enabled && !plan->trust.recovery_dropped;
-	}
+	r = vi_plan_trust(plan, in->rootfd, &err);
 	if (r < 0)
 		return vi_failure_set(ret_failure, VI_STAGE_CONFIG, &plan->cfg.root, r,
 				      plan->cfg.root.name, &err);
 	return 0;
+}
+
+int vi_plan_trust(struct vi_plan *plan, int rootfd, struct vi_error *err)
+{
+	const struct vi_trust_ctx ctx = {
+		.rootfd = rootfd,
+		.min_version = plan->policy.min_version,
+		.timeout_ms = plan->cfg.timeout_s * 1000u,
+	};
+	int r;
+
+	/* the keys of an earlier step (the slot set up before) go before the step replaces
+	 * the result that holds them */
+	vi_plan_release_keys(plan);
+	r = vi_trust_setup(&plan->cfg, &ctx, &plan->trust, err);
+	plan->trusted = true;
+	plan->recovery_allowed = plan->cfg.recovery.enabled && !plan->trust.recovery_dropped;
+	return r;
+}
+
+bool vi_plan_manifest_line(const struct vi_plan *plan, const char *who, char *buf, size_t size)
+{
+	const struct vi_trust_result *tr = &plan->trust;
+
+	if (!tr->manifest)
+		return false;
+	snprintf(buf, size, "%s: signed manifest version %llu from %s verified with key %s (%s)",
+		 who, (unsigned long long)tr->version, tr->source, tr->key_id, tr->key_file);
+	return true;
 }
 
 void vi_plan_release_keys(struct vi_plan *plan)

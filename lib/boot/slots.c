@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* A/B slot decisions and the store's read and write (include/slots.h, docs/slots.md). */
+/* The A/B slots' decisions, all pure (include/slots.h, docs/slots.md): over the state, then the
+ * agent's boot step's. */
 #include <errno.h>
-#include <linux/fs.h>
+#include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "slots.h"
 
@@ -14,12 +12,12 @@ bool vi_slot_bootable(const struct vi_slot *slot)
 	return slot->priority > 0 && slot->tries > 0;
 }
 
-int vi_slots_pick(const struct vi_slots *s)
+int vi_slots_pick(const struct vi_slots *s, unsigned tried)
 {
 	int best = -ENOENT;
 
 	for (unsigned i = 0; i < s->count && i < VI_SLOTS_MAX; i++)
-		if (vi_slot_bootable(&s->slot[i]) &&
+		if (vi_slot_bootable(&s->slot[i]) && !(tried & (1u << i)) &&
 		    (best < 0 || s->slot[i].priority > s->slot[best].priority))
 			best = (int)i;
 	return best;
@@ -145,102 +143,134 @@ bool vi_slots_version_allowed(const struct vi_slots *s, uint64_t version)
 	return version >= s->floor;
 }
 
-/* The size of the store behind fd: a block device's, a regular file's. */
-static int store_size(int fd, uint64_t *ret, struct vi_error *err)
+int vi_slot_layout(const struct vi_policy *p, unsigned index, const struct vi_config *base,
+		   struct vi_config *ret, struct vi_error *err)
 {
-	struct stat st;
+	struct vi_config c = *base;
+	const char *name = vi_slot_name(index);
+	int n;
 
-	if (fstat(fd, &st) < 0)
-		return vi_errno(err, -errno, "cannot stat the slot store: %s", strerror(errno));
-	if (S_ISBLK(st.st_mode)) {
-		if (ioctl(fd, BLKGETSIZE64, ret) < 0)
-			return vi_errno(err, -errno, "cannot get the size of the slot store: %s",
-					strerror(errno));
-		return 0;
-	}
-	if (!S_ISREG(st.st_mode))
-		return vi_errno(err, -EINVAL, "the slot store is not a block device or a file");
-	*ret = (uint64_t)st.st_size;
+	if (index >= p->slot_count || index >= VI_SLOTS_MAX)
+		return vi_errno(err, -EINVAL, "no slot %u in the policy's slots=", index);
+	n = snprintf(c.root.data.spec, sizeof(c.root.data.spec), "PARTLABEL=%s%s", p->slot_prefix,
+		     name);
+	if (n < 0 || (size_t)n >= sizeof(c.root.data.spec))
+		return vi_errno(err, -ENAMETOOLONG, "slot %s: partition label too long", name);
+	n = snprintf(c.root.hash.spec, sizeof(c.root.hash.spec), "PARTLABEL=%s%s-verity",
+		     p->slot_prefix, name);
+	if (n < 0 || (size_t)n >= sizeof(c.root.hash.spec))
+		return vi_errno(err, -ENAMETOOLONG, "slot %s: partition label too long", name);
+	/* the manifest is the one stored with the slot, after its hash tree: an update writes
+	 * image, tree and manifest together, and nothing on the command line changes */
+	n = snprintf(c.manifest, sizeof(c.manifest), "%s", c.root.hash.spec);
+	if (n < 0 || (size_t)n >= sizeof(c.manifest))
+		return vi_errno(err, -ENAMETOOLONG, "slot %s: partition label too long", name);
+	c.root.enabled = true;
+	c.root.root_hash_len = 0;
+	*ret = c;
 	return 0;
 }
 
-int vi_slots_read_fd(int fd, unsigned default_count, struct vi_slots_store *ret,
-		     struct vi_error *err)
+enum vi_slot_blame vi_slot_manifest_blame(int r)
 {
-	uint8_t buf[VI_SLOTS_STORE_SIZE];
-	uint64_t size = 0;
-	size_t len = 0;
-	ssize_t n;
-	int r;
+	/* the devices were found: what is read from them is the slot's, unless reading itself
+	 * failed or memory ran out */
+	return r == -EIO || r == -ENOMEM ? VI_SLOT_BLAME_BOOT : VI_SLOT_BLAME_CONTENT;
+}
 
-	r = store_size(fd, &size, err);
-	if (r < 0)
-		return r;
-	/* too small for copy 1: every write would fail there, and no try would ever count */
-	if (size < VI_SLOTS_STORE_SIZE)
-		return vi_errno(err, -ENOSPC, "the slot store has %llu bytes, fewer than the %d "
-				"its two copies need", (unsigned long long)size,
-				VI_SLOTS_STORE_SIZE);
-	while (len < sizeof(buf)) {
-		n = pread(fd, buf + len, sizeof(buf) - len, (off_t)len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return vi_errno(err, -errno, "cannot read the slot store: %s",
-					strerror(errno));
-		if (n == 0)
-			break;
-		len += (size_t)n;
+/* Whether the command line shaped the mount or the init of the root. */
+static bool cmdline_shaped_root(const struct vi_config *cfg)
+{
+	return cfg->rootflags[0] || cfg->rootfstype[0] || cfg->init_given ||
+	       cfg->volatile_mode != VI_VOLATILE_NO;
+}
+
+enum vi_slot_blame vi_slot_setup_blame(enum vi_stage stage, int r, const struct vi_config *cfg)
+{
+	/* a read error, no memory, a hash the kernel's crypto cannot do: never the data */
+	if (r == -ENOMEM || r == -ENOPROTOOPT)
+		return VI_SLOT_BLAME_BOOT;
+	switch (stage) {
+	case VI_STAGE_SUPERBLOCK:
+	case VI_STAGE_SIZES:
+	case VI_STAGE_PREFLIGHT:
+		return r == -EIO ? VI_SLOT_BLAME_BOOT : VI_SLOT_BLAME_CONTENT;
+	case VI_STAGE_MOUNT:
+		/* -EIO: dm-verity refused a block of the file system; any other error may be
+		 * an option or a module the command line took away */
+		return r == -EIO && !cmdline_shaped_root(cfg) ? VI_SLOT_BLAME_CONTENT
+							      : VI_SLOT_BLAME_BOOT;
+	case VI_STAGE_INIT:
+		return cmdline_shaped_root(cfg) ? VI_SLOT_BLAME_BOOT : VI_SLOT_BLAME_CONTENT;
+	case VI_STAGE_CONFIG:
+	case VI_STAGE_DEVICES:
+	case VI_STAGE_ACTIVATE:
+	case VI_STAGE_STATUS:
+	case VI_STAGE_SWITCH:
+	case VI_STAGE_MEASURE:
+	case VI_STAGE_IPE:
+		break;
 	}
-	vi_slots_store_parse(buf, len, default_count, ret);
+	return VI_SLOT_BLAME_BOOT;
+}
+
+int vi_slots_admit(struct vi_slots *s, unsigned i, uint64_t version, struct vi_error *err)
+{
+	if (!vi_slots_version_allowed(s, version))
+		return vi_errno(err, -EPERM, "manifest version %llu is below the rollback floor "
+				"%llu", (unsigned long long)version, (unsigned long long)s->floor);
+	if (vi_slots_try(s, i, version) < 0)
+		return vi_errno(err, -ESTALE, "slot %s has no try left", vi_slot_name(i));
 	return 0;
 }
 
-static int write_copy(int fd, const uint8_t *rec, unsigned copy, struct vi_error *err)
+enum vi_slots_counter_action vi_slots_counter_action(const struct vi_slots *s, unsigned i,
+						     uint64_t version, uint64_t counter)
 {
-	off_t off = (off_t)copy * VI_SLOTS_COPY_STRIDE;
-	size_t done = 0;
-	ssize_t n;
-
-	while (done < VI_SLOTS_RECORD_SIZE) {
-		n = pwrite(fd, rec + done, VI_SLOTS_RECORD_SIZE - done, off + (off_t)done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return vi_errno(err, n < 0 ? -errno : -EIO,
-					"cannot write copy %u of the slot store: %s", copy,
-					n < 0 ? strerror(errno) : "short write");
-		done += (size_t)n;
-	}
-	if (fdatasync(fd) < 0)
-		return vi_errno(err, -errno, "cannot sync copy %u of the slot store: %s", copy,
-				strerror(errno));
-	return 0;
+	/* a counter raised above the images (wrongly, or by whoever could) would otherwise mark
+	 * every slot bad for good: the slot is refused, its content not blamed */
+	if (version < counter)
+		return VI_SLOTS_COUNTER_REFUSE;
+	/* the floor rule's record: the slot booted completely as the running slot with this
+	 * very version (vi_slots_floor_may_rise when it was marked good) */
+	if (version > counter && vi_slots_floor_proven(s, i, version))
+		return VI_SLOTS_COUNTER_RAISE;
+	return VI_SLOTS_COUNTER_KEEP;
 }
 
-int vi_slots_write_fd(int fd, struct vi_slots_store *st, const struct vi_slots *next,
-		      struct vi_error *err)
+int vi_slots_record_failure(struct vi_slots *s, unsigned i, enum vi_slot_blame blame,
+			    bool try_taken, const char *stage, const char *reason)
 {
-	uint8_t out[VI_SLOTS_STORE_SIZE];
-	struct vi_slots s = *next;
-	unsigned order[VI_SLOTS_COPIES];
-	int r;
+	char why[VI_SLOT_REASON_MAX];
 
-	r = vi_slots_store_update(st, &s, out, order, err);
-	if (r < 0)
-		return r;
-	/* from here on this number may be on disk, whatever the writes report */
-	st->seq_max = s.seq;
-	for (unsigned k = 0; k < VI_SLOTS_COPIES; k++) {
-		r = write_copy(fd, out + (size_t)order[k] * VI_SLOTS_COPY_STRIDE, order[k], err);
-		if (r < 0)
-			return r;
-		st->valid[order[k]] = true;
-		st->why[order[k]].msg[0] = '\0';
-		st->seq[order[k]] = s.seq;
-		st->state = s;
-		st->source = order[k] == 0 ? VI_SLOTS_FROM_COPY0 : VI_SLOTS_FROM_COPY1;
+	snprintf(why, sizeof(why), "%s: %s", stage, reason ? reason : "");
+	if (blame == VI_SLOT_BLAME_CONTENT)
+		return vi_slots_mark_bad(s, i, why);
+	return vi_slots_mark_failed(s, i, try_taken, why);
+}
+
+void vi_slot_skipped_add(char *list, size_t size, const char *slot, const char *stage,
+			 const char *reason)
+{
+	size_t n = strnlen(list, size);
+	char entry[VI_SLOT_SKIPPED_MAX];
+	size_t k;
+
+	if (!size)
+		return;
+	if (n >= size) {
+		list[size - 1] = '\0';
+		return;
 	}
-	st->source = VI_SLOTS_FROM_COPY0;
-	return 0;
+	snprintf(entry, sizeof(entry), "%s%s:%s:%s", n ? ";" : "", slot, stage,
+		 reason ? reason : "");
+	for (k = 0; entry[k] && n + 1 < size; k++) {
+		unsigned char c = (unsigned char)entry[k];
+
+		/* the first byte of a later entry is its separator */
+		if (c == ';' && !(k == 0 && n))
+			c = ',';
+		list[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	list[n] = '\0';
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The slot state store on disk (include/slots.h, docs/formats.md "Slot state store").
+/* The slot state store on disk (include/slotstate.h, docs/formats.md "Slot state store").
  *
  * One copy is a 512-byte record, little-endian:
  *
@@ -19,7 +19,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "slots.h"
+#include "slotstate.h"
 
 #define VERSION      1
 #define OFF_SLOTS    32

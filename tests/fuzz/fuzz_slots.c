@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* libFuzzer target: the slot state store (include/slots.h), which the agent reads from a
- * partition anyone with the disk can write. Input: the store image (up to 8192 bytes); one more
- * byte with bit 0 set re-seals both copies' checksums first, so the fuzzer reaches the field
- * checks behind the CRC. Oracles besides the sanitizers:
+/* libFuzzer target: the slot state store (include/slotstate.h; the decisions: include/slots.h),
+ * which the agent reads from a partition anyone with the disk can write. Input: the store image
+ * (up to 8192 bytes); one more byte with bit 0 set re-seals both copies' checksums first, so the
+ * fuzzer reaches the field checks behind the CRC. Oracles besides the sanitizers:
  *  - a copy that decodes re-encodes to the very same 512 bytes (strict decoding), *ret
  *    untouched when it does not;
  *  - whatever the bytes, the state in use is in range and encodable, and the defaults (both
@@ -106,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vi_slots_store_parse(store, len, size ? (data[0] & 7u) : 0, &st);
 	check_state(&st.state);
 	if (st.source == VI_SLOTS_FROM_DEFAULTS)
-		CHECK(vi_slots_pick(&st.state) >= 0);
+		CHECK(vi_slots_pick(&st.state, 0) >= 0);
 	else
 		CHECK(st.valid[st.source == VI_SLOTS_FROM_COPY1]);
 
@@ -120,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (unsigned i = count; i < VI_SLOTS_MAX; i++)
 			CHECK(!next.slot[i].priority && !next.slot[i].tries && !next.slot[i].reason[0]);
 	}
-	pick = vi_slots_pick(&next);
+	pick = vi_slots_pick(&next, 0);
 	if (pick >= 0) {
 		uint8_t tries = next.slot[pick].tries;
 

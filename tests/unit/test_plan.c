@@ -173,6 +173,41 @@ static void test_boot_checks(void **state)
 	vi_plan_release_keys(&plan);
 }
 
+/* Step 4 on its own, as the A/B boot step runs it per slot: it replaces the plan's trust
+ * outcome; the manifest's log line, one text for the root and for a slot. */
+static void test_trust_step(void **state)
+{
+	char line[VI_PLAN_MANIFEST_LINE_MAX] = "untouched";
+
+	(void)state;
+	policy("");
+	assert_int_equal(build(ROOT RECOVERY, false, true, false), 0);
+	assert_false(plan.trusted);
+	/* nothing to sign: nothing to do, the recovery root stays allowed */
+	assert_int_equal(vi_plan_trust(&plan, AT_FDCWD, &failure.reason), 0);
+	assert_true(plan.trusted);
+	assert_true(plan.recovery_allowed);
+	assert_false(vi_plan_manifest_line(&plan, "root", line, sizeof(line)));
+	assert_string_equal(line, "untouched");
+	/* the outcome of a step that merged a manifest, as the signature step leaves it */
+	plan.trust.manifest = true;
+	plan.trust.version = 7;
+	snprintf(plan.trust.source, sizeof(plan.trust.source), "%s",
+		 "PARTLABEL=root-b-verity (after the hash tree)");
+	snprintf(plan.trust.key_id, sizeof(plan.trust.key_id), "%s", "0123456789ABCDEF");
+	snprintf(plan.trust.key_file, sizeof(plan.trust.key_file), "%s", "test.pub");
+	assert_true(vi_plan_manifest_line(&plan, "slot b", line, sizeof(line)));
+	assert_string_equal(line, "slot b: signed manifest version 7 from PARTLABEL=root-b-verity "
+			    "(after the hash tree) verified with key 0123456789ABCDEF (test.pub)");
+	/* the next slot's step replaces that outcome whole, the recovery decision with it */
+	plan.trust.recovery_dropped = true;
+	plan.recovery_allowed = false;
+	assert_int_equal(vi_plan_trust(&plan, AT_FDCWD, &failure.reason), 0);
+	assert_false(plan.trust.manifest);
+	assert_true(plan.recovery_allowed);
+	vi_plan_release_keys(&plan);
+}
+
 /* The failure value: the last vi_failure_set wins, the log line is context + reason. */
 static void test_failure_value(void **state)
 {
@@ -233,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_cmdline_refused),
 		cmocka_unit_test(test_policy_refused),
 		cmocka_unit_test(test_boot_checks),
+		cmocka_unit_test(test_trust_step),
 		cmocka_unit_test(test_failure_value),
 		cmocka_unit_test(test_policy_read_by_the_caller),
 	};

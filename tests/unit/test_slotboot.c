@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The A/B boot step's pure part (lib/boot/slotboot.c), the policy's slot keys and the plan's
+/* The A/B boot step's decisions (lib/boot/slots.c), the policy's slot keys and the plan's
  * A/B refusals (lib/boot/plan.c): layout, the decision sequence over struct vi_slots (pick,
  * version floor, try, mark bad, next slot), the skipped= list. */
 #include <errno.h>
@@ -17,7 +17,7 @@
 
 #include "plan.h"
 #include "policy.h"
-#include "slotboot.h"
+#include "slots.h"
 
 #ifndef KEYS_SRC
 #define KEYS_SRC "tests/vm/keys/test.pub"
@@ -100,19 +100,19 @@ static void test_sequence_fallback(void **state)
 
 	(void)state;
 	vi_slots_defaults(&s, 2);
-	assert_int_equal(vi_slot_boot_pick(&s, 0), 0);
-	assert_int_equal(vi_slot_boot_admit(&s, 0, 3, &err), 0);
+	assert_int_equal(vi_slots_pick(&s, 0), 0);
+	assert_int_equal(vi_slots_admit(&s, 0, 3, &err), 0);
 	assert_int_equal(s.slot[0].tries, VI_SLOT_TRIES_DEFAULT - 1);
 	assert_int_equal(s.slot[0].version, 3);
-	assert_int_equal(vi_slot_boot_failed(&s, 0, VI_SLOT_BLAME_CONTENT, true, "preflight",
+	assert_int_equal(vi_slots_record_failure(&s, 0, VI_SLOT_BLAME_CONTENT, true, "preflight",
 					     "root hash mismatch"), 0);
 	assert_string_equal(s.slot[0].reason, "preflight: root hash mismatch");
 	assert_false(vi_slot_bootable(&s.slot[0]));
-	assert_int_equal(vi_slot_boot_pick(&s, 1u << 0), 1);
-	assert_int_equal(vi_slot_boot_admit(&s, 1, 3, &err), 0);
-	assert_int_equal(vi_slot_boot_failed(&s, 1, VI_SLOT_BLAME_CONTENT, true, "init",
+	assert_int_equal(vi_slots_pick(&s, 1u << 0), 1);
+	assert_int_equal(vi_slots_admit(&s, 1, 3, &err), 0);
+	assert_int_equal(vi_slots_record_failure(&s, 1, VI_SLOT_BLAME_CONTENT, true, "init",
 					     "no /sbin/init"), 0);
-	assert_int_equal(vi_slot_boot_pick(&s, 3), -ENOENT);
+	assert_int_equal(vi_slots_pick(&s, 3), -ENOENT);
 }
 
 /* Whom each failure is blamed on: the content only for what the slot's verified data alone
@@ -182,10 +182,10 @@ static void test_boot_failure_costs_one_try(void **state)
 	vi_slots_defaults(&s, 2);
 	s.slot[0].successful = true;   /* proven with version 3, the one it boots again */
 	s.slot[0].version = 3;
-	while ((i = vi_slot_boot_pick(&s, tried)) >= 0) {
+	while ((i = vi_slots_pick(&s, tried)) >= 0) {
 		tried |= 1u << i;
-		assert_int_equal(vi_slot_boot_admit(&s, (unsigned)i, 3, &err), 0);
-		assert_int_equal(vi_slot_boot_failed(&s, (unsigned)i, VI_SLOT_BLAME_BOOT, true,
+		assert_int_equal(vi_slots_admit(&s, (unsigned)i, 3, &err), 0);
+		assert_int_equal(vi_slots_record_failure(&s, (unsigned)i, VI_SLOT_BLAME_BOOT, true,
 						     "mount", "Invalid argument"), 0);
 	}
 	assert_int_equal(tried, 3u);
@@ -195,15 +195,15 @@ static void test_boot_failure_costs_one_try(void **state)
 		assert_string_equal(s.slot[k].reason, "mount: Invalid argument");
 	}
 	assert_true(s.slot[0].successful);
-	assert_int_equal(vi_slot_boot_pick(&s, 0), 0);
+	assert_int_equal(vi_slots_pick(&s, 0), 0);
 	/* a device missing before the try: that failure takes the try itself */
-	assert_int_equal(vi_slot_boot_failed(&s, 1, VI_SLOT_BLAME_BOOT, false, "devices",
+	assert_int_equal(vi_slots_record_failure(&s, 1, VI_SLOT_BLAME_BOOT, false, "devices",
 					     "no device matches PARTLABEL=root-b"), 0);
 	assert_int_equal(s.slot[1].tries, VI_SLOT_TRIES_DEFAULT - 2);
-	assert_int_equal(vi_slot_boot_failed(&s, 1, VI_SLOT_BLAME_BOOT, false, "devices", "x"), 0);
+	assert_int_equal(vi_slots_record_failure(&s, 1, VI_SLOT_BLAME_BOOT, false, "devices", "x"), 0);
 	assert_int_equal(s.slot[1].tries, 0);
 	assert_false(vi_slot_bootable(&s.slot[1]));
-	assert_int_equal(vi_slot_boot_failed(&s, 1, VI_SLOT_BLAME_BOOT, false, "devices", "x"), 0);
+	assert_int_equal(vi_slots_record_failure(&s, 1, VI_SLOT_BLAME_BOOT, false, "devices", "x"), 0);
 	assert_int_equal(s.slot[1].tries, 0);
 }
 
@@ -215,10 +215,10 @@ static void test_sequence_floor(void **state)
 	(void)state;
 	vi_slots_defaults(&s, 2);
 	s.floor = 5;
-	assert_int_equal(vi_slot_boot_admit(&s, 0, 4, &err), -EPERM);
+	assert_int_equal(vi_slots_admit(&s, 0, 4, &err), -EPERM);
 	assert_string_equal(err.msg, "manifest version 4 is below the rollback floor 5");
 	assert_int_equal(s.slot[0].tries, VI_SLOT_TRIES_DEFAULT);   /* no try taken */
-	assert_int_equal(vi_slot_boot_admit(&s, 0, 5, &err), 0);
+	assert_int_equal(vi_slots_admit(&s, 0, 5, &err), 0);
 }
 
 /* The TPM counter's part (slot_floor=tpm): raised only for a slot the store says is good with
@@ -233,24 +233,24 @@ static void test_tpm_floor_action(void **state)
 	s.slot[0].successful = true;
 	s.slot[0].version = 3;   /* recorded by the boot that mark-good followed */
 	s.floor = 3;             /* which raised the store's floor to it */
-	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 3, 2), VI_SLOT_TPM_RAISE);
-	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 3, 1), VI_SLOT_TPM_RAISE);
-	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 3, 3), VI_SLOT_TPM_KEEP);
+	assert_int_equal(vi_slots_counter_action(&s, 0, 3, 2), VI_SLOTS_COUNTER_RAISE);
+	assert_int_equal(vi_slots_counter_action(&s, 0, 3, 1), VI_SLOTS_COUNTER_RAISE);
+	assert_int_equal(vi_slots_counter_action(&s, 0, 3, 3), VI_SLOTS_COUNTER_KEEP);
 	/* a newer image in a good slot (written without set-primary): not proven yet */
-	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 4, 2), VI_SLOT_TPM_KEEP);
+	assert_int_equal(vi_slots_counter_action(&s, 0, 4, 2), VI_SLOTS_COUNTER_KEEP);
 	/* not marked good */
 	s.slot[0].successful = false;
-	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 3, 2), VI_SLOT_TPM_KEEP);
-	assert_int_equal(vi_slot_boot_tpm_action(&s, 9, 3, 2), VI_SLOT_TPM_KEEP);
+	assert_int_equal(vi_slots_counter_action(&s, 0, 3, 2), VI_SLOTS_COUNTER_KEEP);
+	assert_int_equal(vi_slots_counter_action(&s, 9, 3, 2), VI_SLOTS_COUNTER_KEEP);
 	s.floor = 0;
 	/* below the counter, good or not, whatever the store's floor (0 here) says */
-	assert_int_equal(vi_slot_boot_tpm_action(&s, 1, 1, 2), VI_SLOT_TPM_REFUSE);
+	assert_int_equal(vi_slots_counter_action(&s, 1, 1, 2), VI_SLOTS_COUNTER_REFUSE);
 	s.slot[0].successful = true;
-	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 3, 4), VI_SLOT_TPM_REFUSE);
-	assert_int_equal(vi_slot_boot_admit(&s, 1, 1, &err), 0);   /* the store's floor lets it */
+	assert_int_equal(vi_slots_counter_action(&s, 0, 3, 4), VI_SLOTS_COUNTER_REFUSE);
+	assert_int_equal(vi_slots_admit(&s, 1, 1, &err), 0);   /* the store's floor lets it */
 	/* the refusal is the boot's: one try, not marked bad, the slot stays bootable */
 	vi_slots_defaults(&s, 2);
-	assert_int_equal(vi_slot_boot_failed(&s, 1, VI_SLOT_BLAME_BOOT, false, "version",
+	assert_int_equal(vi_slots_record_failure(&s, 1, VI_SLOT_BLAME_BOOT, false, "version",
 					     "manifest version 1 is below the TPM rollback floor "
 					     "2"), 0);
 	assert_int_equal(s.slot[1].tries, VI_SLOT_TRIES_DEFAULT - 1);
@@ -271,14 +271,14 @@ static void test_tpm_floor_only_from_a_complete_boot(void **state)
 	(void)state;
 	vi_slots_defaults(&s, 2);
 	/* a boots version 2 and is marked good there: the TPM's next boot raises to 2 */
-	assert_int_equal(vi_slot_boot_admit(&s, 0, 2, &err), 0);
+	assert_int_equal(vi_slots_admit(&s, 0, 2, &err), 0);
 	s.slot[0].successful = true;   /* what mark-good in a records (test_slots.c) */
 	s.floor = 2;
-	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 2, 1), VI_SLOT_TPM_RAISE);
+	assert_int_equal(vi_slots_counter_action(&s, 0, 2, 1), VI_SLOTS_COUNTER_RAISE);
 	/* an update to b (RAUC: set-state bad, write, set-primary); b's boot of 3 hangs */
 	assert_int_equal(vi_slots_mark_bad(&s, 1, "set-state bad"), 0);
 	assert_int_equal(vi_slots_set_primary(&s, 1), 0);
-	assert_int_equal(vi_slot_boot_admit(&s, 1, 3, &err), 0);
+	assert_int_equal(vi_slots_admit(&s, 1, 3, &err), 0);
 	/* back in a, RAUC's mark-good other: set-state b good while a (index 0) runs */
 	assert_int_equal(vi_slots_mark_good(&s, 1, 0), 0);
 	assert_true(vi_slot_bootable(&s.slot[1]));
@@ -286,13 +286,13 @@ static void test_tpm_floor_only_from_a_complete_boot(void **state)
 	assert_false(s.slot[1].successful);
 	assert_int_equal(s.floor, 2);
 	/* the next boot verifies b's version 3: the counter (2) stays */
-	assert_int_equal(vi_slot_boot_tpm_action(&s, 1, 3, 2), VI_SLOT_TPM_KEEP);
+	assert_int_equal(vi_slots_counter_action(&s, 1, 3, 2), VI_SLOTS_COUNTER_KEEP);
 	/* a store kept from before the rule: b successful with 3 although only a (2) raised the
 	 * store's floor; the counter stays all the same */
 	s.slot[1].successful = true;
-	assert_int_equal(vi_slot_boot_tpm_action(&s, 1, 3, 2), VI_SLOT_TPM_KEEP);
+	assert_int_equal(vi_slots_counter_action(&s, 1, 3, 2), VI_SLOTS_COUNTER_KEEP);
 	s.floor = 3;
-	assert_int_equal(vi_slot_boot_tpm_action(&s, 1, 3, 2), VI_SLOT_TPM_RAISE);
+	assert_int_equal(vi_slots_counter_action(&s, 1, 3, 2), VI_SLOTS_COUNTER_RAISE);
 }
 
 /* A good slot whose image changed without set-primary: its try of the new version 4 takes the
@@ -304,14 +304,14 @@ static void test_tpm_floor_new_image_in_a_good_slot(void **state)
 
 	(void)state;
 	vi_slots_defaults(&s, 2);
-	assert_int_equal(vi_slot_boot_admit(&s, 0, 2, &err), 0);
+	assert_int_equal(vi_slots_admit(&s, 0, 2, &err), 0);
 	s.slot[0].successful = true;
-	assert_int_equal(vi_slot_boot_admit(&s, 0, 2, &err), 0);
+	assert_int_equal(vi_slots_admit(&s, 0, 2, &err), 0);
 	assert_true(s.slot[0].successful);
-	assert_int_equal(vi_slot_boot_admit(&s, 0, 4, &err), 0);
+	assert_int_equal(vi_slots_admit(&s, 0, 4, &err), 0);
 	assert_false(s.slot[0].successful);
 	/* that boot hung: the next one verifies 4 again and must not raise the counter to it */
-	assert_int_equal(vi_slot_boot_tpm_action(&s, 0, 4, 2), VI_SLOT_TPM_KEEP);
+	assert_int_equal(vi_slots_counter_action(&s, 0, 4, 2), VI_SLOTS_COUNTER_KEEP);
 }
 
 /* Post-switch failures nobody records: every boot takes a try, the slot runs out, the other
@@ -324,12 +324,12 @@ static void test_sequence_tries_run_out(void **state)
 	(void)state;
 	vi_slots_defaults(&s, 2);
 	for (unsigned boot = 0; boot < VI_SLOT_TRIES_DEFAULT; boot++) {
-		assert_int_equal(vi_slot_boot_pick(&s, 0), 0);
-		assert_int_equal(vi_slot_boot_admit(&s, 0, 1, &err), 0);
+		assert_int_equal(vi_slots_pick(&s, 0), 0);
+		assert_int_equal(vi_slots_admit(&s, 0, 1, &err), 0);
 	}
 	assert_int_equal(s.slot[0].tries, 0);
-	assert_int_equal(vi_slot_boot_pick(&s, 0), 1);
-	assert_int_equal(vi_slot_boot_admit(&s, 0, 1, &err), -ESTALE);
+	assert_int_equal(vi_slots_pick(&s, 0), 1);
+	assert_int_equal(vi_slots_admit(&s, 0, 1, &err), -ESTALE);
 }
 
 /* A slot set up once in this boot is not picked again, whatever tries it has left. */
@@ -340,10 +340,10 @@ static void test_pick_skips_tried(void **state)
 	(void)state;
 	vi_slots_defaults(&s, 4);
 	s.slot[0].tries = 0;
-	assert_int_equal(vi_slot_boot_pick(&s, 0), 1);
-	assert_int_equal(vi_slot_boot_pick(&s, 1u << 1), 2);
-	assert_int_equal(vi_slot_boot_pick(&s, (1u << 1) | (1u << 2)), 3);
-	assert_int_equal(vi_slot_boot_pick(&s, 0xe), -ENOENT);
+	assert_int_equal(vi_slots_pick(&s, 0), 1);
+	assert_int_equal(vi_slots_pick(&s, 1u << 1), 2);
+	assert_int_equal(vi_slots_pick(&s, (1u << 1) | (1u << 2)), 3);
+	assert_int_equal(vi_slots_pick(&s, 0xe), -ENOENT);
 	assert_int_equal(s.slot[1].tries, VI_SLOT_TRIES_DEFAULT);   /* s itself untouched */
 }
 

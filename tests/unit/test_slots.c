@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* lib/format/slotstate.c and lib/boot/slots.c: the slot state record, the two-copy store (torn
- * writes, both copies bad, sequence wrap) and the pick / try / mark decisions. */
+/* lib/format/slotstate.c, lib/boot/slots.c and lib/boot/slots_store.c: the slot state record,
+ * the two-copy store (torn writes, both copies bad, sequence wrap), the pick / try / mark
+ * decisions, and the store's read and write on a file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -251,7 +252,7 @@ static void test_both_bad_defaults(void **state)
 	assert_int_equal(st.state.slot[1].priority, 14);
 	assert_int_equal(st.state.slot[0].tries, VI_SLOT_TRIES_DEFAULT);
 	assert_int_equal(st.state.slot[1].tries, VI_SLOT_TRIES_DEFAULT);
-	assert_int_equal(vi_slots_pick(&st.state), 0);
+	assert_int_equal(vi_slots_pick(&st.state, 0), 0);
 	memset(store, 0, sizeof(store));
 	vi_slots_store_parse(store, 0, 3, &st);
 	assert_int_equal(st.source, VI_SLOTS_FROM_DEFAULTS);
@@ -316,25 +317,25 @@ static void test_pick_and_try(void **state)
 
 	(void)state;
 	vi_slots_defaults(&s, 2);
-	assert_int_equal(vi_slots_pick(&s), 0);
+	assert_int_equal(vi_slots_pick(&s, 0), 0);
 	/* three boots of a that never reach mark-good: then b */
 	for (int i = 0; i < VI_SLOT_TRIES_DEFAULT; i++) {
-		assert_int_equal(vi_slots_pick(&s), 0);
+		assert_int_equal(vi_slots_pick(&s, 0), 0);
 		assert_int_equal(vi_slots_try(&s, 0, 12), 0);
 	}
 	assert_int_equal(s.slot[0].tries, 0);
 	assert_int_equal(s.slot[0].version, 12);
 	assert_int_equal(vi_slots_try(&s, 0, 12), -ESTALE);
-	assert_int_equal(vi_slots_pick(&s), 1);
+	assert_int_equal(vi_slots_pick(&s, 0), 1);
 	/* none left */
 	s.slot[1].priority = 0;
-	assert_int_equal(vi_slots_pick(&s), -ENOENT);
+	assert_int_equal(vi_slots_pick(&s, 0), -ENOENT);
 	/* a tie goes to the lower index */
 	vi_slots_defaults(&s, 3);
 	s.slot[0].priority = 3;
 	s.slot[1].priority = 9;
 	s.slot[2].priority = 9;
-	assert_int_equal(vi_slots_pick(&s), 1);
+	assert_int_equal(vi_slots_pick(&s, 0), 1);
 	assert_int_equal(vi_slots_try(&s, 3, 1), -EINVAL);
 }
 
@@ -393,7 +394,7 @@ static void test_mark_and_primary(void **state)
 	assert_int_equal(s.slot[1].priority, 15);
 	assert_int_equal(s.slot[0].priority, 14);
 	assert_false(s.slot[1].successful);
-	assert_int_equal(vi_slots_pick(&s), 1);
+	assert_int_equal(vi_slots_pick(&s, 0), 1);
 	/* it boots version 6, fails verification: marked bad, a again */
 	assert_int_equal(vi_slots_try(&s, 1, 6), 0);
 	memset(long_reason, 'x', sizeof(long_reason));
@@ -402,7 +403,7 @@ static void test_mark_and_primary(void **state)
 	assert_int_equal(vi_slots_mark_bad(&s, 1, long_reason), 0);
 	assert_int_equal(strlen(s.slot[1].reason), VI_SLOT_REASON_MAX - 1);
 	assert_int_equal(s.slot[1].reason[0], '?');
-	assert_int_equal(vi_slots_pick(&s), 0);
+	assert_int_equal(vi_slots_pick(&s, 0), 0);
 	assert_int_equal(s.floor, 4);
 	/* set-state good of a slot that is not running (a runs): bootable, the floor stays,
 	 * not successful; nor when the running slot is not known (-1) */
@@ -457,32 +458,32 @@ static void test_fd_io(void **state)
 	assert_true(fd >= 0);
 	unlink(path);
 	assert_int_equal(ftruncate(fd, VI_SLOTS_STORE_SIZE), 0);
-	assert_int_equal(vi_slots_read_fd(fd, 2, &st, &err), 0);
+	assert_int_equal(vi_slots_store_read(fd, 2, &st, &err), 0);
 	assert_int_equal(st.source, VI_SLOTS_FROM_DEFAULTS);
 	next = st.state;
 	assert_int_equal(vi_slots_set_primary(&next, 1), 0);
-	assert_int_equal(vi_slots_write_fd(fd, &st, &next, &err), 0);
+	assert_int_equal(vi_slots_store_write(fd, &st, &next, &err), 0);
 	assert_int_equal(st.state.seq, 1);
-	assert_int_equal(vi_slots_read_fd(fd, 2, &back, &err), 0);
+	assert_int_equal(vi_slots_store_read(fd, 2, &back, &err), 0);
 	assert_true(back.valid[0] && back.valid[1]);
 	assert_int_equal(back.state.seq, 1);
-	assert_int_equal(vi_slots_pick(&back.state), 1);
+	assert_int_equal(vi_slots_pick(&back.state, 0), 1);
 	/* copy 0 damaged: copy 1 holds the same state; the next write repairs copy 0 */
 	memset(junk, 0xee, sizeof(junk));
 	assert_int_equal(pwrite(fd, junk, sizeof(junk), 40), (ssize_t)sizeof(junk));
-	assert_int_equal(vi_slots_read_fd(fd, 2, &back, &err), 0);
+	assert_int_equal(vi_slots_store_read(fd, 2, &back, &err), 0);
 	assert_int_equal(back.source, VI_SLOTS_FROM_COPY1);
 	assert_false(back.valid[0]);
 	next = back.state;
 	assert_int_equal(vi_slots_try(&next, 1, 2), 0);
-	assert_int_equal(vi_slots_write_fd(fd, &back, &next, &err), 0);
-	assert_int_equal(vi_slots_read_fd(fd, 2, &back, &err), 0);
+	assert_int_equal(vi_slots_store_write(fd, &back, &next, &err), 0);
+	assert_int_equal(vi_slots_store_read(fd, 2, &back, &err), 0);
 	assert_true(back.valid[0] && back.valid[1]);
 	assert_int_equal(back.state.seq, 2);
 	assert_int_equal(back.state.slot[1].tries, VI_SLOT_TRIES_DEFAULT - 1);
 	close(fd);
 	/* a descriptor that cannot be read is an error, not the defaults */
-	assert_true(vi_slots_read_fd(-1, 2, &back, &err) < 0);
+	assert_true(vi_slots_store_read(-1, 2, &back, &err) < 0);
 	assert_non_null(strstr(err.msg, "the slot store"));
 }
 
@@ -503,17 +504,17 @@ static void test_store_too_small(void **state)
 	unlink(path);
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 		assert_int_equal(ftruncate(fd, sizes[k]), 0);
-		assert_int_equal(vi_slots_read_fd(fd, 2, &st, &err), -ENOSPC);
+		assert_int_equal(vi_slots_store_read(fd, 2, &st, &err), -ENOSPC);
 		snprintf(want, sizeof(want), "the slot store has %lld bytes, fewer than the 8192 "
 			 "its two copies need", (long long)sizes[k]);
 		assert_string_equal(err.msg, want);
 	}
 	assert_int_equal(ftruncate(fd, VI_SLOTS_STORE_SIZE), 0);
-	assert_int_equal(vi_slots_read_fd(fd, 2, &st, &err), 0);
+	assert_int_equal(vi_slots_store_read(fd, 2, &st, &err), 0);
 	close(fd);
 	fd = open("/dev/null", O_RDONLY);
 	assert_true(fd >= 0);
-	assert_int_equal(vi_slots_read_fd(fd, 2, &st, &err), -EINVAL);
+	assert_int_equal(vi_slots_store_read(fd, 2, &st, &err), -EINVAL);
 	assert_string_equal(err.msg, "the slot store is not a block device or a file");
 	close(fd);
 }
@@ -533,9 +534,9 @@ static void test_seq_after_failed_write(void **state)
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, VI_SLOTS_STORE_SIZE), 0);
-	assert_int_equal(vi_slots_read_fd(fd, 2, &st, &err), 0);
+	assert_int_equal(vi_slots_store_read(fd, 2, &st, &err), 0);
 	next = st.state;
-	assert_int_equal(vi_slots_write_fd(fd, &st, &next, &err), 0);
+	assert_int_equal(vi_slots_store_write(fd, &st, &next, &err), 0);
 	assert_int_equal(st.seq_max, 1);
 	/* a write that fails (a descriptor open read-only: the agent's store going away) */
 	snprintf(ro, sizeof(ro), "/proc/self/fd/%d", fd);
@@ -543,14 +544,14 @@ static void test_seq_after_failed_write(void **state)
 	unlink(path);
 	assert_true(rofd >= 0);
 	assert_int_equal(vi_slots_try(&next, 0, 4), 0);
-	assert_true(vi_slots_write_fd(rofd, &st, &next, &err) < 0);
+	assert_true(vi_slots_store_write(rofd, &st, &next, &err) < 0);
 	assert_non_null(strstr(err.msg, "cannot write copy 1 of the slot store"));
 	assert_int_equal(st.seq_max, 2);
 	assert_int_equal(st.state.seq, 1);
 	/* the next write takes 3, never 2 again */
 	assert_int_equal(vi_slots_mark_bad(&next, 0, "mount: x"), 0);
-	assert_int_equal(vi_slots_write_fd(fd, &st, &next, &err), 0);
-	assert_int_equal(vi_slots_read_fd(fd, 2, &back, &err), 0);
+	assert_int_equal(vi_slots_store_write(fd, &st, &next, &err), 0);
+	assert_int_equal(vi_slots_store_read(fd, 2, &back, &err), 0);
 	assert_int_equal(back.state.seq, 3);
 	assert_int_equal(back.seq_max, 3);
 	assert_string_equal(back.state.slot[0].reason, "mount: x");
@@ -611,7 +612,7 @@ static void test_resize(void **state)
 	assert_int_equal(back.count, 3);
 	/* set-primary makes the new slot bootable */
 	assert_int_equal(vi_slots_set_primary(&s, 2), 0);
-	assert_int_equal(vi_slots_pick(&s), 2);
+	assert_int_equal(vi_slots_pick(&s, 0), 2);
 	/* 4 -> 2: c and d go, and the record is still strict (zero past the count) */
 	vi_slots_defaults(&s, 4);
 	snprintf(s.slot[3].reason, sizeof(s.slot[3].reason), "%s", "x");

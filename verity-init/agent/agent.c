@@ -60,6 +60,7 @@ int vi_agent_configure(struct agent *a, const char *cmdline, bool boot)
 	};
 	const struct vi_plan *p = &a->plan;
 	const struct vi_trust_result *tr = &p->trust;
+	char line[VI_PLAN_MANIFEST_LINE_MAX];
 	int r;
 
 	a->cmdline = cmdline;
@@ -80,10 +81,8 @@ int vi_agent_configure(struct agent *a, const char *cmdline, bool boot)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "recovery root disabled: %s", tr->recovery_note);
 	if (r < 0)
 		return r;
-	if (tr->manifest)
-		vi_kmsg_log(&a->log, KMSG_INFO, "%s: signed manifest version %llu from %s verified "
-			 "with key %s (%s)", p->cfg.root.name, (unsigned long long)tr->version,
-			 tr->source, tr->key_id, tr->key_file);
+	if (vi_plan_manifest_line(p, p->cfg.root.name, line, sizeof(line)))
+		vi_kmsg_log(&a->log, KMSG_INFO, "%s", line);
 	if (tr->root_sig.serial > 0)
 		vi_kmsg_log(&a->log, KMSG_INFO, "%s: root hash signature (%zu bytes) passed to the "
 			 "kernel as key %s (%llu us)", p->cfg.root.name, tr->root_sig.len,

@@ -13,7 +13,6 @@
 #include "devices.h"
 #include "slot-boot.h"
 #include "slot-tpm.h"
-#include "trust.h"
 
 /* Find the store (bounded wait) and open that very device read-write. */
 static int open_store(struct vi_slot_boot *sb, int *ret_fd, struct vi_error *err)
@@ -51,7 +50,7 @@ static void store_write(struct vi_slot_boot *sb, int fd, struct vi_slots_store *
 {
 	struct vi_error err = { "" };
 
-	if (vi_slots_write_fd(fd, st, next, &err) < 0) {
+	if (vi_slots_store_write(fd, st, next, &err) < 0) {
 		/* the boot goes on with the state in memory (a slot marked bad is not picked
 		 * again); a store that cannot be written cannot count tries: logged as an error */
 		st->state = *next;
@@ -68,7 +67,7 @@ static void slot_failed(struct vi_slot_boot *sb, int fd, struct vi_slots_store *
 {
 	struct vi_slots next = st->state;
 
-	vi_slot_boot_failed(&next, i, blame, try_taken, stage, reason);
+	vi_slots_record_failure(&next, i, blame, try_taken, stage, reason);
 	store_write(sb, fd, st, &next, "the failed slot");
 	vi_slot_skipped_add(sb->skipped, sizeof(sb->skipped), vi_slot_name(i), stage, reason);
 	if (blame == VI_SLOT_BLAME_CONTENT)
@@ -99,19 +98,17 @@ static int slot_devices(struct vi_slot_boot *sb, struct vi_error *err)
 	return r;
 }
 
-/* Slot i's root: the layout, its devices, then its signed manifest (the signature step, per
+/* Slot i's root: the layout, its devices, then its signed manifest (the plan's trust step, per
  * slot). On failure *ret_stage names the step and *ret_blame whom it is blamed on. */
 static int slot_trust(struct vi_slot_boot *sb, const struct vi_config *base, unsigned i,
 		      const char **ret_stage, enum vi_slot_blame *ret_blame, struct vi_error *err)
 {
 	struct vi_plan *p = sb->plan;
-	const struct vi_trust_ctx ctx = {
-		.rootfd = AT_FDCWD,
-		.min_version = p->policy.min_version,
-		.timeout_ms = p->cfg.timeout_s * 1000u,
-	};
+	char line[VI_PLAN_MANIFEST_LINE_MAX], who[16];
 	int r;
 
+	/* the keys of the slot set up before go first, before this slot's devices are waited
+	 * for: should they not come, no key of a slot that does not boot stays in the keyring */
 	vi_plan_release_keys(p);
 	*ret_stage = "devices";
 	*ret_blame = VI_SLOT_BLAME_BOOT;
@@ -121,18 +118,15 @@ static int slot_trust(struct vi_slot_boot *sb, const struct vi_config *base, uns
 	if (r < 0)
 		return r;
 	*ret_stage = "manifest";
-	r = vi_trust_setup(&p->cfg, &ctx, &p->trust, err);
-	p->trusted = true;
-	p->recovery_allowed = p->cfg.recovery.enabled && !p->trust.recovery_dropped;
+	r = vi_plan_trust(p, AT_FDCWD, err);
 	*sb->wait_ms += p->trust.wait_ms;
 	if (r < 0) {
 		*ret_blame = vi_slot_manifest_blame(r);
 		return r;
 	}
-	vi_kmsg_log(sb->log, KMSG_INFO, "slot %s: signed manifest version %llu from %s "
-		    "verified with key %s (%s)", vi_slot_name(i),
-		    (unsigned long long)p->trust.version, p->trust.source, p->trust.key_id,
-		    p->trust.key_file);
+	snprintf(who, sizeof(who), "slot %s", vi_slot_name(i));
+	if (vi_plan_manifest_line(p, who, line, sizeof(line)))
+		vi_kmsg_log(sb->log, KMSG_INFO, "%s", line);
 	return 0;
 }
 
@@ -154,137 +148,194 @@ static void skip_not_bootable(struct vi_slot_boot *sb, const struct vi_slots *s)
 	}
 }
 
-int vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
-{
-	const struct vi_config base = sb->plan->cfg;
-	struct vi_slots_store st = { .source = VI_SLOTS_FROM_DEFAULTS };
-	struct vi_error err = { "" };
-	unsigned tried = 0;
+/* One run of the boot step: the store, open read-write, and its state. */
+struct slot_run {
+	struct vi_slot_boot *sb;
+	struct vi_config base;       /* the command line's root, before any slot's layout */
+	int fd;
+	struct vi_slots_store st;
 	/* the slot step's own time, summed over spans that each open with start = vi_now_us():
 	 * reading the store (read_us) and the decision (decide_us: resize, skip list, pick,
-	 * admission); the TPM's answers, the slot's manifest and the store write (write_us) are
-	 * apart */
-	uint64_t start, read_us, decide_us = 0, write_us;
-	int fd = -1, r, booted = -ENOENT;
+	 * admission); the TPM's answers, the slot's manifest and the store write are apart */
+	uint64_t read_us, decide_us;
+};
 
-	*ret_switched = false;
-	r = open_store(sb, &fd, &err);
+/* The store found, opened and read; the policy's slot count, the TPM floor, the slots that are
+ * not bootable. A failure is *sb->failure (stage devices), logged: no slot boots. */
+static int run_start(struct slot_run *run)
+{
+	struct vi_slot_boot *sb = run->sb;
+	const struct vi_policy *p = &sb->plan->policy;
+	struct vi_error err = { "" };
+	uint64_t start;
+	int r;
+
+	r = open_store(sb, &run->fd, &err);
 	start = vi_now_us();
 	if (r == 0) {
-		r = vi_slots_read_fd(fd, sb->plan->policy.slot_count, &st, &err);
+		r = vi_slots_store_read(run->fd, p->slot_count, &run->st, &err);
 		if (r < 0)
-			vi_err_wrap(&err, r, "slot store %s (%s): ", sb->plan->policy.slot_store,
-				    sb->store_path);
+			vi_err_wrap(&err, r, "slot store %s (%s): ", p->slot_store, sb->store_path);
 	}
-	read_us = vi_now_us() - start;
+	run->read_us = vi_now_us() - start;
 	if (r < 0) {
 		vi_failure_set(sb->failure, VI_STAGE_DEVICES, &sb->plan->cfg.root, r, "A/B slots",
 			       &err);
 		vi_kmsg_log(sb->log, KMSG_ERR, "A/B slots: %s", err.msg);
-		goto out;
+		return r;
 	}
 	sb->store = sb->store_path;
 	vi_kmsg_log(sb->log, KMSG_INFO, "slot store %s (%s): state from %s, seq %llu, floor %llu "
-		    "(read in %llu us)", sb->plan->policy.slot_store, sb->store_path,
-		    vi_slots_source_name(st.source), (unsigned long long)st.state.seq,
-		    (unsigned long long)st.state.floor, (unsigned long long)read_us);
+		    "(read in %llu us)", p->slot_store, sb->store_path,
+		    vi_slots_source_name(run->st.source), (unsigned long long)run->st.state.seq,
+		    (unsigned long long)run->st.state.floor, (unsigned long long)run->read_us);
 	start = vi_now_us();
 	/* the policy's slots= decides which slots there are; the store follows it (new slots
 	 * never booted, slots past it dropped at the next write) */
-	if (st.state.count != sb->plan->policy.slot_count) {
+	if (run->st.state.count != p->slot_count) {
 		vi_kmsg_log(sb->log, KMSG_NOTICE, "slot store has %u slots, the policy %u: the "
-			    "store follows the policy", st.state.count, sb->plan->policy.slot_count);
-		vi_slots_resize(&st.state, sb->plan->policy.slot_count);
+			    "store follows the policy", run->st.state.count, p->slot_count);
+		vi_slots_resize(&run->st.state, p->slot_count);
 	}
-	decide_us += vi_now_us() - start;
-	if (vi_slot_boot_tpm_floor(sb, &st.state) < 0)
-		goto out;
+	run->decide_us += vi_now_us() - start;
+	r = vi_slot_tpm_boot_read(sb, &run->st.state);
+	if (r < 0)
+		return r;
 	start = vi_now_us();
-	skip_not_bootable(sb, &st.state);
-	decide_us += vi_now_us() - start;
-	for (;;) {
-		struct vi_slots next;
-		enum vi_slot_blame blame;
-		const char *stage;
-		int i;
+	skip_not_bootable(sb, &run->st.state);
+	run->decide_us += vi_now_us() - start;
+	return 0;
+}
 
-		start = vi_now_us();
-		i = vi_slot_boot_pick(&st.state, tried);
-		decide_us += vi_now_us() - start;
-		if (i < 0) {
-			/* locked when no slot boots too: the fail actions may open a shell */
-			vi_slot_boot_tpm_lock(sb);
-			/* slots that failed for no fault of their own keep their other tries */
-			vi_err(&err, "%s%s%s", vi_slots_pick(&st.state) < 0 ? "no bootable slot left"
-			       : "no slot booted, tries are left for the next boot",
-			       sb->skipped[0] ? ": " : "", sb->skipped);
-			vi_failure_set(sb->failure, VI_STAGE_CONFIG, &sb->plan->cfg.root, -ENOENT,
-				       "A/B slots", &err);
-			vi_kmsg_log(sb->log, KMSG_ERR, "A/B slots: %s", err.msg);
-			break;
-		}
-		/* one set-up per slot and boot: a slot that failed for no fault of its own keeps
-		 * its other tries for later boots */
-		tried |= 1u << i;
-		sb->slot = vi_slot_name((unsigned)i);
-		vi_kmsg_log(sb->log, KMSG_NOTICE, "slot %s: priority %u, %u tries left: setting up",
-			    sb->slot, st.state.slot[i].priority, st.state.slot[i].tries);
-		r = slot_trust(sb, &base, (unsigned)i, &stage, &blame, &err);
-		if (r < 0) {
-			slot_failed(sb, fd, &st, (unsigned)i, blame, false, stage, err.msg);
-			continue;
-		}
-		start = vi_now_us();
-		next = st.state;
-		r = vi_slot_boot_admit(&next, (unsigned)i, sb->plan->trust.version, &err);
-		decide_us += vi_now_us() - start;
-		if (r < 0) {
-			slot_failed(sb, fd, &st, (unsigned)i, VI_SLOT_BLAME_CONTENT, false, "version",
-				    err.msg);
-			continue;
-		}
-		/* the TPM's floor: raised for a good slot, then locked before any root runs */
-		r = vi_slot_boot_tpm_admit(sb, &st.state, (unsigned)i, sb->plan->trust.version,
-					   &err);
-		if (r == -EPERM) {
-			slot_failed(sb, fd, &st, (unsigned)i, VI_SLOT_BLAME_BOOT, false, "version",
-				    err.msg);
-			continue;
-		}
-		if (r < 0) {
-			sb->slot = NULL;   /* not locked: no slot boots (the failure is set) */
-			break;
-		}
-		/* the try is spent before the switch: a slot that dies after it (a corruption
-		 * reboot, a hang the watchdog ends) runs out of tries */
-		start = vi_now_us();
-		store_write(sb, fd, &st, &next, "the try");
-		write_us = vi_now_us() - start;
-		vi_kmsg_log(sb->log, KMSG_INFO, "slot %s: try taken, %u left, version %llu recorded "
-			    "(store written in %llu us; the slot step %llu us own: read %llu us, "
-			    "decision %llu us)", sb->slot, next.slot[i].tries,
-			    (unsigned long long)next.slot[i].version, (unsigned long long)write_us,
-			    (unsigned long long)read_us + decide_us, (unsigned long long)read_us,
-			    (unsigned long long)decide_us);
-		sb->failure->set = false;
-		r = sb->boot(sb->ctx, &sb->plan->cfg.root, ret_switched);
-		if (r == 0) {
-			booted = 0;   /* set up; the caller boots it */
-			break;
-		}
-		stage = sb->failure->set ? vi_stage_name(sb->failure->stage) : "boot";
-		blame = sb->failure->set ? vi_slot_setup_blame(sb->failure->stage,
-							       sb->failure->error, &sb->plan->cfg)
-					 : VI_SLOT_BLAME_BOOT;
-		slot_failed(sb, fd, &st, (unsigned)i, blame, true, stage,
-			    sb->failure->set ? sb->failure->reason.msg : strerror(-r));
-		if (*ret_switched)
-			break;   /* the initramfs is gone: no other slot to set up from */
+/* What became of a slot's set-up. */
+enum slot_outcome {
+	SLOT_SET_UP,     /* the boot callback returned 0: the caller boots it */
+	SLOT_NEXT,       /* set aside (the store says why): the next slot */
+	SLOT_STOP,       /* no other slot may be set up: the initramfs is gone, or the TPM
+	                  * floor could not be locked (*sb->failure says which) */
+};
+
+/* Slot i's manifest verified: its version admitted under the store's floor and the TPM's, the
+ * TPM counter raised (a good slot) and locked, and its try taken and written before anything
+ * else happens. SLOT_SET_UP here means: go on with the set-up. */
+static enum slot_outcome admit_slot(struct slot_run *run, unsigned i)
+{
+	struct vi_slot_boot *sb = run->sb;
+	uint64_t version = sb->plan->trust.version, start = vi_now_us(), write_us;
+	struct vi_error err = { "" };
+	struct vi_slots next = run->st.state;
+	int r;
+
+	r = vi_slots_admit(&next, i, version, &err);
+	run->decide_us += vi_now_us() - start;
+	if (r < 0) {
+		slot_failed(sb, run->fd, &run->st, i, VI_SLOT_BLAME_CONTENT, false, "version",
+			    err.msg);
+		return SLOT_NEXT;
 	}
-out:
-	if (fd >= 0)
-		close(fd);
-	return booted;
+	/* the TPM's floor: raised for a good slot, then locked before any root runs */
+	r = vi_slot_tpm_admit(sb, &run->st.state, i, version, &err);
+	if (r == -EPERM) {
+		slot_failed(sb, run->fd, &run->st, i, VI_SLOT_BLAME_BOOT, false, "version", err.msg);
+		return SLOT_NEXT;
+	}
+	if (r < 0) {
+		sb->slot = NULL;   /* not locked: no slot boots (the failure is set) */
+		return SLOT_STOP;
+	}
+	/* the try is spent before the switch: a slot that dies after it (a corruption reboot,
+	 * a hang the watchdog ends) runs out of tries */
+	start = vi_now_us();
+	store_write(sb, run->fd, &run->st, &next, "the try");
+	write_us = vi_now_us() - start;
+	vi_kmsg_log(sb->log, KMSG_INFO, "slot %s: try taken, %u left, version %llu recorded (store "
+		    "written in %llu us; the slot step %llu us own: read %llu us, decision %llu us)",
+		    sb->slot, next.slot[i].tries, (unsigned long long)next.slot[i].version,
+		    (unsigned long long)write_us, (unsigned long long)run->read_us + run->decide_us,
+		    (unsigned long long)run->read_us, (unsigned long long)run->decide_us);
+	return SLOT_SET_UP;
+}
+
+/* Slot i set up, from its manifest to the boot callback; a failure is recorded in the store. */
+static enum slot_outcome try_slot(struct slot_run *run, unsigned i, bool *ret_switched)
+{
+	struct vi_slot_boot *sb = run->sb;
+	const struct vi_failure *f = sb->failure;
+	struct vi_error err = { "" };
+	enum vi_slot_blame blame;
+	enum slot_outcome o;
+	const char *stage;
+	int r;
+
+	sb->slot = vi_slot_name(i);
+	vi_kmsg_log(sb->log, KMSG_NOTICE, "slot %s: priority %u, %u tries left: setting up",
+		    sb->slot, run->st.state.slot[i].priority, run->st.state.slot[i].tries);
+	r = slot_trust(sb, &run->base, i, &stage, &blame, &err);
+	if (r < 0) {
+		slot_failed(sb, run->fd, &run->st, i, blame, false, stage, err.msg);
+		return SLOT_NEXT;
+	}
+	o = admit_slot(run, i);
+	if (o != SLOT_SET_UP)
+		return o;
+	sb->failure->set = false;
+	r = sb->boot(sb->ctx, &sb->plan->cfg.root, ret_switched);
+	if (r == 0)
+		return SLOT_SET_UP;
+	stage = f->set ? vi_stage_name(f->stage) : "boot";
+	blame = f->set ? vi_slot_setup_blame(f->stage, f->error, &sb->plan->cfg)
+		       : VI_SLOT_BLAME_BOOT;
+	slot_failed(sb, run->fd, &run->st, i, blame, true, stage,
+		    f->set ? f->reason.msg : strerror(-r));
+	/* the initramfs is gone: no other slot to set up from */
+	return *ret_switched ? SLOT_STOP : SLOT_NEXT;
+}
+
+/* No slot left to set up in this boot: the counter locked, the failure recorded and logged. */
+static void none_left(struct slot_run *run)
+{
+	struct vi_slot_boot *sb = run->sb;
+	struct vi_error err = { "" };
+
+	/* locked when no slot boots too: the fail actions may open a shell */
+	vi_slot_tpm_lock(sb);
+	/* slots that failed for no fault of their own keep their other tries */
+	vi_err(&err, "%s%s%s", vi_slots_pick(&run->st.state, 0) < 0 ? "no bootable slot left"
+	       : "no slot booted, tries are left for the next boot", sb->skipped[0] ? ": " : "",
+	       sb->skipped);
+	vi_failure_set(sb->failure, VI_STAGE_CONFIG, &sb->plan->cfg.root, -ENOENT, "A/B slots",
+		       &err);
+	vi_kmsg_log(sb->log, KMSG_ERR, "A/B slots: %s", err.msg);
+}
+
+int vi_slot_boot_run(struct vi_slot_boot *sb, bool *ret_switched)
+{
+	struct slot_run run = { .sb = sb, .base = sb->plan->cfg, .fd = -1,
+				.st = { .source = VI_SLOTS_FROM_DEFAULTS } };
+	enum slot_outcome o = SLOT_NEXT;
+	/* one set-up per slot and boot: a slot that failed for no fault of its own keeps its
+	 * other tries for later boots */
+	unsigned tried = 0;
+	uint64_t start;
+	int i;
+
+	*ret_switched = false;
+	if (run_start(&run) < 0)
+		o = SLOT_STOP;
+	while (o == SLOT_NEXT) {
+		start = vi_now_us();
+		i = vi_slots_pick(&run.st.state, tried);
+		run.decide_us += vi_now_us() - start;
+		if (i < 0) {
+			none_left(&run);
+			break;
+		}
+		tried |= 1u << i;
+		o = try_slot(&run, (unsigned)i, ret_switched);
+	}
+	if (run.fd >= 0)
+		close(run.fd);
+	return o == SLOT_SET_UP ? 0 : -ENOENT;
 }
 
 int vi_slot_boot_failed_later(struct vi_slot_boot *sb, const char *slot, enum vi_stage stage,
@@ -298,7 +349,7 @@ int vi_slot_boot_failed_later(struct vi_slot_boot *sb, const char *slot, enum vi
 	if (r == 0) {
 		int i;
 
-		r = vi_slots_read_fd(fd, sb->plan->policy.slot_count, &st, &err);
+		r = vi_slots_store_read(fd, sb->plan->policy.slot_count, &st, &err);
 		i = r < 0 ? r : vi_slot_index(&st.state, slot);
 		if (i >= 0) {
 			sb->store = sb->store_path;

@@ -2,7 +2,7 @@
 /* The agent's A/B boot step (PID 1; docs/slots.md, "Booting a slot"): read the slot state
  * store, set up the bootable slot of highest priority from the manifest stored with it, take
  * its try before the switch, and on any failure mark it bad and set up the next slot in the
- * same boot. The decisions are lib/boot/slotboot.c's; this file does the device work. */
+ * same boot. The decisions are lib/boot/slots.c's; this file does the device work. */
 #ifndef VERITY_SLOT_BOOT_H
 #define VERITY_SLOT_BOOT_H
 
@@ -13,7 +13,7 @@
 #include "failure.h"
 #include "kmsg.h"
 #include "plan.h"
-#include "slotboot.h"
+#include "slots.h"
 
 struct vi_slot_boot {
 	/* in */

@@ -177,7 +177,7 @@ static int open_store(const struct slot_cmd *c, bool write, int *ret_fd, struct 
 		close(fd);
 		return fail("cannot lock the slot store %s: %s", c->store, strerror(r));
 	}
-	if (vi_slots_read_fd(fd, VI_SLOTS_DEFAULT_COUNT, st, &err) < 0) {
+	if (vi_slots_store_read(fd, VI_SLOTS_DEFAULT_COUNT, st, &err) < 0) {
 		close(fd);
 		return fail("%s: %s", c->store, err.msg);
 	}
@@ -190,7 +190,7 @@ static int save(const struct slot_cmd *c, int fd, struct vi_slots_store *st,
 {
 	struct vi_error err = { "" };
 
-	if (vi_slots_write_fd(fd, st, next, &err) < 0)
+	if (vi_slots_store_write(fd, st, next, &err) < 0)
 		return fail("%s: %s", c->store, err.msg);
 	return 0;
 }
@@ -220,37 +220,50 @@ static void kv(const char *key, const char *value)
 	printf("%s=%s\n", key, out);
 }
 
-static int cmd_status(const struct slot_cmd *c, const struct vi_slots_store *st)
+/* status: key=value lines. */
+static void status_text(const struct slot_cmd *c, const struct vi_slots_store *st)
 {
 	const struct vi_slots *s = &st->state;
-	int primary = vi_slots_pick(s);
+	int primary = vi_slots_pick(s, 0);
 
-	if (!c->json) {
-		kv("store", c->store);
-		kv("source", vi_slots_source_name(st->source));
-		printf("seq=%llu\nfloor=%llu\n", (unsigned long long)s->seq,
-		       (unsigned long long)s->floor);
-		for (unsigned k = 0; k < VI_SLOTS_COPIES; k++) {
-			if (st->valid[k])
-				printf("copy%u=valid seq %llu\n", k,
-				       (unsigned long long)st->seq[k]);
-			else
-				printf("copy%u=invalid: %s\n", k, st->why[k].msg);
-		}
-		printf("current=%s\nprimary=%s\n", c->current,
-		       primary >= 0 ? vi_slot_name((unsigned)primary) : "");
-		for (unsigned i = 0; i < s->count; i++) {
-			const struct vi_slot *sl = &s->slot[i];
-			const char *n = vi_slot_name(i);
-
-			printf("slot.%s.priority=%u\nslot.%s.tries=%u\nslot.%s.successful=%s\n"
-			       "slot.%s.bootable=%s\nslot.%s.version=%llu\nslot.%s.reason=%s\n",
-			       n, sl->priority, n, sl->tries, n, sl->successful ? "yes" : "no", n,
-			       vi_slot_bootable(sl) ? "yes" : "no", n,
-			       (unsigned long long)sl->version, n, sl->reason);
-		}
-		return 0;
+	kv("store", c->store);
+	kv("source", vi_slots_source_name(st->source));
+	printf("seq=%llu\nfloor=%llu\n", (unsigned long long)s->seq, (unsigned long long)s->floor);
+	for (unsigned k = 0; k < VI_SLOTS_COPIES; k++) {
+		if (st->valid[k])
+			printf("copy%u=valid seq %llu\n", k, (unsigned long long)st->seq[k]);
+		else
+			printf("copy%u=invalid: %s\n", k, st->why[k].msg);
 	}
+	printf("current=%s\nprimary=%s\n", c->current,
+	       primary >= 0 ? vi_slot_name((unsigned)primary) : "");
+	for (unsigned i = 0; i < s->count; i++) {
+		const struct vi_slot *sl = &s->slot[i];
+		const char *n = vi_slot_name(i);
+
+		printf("slot.%s.priority=%u\nslot.%s.tries=%u\nslot.%s.successful=%s\n"
+		       "slot.%s.bootable=%s\nslot.%s.version=%llu\nslot.%s.reason=%s\n",
+		       n, sl->priority, n, sl->tries, n, sl->successful ? "yes" : "no", n,
+		       vi_slot_bootable(sl) ? "yes" : "no", n, (unsigned long long)sl->version, n,
+		       sl->reason);
+	}
+}
+
+/* A JSON string, or null for "". */
+static void json_str_or_null(const char *s)
+{
+	if (s[0])
+		json_str(s);
+	else
+		fputs("null", stdout);
+}
+
+/* status --json: one object. */
+static void status_json(const struct slot_cmd *c, const struct vi_slots_store *st)
+{
+	const struct vi_slots *s = &st->state;
+	int primary = vi_slots_pick(s, 0);
+
 	fputs("{\"store\":", stdout);
 	json_str(c->store);
 	printf(",\"source\":\"%s\",\"seq\":%llu,\"floor\":%llu,\"copies\":[",
@@ -267,15 +280,9 @@ static int cmd_status(const struct slot_cmd *c, const struct vi_slots_store *st)
 		}
 	}
 	fputs("],\"current\":", stdout);
-	if (c->current[0])
-		json_str(c->current);
-	else
-		fputs("null", stdout);
+	json_str_or_null(c->current);
 	fputs(",\"primary\":", stdout);
-	if (primary >= 0)
-		json_str(vi_slot_name((unsigned)primary));
-	else
-		fputs("null", stdout);
+	json_str_or_null(primary >= 0 ? vi_slot_name((unsigned)primary) : "");
 	fputs(",\"slots\":[", stdout);
 	for (unsigned i = 0; i < s->count; i++) {
 		const struct vi_slot *sl = &s->slot[i];
@@ -288,7 +295,6 @@ static int cmd_status(const struct slot_cmd *c, const struct vi_slots_store *st)
 		putchar('}');
 	}
 	puts("]}");
-	return 0;
 }
 
 /* The slot named by argument `name`, or a refusal. */
@@ -421,12 +427,96 @@ static int cmd_tpm_floor(const struct slot_cmd *c)
 	return 0;
 }
 
+/* set-state SLOT good|bad. good: bootable; as mark-good (the floor, the TPM's next boot) only
+ * for the slot that booted completely and runs now. RAUC's mark-good other lands here for a
+ * slot whose version a try that never finished may have recorded. */
+static int cmd_set_state(const struct slot_cmd *c, int fd, struct vi_slots_store *st, unsigned i,
+			 bool good)
+{
+	struct vi_slots next = st->state;
+	int running = running_index(c, &next), rc = 0;
+	uint64_t counter = 0;
+
+	if (!good) {
+		vi_slots_mark_bad(&next, i, "set-state bad");
+	} else {
+		if (vi_slots_floor_may_rise(&next, i, running))
+			rc = tpm_floor_next(c, &next, i, &counter);
+		vi_slots_mark_good(&next, i, running);
+	}
+	return rc ? rc : save(c, fd, st, &next);
+}
+
+/* mark-good of the running slot: refused unless it booted completely (the floor rule). */
+static int cmd_mark_good(const struct slot_cmd *c, int fd, struct vi_slots_store *st, unsigned i)
+{
+	struct vi_slots next = st->state;
+	int running = running_index(c, &next), rc;
+	uint64_t counter = 0;
+
+	if (!vi_slots_floor_may_rise(&next, i, running))
+		return fail("slot %s did not boot completely (result=%s in %s): not marked good",
+			    vi_slot_name(i), c->result, c->status);
+	vi_slots_mark_good(&next, i, running);
+	rc = tpm_floor_next(c, &next, i, &counter);
+	if (!rc)
+		rc = save(c, fd, st, &next);
+	if (!rc)
+		print_marked_good(c, &next, i, counter);
+	return rc;
+}
+
+/* A verb over the store read from fd; i: the slot it names (its argument, or the running slot
+ * for mark-good and mark-bad). */
+static int store_verb(const struct slot_cmd *c, enum verb verb, char **argv, int fd,
+		      struct vi_slots_store *st, unsigned i)
+{
+	struct vi_slots next = st->state;
+	int rc = 0, p;
+
+	switch (verb) {
+	case STATUS:
+		if (c->json)
+			status_json(c, st);
+		else
+			status_text(c, st);
+		break;
+	case GET_PRIMARY:
+		p = vi_slots_pick(&next, 0);
+		if (p < 0)
+			return fail("no bootable slot");
+		puts(vi_slot_name((unsigned)p));
+		break;
+	case GET_STATE:
+		puts(vi_slot_bootable(&next.slot[i]) ? "good" : "bad");
+		break;
+	case SET_PRIMARY:
+		vi_slots_set_primary(&next, i);
+		rc = save(c, fd, st, &next);
+		break;
+	case SET_STATE:
+		rc = cmd_set_state(c, fd, st, i, !strcmp(argv[2], "good"));
+		break;
+	case MARK_GOOD:
+		rc = cmd_mark_good(c, fd, st, i);
+		break;
+	case MARK_BAD:
+		vi_slots_mark_bad(&next, i, c->reason ? c->reason : "mark-bad");
+		rc = save(c, fd, st, &next);
+		if (!rc)
+			printf("slot %s marked bad\n", vi_slot_name(i));
+		break;
+	case GET_CURRENT:
+	case TPM_FLOOR:
+		break;
+	}
+	return rc;
+}
+
 static int run_verb(struct slot_cmd *c, int argc, char **argv)
 {
 	struct vi_slots_store st = { .source = VI_SLOTS_FROM_DEFAULTS };
-	int verb = verb_of(c, argc, argv), fd = -1, rc, p, running;
-	struct vi_slots next;
-	uint64_t counter = 0;
+	int verb = verb_of(c, argc, argv), fd = -1, rc;
 	unsigned i = 0;
 
 	if (verb < 0)
@@ -443,77 +533,17 @@ static int run_verb(struct slot_cmd *c, int argc, char **argv)
 	rc = open_store(c, verbs[verb].write, &fd, &st);
 	if (rc)
 		return rc;
-	next = st.state;
 	if (argc >= 2)
-		rc = slot_arg(&next, argv[1], &i);
+		rc = slot_arg(&st.state, argv[1], &i);
 	else if (verb == MARK_GOOD || verb == MARK_BAD)
-		rc = current_slot(c, &next, &i);
-	if (rc)
-		goto out;
-	running = running_index(c, &next);
-
-	switch ((enum verb)verb) {
-	case STATUS:
-		rc = cmd_status(c, &st);
-		break;
-	case GET_PRIMARY:
-		p = vi_slots_pick(&next);
-		if (p < 0) {
-			rc = fail("no bootable slot");
-			break;
-		}
-		puts(vi_slot_name((unsigned)p));
-		break;
-	case GET_STATE:
-		puts(vi_slot_bootable(&next.slot[i]) ? "good" : "bad");
-		break;
-	case SET_PRIMARY:
-		vi_slots_set_primary(&next, i);
-		rc = save(c, fd, &st, &next);
-		break;
-	case SET_STATE:
-		/* good: bootable; as mark-good (the floor, the TPM's next boot) only for the slot
-		 * that booted completely and runs now. RAUC's mark-good other lands here for a
-		 * slot whose version a try that never finished may have recorded. */
-		if (strcmp(argv[2], "good")) {
-			vi_slots_mark_bad(&next, i, "set-state bad");
-		} else {
-			if (vi_slots_floor_may_rise(&next, i, running))
-				rc = tpm_floor_next(c, &next, i, &counter);
-			vi_slots_mark_good(&next, i, running);
-		}
-		if (!rc)
-			rc = save(c, fd, &st, &next);
-		break;
-	case MARK_GOOD:
-		if (!vi_slots_floor_may_rise(&next, i, running)) {
-			rc = fail("slot %s did not boot completely (result=%s in %s): not marked "
-				  "good", vi_slot_name(i), c->result, c->status);
-			break;
-		}
-		vi_slots_mark_good(&next, i, running);
-		rc = tpm_floor_next(c, &next, i, &counter);
-		if (!rc)
-			rc = save(c, fd, &st, &next);
-		if (!rc)
-			print_marked_good(c, &next, i, counter);
-		break;
-	case MARK_BAD:
-		vi_slots_mark_bad(&next, i, c->reason ? c->reason : "mark-bad");
-		rc = save(c, fd, &st, &next);
-		if (!rc)
-			printf("slot %s marked bad\n", vi_slot_name(i));
-		break;
-	case GET_CURRENT:
-	case TPM_FLOOR:
-		break;
-	}
-out:
+		rc = current_slot(c, &st.state, &i);
+	if (!rc)
+		rc = store_verb(c, (enum verb)verb, argv, fd, &st, i);
 	close(fd);
 	return rc;
 }
 
-int vi_slot_main(int argc, char **argv)
+int vi_slot_cmd_main(int argc, char **argv)
 {
 	struct slot_cmd c = { .status = STATUS_PATH };
 	char *pos[4];

@@ -7,6 +7,6 @@
 #define VI_SLOT_STORE_DEFAULT "/dev/disk/by-partlabel/verity-slots"
 
 /* argv[0] is "slot". Returns the exit status: 0, 1 (refused or failed), 2 (usage). */
-int vi_slot_main(int argc, char **argv);
+int vi_slot_cmd_main(int argc, char **argv);
 
 #endif

@@ -21,7 +21,7 @@ static int floor_failed(struct vi_slot_boot *sb, int r, struct vi_error *err)
 	return r;
 }
 
-int vi_slot_boot_tpm_floor(struct vi_slot_boot *sb, const struct vi_slots *s)
+int vi_slot_tpm_boot_read(struct vi_slot_boot *sb, const struct vi_slots *s)
 {
 	const struct vi_policy *p = &sb->plan->policy;
 	struct vi_error err = { "" };
@@ -49,7 +49,7 @@ int vi_slot_boot_tpm_floor(struct vi_slot_boot *sb, const struct vi_slots *s)
 	return 0;
 }
 
-int vi_slot_boot_tpm_lock(struct vi_slot_boot *sb)
+int vi_slot_tpm_lock(struct vi_slot_boot *sb)
 {
 	struct vi_error err = { "" };
 	uint64_t t0 = vi_now_us();
@@ -125,23 +125,23 @@ static void tpm_raise(struct vi_slot_boot *sb, unsigned i, uint64_t version)
 		    (unsigned long long)version, (unsigned long long)(vi_now_us() - t0));
 }
 
-int vi_slot_boot_tpm_admit(struct vi_slot_boot *sb, const struct vi_slots *s, unsigned i,
-			   uint64_t version, struct vi_error *err)
+int vi_slot_tpm_admit(struct vi_slot_boot *sb, const struct vi_slots *s, unsigned i,
+		      uint64_t version, struct vi_error *err)
 {
 	if (!sb->floor_nv[0])
 		return 0;
-	switch (vi_slot_boot_tpm_action(s, i, version, sb->tpm_floor)) {
-	case VI_SLOT_TPM_REFUSE:
+	switch (vi_slots_counter_action(s, i, version, sb->tpm_floor)) {
+	case VI_SLOTS_COUNTER_REFUSE:
 		return vi_errno(err, -EPERM, "manifest version %llu is below the TPM rollback "
 				"floor %llu", (unsigned long long)version,
 				(unsigned long long)sb->tpm_floor);
-	case VI_SLOT_TPM_RAISE:
+	case VI_SLOTS_COUNTER_RAISE:
 		tpm_raise(sb, i, version);
 		break;
-	case VI_SLOT_TPM_KEEP:
+	case VI_SLOTS_COUNTER_KEEP:
 		break;
 	}
-	return vi_slot_boot_tpm_lock(sb) < 0 ? -ENOLCK : 0;
+	return vi_slot_tpm_lock(sb) < 0 ? -ENOLCK : 0;
 }
 
 static int index_of(const char *nv, uint32_t *ret, struct vi_error *err)

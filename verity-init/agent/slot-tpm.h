@@ -16,21 +16,21 @@
 /* At boot, after the store was read: under slot_floor=tpm, the counter is read (defined and
  * given its first value when missing) into sb->tpm_floor; sb->floor_nv names it for the status
  * file. The store's floor s->floor is left as it is: a version below it is the content's fault,
- * one below the counter alone is not (vi_slot_boot_tpm_action). No TPM, any TPM error, or
+ * one below the counter alone is not (vi_slots_counter_action). No TPM, any TPM error, or
  * another index at the handle: *sb->failure set, logged, a negative errno: no slot may boot. */
-int vi_slot_boot_tpm_floor(struct vi_slot_boot *sb, const struct vi_slots *s);
+int vi_slot_tpm_boot_read(struct vi_slot_boot *sb, const struct vi_slots *s);
 
 /* Slot i's manifest verified with version (s: the store as read, before its try): -EPERM (err
  * says why) below the counter; else the counter raised to version when the slot is good with
- * it (a failure to raise is logged, not fatal), then write-locked (vi_slot_boot_tpm_lock):
+ * it (a failure to raise is logged, not fatal), then write-locked (vi_slot_tpm_lock):
  * -ENOLCK when that failed. 0 without a TPM floor. */
-int vi_slot_boot_tpm_admit(struct vi_slot_boot *sb, const struct vi_slots *s, unsigned i,
-			   uint64_t version, struct vi_error *err);
+int vi_slot_tpm_admit(struct vi_slot_boot *sb, const struct vi_slots *s, unsigned i,
+		      uint64_t version, struct vi_error *err);
 
 /* TPM2_NV_WriteLock of the counter, once per boot, before any root runs (also when no slot
  * boots): no increment until the next TPM Reset or Restart. A failure is the floor's (stage
  * devices, *sb->failure set and logged): the running system could raise it. */
-int vi_slot_boot_tpm_lock(struct vi_slot_boot *sb);
+int vi_slot_tpm_lock(struct vi_slot_boot *sb);
 
 /* Before the fail list runs (a recovery root, a shell, also after a failure before the slot
  * step: the store or the command line refused): under slot_floor=tpm, the counter

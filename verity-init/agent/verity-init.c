@@ -590,7 +590,7 @@ int main(int argc, char **argv)
 		return run_status(argc == 3 ? argv[2] : VI_DEFAULT_NAME);
 	}
 	if (!strcmp(argv[1], "slot"))
-		return vi_slot_main(argc - 1, argv + 1);
+		return vi_slot_cmd_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "check-init")) {
 		int r = vi_dracut_check_init(argc, argv);
 
