@@ -13,7 +13,7 @@
 
 #include "fileio.h"
 #include "hex.h"
-#include "image-sign.h"
+#include "image-io.h"
 #include "manifest.h"
 #include "minisign.h"
 #include "prog.h"
@@ -42,7 +42,7 @@ static int add_key(struct vi_keyset *keys, const char *path)
 	r = vi_fileio_read_all(path, kb, sizeof(kb), &kl);
 	if (r < 0)
 		return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", path,
-			   r == -EFBIG ? "too large for a minisign key" : sign_io_reason(r));
+			   r == -EFBIG ? "too large for a minisign key" : image_io_reason(r));
 	if (vi_minisign_pubkey_parse(kb, kl, &keys->key[keys->n], &err) < 0)
 		return die(EXIT_INVALID, "%s: %s", path, err.msg);
 	snprintf(keys->file[keys->n], sizeof(keys->file[0]), "%s", path);
@@ -64,7 +64,7 @@ static int read_embedded(const char *src, uint64_t hash_offset, char *buf, size_
 
 	r = vi_fileio_open_input(src, O_RDONLY, 0, &fd);
 	if (r < 0)
-		return die(EXIT_IO, "%s: %s", src, sign_io_reason(r));
+		return die(EXIT_IO, "%s: %s", src, image_io_reason(r));
 	memset(&p, 0, sizeof(p));
 	p.hash_offset = hash_offset;
 	if (pread(fd, sb, sizeof(sb), (off_t)hash_offset) != (ssize_t)sizeof(sb) ||
@@ -150,7 +150,7 @@ int image_check_manifest_main(int argc, char **argv)
 			r = vi_fileio_read_all(src, buf, VI_MANIFEST_MAX, &len);
 		if (r < 0)
 			return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", src,
-				   r == -EFBIG ? "too large for a manifest" : sign_io_reason(r));
+				   r == -EFBIG ? "too large for a manifest" : image_io_reason(r));
 	}
 	if (bundle || embedded) {
 		r = vi_bundle_split(buf, len, &man_len, &sig_off, &sig_len, &err);
@@ -166,7 +166,7 @@ int image_check_manifest_main(int argc, char **argv)
 		r = vi_fileio_read_all(sigpath, sigbuf, sizeof(sigbuf), &sig_len);
 		if (r < 0)
 			return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", sigpath,
-				   r == -EFBIG ? "too large for a minisign signature" : sign_io_reason(r));
+				   r == -EFBIG ? "too large for a minisign signature" : image_io_reason(r));
 		man = buf;
 		man_len = len;
 		sig = sigbuf;
