@@ -394,7 +394,7 @@ int vi_dracut_generator_main(struct agent *a, int argc, char **argv, bool multic
 		line[0] = '\0';
 	}
 	/* a refusal is the setup service's to log and act on (it reads the same line) */
-	r = vi_agent_configure(a, line, false);
+	r = vi_agent_configure(a, line, false, NULL);
 	if (r < 0) {
 		refused = true;
 	} else if (!refused) {

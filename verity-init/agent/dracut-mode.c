@@ -65,7 +65,7 @@
 /* opens dracut's emergency shell for the pre-pivot unit, then resumes the fail list */
 #define DRACUT_SHELL_HELPER "/sbin/verity-init-dracut"
 
-struct dracut {
+struct dracut_state {
 	const char *sysrq;       /* SYSRQ_TRIGGER, or a test's file */
 	bool test_sysrq;         /* a test's file: no reboot(2), no wait */
 	const char *newroot;     /* pre-pivot: where dracut mounted the root */
@@ -84,7 +84,7 @@ struct dracut {
 /* The kernel's emergency action c (b reboot, o power off, c panic), then its time to act. */
 static void sysrq(struct agent *a, char c)
 {
-	const struct dracut *d = a->runtime;
+	const struct dracut_state *d = a->dracut;
 	char rec[2] = { c, '\n' };
 	int fd = open(d->sysrq, O_WRONLY | O_APPEND | O_CLOEXEC | (d->test_sysrq ? O_CREAT : 0),
 		      0644);
@@ -143,7 +143,7 @@ static bool recovery_marked(const struct agent *a)
 static int mount_recovery(struct agent *a, const struct vi_target *t,
 			  const struct vi_activation *act)
 {
-	const struct dracut *d = a->runtime;
+	const struct dracut_state *d = a->dracut;
 	const struct vi_config *cfg = &a->plan.cfg;
 	struct vi_error err = { "" };
 	char type[VI_MAX_FSTYPE];
@@ -166,7 +166,7 @@ static int mount_recovery(struct agent *a, const struct vi_target *t,
  * for (and mounts) is the recovery root; in pre-pivot also mounted and its init read. */
 static int dracut_recovery(struct agent *a)
 {
-	const struct dracut *d = a->runtime;
+	const struct dracut_state *d = a->dracut;
 	struct vi_config *cfg = &a->plan.cfg;
 	const struct vi_failure first = a->failure;
 	struct vi_activation act;
@@ -233,7 +233,7 @@ static bool dracut_shell(struct agent *a)
 /* Not PID 1, but root in the initramfs: reboot(2) works; the kernel's sysrq is the fallback. */
 static void dracut_power(struct agent *a, enum vi_fail_action act)
 {
-	const struct dracut *d = a->runtime;
+	const struct dracut_state *d = a->dracut;
 
 	if (!d->test_sysrq) {
 		sync();
@@ -268,12 +268,12 @@ static int walk(struct agent *a, unsigned first)
 
 	/* the fallback is measured once, by the walk that starts the list; a resumed walk comes
 	 * after a shell that walk allowed */
-	a->fallback_measured = first == 0 ? vi_agent_measure_fallback(a) : true;
+	a->fallback.measured = first == 0 ? vi_agent_measure_fallback(a) : true;
 	switch (vi_fallback_walk(a, &ops, first, &next)) {
 	case VI_FALLBACK_RECOVERED:
 		return answer(a, "recovery", "recovery", 0, EXIT_SUCCESS);
 	case VI_FALLBACK_SHELL:
-		((struct dracut *)a->runtime)->shell_next = next;
+		a->dracut->shell_next = next;
 		return answer(a, "failed", "shell", next, EXIT_SHELL);
 	case VI_FALLBACK_PANIC:
 		break;
@@ -287,10 +287,7 @@ static int walk(struct agent *a, unsigned first)
  * failure found so far stays the one to report. */
 static void configure_for_fallback(struct agent *a, const char *cmdline)
 {
-	const struct vi_failure found = a->failure;
-
-	vi_agent_configure(a, cmdline, true);
-	a->failure = found;
+	vi_agent_configure(a, cmdline, true, NULL);
 }
 
 /* An IPE policy that denies execution from anything but the signed root would deny dracut's own
@@ -373,11 +370,10 @@ static int dracut_setup(struct agent *a, const char *cmdline, int resume)
 	bool switched;
 	int r;
 
-	r = vi_agent_configure(a, cmdline, true);
-	if (resume >= 0) {
-		a->failure.set = false;
+	/* resumed after the shell: the list goes on, no failure of this process to report */
+	r = vi_agent_configure(a, cmdline, true, resume < 0 ? &a->failure : NULL);
+	if (resume >= 0)
 		return walk(a, (unsigned)resume);
-	}
 	save_cmdline(a, cmdline);
 	if (r < 0) {
 		vi_agent_log_failure(a);
@@ -385,7 +381,7 @@ static int dracut_setup(struct agent *a, const char *cmdline, int resume)
 		r = ipe_refused(a);
 	} else if (a->plan.slots) {
 		a->slots = (struct vi_slot_boot){ .log = &a->log, .plan = &a->plan,
-			.failure = &a->failure, .wait_ms = &a->wait_ms, .boot = setup_slot, .ctx = a };
+			.failure = &a->failure, .wait_ms = &a->time.wait_ms, .boot = setup_slot, .ctx = a };
 		r = vi_slot_boot_run(&a->slots, &switched);
 	} else {
 		r = setup_targets(a);
@@ -429,7 +425,7 @@ static bool unit_name_ok(const char *unit)
  * recovery root (the shell would come back with the same line). */
 static int dracut_before_shell(struct agent *a, const char *cmdline, const char *unit)
 {
-	struct dracut *d = a->runtime;
+	struct dracut_state *d = a->dracut;
 	struct vi_error why = { "" };
 	enum vi_fail_action *fail = a->plan.cfg.fail;
 	unsigned n = 0;
@@ -437,13 +433,13 @@ static int dracut_before_shell(struct agent *a, const char *cmdline, const char 
 
 	if (!unit_name_ok(unit))
 		return -EINVAL;
-	r = vi_agent_configure(a, cmdline, false);
+	r = vi_agent_configure(a, cmdline, false, &a->failure);
 	if (r == 0 && a->plan.policy.allow_shell) {
 		if (vi_agent_measure_fallback_as(a, "shell")) {
 			vi_kmsg_log(&a->log, KMSG_NOTICE, "%s: the shell may open", unit);
 			return EXIT_SUCCESS;
 		}
-		vi_err(&why, "%s would open a shell: %s", unit, a->fallback_unmeasured);
+		vi_err(&why, "%s would open a shell: %s", unit, a->fallback.unmeasured);
 	} else {
 		vi_err(&why, "%s would open a shell: %s", unit, r < 0 ?
 		       a->failure.reason.msg : "the initramfs policy allows none");
@@ -463,7 +459,7 @@ static int dracut_before_shell(struct agent *a, const char *cmdline, const char 
 static int dracut_fail(struct agent *a, const char *cmdline, const char *code,
 		       const char *unit, int resume)
 {
-	struct dracut *d = a->runtime;
+	struct dracut_state *d = a->dracut;
 	struct vi_error why = { "" };
 	size_t i, n = sizeof(fail_reasons) / sizeof(fail_reasons[0]);
 	int r;
@@ -473,11 +469,9 @@ static int dracut_fail(struct agent *a, const char *cmdline, const char *code,
 	if (i == n || (!strcmp(code, "shell-unit") && !unit_name_ok(unit)))
 		return -EINVAL;
 	d->no_recovery = fail_reasons[i].no_recovery;
-	r = vi_agent_configure(a, cmdline, false);
-	if (resume >= 0) {
-		a->failure.set = false;
+	r = vi_agent_configure(a, cmdline, false, resume < 0 ? &a->failure : NULL);
+	if (resume >= 0)
 		return walk(a, (unsigned)resume);
-	}
 	if (!strcmp(code, "shell-unit")) {
 		vi_err(&why, "%s %s%s%s%s", unit, fail_reasons[i].reason,
 		       r < 0 ? " (command line refused: " : "", r < 0 ? a->failure.reason.msg : "",
@@ -533,7 +527,7 @@ static const char *const systemd_managers[VI_DRACUT_ALSO_MAX + 1] = {
  * overlay of systemd.volatile=overlay (dracut-layout.c). A refusal is recorded. */
 static int layout_check(struct agent *a, const char *newroot, const char *init, bool plain)
 {
-	const struct dracut *d = a->runtime;
+	const struct dracut_state *d = a->dracut;
 	const char *const *also = d->systemd ? systemd_managers : NULL;
 	const struct vi_config *cfg = &a->plan.cfg;
 	struct vi_dracut_check c = { .stage = VI_STAGE_INIT };
@@ -554,16 +548,15 @@ static int layout_check(struct agent *a, const char *newroot, const char *init, 
 /* `pre-pivot`: the last look before dracut switches to NEWROOT. */
 static int dracut_pre_pivot(struct agent *a, const char *cmdline, int resume)
 {
-	const struct dracut *d = a->runtime;
+	const struct dracut_state *d = a->dracut;
 	const struct vi_config *cfg = &a->plan.cfg;
 	const char *init = cfg->init;
 	char text[VI_STATUS_MAX];
 	struct vi_status st;
 	bool refused, plain;
 
-	refused = vi_agent_configure(a, cmdline, false) < 0;
+	refused = vi_agent_configure(a, cmdline, false, resume < 0 ? &a->failure : NULL) < 0;
 	if (resume >= 0) {
-		a->failure.set = false;
 		configure_for_fallback(a, cmdline);
 		return walk(a, (unsigned)resume);
 	}
@@ -615,7 +608,7 @@ out_refuse:
 /* `pre-pivot --saved-cmdline`: verity-init-pre-pivot.service. The shell the fail list may reach
  * is dracut's, opened by its library: handed over to the module's script with the list's next
  * entry, as the hook's loop does after exit 3. */
-static int saved_pre_pivot(struct agent *a, struct dracut *d)
+static int saved_pre_pivot(struct agent *a, struct dracut_state *d)
 {
 	char next[16];
 	int r;
@@ -658,7 +651,7 @@ int vi_dracut_main(struct agent *a, int argc, char **argv)
 {
 	/* the runtime's state lives as long as the agent */
 	/* zero-initialised: its buffers stay out of the binary's data */
-	static struct dracut d;
+	static struct dracut_state d;
 	const char *cmdline = NULL, *kmsg = NULL, *reason = NULL, *unit = NULL;
 	bool fallback = false;
 	int resume = -1, r;
@@ -714,8 +707,7 @@ int vi_dracut_main(struct agent *a, int argc, char **argv)
 		}
 	}
 	d.test_sysrq = strcmp(d.sysrq, SYSRQ_TRIGGER) != 0;
-	a->runtime = &d;
-	a->keep_first_failure = true;
+	a->dracut = &d;
 	if (kmsg) {
 		a->log.fd = open(kmsg, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY |
 				 (d.test_sysrq ? O_CREAT : 0), 0644);

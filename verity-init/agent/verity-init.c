@@ -119,7 +119,7 @@ static int mount_and_check(struct agent *a, const struct vi_target *t,
 
 	warn_root_dev(a, t, act);
 	r = vi_mount_root(act->node, act->devno, NEWROOT, cfg->rootfstype, cfg->rootflags,
-			  &a->fs_loader, type, sizeof(type), &err);
+			  &a->pid1.fs_loader, type, sizeof(type), &err);
 	if (r < 0)
 		return vi_agent_fail_target(a, VI_STAGE_MOUNT, t, r, &err);
 	r = vi_init_check(NEWROOT, cfg->init, act->devno, ret_init, &err);
@@ -149,7 +149,7 @@ static void init_environment(const struct agent *a, char **env, size_t size)
 
 	env[n++] = home;
 	env[n++] = term;
-	for (char **e = a->init_envp; e && *e && n + 1 < size; e++) {
+	for (char **e = a->pid1.init_envp; e && *e && n + 1 < size; e++) {
 		const char *eq = strchr(*e, '=');
 		size_t len = eq ? (size_t)(eq - *e) : 0;
 
@@ -192,12 +192,12 @@ static int switch_and_exec(struct agent *a, const struct vi_target *t,
 	int r, n = 1;
 
 	/* the kernel hands init its arguments through us: pass them on (runlevels, "single") */
-	for (int i = 1; i < a->init_argc && n <= VI_MAX_INIT_ARGS; i++)
-		argv[n++] = a->init_argv[i];
+	for (int i = 1; i < a->pid1.init_argc && n <= VI_MAX_INIT_ARGS; i++)
+		argv[n++] = a->pid1.init_argv[i];
 	argv[n] = NULL;
 
 	r = vi_switch_root(NEWROOT, &sw, &err);
-	a->mark_ms[3] = vi_now_ms() - t0;
+	a->time.switch_ms = vi_now_ms() - t0;
 	*ret_switched = sw.committed;
 	if (sw.warning.msg[0])
 		vi_kmsg_log(&a->log, KMSG_WARNING, "switch root: %s", sw.warning.msg);
@@ -220,16 +220,16 @@ static int switch_and_exec(struct agent *a, const struct vi_target *t,
 	r = vi_agent_activate_ipe(a, t);
 	if (r < 0)
 		return r;
-	total = vi_now_ms() - a->t_start_ms;
+	total = vi_now_ms() - a->time.start_ms;
 	vi_kmsg_log(&a->log, KMSG_NOTICE,
 		 "exec %s (agent time %llu ms: %llu ms module loading, %llu ms device wait, "
 		 "%llu ms own = %llu early mounts + %llu set-up + %llu mount and init read + "
 		 "%llu switch + rest)",
-		 init, (unsigned long long)total, (unsigned long long)a->modules_ms,
-		 (unsigned long long)a->wait_ms,
-		 (unsigned long long)(total - a->wait_ms - a->modules_ms),
-		 (unsigned long long)a->mark_ms[0], (unsigned long long)a->mark_ms[1],
-		 (unsigned long long)a->mark_ms[2], (unsigned long long)a->mark_ms[3]);
+		 init, (unsigned long long)total, (unsigned long long)a->time.modules_ms,
+		 (unsigned long long)a->time.wait_ms,
+		 (unsigned long long)(total - a->time.wait_ms - a->time.modules_ms),
+		 (unsigned long long)a->time.early_mounts_ms, (unsigned long long)a->time.setup_ms,
+		 (unsigned long long)a->time.mount_ms, (unsigned long long)a->time.switch_ms);
 	vi_pid1_devkmsg_restore(a);
 	init_environment(a, envp, sizeof(envp) / sizeof(envp[0]));
 	hand_over_fds(a);
@@ -250,7 +250,7 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 	struct vi_activation act = { 0 }, uact = { 0 };
 	struct vi_file_id init_id;
 	struct vi_error ignored;
-	uint64_t t0 = vi_now_ms(), w0 = a->wait_ms, m0;
+	uint64_t t0 = vi_now_ms(), w0 = a->time.wait_ms, m0;
 	int r = 0;
 
 	*ret_switched = false;
@@ -263,15 +263,15 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 		if (r < 0)
 			goto out_remove;
 	}
-	a->mark_ms[1] += vi_now_ms() - t0 - (a->wait_ms - w0);
+	a->time.setup_ms += vi_now_ms() - t0 - (a->time.wait_ms - w0);
 	t0 = vi_now_ms();
-	m0 = a->modules_ms;
+	m0 = a->time.modules_ms;
 	if (with_usr && t->enabled)
 		warn_root_dev(a, t, &act);
 	r = with_usr ? vi_usr_boot_mount(a, NEWROOT, t, &act, &uact, &init_id)
 		     : mount_and_check(a, t, &act, &init_id);
 	/* the filesystem's modules loaded before its mount count as module loading */
-	a->mark_ms[2] = vi_now_ms() - t0 - (a->modules_ms - m0);
+	a->time.mount_ms = vi_now_ms() - t0 - (a->time.modules_ms - m0);
 	if (r < 0)
 		goto out_remove;
 	r = vi_agent_read_ipe(a, t);
@@ -307,7 +307,7 @@ static void try_recovery(struct agent *a, bool *switched)
 	const struct vi_failure first = a->failure;
 
 	vi_agent_write_status(a, "failed", "recovery", NULL);
-	a->mark_ms[1] = 0;   /* the recovery root's own set-up time */
+	a->time.setup_ms = 0;   /* the recovery root's own set-up time */
 	vi_kmsg_log(&a->log, KMSG_NOTICE, "fallback: booting the recovery root %s",
 		 a->plan.cfg.recovery.name);
 	boot_target(a, &a->plan.cfg.recovery, "failed", "recovery", switched);
@@ -318,12 +318,12 @@ static void try_recovery(struct agent *a, bool *switched)
  * initramfs is gone, nothing left to boot from). */
 static int pid1_recovery(struct agent *a)
 {
-	if (a->switched || !a->plan.recovery_allowed) {
+	if (a->pid1.switched || !a->plan.recovery_allowed) {
 		vi_kmsg_log(&a->log, KMSG_WARNING, "fallback recovery: %s",
-			 a->switched ? "initramfs already freed" : "no recovery root configured");
+			 a->pid1.switched ? "initramfs already freed" : "no recovery root configured");
 		return -ENOENT;
 	}
-	try_recovery(a, &a->switched);
+	try_recovery(a, &a->pid1.switched);
 	return -EIO;   /* boot_target returns only when the recovery root was refused */
 }
 
@@ -356,7 +356,7 @@ static void boot_slot(struct agent *a, bool *switched)
 	a->slots.log = &a->log;
 	a->slots.plan = &a->plan;
 	a->slots.failure = &a->failure;
-	a->slots.wait_ms = &a->wait_ms;
+	a->slots.wait_ms = &a->time.wait_ms;
 	a->slots.boot = boot_slot_target;
 	a->slots.ctx = a;
 	vi_slot_boot_run(&a->slots, switched);
@@ -368,8 +368,8 @@ static void fallback(struct agent *a, bool switched)
 						    pid1_shell, pid1_power };
 	unsigned next;
 
-	a->switched = switched;
-	a->fallback_measured = vi_agent_measure_fallback(a);
+	a->pid1.switched = switched;
+	a->fallback.measured = vi_agent_measure_fallback(a);
 	vi_fallback_walk(a, &ops, 0, &next);
 	sync();
 	/* PID 1 exiting is the kernel's panic ("Attempted to kill init"); the reason is logged. */
@@ -382,23 +382,23 @@ static int run_pid1(struct agent *a)
 	uint64_t t0, w0;
 	int r;
 
-	a->t_start_ms = vi_now_ms();
+	a->time.start_ms = vi_now_ms();
 	vi_pid1_mount_api(a);
 	vi_pid1_devkmsg_unlimit(a);
 	vi_kmsg_open(&a->log, 2);
-	a->mark_ms[0] = vi_now_ms() - a->t_start_ms;
+	a->time.early_mounts_ms = vi_now_ms() - a->time.start_ms;
 	vi_kmsg_log(&a->log, KMSG_NOTICE, "verity-init " VERITY_INIT_VERSION " start (t=%llu ms)",
-		 (unsigned long long)a->t_start_ms);
+		 (unsigned long long)a->time.start_ms);
 	vi_pid1_load_modules(a);
 	vi_dm_init(VI_DM_NODES_SELF);
 
 	t0 = vi_now_ms();
-	w0 = a->wait_ms;
-	r = vi_agent_configure(a, NULL, true);
+	w0 = a->time.wait_ms;
+	r = vi_agent_configure(a, NULL, true, &a->failure);
 	if (r < 0)
 		vi_agent_log_failure(a);
 	/* the signature step is part of the set-up time, its device wait is not */
-	a->mark_ms[1] = vi_now_ms() - t0 - (a->wait_ms - w0);
+	a->time.setup_ms = vi_now_ms() - t0 - (a->time.wait_ms - w0);
 	if (r == 0 && a->plan.slots)
 		boot_slot(a, &switched);
 	else if (r == 0)
@@ -419,7 +419,7 @@ static int run_setup(struct agent *a, const char *cmdline)
 	int r;
 
 	vi_kmsg_open(&a->log, -1);
-	r = vi_agent_configure(a, cmdline, true);
+	r = vi_agent_configure(a, cmdline, true, &a->failure);
 	if (r < 0) {
 		vi_agent_log_failure(a);
 		if (!a->plan.trusted) {
@@ -467,7 +467,7 @@ static int run_parse(struct agent *a, const char *cmdline, bool shell)
 {
 	int r;
 
-	r = vi_agent_configure(a, cmdline, false);
+	r = vi_agent_configure(a, cmdline, false, &a->failure);
 
 	if (shell)
 		print_init_env(&a->plan.policy);
@@ -550,18 +550,16 @@ int main(int argc, char **argv)
 
 	a.log = log;
 	a.status_dir = VI_STATUS_DIR;
-	vi_config_init(&a.plan.cfg);
-	vi_policy_init(&a.plan.policy);
 	if (getpid() == 1) {
 		/* Every command line word NAME=value without a dot is in our environment, and
 		 * libblkid and libdevmapper read some (BLKID_CONF, DM_DISABLE_UDEV, ...): the kernel's
 		 * environment is init's, the agent runs with none. */
 		static char *no_env[] = { NULL };
 
-		a.init_envp = environ;
+		a.pid1.init_envp = environ;
 		environ = no_env;
-		a.init_argc = argc;
-		a.init_argv = argv;
+		a.pid1.init_argc = argc;
+		a.pid1.init_argv = argv;
 		return run_pid1(&a);
 	}
 	if (argc > 0) {
