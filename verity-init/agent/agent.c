@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The agent's core, shared by its two runtimes (PID 1 in verity-init.c, dracut in
+/* The agent's core, shared by its two runtimes (PID 1 in pid1-boot.c, dracut in
  * dracut-mode.c): the configuration pipeline with its log lines, the one place a failure is
  * recorded, the status file, and the set-up of one target (lib/boot/activate.c) with its log
  * lines. Declared in agent.h. */

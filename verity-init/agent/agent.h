@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The agent's state and the steps its two runtimes share: PID 1 of a standalone initramfs
- * (verity-init.c) and the dracut runtime (dracut-mode.c). Both walk the same fail list
+ * (pid1-boot.c) and the dracut runtime (dracut-mode.c). Both walk the same fail list
  * (fallback.c); they differ in how recovery, a shell and the last resort are done. */
 #ifndef VERITY_AGENT_H
 #define VERITY_AGENT_H
@@ -122,6 +122,14 @@ const char *vi_agent_shell_refused_tpm(struct agent *a);
 int vi_agent_read_ipe(struct agent *a, const struct vi_target *t);
 int vi_agent_activate_ipe(struct agent *a, const struct vi_target *t);
 
+#ifndef VERITY_INIT_VERSION
+#define VERITY_INIT_VERSION "0.1"
+#endif
+
+/* PID 1 (pid1-boot.c): argv and the environment are the kernel's, for init. The boot of the
+ * root (or of an A/B slot), and on failure the fail list; returns only when PID 1 is to exit. */
+int vi_pid1_main(struct agent *a, int argc, char **argv);
+
 /* PID 1's first steps (pid1-early.c): the API filesystems and console; the kernel log's rate
  * limit lifted for the agent's run and put back before init; the modules, with the policy read
  * once (a->pid1.policy_file) for their forced parameters. vi_pid1_load_modules also sets
@@ -158,8 +166,10 @@ struct vi_fallback_ops {
 enum vi_fallback_end vi_fallback_walk(struct agent *a, const struct vi_fallback_ops *ops,
 				      unsigned first, unsigned *ret_next);
 
-/* The dracut runtime (dracut-mode.c): `setup --fallback`, `fail`, `pre-pivot`. */
+/* The dracut runtime (dracut-mode.c): `setup --fallback`, `fail`, `before-shell`,
+ * `pre-pivot`; argv[0] is the verb. Returns the exit code. */
 int vi_dracut_main(struct agent *a, int argc, char **argv);
-/* `check-init`: the mapping and its init, nothing else (dracut-mode.c). */
+/* `check-init`: the mapping and its init, nothing else (dracut-prepivot.c); argv[0] is the verb.
+ * The exit code, or -EINVAL for a usage error. */
 int vi_dracut_check_init(int argc, char **argv);
 #endif

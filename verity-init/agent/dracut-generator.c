@@ -343,7 +343,7 @@ int vi_dracut_generator_main(struct agent *a, int argc, char **argv, bool multic
 	const struct vi_config *cfg = &a->plan.cfg;
 	struct gen g = { .log = &a->log, .normal = -1, .early = -1 };
 	const char *root = "/";
-	int i = multicall ? 1 : 2, rootfd, r;
+	int i = 1, rootfd, r;
 	bool refused = false, print = false;
 
 	for (; !multicall && i < argc && argv[i][0] == '-'; i++) {
