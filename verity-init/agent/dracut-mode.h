@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The agent's dracut runtime inside (dracut-mode.c: its options, verbs and fallback;
- * dracut-prepivot.c: `pre-pivot` and `check-init`): its state and the steps its verbs share. */
+/* The dracut runtime's own state and the steps its verbs share, between dracut-mode.c (its
+ * options, verbs and fallback actions) and dracut-prepivot.c (`pre-pivot`, `check-init`). */
 #ifndef VERITY_DRACUT_MODE_H
 #define VERITY_DRACUT_MODE_H
 #include <stdbool.h>
@@ -9,8 +9,9 @@
 
 #define EXIT_SHELL     3      /* open dracut's emergency shell, then resume at VERITY_NEXT */
 
+/* What the runtime's fallback actions and pre-pivot read (a->dracut), for the process's run. */
 struct dracut_state {
-	const char *sysrq;       /* SYSRQ_TRIGGER, or a test's file */
+	const char *sysrq;       /* /proc/sysrq-trigger, or a test's file (--sysrq) */
 	bool test_sysrq;         /* a test's file: no reboot(2), no wait */
 	const char *newroot;     /* pre-pivot: where dracut mounted the root */
 	const char *init;        /* pre-pivot, refused line: the init dracut's init.sh runs */
