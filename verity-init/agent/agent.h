@@ -133,8 +133,8 @@ int vi_pid1_main(struct agent *a, int argc, char **argv);
 /* PID 1's first steps (pid1-early.c): the API filesystems and console; the kernel log's rate
  * limit lifted for the agent's run and put back before init; the modules, with the policy read
  * once (a->pid1.policy_file) for their forced parameters. vi_pid1_load_modules also sets
- * a->pid1.fs_loader: each filesystem type's own modules (VI_FS_MODULES_DIR/TYPE), loaded once, the
- * first time a mount of that type is tried. */
+ * a->pid1.fs_loader: each filesystem type's own modules (VI_FS_MODULES_DIR/TYPE), loaded once,
+ * the first time a mount of that type is tried. */
 void vi_pid1_mount_api(struct agent *a);
 void vi_pid1_devkmsg_unlimit(struct agent *a);
 void vi_pid1_devkmsg_restore(struct agent *a);

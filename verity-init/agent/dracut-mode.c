@@ -354,7 +354,8 @@ static int dracut_setup(struct agent *a, const struct dracut_args *o)
 		r = ipe_refused(a);
 	} else if (a->plan.slots) {
 		a->slots = (struct vi_slot_boot){ .log = &a->log, .plan = &a->plan,
-			.failure = &a->failure, .wait_ms = &a->time.wait_ms, .boot = setup_slot, .ctx = a };
+			.failure = &a->failure, .wait_ms = &a->time.wait_ms, .boot = setup_slot,
+			.ctx = a };
 		r = vi_slot_boot_run(&a->slots, &switched);
 	} else {
 		r = setup_targets(a);

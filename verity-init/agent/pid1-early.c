@@ -88,7 +88,8 @@ void vi_pid1_mount_api(struct agent *a)
 
 /* The parameters of every module PID 1 loads: the kernel applies MODULE.PARAM words of the
  * command line to built-in code only, so for modules they come from the command line (and
- * modprobe.d) as modprobe would pass them, then the policy's forced ones (a->pid1.policy_file). */
+ * modprobe.d) as modprobe would pass them, then the policy's forced ones
+ * (a->pid1.policy_file). */
 static void modload_params(const struct agent *a, struct vi_modload_params *mp)
 {
 	static char cmdline[VI_MAX_CMDLINE + 2];
@@ -102,8 +103,8 @@ static void modload_params(const struct agent *a, struct vi_modload_params *mp)
 	}
 }
 
-/* The index of type in vi_root_fs_types (below 32, a bit of a->pid1.fs_modules_tried), or -1 when it
- * is not there or not a plain [a-z0-9] name: the type becomes a path. */
+/* The index of type in vi_root_fs_types (below 32, a bit of a->pid1.fs_modules_tried), or -1
+ * when it is not there or not a plain [a-z0-9] name: the type becomes a path. */
 static int fs_type_index(const char *type)
 {
 	size_t n = strlen(type);
@@ -116,8 +117,9 @@ static int fs_type_index(const char *type)
 	return -1;
 }
 
-/* a->pid1.fs_loader's load: VI_FS_MODULES_DIR/type, once per type, with the parameters of the base
- * load. No list: the driver is built in, or the image (an older one) has it in the base list. */
+/* a->pid1.fs_loader's load: VI_FS_MODULES_DIR/type, once per type, with the parameters of the
+ * base load. No list: the driver is built in, or the image (an older one) has it in the base
+ * list. */
 static void load_fs_modules(void *ctx, const char *type)
 {
 	struct agent *a = ctx;
@@ -144,7 +146,8 @@ static void load_fs_modules(void *ctx, const char *type)
 			 "hardware, in %llu ms", type, loaded, skipped, (unsigned long long)ms);
 }
 
-/* Load the initramfs's base modules (a filesystem's own come before its mount: a->pid1.fs_loader). */
+/* Load the initramfs's base modules (a filesystem's own come before its mount:
+ * a->pid1.fs_loader). */
 void vi_pid1_load_modules(struct agent *a)
 {
 	struct agent_policy_file *pf = &a->pid1.policy_file;
