@@ -83,9 +83,10 @@ $(BUILD)/prog/%.o: verity-init/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-# the agent, verity-init/agent/: PID 1 (verity-init.c, pid1-early.c), the core both runtimes share
-# (agent.c), the trust steps (trust-steps.c), the dracut runtime and generator (dracut-*.c), their
-# fail list walker, the A/B slot commands and boot (slot-*.c), the /usr step
+# the agent, verity-init/agent/: main and its verbs (verity-init.c), PID 1 (pid1-early.c,
+# pid1-boot.c), the core both runtimes share (agent.c), the trust steps (trust-steps.c), the dracut
+# runtime and generator (dracut-*.c), their fail list walker, the A/B slot commands and boot
+# (slot-*.c), the /usr step
 AGENT_SRCS := $(sort $(wildcard verity-init/agent/*.c))
 $(AGENT): $(AGENT_SRCS:verity-init/%.c=$(BUILD)/prog/%.o) $(LIBVERITY)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_AGENT)

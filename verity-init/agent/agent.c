@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The agent's core, shared by its two runtimes (PID 1 in verity-init.c, dracut in
+/* The agent's core, shared by its two runtimes (PID 1 in pid1-boot.c, dracut in
  * dracut-mode.c): the configuration pipeline with its log lines, the one place a failure is
  * recorded, the status file, and the set-up of one target (lib/boot/activate.c) with its log
  * lines. Declared in agent.h. */
@@ -32,8 +32,8 @@ int vi_agent_fail(struct agent *a, enum vi_stage stage, const struct vi_target *
 }
 
 /* A step of one target refused: "NAME: STAGE failed: REASON". */
-static int fail_target(struct agent *a, enum vi_stage stage, const struct vi_target *t, int r,
-		       const struct vi_error *reason)
+int vi_agent_fail_target(struct agent *a, enum vi_stage stage, const struct vi_target *t, int r,
+			 const struct vi_error *reason)
 {
 	char context[sizeof(a->failure.context)];
 
@@ -44,23 +44,26 @@ static int fail_target(struct agent *a, enum vi_stage stage, const struct vi_tar
 /* The configuration pipeline, the same for every mode (lib/boot/plan.c): the command line
  * (--cmdline STRING or /proc/cmdline), the initramfs policy and, when a root is to be set up
  * (boot), the signature step. Then its notes; a refusal is the caller's to log or print. */
-int vi_agent_configure(struct agent *a, const char *cmdline, bool boot)
+int vi_agent_configure(struct agent *a, const char *cmdline, bool boot,
+		       struct vi_failure *ret_refusal)
 {
+	const struct agent_policy_file *pf = &a->pid1.policy_file;
 	const struct vi_plan_input in = {
 		.cmdline = cmdline,
-		.pid1 = a->init_argv != NULL,
+		.pid1 = a->pid1.init_argv != NULL,
 		.policy_path = VI_POLICY_FILE,
-		.policy_read = a->policy_was_read ? &a->policy_read : NULL,
-		.policy_read_r = a->policy_read_r,
-		.policy_read_err = &a->policy_read_err,
+		.policy_read = pf->read ? &pf->policy : NULL,
+		.policy_read_r = pf->r,
+		.policy_read_err = &pf->err,
 		.boot = boot,
-		.kernel_guard_missing = a->kernel_guard_missing,
+		.kernel_guard_missing = a->pid1.kernel_guard_missing,
 		.rootfd = AT_FDCWD,
 		.efivars_dir = VI_EFIVARS_DIR,
 	};
 	const struct vi_plan *p = &a->plan;
 	const struct vi_trust_result *tr = &p->trust;
 	char line[VI_PLAN_MANIFEST_LINE_MAX];
+	struct vi_failure refusal;
 	int r;
 
 	a->cmdline = cmdline;
@@ -71,12 +74,14 @@ int vi_agent_configure(struct agent *a, const char *cmdline, bool boot)
 		if (r < 0)
 			vi_kmsg_log(&a->log, KMSG_INFO, "efivarfs not mounted: %s", strerror(-r));
 	}
-	r = vi_plan_build(&in, &a->plan, &a->failure);
+	r = vi_plan_build(&in, &a->plan, &refusal);
+	if (r < 0 && ret_refusal)
+		*ret_refusal = refusal;
 
 	if (!p->refused && p->cfg.shell_dropped)
 		vi_kmsg_log(&a->log, KMSG_WARNING,
 			 "fail action shell dropped: the initramfs policy does not allow a shell");
-	a->wait_ms += tr->wait_ms;
+	a->time.wait_ms += tr->wait_ms;
 	if (tr->recovery_dropped)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "recovery root disabled: %s", tr->recovery_note);
 	if (r < 0)
@@ -102,7 +107,7 @@ void vi_agent_write_status(struct agent *a, const char *result, const char *acti
 	char text[VI_STATUS_MAX];
 
 	vi_status_from_failure(result, action, &a->failure, booted, &hashes, &st);
-	if (a->keep_first_failure && strcmp(result, "ok") &&
+	if (a->dracut && strcmp(result, "ok") &&
 	    vi_status_read(a->status_dir, text, sizeof(text), &old) == 0 &&
 	    !strcmp(old.result, "failed")) {
 		st.name = old.name;
@@ -137,7 +142,7 @@ static void log_waiting(void *ctx, const char *missing, unsigned timeout_ms)
 }
 
 /* Steps 1-6 for one target (lib/boot/activate.c), with its log lines. */
-static int activate(struct agent *a, const struct vi_target *t, struct vi_activation *act)
+int vi_agent_activate(struct agent *a, const struct vi_target *t, struct vi_activation *act)
 {
 	struct vi_error err = { "" };
 	struct wait_note_ctx note = { a, t };
@@ -155,13 +160,13 @@ static int activate(struct agent *a, const struct vi_target *t, struct vi_activa
 	if (t == &a->plan.cfg.recovery ||
 	    (!a->plan.recovery_allowed && (t == &a->plan.cfg.usr || !a->plan.cfg.usr.enabled)))
 		vi_plan_release_keys(&a->plan);   /* tables loaded: the kernel has its copies */
-	a->wait_ms += act->wait_ms;
+	a->time.wait_ms += act->wait_ms;
 	if (act->preflight_skipped)
 		vi_kmsg_log(&a->log, KMSG_WARNING,
 			 "%s: pre-flight root hash check skipped: %s; the kernel still verifies "
 			 "every block", t->name, act->preflight_note.msg);
 	if (r < 0) {
-		fail_target(a, act->stage, t, r, &err);
+		vi_agent_fail_target(a, act->stage, t, r, &err);
 		if (act->stage == VI_STAGE_ACTIVATE && act->table[0])
 			vi_kmsg_log(&a->log, KMSG_INFO, "%s: refused table: %s", t->name, act->table);
 		return r;
@@ -170,15 +175,4 @@ static int activate(struct agent *a, const struct vi_target *t, struct vi_activa
 		 act->node, act->data_name, act->hash_name,
 		 act->reused ? ", existing identical mapping reused" : "");
 	return 0;
-}
-
-int vi_agent_activate(struct agent *a, const struct vi_target *t, struct vi_activation *act)
-{
-	return activate(a, t, act);
-}
-
-int vi_agent_fail_target(struct agent *a, enum vi_stage stage, const struct vi_target *t, int r,
-			 const struct vi_error *reason)
-{
-	return fail_target(a, stage, t, r, reason);
 }

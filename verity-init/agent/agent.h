@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The agent's state and the steps its two runtimes share: PID 1 of a standalone initramfs
- * (verity-init.c) and the dracut runtime (dracut-mode.c). Both walk the same fail list
+ * (pid1-boot.c) and the dracut runtime (dracut-mode.c). Both walk the same fail list
  * (fallback.c); they differ in how recovery, a shell and the last resort are done. */
 #ifndef VERITY_AGENT_H
 #define VERITY_AGENT_H
@@ -15,43 +15,73 @@
 #include "plan.h"
 #include "slot-boot.h"
 
+/* The agent's timings (ms) for PID 1's line before exec: its own time per step, and the time
+ * that is not its own. */
+struct agent_timings {
+	uint64_t start_ms;        /* PID 1 started (CLOCK_MONOTONIC) */
+	uint64_t early_mounts_ms; /* own: the API filesystems and the kernel log */
+	uint64_t setup_ms;        /* own: the configuration pipeline and the targets' set-up */
+	uint64_t mount_ms;        /* own: mount and init read */
+	uint64_t switch_ms;       /* own: the switch */
+	uint64_t wait_ms;         /* waiting for devices */
+	uint64_t modules_ms;      /* in finit_module (the kernel's module init) */
+};
+
+/* The initramfs policy as PID 1 reads it, once, before the modules (their forced parameters);
+ * the configuration pipeline takes this copy instead of reading the file again. */
+struct agent_policy_file {
+	bool read;                /* read already (PID 1); false: the pipeline reads it */
+	int r;                    /* what reading it returned, */
+	struct vi_error err;      /* and why, when that failed */
+	struct vi_policy policy;
+};
+
+/* What only PID 1 has: the kernel's hand-over for init and its own steps' state. */
+struct agent_pid1 {
+	int init_argc;             /* the kernel's arguments for init ("single", after --) */
+	char **init_argv;          /* NULL: not PID 1 */
+	char **init_envp;          /* the kernel's environment, for init (not for us) */
+	struct agent_policy_file policy_file;
+	bool kernel_guard_missing; /* the policy forces dm_verity.require_signatures; it is off */
+	struct vi_fs_loader fs_loader; /* a filesystem's modules before its mount */
+	uint32_t fs_modules_tried; /* bit i: vi_root_fs_types[i]'s list was loaded */
+	bool devkmsg_restore;      /* we lifted /dev/kmsg rate limiting: put it back */
+	struct vi_ipe_policy ipe;  /* the policy's IPE policy, read before the switch */
+	bool switched;             /* the switch got past its checks, the initramfs is gone */
+};
+
+/* Whether a shell may open in the fallback, as far as the TPM is concerned. */
+struct agent_fallback_tpm {
+	bool measured;             /* the TPM recorded the fallback, or need not */
+	char unmeasured[320];      /* why a shell must not open when it did not */
+};
+
+/* The dracut runtime's own state (dracut-mode.c). */
+struct dracut_state;
+
 struct agent {
 	struct vi_kmsg log;
 	struct vi_plan plan;       /* what to boot and how to fail (lib/boot/plan.c) */
 	struct vi_failure failure; /* the failure being handled (the first one, during recovery) */
-	uint64_t t_start_ms;
-	uint64_t wait_ms;          /* time spent waiting for devices (excluded from agent time) */
-	uint64_t modules_ms;       /* time in finit_module (the kernel's module init) */
-	struct vi_fs_loader fs_loader; /* PID 1: a filesystem's modules before its mount */
-	uint32_t fs_modules_tried; /* PID 1: bit i: vi_root_fs_types[i]'s list was loaded */
-	uint64_t mark_ms[4];       /* own time per step: early mounts, set-up, mount, switch */
-	uint64_t measure_us;       /* the TPM measurement's own time */
-	struct vi_ipe_policy ipe;  /* the policy's IPE policy, read before the switch */
-	int init_argc;             /* PID 1: the kernel's arguments for init ("single", after --) */
-	char **init_argv;
-	char **init_envp;          /* PID 1: the kernel's environment, for init (not for us) */
-	struct vi_policy policy_read; /* PID 1: the initramfs policy, read once before the
-	                               * modules (their forced parameters) and used by the plan */
-	int policy_read_r;            /* what reading it returned (0 before it was read) */
-	struct vi_error policy_read_err;
-	bool efivarfs_tried;       /* vi_agent_configure mounted efivarfs (or could not) */
-	bool policy_was_read;
-	bool devkmsg_restore;      /* we lifted /dev/kmsg rate limiting: put it back */
-	bool kernel_guard_missing; /* the policy forces dm_verity.require_signatures; it is off */
-	bool switched;             /* PID 1: the switch got past its checks, the initramfs is gone */
-	bool fallback_measured;    /* the TPM recorded the fallback, or need not */
-	char fallback_unmeasured[320]; /* why a shell must not open when it did not */
-	const char *cmdline;       /* --cmdline (the dracut runtime), NULL: /proc/cmdline only */
-	void *runtime;             /* the dracut runtime's own state (dracut-mode.c) */
-	const char *status_dir;    /* VI_STATUS_DIR (the dracut runtime's tests name another) */
-	bool keep_first_failure;   /* dracut: a failure the status file holds already is the
-	                            * boot's first (another process found it): keep its reason */
 	struct vi_slot_boot slots; /* A/B boot (policy slots=): slot-boot.c */
+	struct agent_fallback_tpm fallback;
+	const char *status_dir;    /* VI_STATUS_DIR (the dracut runtime's tests name another) */
+	const char *cmdline;       /* --cmdline (the dracut runtime), NULL: /proc/cmdline only */
+	bool efivarfs_tried;       /* vi_agent_configure mounted efivarfs (or could not) */
+	struct agent_timings time;
+	struct agent_pid1 pid1;    /* PID 1 only */
+	struct dracut_state *dracut; /* the dracut runtime only; there a failure the status file
+	                              * holds already is the boot's first (another process found
+	                              * it): its reason is kept */
 };
 
-/* The configuration pipeline (lib/boot/plan.c) with its notes logged; a refusal is in
- * a->failure and returned, not logged (the caller logs it, or prints it: `parse`). */
-int vi_agent_configure(struct agent *a, const char *cmdline, bool boot);
+/* The configuration pipeline (lib/boot/plan.c) with its notes logged: a->plan built anew,
+ * whole, from the command line (cmdline, NULL: /proc/cmdline), the initramfs policy (PID 1's
+ * copy, a->pid1.policy_file, when it read it) and, with boot, the signature step. A refusal is
+ * returned, not logged (the caller logs it, or prints it: `parse`), and recorded in
+ * *ret_refusal; NULL: not recorded, the failure being handled stays the one reported. */
+int vi_agent_configure(struct agent *a, const char *cmdline, bool boot,
+		       struct vi_failure *ret_refusal);
 /* Steps 1-6 for one target, with their log lines; a failure is recorded and logged. */
 int vi_agent_activate(struct agent *a, const struct vi_target *t, struct vi_activation *act);
 /* The one place a failure is recorded: the value (stage, target, errno, CONTEXT: REASON), then
@@ -77,14 +107,14 @@ int vi_agent_measure(struct agent *a, const struct vi_target *t);
 bool vi_agent_no_tpm(int r);
 /* Before any fail action: "dm-verity-fallback:STAGE" into the same PCR, so that no shell or
  * other root runs with the PCR at (or able to reach) a good boot's value. False, with the
- * reason in a->fallback_unmeasured, when that did not work and the policy requires the TPM, a
+ * reason in a->fallback.unmeasured, when that did not work and the policy requires the TPM, a
  * TPM device is there, the firmware announces a TPM or the command line may hide one
  * (include/tpmhint.h): whoever had the shell could load the driver and replay a good event. */
 bool vi_agent_measure_fallback(struct agent *a);
 /* The same with "dm-verity-fallback:WHAT": "shell" for a shell the initramfs opens outside the
  * fail list (dracut's breakpoints and emergency shell, systemd's shell units). */
 bool vi_agent_measure_fallback_as(struct agent *a, const char *what);
-/* fallback ops' shell_refused: a->fallback_measured false (see above) refuses the shell. */
+/* fallback ops' shell_refused: a->fallback.measured false (see above) refuses the shell. */
 const char *vi_agent_shell_refused_tpm(struct agent *a);
 /* The policy's signed IPE policy (ipe_policy=): read before the switch, while the initramfs is
  * there; activated after it, right before init is executed, when no fallback is left for the
@@ -92,11 +122,19 @@ const char *vi_agent_shell_refused_tpm(struct agent *a);
 int vi_agent_read_ipe(struct agent *a, const struct vi_target *t);
 int vi_agent_activate_ipe(struct agent *a, const struct vi_target *t);
 
+#ifndef VERITY_INIT_VERSION
+#define VERITY_INIT_VERSION "0.1"
+#endif
+
+/* PID 1 (pid1-boot.c): argv and the environment are the kernel's, for init. The boot of the
+ * root (or of an A/B slot), and on failure the fail list; returns only when PID 1 is to exit. */
+int vi_pid1_main(struct agent *a, int argc, char **argv);
+
 /* PID 1's first steps (pid1-early.c): the API filesystems and console; the kernel log's rate
  * limit lifted for the agent's run and put back before init; the modules, with the policy read
- * once (a->policy_read) for their forced parameters. vi_pid1_load_modules also sets
- * a->fs_loader: each filesystem type's own modules (VI_FS_MODULES_DIR/TYPE), loaded once, the
- * first time a mount of that type is tried. */
+ * once (a->pid1.policy_file) for their forced parameters. vi_pid1_load_modules also sets
+ * a->pid1.fs_loader: each filesystem type's own modules (VI_FS_MODULES_DIR/TYPE), loaded once,
+ * the first time a mount of that type is tried. */
 void vi_pid1_mount_api(struct agent *a);
 void vi_pid1_devkmsg_unlimit(struct agent *a);
 void vi_pid1_devkmsg_restore(struct agent *a);
@@ -128,8 +166,10 @@ struct vi_fallback_ops {
 enum vi_fallback_end vi_fallback_walk(struct agent *a, const struct vi_fallback_ops *ops,
 				      unsigned first, unsigned *ret_next);
 
-/* The dracut runtime (dracut-mode.c): `setup --fallback`, `fail`, `pre-pivot`. */
+/* The dracut runtime (dracut-mode.c): `setup --fallback`, `fail`, `before-shell`,
+ * `pre-pivot`; argv[0] is the verb. Returns the exit code. */
 int vi_dracut_main(struct agent *a, int argc, char **argv);
-/* `check-init`: the mapping and its init, nothing else (dracut-mode.c). */
+/* `check-init`: the mapping and its init, nothing else (dracut-prepivot.c); argv[0] is the verb.
+ * The exit code, or -EINVAL for a usage error. */
 int vi_dracut_check_init(int argc, char **argv);
 #endif

@@ -336,6 +336,32 @@ static int open_dir(const char *path)
 	return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
+/* dracut's command line under the directory root into line[0..size). 0 or a negative errno. */
+static int read_cmdline(const char *root, char *line, size_t size)
+{
+	int rootfd = open_dir(root), r;
+
+	if (rootfd < 0)
+		return -errno;
+	r = vi_dracut_getcmdline(rootfd, line, size);
+	close(rootfd);
+	return r;
+}
+
+/* `--print-cmdline`: the line the generator reads, on stdout. */
+static int print_cmdline(const char *root)
+{
+	static char line[VI_MAX_CMDLINE + 1];
+	int r = read_cmdline(root, line, sizeof(line));
+
+	if (r < 0) {
+		fprintf(stderr, "verity-init: cannot read the command line: %s\n", strerror(-r));
+		return 1;
+	}
+	fputs(line, stdout);
+	return fflush(stdout) == EOF ? 1 : 0;
+}
+
 int vi_dracut_generator_main(struct agent *a, int argc, char **argv, bool multicall)
 {
 	static char line[VI_MAX_CMDLINE + 1];
@@ -343,7 +369,7 @@ int vi_dracut_generator_main(struct agent *a, int argc, char **argv, bool multic
 	const struct vi_config *cfg = &a->plan.cfg;
 	struct gen g = { .log = &a->log, .normal = -1, .early = -1 };
 	const char *root = "/";
-	int i = multicall ? 1 : 2, rootfd, r;
+	int i = 1, r;
 	bool refused = false, print = false;
 
 	for (; !multicall && i < argc && argv[i][0] == '-'; i++) {
@@ -360,31 +386,20 @@ int vi_dracut_generator_main(struct agent *a, int argc, char **argv, bool multic
 		      "       verity-init generator [--root DIR] --print-cmdline\n", stderr);
 		return 2;
 	}
-	if (!print) {
-		g.normal = open_dir(argv[i]);
-		g.early = argc - i > 1 ? open_dir(argv[i + 1]) : dup(g.normal);
-		if (g.normal < 0 || g.early < 0) {
-			gen_failed(&g, -errno, "the generator directories");
-			goto out;
-		}
-		/* The units of a refused line before anything of the line is read: the parser runs
-		 * in this process, and if the line made it die, those units must be what systemd
-		 * finds (none would let systemd-fstab-generator mount root= unverified). */
-		vi_config_init(&closed);
-		generate(&g, &closed, true);
+	if (print)
+		return print_cmdline(root);
+	g.normal = open_dir(argv[i]);
+	g.early = argc - i > 1 ? open_dir(argv[i + 1]) : dup(g.normal);
+	if (g.normal < 0 || g.early < 0) {
+		gen_failed(&g, -errno, "the generator directories");
+		goto out;
 	}
-	rootfd = open_dir(root);
-	r = rootfd < 0 ? -errno : vi_dracut_getcmdline(rootfd, line, sizeof(line));
-	if (rootfd >= 0)
-		close(rootfd);
-	if (print) {
-		if (r < 0) {
-			fprintf(stderr, "verity-init: cannot read the command line: %s\n", strerror(-r));
-			return 1;
-		}
-		fputs(line, stdout);
-		return fflush(stdout) == EOF ? 1 : 0;
-	}
+	/* The units of a refused line before anything of the line is read: the parser runs in
+	 * this process, and if the line made it die, those units must be what systemd finds (none
+	 * would let systemd-fstab-generator mount root= unverified). */
+	vi_config_init(&closed);
+	generate(&g, &closed, true);
+	r = read_cmdline(root, line, sizeof(line));
 	if (r < 0) {
 		/* setup reads the line again and applies the policy; here every unit is written
 		 * as for a refused line (the policy's shell setting still read) */
@@ -394,7 +409,7 @@ int vi_dracut_generator_main(struct agent *a, int argc, char **argv, bool multic
 		line[0] = '\0';
 	}
 	/* a refusal is the setup service's to log and act on (it reads the same line) */
-	r = vi_agent_configure(a, line, false);
+	r = vi_agent_configure(a, line, false, NULL);
 	if (r < 0) {
 		refused = true;
 	} else if (!refused) {

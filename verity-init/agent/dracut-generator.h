@@ -21,7 +21,7 @@ int vi_dracut_getcmdline(int rootfd, char *line, size_t size);
 /* `verity-init-generator NORMAL [EARLY [LATE]]` (as systemd runs it),
  * `verity-init generator [--root DIR] NORMAL [EARLY [LATE]]` (the command line's files under
  * DIR), or `verity-init generator [--root DIR] --print-cmdline` (the line it reads, on stdout).
- * Returns the exit status. */
+ * argv[0] is the program (multicall) or the verb. Returns the exit status. */
 int vi_dracut_generator_main(struct agent *a, int argc, char **argv, bool multicall);
 
 #endif

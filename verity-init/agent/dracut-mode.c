@@ -14,7 +14,7 @@
  *   VERITY_REASON='...'                the failure this process found
  *   exit 1: nothing took effect, not even the panic: never go on.
  *
- * Commands (docs/verity-init.8):
+ * Commands (docs/verity-init.8; pre-pivot in dracut-prepivot.c):
  *   setup --fallback                   set the root up and record its mappings
  *                                      (dracut-maprec.c); on failure the fail list
  *   fail --reason getarg|shell-asked|shell-unit [--unit UNIT]
@@ -45,46 +45,24 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "devices.h"
 #include "dm.h"
 #include "dracut-layout.h"
 #include "dracut-maprec.h"
+#include "dracut-mode.h"
 #include "dracut-saved.h"
 #include "failactions.h"
-#include "fileio.h"
 #include "maprec.h"
 #include "mountroot.h"
-#include "overlay.h"
-#include "status.h"
 #include "strutil.h"
 
 #define SYSRQ_TRIGGER  "/proc/sysrq-trigger"
 #define ACTION_WAIT_S  10u    /* an emergency action's time to take effect before the next */
 #define RECOVERY_MARK  "recovery-tried"
-#define EXIT_SHELL     3
-/* opens dracut's emergency shell for the pre-pivot unit, then resumes the fail list */
-#define DRACUT_SHELL_HELPER "/sbin/verity-init-dracut"
-
-struct dracut {
-	const char *sysrq;       /* SYSRQ_TRIGGER, or a test's file */
-	bool test_sysrq;         /* a test's file: no reboot(2), no wait */
-	const char *newroot;     /* pre-pivot: where dracut mounted the root */
-	const char *init;        /* pre-pivot, refused line: the init dracut's init.sh runs */
-	bool other_init;         /* pre-pivot: real_init= or rd.distroinit= (dracut runs another) */
-	bool systemd;            /* systemd in the initramfs: /sysroot is sysroot.mount's */
-	const char *no_recovery; /* why the recovery root is not tried (fail --reason) */
-	unsigned shell_next;     /* exit 3: the fail list's entry after the shell */
-	bool saved_cmdline;      /* pre-pivot: the line setup saved (the systemd unit) */
-	int saved_r;             /* reading it failed: why (saved_err) */
-	struct vi_error saved_err;
-	char line[VI_MAX_CMDLINE + 1];
-	char saved_init[VI_MAX_PATH];
-};
 
 /* The kernel's emergency action c (b reboot, o power off, c panic), then its time to act. */
 static void sysrq(struct agent *a, char c)
 {
-	const struct dracut *d = a->runtime;
+	const struct dracut_state *d = a->dracut;
 	char rec[2] = { c, '\n' };
 	int fd = open(d->sysrq, O_WRONLY | O_APPEND | O_CLOEXEC | (d->test_sysrq ? O_CREAT : 0),
 		      0644);
@@ -98,7 +76,7 @@ static void sysrq(struct agent *a, char c)
 }
 
 /* Remove the mapping NAME if there is one; 0 when it is gone. */
-static int remove_mapping(struct agent *a, const char *name)
+int vi_dracut_remove_mapping(struct agent *a, const char *name)
 {
 	struct vi_error err = { "" };
 	bool exists = false;
@@ -131,7 +109,7 @@ static int recovery_mark(struct agent *a)
 	return 0;
 }
 
-static bool recovery_marked(const struct agent *a)
+bool vi_dracut_recovery_marked(const struct agent *a)
 {
 	char path[512];
 
@@ -143,7 +121,7 @@ static bool recovery_marked(const struct agent *a)
 static int mount_recovery(struct agent *a, const struct vi_target *t,
 			  const struct vi_activation *act)
 {
-	const struct dracut *d = a->runtime;
+	const struct dracut_state *d = a->dracut;
 	const struct vi_config *cfg = &a->plan.cfg;
 	struct vi_error err = { "" };
 	char type[VI_MAX_FSTYPE];
@@ -166,7 +144,7 @@ static int mount_recovery(struct agent *a, const struct vi_target *t,
  * for (and mounts) is the recovery root; in pre-pivot also mounted and its init read. */
 static int dracut_recovery(struct agent *a)
 {
-	const struct dracut *d = a->runtime;
+	const struct dracut_state *d = a->dracut;
 	struct vi_config *cfg = &a->plan.cfg;
 	const struct vi_failure first = a->failure;
 	struct vi_activation act;
@@ -190,8 +168,8 @@ static int dracut_recovery(struct agent *a)
 		return -ENOENT;
 	}
 	/* /usr goes with the root only, never with a recovery root */
-	if (remove_mapping(a, cfg->root.name) < 0 ||
-	    (cfg->usr.enabled && remove_mapping(a, cfg->usr.name) < 0))
+	if (vi_dracut_remove_mapping(a, cfg->root.name) < 0 ||
+	    (cfg->usr.enabled && vi_dracut_remove_mapping(a, cfg->usr.name) < 0))
 		return -EBUSY;
 	vi_maprec_remove(a->status_dir);
 	snprintf(cfg->recovery.name, sizeof(cfg->recovery.name), "%s", cfg->root.name);
@@ -204,7 +182,7 @@ static int dracut_recovery(struct agent *a)
 	if (r == 0 && d->newroot) {
 		r = mount_recovery(a, &cfg->recovery, &act);
 		if (r < 0)
-			remove_mapping(a, cfg->recovery.name);
+			vi_dracut_remove_mapping(a, cfg->recovery.name);
 	}
 	if (r == 0) {
 		const char *name = cfg->recovery.name;
@@ -213,7 +191,7 @@ static int dracut_recovery(struct agent *a)
 		if (r < 0 && d->newroot)
 			vi_dracut_umount_tree(d->newroot);
 		if (r < 0)
-			remove_mapping(a, cfg->recovery.name);
+			vi_dracut_remove_mapping(a, cfg->recovery.name);
 	}
 	a->failure = first;   /* the status file describes the first failure */
 	if (r < 0)
@@ -233,7 +211,7 @@ static bool dracut_shell(struct agent *a)
 /* Not PID 1, but root in the initramfs: reboot(2) works; the kernel's sysrq is the fallback. */
 static void dracut_power(struct agent *a, enum vi_fail_action act)
 {
-	const struct dracut *d = a->runtime;
+	const struct dracut_state *d = a->dracut;
 
 	if (!d->test_sysrq) {
 		sync();
@@ -244,8 +222,8 @@ static void dracut_power(struct agent *a, enum vi_fail_action act)
 	sysrq(a, act == VI_FAIL_REBOOT ? 'b' : 'o');
 }
 
-static int answer(struct agent *a, const char *result, const char *action, unsigned next,
-		  int code)
+int vi_dracut_answer(struct agent *a, const char *result, const char *action, unsigned next,
+		     int code)
 {
 	printf("VERITY_RESULT=%s\nVERITY_ACTION=%s\n", result, action);
 	if (next)
@@ -260,7 +238,7 @@ static int answer(struct agent *a, const char *result, const char *action, unsig
 }
 
 /* Walk the fail list from entry first. Not PID 1: the last resort is the kernel's panic. */
-static int walk(struct agent *a, unsigned first)
+int vi_dracut_walk(struct agent *a, unsigned first)
 {
 	static const struct vi_fallback_ops ops = { dracut_recovery, vi_agent_shell_refused_tpm,
 						    dracut_shell, dracut_power };
@@ -268,29 +246,19 @@ static int walk(struct agent *a, unsigned first)
 
 	/* the fallback is measured once, by the walk that starts the list; a resumed walk comes
 	 * after a shell that walk allowed */
-	a->fallback_measured = first == 0 ? vi_agent_measure_fallback(a) : true;
+	a->fallback.measured = first == 0 ? vi_agent_measure_fallback(a) : true;
 	switch (vi_fallback_walk(a, &ops, first, &next)) {
 	case VI_FALLBACK_RECOVERED:
-		return answer(a, "recovery", "recovery", 0, EXIT_SUCCESS);
+		return vi_dracut_answer(a, "recovery", "recovery", 0, EXIT_SUCCESS);
 	case VI_FALLBACK_SHELL:
-		((struct dracut *)a->runtime)->shell_next = next;
-		return answer(a, "failed", "shell", next, EXIT_SHELL);
+		a->dracut->shell_next = next;
+		return vi_dracut_answer(a, "failed", "shell", next, EXIT_SHELL);
 	case VI_FALLBACK_PANIC:
 		break;
 	}
 	sync();
 	sysrq(a, 'c');
-	return answer(a, "failed", "panic", 0, EXIT_FAILURE);
-}
-
-/* For --resume and after a failure: the plan with the recovery root's signature step. The
- * failure found so far stays the one to report. */
-static void configure_for_fallback(struct agent *a, const char *cmdline)
-{
-	const struct vi_failure found = a->failure;
-
-	vi_agent_configure(a, cmdline, true);
-	a->failure = found;
+	return vi_dracut_answer(a, "failed", "panic", 0, EXIT_FAILURE);
 }
 
 /* An IPE policy that denies execution from anything but the signed root would deny dracut's own
@@ -340,9 +308,9 @@ static int setup_targets(struct agent *a)
 	if (r < 0)
 		vi_maprec_remove(a->status_dir);
 	if (r < 0 && usr_up)
-		remove_mapping(a, cfg->usr.name);
+		vi_dracut_remove_mapping(a, cfg->usr.name);
 	if (r < 0 && root_up)
-		remove_mapping(a, cfg->root.name);
+		vi_dracut_remove_mapping(a, cfg->root.name);
 	return r;
 }
 
@@ -367,33 +335,35 @@ static void save_cmdline(struct agent *a, const char *cmdline)
 /* `setup --fallback`: the initqueue job (shell init) and verity-init-setup.service. A/B slots:
  * PID 1's slot step (slot-boot.c); a slot that fails before dracut mounts it is set aside for
  * the next one in the same run. */
-static int dracut_setup(struct agent *a, const char *cmdline, int resume)
+static int dracut_setup(struct agent *a, const struct dracut_args *o)
 {
 	const struct vi_config *cfg = &a->plan.cfg;
 	bool switched;
 	int r;
 
-	r = vi_agent_configure(a, cmdline, true);
-	if (resume >= 0) {
-		a->failure.set = false;
-		return walk(a, (unsigned)resume);
-	}
-	save_cmdline(a, cmdline);
+	if (!o->fallback)
+		return -EINVAL;
+	/* resumed after the shell: the list goes on, no failure of this process to report */
+	r = vi_agent_configure(a, o->cmdline, true, o->resume < 0 ? &a->failure : NULL);
+	if (o->resume >= 0)
+		return vi_dracut_walk(a, (unsigned)o->resume);
+	save_cmdline(a, o->cmdline);
 	if (r < 0) {
 		vi_agent_log_failure(a);
 	} else if (a->plan.policy.ipe_policy[0]) {
 		r = ipe_refused(a);
 	} else if (a->plan.slots) {
 		a->slots = (struct vi_slot_boot){ .log = &a->log, .plan = &a->plan,
-			.failure = &a->failure, .wait_ms = &a->wait_ms, .boot = setup_slot, .ctx = a };
+			.failure = &a->failure, .wait_ms = &a->time.wait_ms, .boot = setup_slot,
+			.ctx = a };
 		r = vi_slot_boot_run(&a->slots, &switched);
 	} else {
 		r = setup_targets(a);
 	}
 	if (r < 0)
-		return walk(a, 0);
+		return vi_dracut_walk(a, 0);
 	vi_agent_write_status(a, "ok", "none", cfg->root.enabled ? &cfg->root : &cfg->usr);
-	return answer(a, "ok", "none", 0, EXIT_SUCCESS);
+	return vi_dracut_answer(a, "ok", "none", 0, EXIT_SUCCESS);
 }
 
 static const struct {
@@ -427,23 +397,24 @@ static bool unit_name_ok(const char *unit)
  * may open. Otherwise it is refused (the policy allows none, the line is refused, or the TPM did
  * not record the event where one is or may be) and the fail list runs without its shell and
  * recovery root (the shell would come back with the same line). */
-static int dracut_before_shell(struct agent *a, const char *cmdline, const char *unit)
+static int dracut_before_shell(struct agent *a, const struct dracut_args *o)
 {
-	struct dracut *d = a->runtime;
+	struct dracut_state *d = a->dracut;
+	const char *unit = o->unit;
 	struct vi_error why = { "" };
 	enum vi_fail_action *fail = a->plan.cfg.fail;
 	unsigned n = 0;
 	int r;
 
-	if (!unit_name_ok(unit))
+	if (!unit || o->reason || o->fallback || o->resume >= 0 || !unit_name_ok(unit))
 		return -EINVAL;
-	r = vi_agent_configure(a, cmdline, false);
+	r = vi_agent_configure(a, o->cmdline, false, &a->failure);
 	if (r == 0 && a->plan.policy.allow_shell) {
 		if (vi_agent_measure_fallback_as(a, "shell")) {
 			vi_kmsg_log(&a->log, KMSG_NOTICE, "%s: the shell may open", unit);
 			return EXIT_SUCCESS;
 		}
-		vi_err(&why, "%s would open a shell: %s", unit, a->fallback_unmeasured);
+		vi_err(&why, "%s would open a shell: %s", unit, a->fallback.unmeasured);
 	} else {
 		vi_err(&why, "%s would open a shell: %s", unit, r < 0 ?
 		       a->failure.reason.msg : "the initramfs policy allows none");
@@ -456,28 +427,28 @@ static int dracut_before_shell(struct agent *a, const char *cmdline, const char 
 	for (unsigned i = n; i < VI_MAX_FAIL; i++)
 		fail[i] = VI_FAIL_NONE;
 	vi_agent_log_failure(a);
-	return walk(a, 0);
+	return vi_dracut_walk(a, 0);
 }
 
 /* `fail --reason CODE`: what only the hooks see. A refused line is the failure itself. */
-static int dracut_fail(struct agent *a, const char *cmdline, const char *code,
-		       const char *unit, int resume)
+static int dracut_fail(struct agent *a, const struct dracut_args *o)
 {
-	struct dracut *d = a->runtime;
+	struct dracut_state *d = a->dracut;
+	const char *code = o->reason, *unit = o->unit;
 	struct vi_error why = { "" };
 	size_t i, n = sizeof(fail_reasons) / sizeof(fail_reasons[0]);
 	int r;
 
+	if (!code || o->fallback)
+		return -EINVAL;
 	for (i = 0; i < n && strcmp(code, fail_reasons[i].code); i++)
 		;
 	if (i == n || (!strcmp(code, "shell-unit") && !unit_name_ok(unit)))
 		return -EINVAL;
 	d->no_recovery = fail_reasons[i].no_recovery;
-	r = vi_agent_configure(a, cmdline, false);
-	if (resume >= 0) {
-		a->failure.set = false;
-		return walk(a, (unsigned)resume);
-	}
+	r = vi_agent_configure(a, o->cmdline, false, o->resume < 0 ? &a->failure : NULL);
+	if (o->resume >= 0)
+		return vi_dracut_walk(a, (unsigned)o->resume);
 	if (!strcmp(code, "shell-unit")) {
 		vi_err(&why, "%s %s%s%s%s", unit, fail_reasons[i].reason,
 		       r < 0 ? " (command line refused: " : "", r < 0 ? a->failure.reason.msg : "",
@@ -488,156 +459,7 @@ static int dracut_fail(struct agent *a, const char *cmdline, const char *code,
 		vi_failure_set(&a->failure, VI_STAGE_CONFIG, &a->plan.cfg.root, -EPERM, "", &why);
 	}
 	vi_agent_log_failure(a);
-	return walk(a, 0);
-}
-
-/* ROOT is the mapping NAME (or the device devno when not 0), a verity target the kernel has
- * verified so far, and init is read completely from it, not from a file system mounted inside
- * it. err says which check refused. */
-static int root_check(const char *root, const char *name, dev_t devno, const char *init,
-		      const char *const *also, struct vi_error *err)
-{
-	int r = 0;
-
-	if (!devno) {
-		struct vi_error why = { "" };
-
-		r = vi_dracut_mapping_check(name, &devno, &why);
-		if (r < 0)
-			return vi_err(err, "%s is not the verified mapping: %s", root, why.msg);
-	}
-	r = vi_dracut_program_path(root, init, err);
-	if (r >= 0)
-		r = vi_init_check(root, init, devno, NULL, err);
-	for (size_t i = 0; r == 0 && also && i < VI_DRACUT_ALSO_MAX && also[i]; i++) {
-		r = vi_dracut_program_path(root, also[i], err);
-		if (r > 0)
-			r = vi_init_check(root, also[i], devno, NULL, err);
-	}
-	if (r == 0)
-		r = vi_root_dirs_check(root, devno, err);
-	return r;
-}
-
-/* systemd's switch-root without init= does not run /sbin/init: PID 1 executes the new root's
- * service manager at the path it was built with (SYSTEMD_BINARY_PATH: /lib/systemd/systemd on
- * Debian, /usr/lib/systemd/systemd elsewhere), and /sbin/init only when that cannot be executed.
- * systemctl takes init= from /proc/cmdline alone (not from dracut's /etc/cmdline.d, which the
- * saved line has), so whatever init= says, each of them the new root has is read through the
- * final layout as init is. */
-static const char *const systemd_managers[VI_DRACUT_ALSO_MAX + 1] = {
-	"/lib/systemd/systemd", "/usr/lib/systemd/systemd", NULL,
-};
-
-/* The layout on NEWROOT: the verified root alone (root_check), or a verified /usr or the
- * overlay of systemd.volatile=overlay (dracut-layout.c). A refusal is recorded. */
-static int layout_check(struct agent *a, const char *newroot, const char *init, bool plain)
-{
-	const struct dracut *d = a->runtime;
-	const char *const *also = d->systemd ? systemd_managers : NULL;
-	const struct vi_config *cfg = &a->plan.cfg;
-	struct vi_dracut_check c = { .stage = VI_STAGE_INIT };
-	int r;
-
-	if (plain || (!cfg->usr.enabled && cfg->volatile_mode != VI_VOLATILE_OVERLAY)) {
-		r = root_check(newroot, cfg->root.name, 0, init, also, &c.err);
-		snprintf(c.what, sizeof(c.what), "from the verified root");
-	} else {
-		r = vi_dracut_layout_check(cfg, newroot, init, also, &c);
-	}
-	if (r < 0)
-		return vi_agent_fail_target(a, c.stage, c.usr ? &cfg->usr : &cfg->root, r, &c.err);
-	vi_kmsg_log(&a->log, KMSG_NOTICE, "init %s read completely %s", init, c.what);
-	return 0;
-}
-
-/* `pre-pivot`: the last look before dracut switches to NEWROOT. */
-static int dracut_pre_pivot(struct agent *a, const char *cmdline, int resume)
-{
-	const struct dracut *d = a->runtime;
-	const struct vi_config *cfg = &a->plan.cfg;
-	const char *init = cfg->init;
-	char text[VI_STATUS_MAX];
-	struct vi_status st;
-	bool refused, plain;
-
-	refused = vi_agent_configure(a, cmdline, false) < 0;
-	if (resume >= 0) {
-		a->failure.set = false;
-		configure_for_fallback(a, cmdline);
-		return walk(a, (unsigned)resume);
-	}
-	if (d->saved_r < 0) {
-		/* the line setup used is unknown: what was set up cannot be told */
-		vi_agent_fail_target(a, VI_STAGE_CONFIG, &cfg->root, d->saved_r, &d->saved_err);
-		vi_agent_log_failure(a);
-		goto out_refuse;
-	}
-	if (refused) {
-		/* switched to only when setup put the recovery root in its place, and then with
-		 * the init dracut will run */
-		if (d->other_init || !recovery_marked(a) ||
-		    vi_status_read(a->status_dir, text, sizeof(text), &st) < 0 || !st.booted[0]) {
-			vi_agent_log_failure(a);
-			goto out_refuse;
-		}
-		init = d->init && d->init[0] ? d->init : "/sbin/init";
-	}
-	/* the recovery root put in the root's place by setup: the verified root alone */
-	plain = refused || recovery_marked(a);
-	if (vi_dracut_mappings_check(a, plain) == 0 &&
-	    layout_check(a, d->newroot, init, plain) == 0) {
-		a->failure.set = false;
-		return answer(a, "ok", "none", 0, EXIT_SUCCESS);
-	}
-	/* A/B: the slot setup booted is blamed as PID 1 blames it; the other one is the next
-	 * boot's (the initramfs cannot set it up once dracut has mounted this one) */
-	if (a->plan.slots && vi_status_read(a->status_dir, text, sizeof(text), &st) == 0 &&
-	    st.slot) {
-		a->slots = (struct vi_slot_boot){ .log = &a->log, .plan = &a->plan };
-		snprintf(a->slots.skipped, sizeof(a->slots.skipped), "%s", st.skipped ? st.skipped : "");
-		vi_slot_boot_failed_later(&a->slots, st.slot, a->failure.stage, a->failure.error,
-					  a->failure.reason.msg);
-	}
-out_refuse:
-	/* never switched to: nothing that is not the verified root stays on NEWROOT */
-	vi_dracut_umount_tree(d->newroot);
-	if (cfg->volatile_mode == VI_VOLATILE_OVERLAY)
-		umount2(VI_OVERLAY_DIR, MNT_DETACH);
-	remove_mapping(a, cfg->root.name);
-	if (cfg->usr.enabled)
-		remove_mapping(a, cfg->usr.name);
-	vi_maprec_remove(a->status_dir);
-	configure_for_fallback(a, cmdline);
-	return walk(a, 0);
-}
-
-/* `pre-pivot --saved-cmdline`: verity-init-pre-pivot.service. The shell the fail list may reach
- * is dracut's, opened by its library: handed over to the module's script with the list's next
- * entry, as the hook's loop does after exit 3. */
-static int saved_pre_pivot(struct agent *a, struct dracut *d)
-{
-	char next[16];
-	int r;
-
-	d->saved_r = vi_dracut_read_saved_cmdline(a->status_dir, d->line, sizeof(d->line),
-						  &d->saved_err);
-	if (d->saved_r == 0) {
-		d->saved_r = vi_dracut_init_words(d->line, d->saved_init, sizeof(d->saved_init),
-						  &d->other_init);
-		if (d->saved_r < 0)
-			vi_err(&d->saved_err, "init= of the command line setup used: %s",
-			       strerror(-d->saved_r));
-		d->init = d->saved_init;
-	}
-	r = dracut_pre_pivot(a, d->saved_r == 0 ? d->line : NULL, -1);
-	if (r != EXIT_SHELL)
-		return r;
-	snprintf(next, sizeof(next), "%u", d->shell_next);
-	execl(DRACUT_SHELL_HELPER, DRACUT_SHELL_HELPER, "pre-pivot-shell", next, (char *)NULL);
-	vi_kmsg_log(&a->log, KMSG_ERR, "cannot run %s for the fallback shell: %s",
-		    DRACUT_SHELL_HELPER, strerror(errno));
-	return EXIT_FAILURE;
+	return vi_dracut_walk(a, 0);
 }
 
 static int usage_error(void)
@@ -654,129 +476,107 @@ static int usage_error(void)
 	return 2;
 }
 
-int vi_dracut_main(struct agent *a, int argc, char **argv)
-{
-	/* the runtime's state lives as long as the agent */
-	/* zero-initialised: its buffers stay out of the binary's data */
-	static struct dracut d;
-	const char *cmdline = NULL, *kmsg = NULL, *reason = NULL, *unit = NULL;
-	bool fallback = false;
-	int resume = -1, r;
+/* The verbs: each returns the exit code, or a negative errno for a usage error. */
+static const struct dracut_verb {
+	const char *name;
+	int (*run)(struct agent *a, const struct dracut_args *o);
+} dracut_verbs[] = {
+	{ "setup", dracut_setup },
+	{ "fail", dracut_fail },
+	{ "before-shell", dracut_before_shell },
+	{ "pre-pivot", vi_dracut_pre_pivot },
+};
 
-	d.sysrq = SYSRQ_TRIGGER;
-	for (int i = 2; i < argc; i++) {
+/* The options after the verb into o and d (a->status_dir for --rundir). 0, or -EINVAL. */
+static int parse_args(struct agent *a, struct dracut_state *d, int argc, char **argv,
+		      struct dracut_args *o)
+{
+	for (int i = 1; i < argc; i++) {
 		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end;
+		long n;
 
 		if (!strcmp(opt, "--fallback")) {
-			fallback = true;
+			o->fallback = true;
 			continue;
 		}
 		if (!strcmp(opt, "--other-init")) {
-			d.other_init = true;
+			d->other_init = true;
 			continue;
 		}
 		if (!strcmp(opt, "--systemd")) {
-			d.systemd = true;
+			d->systemd = true;
 			continue;
 		}
 		if (!strcmp(opt, "--saved-cmdline")) {
-			d.saved_cmdline = true;
+			d->saved_cmdline = true;
 			continue;
 		}
 		if (!val)
-			return usage_error();
+			return -EINVAL;
 		i++;
 		if (!strcmp(opt, "--cmdline")) {
-			cmdline = val;
+			o->cmdline = val;
 		} else if (!strcmp(opt, "--rundir")) {
 			a->status_dir = val;
 		} else if (!strcmp(opt, "--kmsg")) {
-			kmsg = val;
+			o->kmsg = val;
 		} else if (!strcmp(opt, "--sysrq")) {
-			d.sysrq = val;
+			d->sysrq = val;
 		} else if (!strcmp(opt, "--newroot")) {
-			d.newroot = val;
+			d->newroot = val;
 		} else if (!strcmp(opt, "--init")) {
-			d.init = val;
+			d->init = val;
 		} else if (!strcmp(opt, "--reason")) {
-			reason = val;
+			o->reason = val;
 		} else if (!strcmp(opt, "--unit")) {
-			unit = val;
+			o->unit = val;
 		} else if (!strcmp(opt, "--resume")) {
-			char *end;
-			long n = strtol(val, &end, 10);
-
+			n = strtol(val, &end, 10);
 			if (*end || end == val || n < 0 || n > VI_MAX_FAIL)
-				return usage_error();
-			resume = (int)n;
+				return -EINVAL;
+			o->resume = (int)n;
 		} else {
-			return usage_error();
+			return -EINVAL;
 		}
 	}
-	d.test_sysrq = strcmp(d.sysrq, SYSRQ_TRIGGER) != 0;
-	a->runtime = &d;
-	a->keep_first_failure = true;
+	return 0;
+}
+
+/* The kernel log: --kmsg's file (a test's), else /dev/kmsg, else stderr. */
+static void open_log(struct agent *a, const char *kmsg, bool test)
+{
 	if (kmsg) {
 		a->log.fd = open(kmsg, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY |
-				 (d.test_sysrq ? O_CREAT : 0), 0644);
+				 (test ? O_CREAT : 0), 0644);
 		a->log.fallback_fd = 2;
 		a->log.pid = getpid();
 	}
 	if (a->log.fd < 0)
 		vi_kmsg_open(&a->log, 2);
-	vi_dm_init(access("/run/udev/control", F_OK) == 0 ? VI_DM_NODES_UDEV : VI_DM_NODES_SELF);
-
-	if (!strcmp(argv[1], "setup") && fallback) {
-		r = dracut_setup(a, cmdline, resume);
-	} else if (!strcmp(argv[1], "fail") && reason && !fallback) {
-		r = dracut_fail(a, cmdline, reason, unit, resume);
-	} else if (!strcmp(argv[1], "before-shell") && unit && !reason && !fallback &&
-		   resume < 0) {
-		r = dracut_before_shell(a, cmdline, unit);
-	} else if (!strcmp(argv[1], "pre-pivot") && d.newroot && !fallback && !d.saved_cmdline) {
-		r = dracut_pre_pivot(a, cmdline, resume);
-	} else if (!strcmp(argv[1], "pre-pivot") && d.newroot && !fallback && d.systemd &&
-		   !cmdline && !d.init && !d.other_init && resume < 0) {
-		r = saved_pre_pivot(a, &d);
-	} else {
-		return usage_error();
-	}
-	return r < 0 ? usage_error() : r;
 }
 
-/* `check-init`: the module's check by itself (tests, a hand-run check). */
-int vi_dracut_check_init(int argc, char **argv)
+int vi_dracut_main(struct agent *a, int argc, char **argv)
 {
-	const char *name = VI_DEFAULT_NAME, *device = NULL, *init = "/sbin/init", *root = NULL;
-	struct vi_error err = { "" };
-	dev_t devno = 0;
-	bool name_given = false;
-	int i;
+	/* the runtime's state lives as long as the agent */
+	/* zero-initialised: its buffers stay out of the binary's data */
+	static struct dracut_state d;
+	struct dracut_args o = { .resume = -1 };
+	int r;
 
-	for (i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--name") && i + 1 < argc) {
-			name = argv[++i];
-			name_given = true;
-		} else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
-			device = argv[++i];
-		} else if (!strcmp(argv[i], "--init") && i + 1 < argc) {
-			init = argv[++i];
-		} else if (argv[i][0] != '-' && !root) {
-			root = argv[i];
-		} else {
-			return -EINVAL;
-		}
+	d.sysrq = SYSRQ_TRIGGER;
+	if (parse_args(a, &d, argc, argv, &o) < 0)
+		return usage_error();
+	d.test_sysrq = strcmp(d.sysrq, SYSRQ_TRIGGER) != 0;
+	a->dracut = &d;
+	open_log(a, o.kmsg, d.test_sysrq);
+	vi_dm_init(access("/run/udev/control", F_OK) == 0 ? VI_DM_NODES_UDEV : VI_DM_NODES_SELF);
+	for (size_t i = 0; i < sizeof(dracut_verbs) / sizeof(dracut_verbs[0]); i++) {
+		if (strcmp(argv[0], dracut_verbs[i].name))
+			continue;
+		r = dracut_verbs[i].run(a, &o);
+		return r < 0 ? usage_error() : r;
 	}
-	if (!root || (device && name_given))
-		return -EINVAL;
-	vi_dm_init(VI_DM_NODES_SELF);
-	if (device && (!vi_parse_majmin(device, &devno) || !devno)) {
-		fprintf(stderr, "verity-init: --device %s: not MAJ:MIN\n", device);
-		return EXIT_FAILURE;
-	}
-	if (root_check(root, name, devno, init, NULL, &err) < 0) {
-		fprintf(stderr, "verity-init: %s\n", err.msg);
-		return EXIT_FAILURE;
-	}
-	return 0;
+	return usage_error();
 }
+

@@ -33,7 +33,7 @@ void vi_pid1_devkmsg_unlimit(struct agent *a)
 	fd = open(DEVKMSG_SYSCTL, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	a->devkmsg_restore = write(fd, "on\n", 3) == 3;
+	a->pid1.devkmsg_restore = write(fd, "on\n", 3) == 3;
 	close(fd);
 }
 
@@ -41,12 +41,12 @@ void vi_pid1_devkmsg_restore(struct agent *a)
 {
 	int fd;
 
-	if (!a->devkmsg_restore)
+	if (!a->pid1.devkmsg_restore)
 		return;
 	fd = open(DEVKMSG_SYSCTL, O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		if (write(fd, "ratelimit\n", 10) == 10)
-			a->devkmsg_restore = false;
+			a->pid1.devkmsg_restore = false;
 		close(fd);
 	}
 }
@@ -88,22 +88,23 @@ void vi_pid1_mount_api(struct agent *a)
 
 /* The parameters of every module PID 1 loads: the kernel applies MODULE.PARAM words of the
  * command line to built-in code only, so for modules they come from the command line (and
- * modprobe.d) as modprobe would pass them, then the policy's forced ones (a->policy_read). */
+ * modprobe.d) as modprobe would pass them, then the policy's forced ones
+ * (a->pid1.policy_file). */
 static void modload_params(const struct agent *a, struct vi_modload_params *mp)
 {
 	static char cmdline[VI_MAX_CMDLINE + 2];
 
 	*mp = (struct vi_modload_params){ .modprobe_dir = VI_MODPROBE_DIR };
-	if (a->policy_read_r == 0)
-		mp->forced = vi_policy_forced_modparams(&a->policy_read);
+	if (a->pid1.policy_file.r == 0)
+		mp->forced = vi_policy_forced_modparams(&a->pid1.policy_file.policy);
 	if (vi_fileio_read_text_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) == 0) {
 		mp->cmdline = cmdline;
 		mp->cmdline_len = strlen(cmdline);
 	}
 }
 
-/* The index of type in vi_root_fs_types (below 32, a bit of a->fs_modules_tried), or -1 when it
- * is not there or not a plain [a-z0-9] name: the type becomes a path. */
+/* The index of type in vi_root_fs_types (below 32, a bit of a->pid1.fs_modules_tried), or -1
+ * when it is not there or not a plain [a-z0-9] name: the type becomes a path. */
 static int fs_type_index(const char *type)
 {
 	size_t n = strlen(type);
@@ -116,8 +117,9 @@ static int fs_type_index(const char *type)
 	return -1;
 }
 
-/* a->fs_loader's load: VI_FS_MODULES_DIR/type, once per type, with the parameters of the base
- * load. No list: the driver is built in, or the image (an older one) has it in the base list. */
+/* a->pid1.fs_loader's load: VI_FS_MODULES_DIR/type, once per type, with the parameters of the
+ * base load. No list: the driver is built in, or the image (an older one) has it in the base
+ * list. */
 static void load_fs_modules(void *ctx, const char *type)
 {
 	struct agent *a = ctx;
@@ -128,15 +130,15 @@ static void load_fs_modules(void *ctx, const char *type)
 	uint64_t t0, ms;
 	int i = fs_type_index(type), r;
 
-	if (i < 0 || a->fs_modules_tried & (UINT32_C(1) << i))
+	if (i < 0 || a->pid1.fs_modules_tried & (UINT32_C(1) << i))
 		return;
-	a->fs_modules_tried |= UINT32_C(1) << i;
+	a->pid1.fs_modules_tried |= UINT32_C(1) << i;
 	snprintf(list, sizeof(list), VI_FS_MODULES_DIR "/%s", type);
 	modload_params(a, &mp);
 	t0 = vi_now_ms();
 	r = vi_modules_load(list, &mp, &loaded, &skipped, &err);
 	ms = vi_now_ms() - t0;
-	a->modules_ms += ms;
+	a->time.modules_ms += ms;
 	if (r < 0)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "fs modules for %s: %s", type, err.msg);
 	if (r < 0 || loaded || skipped)
@@ -144,9 +146,11 @@ static void load_fs_modules(void *ctx, const char *type)
 			 "hardware, in %llu ms", type, loaded, skipped, (unsigned long long)ms);
 }
 
-/* Load the initramfs's base modules (a filesystem's own come before its mount: a->fs_loader). */
+/* Load the initramfs's base modules (a filesystem's own come before its mount:
+ * a->pid1.fs_loader). */
 void vi_pid1_load_modules(struct agent *a)
 {
+	struct agent_policy_file *pf = &a->pid1.policy_file;
 	struct vi_modload_params mp;
 	struct vi_error err = { "" };
 	unsigned loaded = 0, skipped = 0;
@@ -155,22 +159,22 @@ void vi_pid1_load_modules(struct agent *a)
 	int r;
 
 	/* read once: the configuration pipeline takes this copy (and refuses a bad file) */
-	a->policy_read_r = vi_policy_load(VI_POLICY_FILE, &a->policy_read, &a->policy_read_err);
-	a->policy_was_read = true;
-	a->fs_loader = (struct vi_fs_loader){ load_fs_modules, a };
+	pf->r = vi_policy_load(VI_POLICY_FILE, &pf->policy, &pf->err);
+	pf->read = true;
+	a->pid1.fs_loader = (struct vi_fs_loader){ load_fs_modules, a };
 	modload_params(a, &mp);
 	r = vi_modules_load(VI_MODULES_LIST, &mp, &loaded, &skipped, &err);
-	a->modules_ms = vi_now_ms() - t0;
+	a->time.modules_ms = vi_now_ms() - t0;
 	if (r < 0)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
 	vi_kmsg_log(&a->log, KMSG_INFO, "%u modules loaded, %u without hardware, in %llu ms", loaded,
-		 skipped, (unsigned long long)a->modules_ms);
+		 skipped, (unsigned long long)a->time.modules_ms);
 	if (!mp.forced)
 		return;
 	/* a dm_verity built in, or loaded before us, did not get the forced word: the policy's
 	 * kernel-side guard would be missing, so the boot does not go on without it */
 	if (vi_fileio_read_text_at(AT_FDCWD, REQUIRE_SIGNATURES_PARAM, val, sizeof(val)) < 0 || strcmp(val, "Y")) {
-		a->kernel_guard_missing = true;
+		a->pid1.kernel_guard_missing = true;
 		return;
 	}
 	vi_kmsg_log(&a->log, KMSG_INFO, "dm_verity.require_signatures=Y, as the initramfs policy "

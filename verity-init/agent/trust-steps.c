@@ -23,10 +23,9 @@ bool vi_agent_no_tpm(int r)
 	return r == -ENODEV && access(ACPI_TPM2_TABLE, F_OK) < 0;
 }
 
-/* Extend the policy's PCR with event (include/measure.h) and log it. A failure is returned
- * with err set; *ret_us is the own time (the TPM's answer excluded). */
-static int measure_event(struct agent *a, const char *event, uint64_t *ret_us,
-			 struct vi_error *err)
+/* Extend the policy's PCR with event (include/measure.h) and log it with the time taken, the
+ * agent's own and the TPM's answer. A failure is returned with err set. */
+static int measure_event(struct agent *a, const char *event, struct vi_error *err)
 {
 	const struct vi_measure_opts o = {
 		.pcr = a->plan.policy.tpm_pcr,
@@ -36,12 +35,12 @@ static int measure_event(struct agent *a, const char *event, uint64_t *ret_us,
 	};
 	struct vi_measure_result res;
 	char banks[64] = "";
-	uint64_t t0 = vi_now_us(), total;
+	uint64_t t0 = vi_now_us(), total, own;
 	int r;
 
 	r = vi_measure(&o, event, &res, err);
 	total = vi_now_us() - t0;
-	*ret_us = total - res.tpm_us;
+	own = total - res.tpm_us;
 	if (r < 0) {
 		if (r == -ENODEV && !vi_agent_no_tpm(r))
 			vi_err_wrap(err, r, "the firmware announces a TPM (ACPI TPM2 table) but the "
@@ -53,7 +52,7 @@ static int measure_event(struct agent *a, const char *event, uint64_t *ret_us,
 			 vi_tpm_alg_name(res.digests[i].alg));
 	vi_kmsg_log(&a->log, KMSG_INFO, "measured into PCR %u (%s) in %llu us (%llu us own, "
 		 "%llu us the TPM's answer): %s", o.pcr, banks, (unsigned long long)total,
-		 (unsigned long long)*ret_us, (unsigned long long)res.tpm_us, event);
+		 (unsigned long long)own, (unsigned long long)res.tpm_us, event);
 	if (!res.logged)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "measurement not in " VI_MEASURE_LOG ": %s",
 			 res.log_note.msg);
@@ -77,7 +76,7 @@ int vi_agent_measure(struct agent *a, const struct vi_target *t)
 	if (r == 0)
 		r = vi_measure_event(t, layout, role, signer, event, sizeof(event), &err);
 	if (r == 0)
-		r = measure_event(a, event, &a->measure_us, &err);
+		r = measure_event(a, event, &err);
 	if (r < 0 && a->plan.policy.require_tpm)
 		return vi_agent_fail_target(a, VI_STAGE_MEASURE, t, r, &err);
 	if (r < 0)
@@ -112,31 +111,30 @@ bool vi_agent_measure_fallback_as(struct agent *a, const char *what)
 	char event[64];
 	struct vi_error err = { "" };
 	struct vi_tpm_hint h;
-	uint64_t us;
 	int r;
 
-	a->fallback_unmeasured[0] = '\0';
+	a->fallback.unmeasured[0] = '\0';
 	snprintf(event, sizeof(event), "dm-verity-fallback:%s", what);
-	r = measure_event(a, event, &us, &err);
+	r = measure_event(a, event, &err);
 	if (r == 0)
 		return true;
 	vi_kmsg_log(&a->log, vi_agent_no_tpm(r) ? KMSG_INFO : KMSG_WARNING,
 		    "fallback not measured: %s", err.msg);
 	if (a->plan.policy.require_tpm) {
-		snprintf(a->fallback_unmeasured, sizeof(a->fallback_unmeasured),
+		snprintf(a->fallback.unmeasured, sizeof(a->fallback.unmeasured),
 			 "the TPM did not record the fallback and the policy requires it "
 			 "(require_tpm=yes)");
 		return false;
 	}
 	if (r != -ENODEV) {
-		snprintf(a->fallback_unmeasured, sizeof(a->fallback_unmeasured),
+		snprintf(a->fallback.unmeasured, sizeof(a->fallback.unmeasured),
 			 "the TPM did not record the fallback and a TPM device is there");
 		return false;
 	}
 	tpm_hint(a, &h);
 	if (!h.announced && !h.may_be_hidden)
 		return true;
-	snprintf(a->fallback_unmeasured, sizeof(a->fallback_unmeasured),
+	snprintf(a->fallback.unmeasured, sizeof(a->fallback.unmeasured),
 		 "the TPM did not record the fallback (no TPM device) and %s: the shell could load "
 		 "its driver and replay a good boot's event", h.why);
 	return false;
@@ -149,9 +147,9 @@ int vi_agent_read_ipe(struct agent *a, const struct vi_target *t)
 	struct vi_error err = { "" };
 	int r;
 
-	if (!path[0] || a->ipe.buf)
+	if (!path[0] || a->pid1.ipe.buf)
 		return 0;
-	r = vi_ipe_policy_read(path, &a->ipe, &err);
+	r = vi_ipe_policy_read(path, &a->pid1.ipe, &err);
 	return r < 0 ? vi_agent_fail_target(a, VI_STAGE_IPE, t, r, &err) : 0;
 }
 
@@ -164,10 +162,10 @@ int vi_agent_activate_ipe(struct agent *a, const struct vi_target *t)
 	uint64_t t0 = vi_now_us();
 	int r;
 
-	if (!a->ipe.buf)
+	if (!a->pid1.ipe.buf)
 		return 0;
-	r = vi_ipe_activate(&a->ipe, VI_SECURITYFS, VI_IPE_DIR, &res, &err);
-	vi_ipe_policy_free(&a->ipe);
+	r = vi_ipe_activate(&a->pid1.ipe, VI_SECURITYFS, VI_IPE_DIR, &res, &err);
+	vi_ipe_policy_free(&a->pid1.ipe);
 	if (r < 0)
 		return vi_agent_fail_target(a, VI_STAGE_IPE, t, r, &err);
 	vi_kmsg_log(&a->log, KMSG_INFO, "IPE policy %s from %s active%s (%llu us)", res.name,
@@ -179,5 +177,5 @@ int vi_agent_activate_ipe(struct agent *a, const struct vi_target *t)
 
 const char *vi_agent_shell_refused_tpm(struct agent *a)
 {
-	return a->fallback_measured || !a->fallback_unmeasured[0] ? NULL : a->fallback_unmeasured;
+	return a->fallback.measured || !a->fallback.unmeasured[0] ? NULL : a->fallback.unmeasured;
 }

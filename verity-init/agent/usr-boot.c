@@ -45,7 +45,7 @@ static int mount_writable_root(struct agent *a, const char *newroot, const struc
 	int r;
 
 	r = vi_devs_wait_noted(&dev, 1, cfg->timeout_s * 1000u, &wn, &err);
-	a->wait_ms += vi_now_ms() - t0;
+	a->time.wait_ms += vi_now_ms() - t0;
 	if (r < 0)
 		return vi_agent_fail_target(a, VI_STAGE_DEVICES, usr, r, &err);
 	r = vi_dev_node(dev.devno, node, sizeof(node));
@@ -56,7 +56,7 @@ static int mount_writable_root(struct agent *a, const char *newroot, const struc
 		return vi_agent_fail_target(a, VI_STAGE_DEVICES, usr, r, &err);
 	}
 	r = vi_writable_root_mount(node, dev.devno, newroot, cfg->rootfstype, cfg->rootflags,
-				   cfg->rw, &a->fs_loader, type, type_size, &err);
+				   cfg->rw, &a->pid1.fs_loader, type, type_size, &err);
 	vi_devs_close(&dev, 1);
 	if (r < 0)
 		return vi_agent_fail_target(a, VI_STAGE_MOUNT, usr, r, &err);
@@ -82,7 +82,7 @@ int vi_usr_boot_mount(struct agent *a, const char *newroot, const struct vi_targ
 
 	if (cfg->layout == VI_LAYOUT_ROOT_USR) {
 		r = vi_mount_root(act->node, act->devno, newroot, cfg->rootfstype, cfg->rootflags,
-				  &a->fs_loader, type, sizeof(type), &err);
+				  &a->pid1.fs_loader, type, sizeof(type), &err);
 	} else if (cfg->layout == VI_LAYOUT_TMPFS_USR) {
 		r = vi_tmpfs_root_mount(newroot, &err);
 	} else {
@@ -92,7 +92,7 @@ int vi_usr_boot_mount(struct agent *a, const char *newroot, const struct vi_targ
 		return cfg->layout == VI_LAYOUT_WRITABLE_USR ? r :
 		       vi_agent_fail_target(a, VI_STAGE_MOUNT, t->enabled ? t : usr, r, &err);
 	r = vi_usr_mount(newroot, uact->node, uact->devno, cfg->usrfstype, cfg->usrflags,
-			 &a->fs_loader, utype, sizeof(utype), &err);
+			 &a->pid1.fs_loader, utype, sizeof(utype), &err);
 	if (r == 0 && cfg->layout == VI_LAYOUT_TMPFS_USR)
 		r = vi_usr_merge_links(newroot, &err);
 	if (r < 0) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* `verity-image sign`, path 2 of docs/signing.md (image-sign.h): the manifest of the image
+/* `verity-image sign`, path 2 of docs/signing.md (image-manifest.h): the manifest of the image
  * (lib/config/manifest.c) signed with a minisign key, written as MANIFEST + MANIFEST.minisig
  * and/or as a bundle (a file for a partition, or on the hash device right after the tree, where
  * it must leave the data, the tree and everything FEC covers alone). */
@@ -15,7 +15,8 @@
 
 #include "fec.h"
 #include "fileio.h"
-#include "image-sign.h"
+#include "image-io.h"
+#include "image-manifest.h"
 #include "manifest.h"
 #include "minisign.h"
 #include "prog.h"
@@ -77,8 +78,9 @@ static int check_embed_layout(const struct vi_manifest *m, const struct vi_geome
 
 /* The signed manifest where o asks for it: MANIFEST + MANIFEST.minisig, a bundle file, and the
  * bundle on the hash device (fd) at bundle_off. 0 or the exit code, the error printed. */
-static int write_outputs(const struct sign_opts *o, int fd, const char *man, size_t mlen,
-			 const char *sig, size_t slen, uint64_t bundle_off)
+static int write_outputs(const struct sign_manifest_opts *o, const char *hash_path, int fd,
+			 const char *man, size_t mlen, const char *sig, size_t slen,
+			 uint64_t bundle_off)
 {
 	char path[4096], bundle[VI_BUNDLE_MAX];
 	int r;
@@ -90,13 +92,13 @@ static int write_outputs(const struct sign_opts *o, int fd, const char *man, siz
 		if (snprintf(path, sizeof(path), "%s.minisig", o->manifest) >= (int)sizeof(path))
 			r = -ENAMETOOLONG;
 		if (r == 0)
-			r = sign_write_file(o->manifest, man, mlen);
+			r = image_write_file(o->manifest, man, mlen);
 		if (r == 0) {
 			what = path;
-			r = sign_write_file(path, sig, slen);
+			r = image_write_file(path, sig, slen);
 		}
 		if (r < 0) {
-			return die(EXIT_IO, "writing %s: %s", what, sign_io_reason(r));
+			return die(EXIT_IO, "writing %s: %s", what, image_io_reason(r));
 		}
 	}
 	if (o->bundle || o->embed) {
@@ -108,16 +110,16 @@ static int write_outputs(const struct sign_opts *o, int fd, const char *man, siz
 		memcpy(bundle, man, mlen);
 		memcpy(bundle + mlen, sig, slen);
 		if (o->bundle) {
-			r = sign_write_file(o->bundle, bundle, sizeof(bundle));
+			r = image_write_file(o->bundle, bundle, sizeof(bundle));
 			if (r < 0) {
-				return die(EXIT_IO, "writing %s: %s", o->bundle, sign_io_reason(r));
+				return die(EXIT_IO, "writing %s: %s", o->bundle, image_io_reason(r));
 			}
 		}
 		if (o->embed) {
 			if (pwrite(fd, bundle, sizeof(bundle), (off_t)bundle_off) !=
 				    (ssize_t)sizeof(bundle) || fsync(fd) < 0) {
 				return die(EXIT_IO, "%s: writing the bundle at %" PRIu64 " failed: %s",
-					o->hash_path, bundle_off, strerror(errno));
+					hash_path, bundle_off, strerror(errno));
 			}
 			printf("bundle_offset=%" PRIu64 "\n", bundle_off);
 		}
@@ -125,8 +127,8 @@ static int write_outputs(const struct sign_opts *o, int fd, const char *man, siz
 	return 0;
 }
 
-int sign_manifest(const struct sign_opts *o, int fd, const struct vi_params *p,
-		  const struct vi_geometry *g, const uint8_t *root)
+int sign_manifest(const struct sign_manifest_opts *o, const char *hash_path, int fd,
+		  const struct vi_params *p, const struct vi_geometry *g, const uint8_t *root)
 {
 	struct vi_error err = { "" };
 	struct vi_minisign_seckey sk;
@@ -137,16 +139,16 @@ int sign_manifest(const struct sign_opts *o, int fd, const struct vi_params *p,
 	uint64_t bundle_off = 0;
 	int r;
 
-	r = vi_fileio_read_all(o->mkey, keybuf, sizeof(keybuf), &klen);
+	r = vi_fileio_read_all(o->key, keybuf, sizeof(keybuf), &klen);
 	if (r < 0) {
 		sodium_memzero(keybuf, sizeof(keybuf));
-		return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", o->mkey,
-			   r == -EFBIG ? "too large for a minisign key" : sign_io_reason(r));
+		return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", o->key,
+			   r == -EFBIG ? "too large for a minisign key" : image_io_reason(r));
 	}
 	r = vi_minisign_seckey_parse(keybuf, klen, &sk, &err);
 	sodium_memzero(keybuf, sizeof(keybuf));
 	if (r < 0)
-		return die(EXIT_INVALID, "%s: %s", o->mkey, err.msg);
+		return die(EXIT_INVALID, "%s: %s", o->key, err.msg);
 
 	memset(&m, 0, sizeof(m));
 	m.version = o->version;
@@ -192,7 +194,7 @@ int sign_manifest(const struct sign_opts *o, int fd, const struct vi_params *p,
 		r = die(EXIT_INVALID, "%s", err.msg);
 		goto out;
 	}
-	r = write_outputs(o, fd, man, mlen, sig, slen, bundle_off);
+	r = write_outputs(o, hash_path, fd, man, mlen, sig, slen, bundle_off);
 	if (r)
 		goto out;
 	printf("manifest_version=%" PRIu64 "\n", m.version);

@@ -12,9 +12,9 @@
  *
  * The parameters come from the superblock on the hash device; the root hash is computed from
  * the top hash block (and must equal --root-hash when given). This file: the options, the image
- * loaded, the output-file rules, and the command itself; path 2 is written by image-manifest.c,
- * path 1 by image-pkcs7.c (image-sign.h). Exit codes: verity-init/image/prog.h. */
-#include <errno.h>
+ * loaded, and the command itself; path 2 is written by image-manifest.c (image-manifest.h),
+ * path 1 by image-pkcs7.c (image-pkcs7.h), each output by image-io.c. Exit codes:
+ * verity-init/image/prog.h. */
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -32,7 +31,9 @@
 #include "fileio.h"
 #include "geometry.h"
 #include "hex.h"
-#include "image-sign.h"
+#include "image-io.h"
+#include "image-manifest.h"
+#include "image-pkcs7.h"
 #include "params.h"
 #include "prog.h"
 #include "superblock.h"
@@ -92,6 +93,15 @@ static const struct option opts[] = {
 };
 
 
+/* `verity-image sign`'s options: the hash device and each trust path's own. */
+struct sign_opts {
+	const char *hash_path;
+	uint64_t hash_offset;
+	const char *root_hex;
+	struct sign_manifest_opts man;   /* path 2, with --minisign-key */
+	struct sign_pkcs7_opts p7;       /* path 1, with --pkcs7-key */
+};
+
 static int parse_args(int argc, char **argv, struct sign_opts *o)
 {
 	uint64_t v;
@@ -104,21 +114,21 @@ static int parse_args(int argc, char **argv, struct sign_opts *o)
 		const char *a = optarg;
 
 		switch (c) {
-		case O_DATA: o->data_spec = a; break;
-		case O_HASHDEV: o->hash_spec = a; break;
+		case O_DATA: o->man.data_spec = a; break;
+		case O_HASHDEV: o->man.hash_spec = a; break;
 		case O_ROOT: o->root_hex = a; break;
-		case O_MKEY: o->mkey = a; break;
-		case O_MANIFEST: o->manifest = a; break;
-		case O_BUNDLE: o->bundle = a; break;
-		case O_EMBED: o->embed = true; break;
-		case O_TC: o->tc = a; break;
-		case O_FEC: o->fec_spec = a; break;
-		case O_ZERO: o->opts.ignore_zero_blocks = true; break;
-		case O_ONCE: o->opts.check_at_most_once = true; break;
-		case O_PKEY: o->pkey = a; break;
-		case O_PCERT: o->pcert = a; break;
-		case O_P7S: o->p7s = a; break;
-		case O_DPS: o->dps = a; break;
+		case O_MKEY: o->man.key = a; break;
+		case O_MANIFEST: o->man.manifest = a; break;
+		case O_BUNDLE: o->man.bundle = a; break;
+		case O_EMBED: o->man.embed = true; break;
+		case O_TC: o->man.tc = a; break;
+		case O_FEC: o->man.fec_spec = a; break;
+		case O_ZERO: o->man.opts.ignore_zero_blocks = true; break;
+		case O_ONCE: o->man.opts.check_at_most_once = true; break;
+		case O_PKEY: o->p7.key = a; break;
+		case O_PCERT: o->p7.cert = a; break;
+		case O_P7S: o->p7.p7s = a; break;
+		case O_DPS: o->p7.dps = a; break;
 		case O_OFFSET:
 		case O_FEC_OFF:
 		case O_VERSION:
@@ -128,23 +138,23 @@ static int parse_args(int argc, char **argv, struct sign_opts *o)
 			if (c == O_OFFSET)
 				o->hash_offset = v;
 			else if (c == O_FEC_OFF)
-				o->fec_offset = v;
+				o->man.fec_offset = v;
 			else if (c == O_VERSION)
-				o->version = v;
+				o->man.version = v;
 			else if (v > 255)
 				return die(EXIT_USAGE, "invalid --fec-roots '%s'", a);
 			else
-				o->fec_roots = (uint32_t)v;
+				o->man.fec_roots = (uint32_t)v;
 			break;
 		case O_CORRUPT:
 			/* the manifest's words (lib/config/params.c) */
 			if (vi_corruption_lookup(a, strlen(a), VI_SPELL_MANIFEST,
-						 &o->opts.corruption) < 0)
+						 &o->man.opts.corruption) < 0)
 				return die(EXIT_USAGE, "invalid --on-corruption '%s'", a);
 			break;
 		case O_ERROR:
 			if (vi_ioerror_lookup(a, strlen(a), VI_SPELL_MANIFEST,
-					      &o->opts.ioerror) < 0)
+					      &o->man.opts.ioerror) < 0)
 				return die(EXIT_USAGE, "invalid --on-error '%s'", a);
 			break;
 		case O_HELP:
@@ -162,71 +172,23 @@ static int parse_args(int argc, char **argv, struct sign_opts *o)
 		return EXIT_USAGE;
 	}
 	o->hash_path = argv[optind];
-	if (!o->data_spec)
+	if (!o->man.data_spec)
 		return die(EXIT_USAGE, "--data-device SPEC is required (how the agent finds it)");
-	if (!o->mkey && (o->manifest || o->bundle || o->embed))
+	if (!o->man.key && (o->man.manifest || o->man.bundle || o->man.embed))
 		return die(EXIT_USAGE, "--manifest/--bundle/--embed need --minisign-key");
-	if (o->mkey && !(o->manifest || o->bundle || o->embed))
+	if (o->man.key && !(o->man.manifest || o->man.bundle || o->man.embed))
 		return die(EXIT_USAGE, "--minisign-key needs --manifest, --bundle or --embed");
-	if (o->mkey && o->version == 0)
+	if (o->man.key && o->man.version == 0)
 		return die(EXIT_USAGE, "--version N (>= 1) is required for a manifest");
-	if ((o->pkey || o->pcert) && !(o->pkey && o->pcert))
+	if ((o->p7.key || o->p7.cert) && !(o->p7.key && o->p7.cert))
 		return die(EXIT_USAGE, "--pkcs7-key and --pkcs7-cert go together");
-	if (o->pkey && !(o->p7s || o->dps))
+	if (o->p7.key && !(o->p7.p7s || o->p7.dps))
 		return die(EXIT_USAGE, "--pkcs7-key needs --p7s or --dps-sig");
-	if ((o->p7s || o->dps) && !o->pkey)
+	if ((o->p7.p7s || o->p7.dps) && !o->p7.key)
 		return die(EXIT_USAGE, "--p7s/--dps-sig need --pkcs7-key and --pkcs7-cert");
-	if (!o->mkey && !o->pkey)
+	if (!o->man.key && !o->p7.key)
 		return die(EXIT_USAGE, "nothing to do: give --minisign-key and/or --pkcs7-key");
 	return 0;
-}
-
-/* The reason for a negative errno from reading an input or writing an output. */
-const char *sign_io_reason(int r)
-{
-	switch (r) {
-	case -ENOTBLK:
-		return "not a regular file or block device";
-	case -ELOOP:
-		return "is a symbolic link (outputs are written as new files, never through a link)";
-	case -EEXIST:
-		return "exists and is not a regular file";
-	default:
-		return strerror(-r);
-	}
-}
-
-/* Write buf to path (created 0644, replaced atomically through a temporary file). An existing
- * path must be a regular file: a symlink would be replaced by the file, not written through, and
- * a device node or FIFO replaced by a file is never what was meant. */
-int sign_write_file(const char *path, const void *buf, size_t len)
-{
-	struct stat st;
-	char tmp[4096];
-	int fd, r = 0;
-
-	if (lstat(path, &st) == 0) {
-		if (S_ISLNK(st.st_mode))
-			return -ELOOP;
-		if (!S_ISREG(st.st_mode))
-			return -EEXIST;
-	} else if (errno != ENOENT) {
-		return -errno;
-	}
-	if (snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	if (fchmod(fd, 0644) < 0 || write(fd, buf, len) != (ssize_t)len || fsync(fd) < 0)
-		r = errno ? -errno : -EIO;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
-	return r;
 }
 
 /* Superblock, geometry, and the root hash computed from the top hash block. */
@@ -299,21 +261,21 @@ int image_sign_main(int argc, char **argv)
 		return die(EXIT_USAGE, "no hash device");
 	if (sodium_init() < 0)
 		return die(EXIT_INTERNAL, "libsodium initialisation failed");
-	r = vi_fileio_open_input(o.hash_path, o.embed ? O_RDWR : O_RDONLY, 0, &fd);
+	r = vi_fileio_open_input(o.hash_path, o.man.embed ? O_RDWR : O_RDONLY, 0, &fd);
 	if (r < 0)
-		return die(EXIT_IO, "%s: %s", o.hash_path, sign_io_reason(r));
+		return die(EXIT_IO, "%s: %s", o.hash_path, image_io_reason(r));
 	r = load_image(&o, fd, &p, &g, root);
 	if (r)
 		goto out;
 	vi_hex_encode(root, g.digest_size, root_hex, sizeof(root_hex));
 	printf("root_hash=%s\n", root_hex);
-	if (o.mkey) {
-		r = sign_manifest(&o, fd, &p, &g, root);
+	if (o.man.key) {
+		r = sign_manifest(&o.man, o.hash_path, fd, &p, &g, root);
 		if (r)
 			goto out;
 	}
-	if (o.pkey)
-		r = sign_pkcs7(&o, root_hex);
+	if (o.p7.key)
+		r = sign_pkcs7(&o.p7, root_hex);
 out:
 	close(fd);
 	return r;

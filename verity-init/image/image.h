@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What verity-image's own commands (format, verify, dump, cmdline) share: their options, the one
  * "open image" step, and the progress bar and reports in veritysetup's form. The commands with
- * options of their own (sign, check-manifest) have image-sign.h. Every function that fails
+ * options of their own (sign, check-manifest) have theirs: image-manifest.h and image-pkcs7.h
+ * for sign's two trust paths, image-io.h for their files. Every function that fails
  * prints the error (prog.h's die) and returns the exit code; 0 on success. */
 #ifndef VERITY_IMAGE_H
 #define VERITY_IMAGE_H

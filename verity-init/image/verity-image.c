@@ -3,7 +3,8 @@
  * veritysetup, on all cores. This file is the command table of every subcommand and main():
  * the command word found (also after veritysetup-style leading options), --help and --version,
  * and the command run. The commands are in image-format.c, image-cmdline.c (on image.h) and
- * image-sign.c, image-check.c (on image-sign.h); the engine is lib/format/tree.c.
+ * image-sign.c (its trust paths in image-manifest.c, image-pkcs7.c), image-check.c; the engine
+ * is lib/format/tree.c.
  *
  * Exit codes (docs/verity-image.8, verity-init/image/prog.h): 0 ok, 1 usage, 2 verification failed,
  * 3 I/O error, 4 invalid superblock or parameters, 5 internal error (memory, algorithm

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* `verity-image sign`, path 2 of docs/signing.md (image-manifest.c): the manifest of the image
+ * signed with a minisign key, written as MANIFEST + MANIFEST.minisig, a bundle file, and/or the
+ * bundle on the hash device right after the tree. */
+#ifndef VERITY_IMAGE_MANIFEST_H
+#define VERITY_IMAGE_MANIFEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "geometry.h"
+#include "params.h"
+
+/* sign's options for path 2 (--minisign-key and what goes into the manifest). */
+struct sign_manifest_opts {
+	const char *key;              /* --minisign-key: unencrypted minisign secret key */
+	uint64_t version;             /* the manifest's version, >= 1 */
+	const char *manifest;         /* write MANIFEST and MANIFEST.minisig */
+	const char *bundle;           /* write the bundle file */
+	bool embed;                   /* write the bundle on the hash device */
+	const char *tc;               /* the trusted comment; NULL: timestamp and version */
+	const char *data_spec, *hash_spec, *fec_spec;   /* the devices as the agent finds them */
+	uint64_t fec_offset;
+	uint32_t fec_roots;           /* 0: the default, 2 */
+	struct vi_verity_opts opts;   /* --on-corruption, --on-error, --ignore-zero-blocks,
+	                               * --check-at-most-once */
+};
+
+/* The manifest of the image (p, g, root) signed with o->key, written where o asks; fd is the
+ * hash device hash_path, opened read-write for o->embed. Prints the outcome's lines; 0, or the
+ * exit code with the error printed (prog.h's die). */
+int sign_manifest(const struct sign_manifest_opts *o, const char *hash_path, int fd,
+		  const struct vi_params *p, const struct vi_geometry *g, const uint8_t *root);
+
+#endif
