@@ -32,12 +32,19 @@ good() {
 	vm_assert_log_lacks "$VM_LOG" " [3-9] -> " "init inherited a descriptor from the agent"
 }
 
-test_squashfs_systemd_keys_type_probed() {
+# A squashfs root in the Chrome OS hash format (format 0: salt appended, digests packed) with
+# systemd's keys and no type given, on a command line that carries words for init: one boot for
+# the two tests below (the format and init's arguments and environment are independent).
+squashfs_format0_boot() {
 	local d rh
-	d=$(vm_workdir agent-squashfs)
-	rh=$(vm_verity_setup squashfs "$d") || { fail "setup"; return; }
-	vm_boot --disk "$d/data.img" --disk "$d/hash.img" agent-squashfs "$RD_ENV" \
+	d=$(vm_workdir agent-squashfs-format0)
+	rh=$(vm_verity_setup squashfs "$d" --format=0) || return 1
+	vm_boot --disk "$d/data.img" --disk "$d/hash.img" agent-squashfs-format0 "$RD_ENV" \
 		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root rd.break rd.shell VERITY_TEST_ENV=kept TERM=vt100 unlisted_word=1 -- arg1 other=x"
+}
+
+test_squashfs_systemd_keys_type_probed() {
+	vm_shared_boot squashfs-format0 squashfs_format0_boot
 	good agent-squashfs squashfs || return
 	# what follows "--" belongs to init (not parsed as ours), and the agent passes it on
 	vm_assert_log_contains "$VM_LOG" '^VERITY-TEST-ARGS arg1 other=x' \
@@ -101,14 +108,9 @@ test_gpt_discoverable_partitions_roothash_only() {
 	vm_assert_log_contains "$VM_LOG" 'verified \(data vda1, hash vda2\)'
 }
 
-# The Chrome OS hash format (format 0: salt appended, digests packed): the pre-flight check
-# hashes the way the kernel does for that format.
+# The Chrome OS hash format: the pre-flight check hashes the way the kernel does for that format.
 test_format0_squashfs() {
-	local d rh
-	d=$(vm_workdir agent-format0)
-	rh=$(vm_verity_setup squashfs "$d" --format=0) || { fail "setup"; return; }
-	vm_boot --disk "$d/data.img" --disk "$d/hash.img" agent-format0 "$RD" \
-		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb"
+	vm_shared_boot squashfs-format0 squashfs_format0_boot
 	good agent-format0 squashfs || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root: /dev/mapper/root verified' || return
 	vm_assert_log_lacks "$VM_LOG" 'pre-flight root hash check skipped'

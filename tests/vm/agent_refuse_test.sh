@@ -95,22 +95,6 @@ test_missing_device_refused_after_timeout() {
 	agent_assert_fallback "$VM_LOG" poweroff
 }
 
-# restart-on-error needs dm-verity 1.10 (Linux 6.12); on this 6.1 kernel it is refused with the
-# versions named, instead of silently booting with plain EIO on I/O errors (CVE-2024-47725).
-test_restart_on_error_refused_on_old_kernel() {
-	# the refusal holds on a kernel whose dm-verity predates these options (6.1); 6.12 has them
-	# (kernel612_sig_test shows them working)
-	case $VM_KVER in 6.1.*) ;; *) startSkipping; return ;; esac
-	local d rh
-	d=$(vm_workdir agent-ioerr)
-	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }
-	boot_pair agent-ioerr "$d" "roothash=$rh $KEYS systemd.verity_root_options=restart-on-error verity.fail=poweroff"
-	vm_assert_booted || return
-	agent_assert_refused "$VM_LOG" activate 'restart-on-error needs dm-verity target 1\.10 \(Linux 6\.12\), this kernel has 1\.[0-9]+\.[0-9]+: refused' || return
-	vm_assert_log_lacks "$VM_LOG" 'device-mapper: verity: sha256' "a verity target was created" || return
-	agent_assert_fallback "$VM_LOG" poweroff
-}
-
 # A command line alone never opens a shell: without allow_shell in the initramfs policy the
 # action is dropped and the next one is taken.
 test_shell_fallback_needs_policy() {

@@ -21,20 +21,28 @@ boot_two_disks() {
 		"roothash=$ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb rootfstype=$fs"
 }
 
-# Good boots: marker printed, / is the mapper device, read-only, of the right type.
+# Good boots: marker printed, / is the mapper device, read-only, of the right type. The ext4 one
+# is the late-device boot below (its hash disk hot-plugged: the root is the same).
 good_boot() {
 	local fs=$1 d
 	d=$(vm_workdir "dmsetup-good-$fs")
 	vm_verity_setup "$fs" "$d" >/dev/null || { fail "verity setup ($fs)"; return; }
 	boot_two_disks "dmsetup-good-$fs" "$d" "$fs"
-	vm_assert_booted || return
-	vm_assert_marker "$VM_LOG" main || return
-	vm_assert_root_mapper "$VM_LOG" root "$fs" || return
+	good_asserts "$fs"
+}
+
+good_asserts() {   # FSTYPE
+	vm_assert_booted || return 1
+	vm_assert_marker "$VM_LOG" main || return 1
+	vm_assert_root_mapper "$VM_LOG" root "$1" || return 1
 	vm_assert_log_contains "$VM_LOG" 'init-dmsetup: status: 0 [0-9]+ verity V' \
 		"dm-verity status is not V (verified)"
 }
 
-test_dmsetup_ext4_boots_verified_root() { good_boot ext4; }
+test_dmsetup_ext4_boots_verified_root() {
+	vm_shared_boot late-device late_device_boot
+	good_asserts ext4
+}
 test_dmsetup_squashfs_boots_verified_root() { good_boot squashfs; }
 
 # Negative twin: one byte of /sbin/init's data block flipped (inside its comment line, so the
@@ -74,14 +82,18 @@ test_dmsetup_erofs_hash_offset_boots() {
 }
 
 # A device that appears late: the hash disk is hot-plugged once the script waits for it.
-test_dmsetup_late_hash_device_is_used() {
+late_device_boot() {
 	local d
 	d=$(vm_workdir dmsetup-late-device)
-	vm_verity_setup ext4 "$d" >/dev/null || { fail "verity setup"; return; }
+	vm_verity_setup ext4 "$d" >/dev/null || return 1
 	# shellcheck source=/dev/null
 	. "$d/vars"
 	vm_boot --disk "$DATA" --hotadd 'log:init-dmsetup: waiting for' "$HASH" dmsetup-late-device "$RD" \
 		"roothash=$ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb rootfstype=ext4 verity.timeout=60"
+}
+
+test_dmsetup_late_hash_device_is_used() {
+	vm_shared_boot late-device late_device_boot
 	vm_assert_booted || return
 	vm_assert_log_contains "$VM_LOG" 'init-dmsetup: waiting for /dev/vda /dev/vdb' || return
 	# vdb appeared after the script started waiting, and was used.

@@ -28,10 +28,20 @@ assert_no_unverified_mount() {
 		"a file system on an unverified device was mounted"
 }
 
+# Our keys on an ext4 root whose hash device is hot-added only once the setup job reports it is
+# waiting for it (vm_boot --hotadd log:REGEX), so the device is late by construction: one boot
+# for the good boot with our keys and for the late device (a device the job waited for is used
+# as one that was there).
+ours_late_boot() {
+	setup_root dracut-shell-ours-late ext4 || return 1
+	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" \
+		--hotadd 'log:verity-init\[[0-9]+\]: root: waiting up to .*/dev/vdb' "$HASH" \
+		dracut-shell-ours-late "$RD" \
+		"verity.roothash=$ROOTHASH verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4 verity.timeout=$DR_TIMEOUT"
+}
+
 test_dracut_shell_good_boot_our_keys() {
-	setup_root dracut-shell-ours ext4 || { fail "verity setup"; return; }
-	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" dracut-shell-ours "$RD" \
-		"verity.roothash=$ROOTHASH verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4"
+	vm_shared_boot ours-late ours_late_boot
 	vm_assert_booted || return
 	vm_assert_marker "$VM_LOG" main || return
 	# no root= given: the module pointed dracut at the mapping, read-only, without fsck
@@ -119,30 +129,13 @@ test_dracut_shell_tampered_init_refused() {
 	assert_no_unverified_mount
 }
 
-# Between setup and pre-pivot the mapping root gets the verity table of another valid image (a
-# test-only pre-mount hook: dmsetup suspend, reload, resume): a verity target with status V on
-# the same device number, but not the table setup loaded. pre-pivot compares the live table
-# with setup's record and refuses it; neither root's init runs.
+# Between setup and pre-pivot the mapping root gets the verity table of another valid image
+# (lib-dracut.sh's table-swap scenario, the shell-swap image): pre-pivot compares the live table
+# with setup's record and refuses it; neither root's init runs, the kernel restarts.
 test_dracut_shell_swapped_table_refused() {
-	local o table
-	setup_root dracut-shell-swap ext4 || { fail "verity setup"; return; }
-	o=$D/other
-	table=$(vm_dracut_swap_table "$o") || { fail "other image"; return; }
-	RD_SWAP=${RD_SWAP:-$(vm_dracut_image shell-swap)} || { fail "dracut image"; return; }
-	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" --disk "$o/data.img" \
-		--disk "$o/hash.img" dracut-shell-swap "$RD_SWAP" \
-		"verity.roothash=$ROOTHASH verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4 verity.fail=reboot vitest.swap=$table"
-	vm_assert_booted || return
-	vm_assert_log_contains "$VM_LOG" 'VITEST-SWAPPED root' "the hook did not replace the table" || return
-	vm_assert_log_contains "$VM_LOG" \
-		'verity-init\[[0-9]+\]: root: activate failed: mapping root: its table is not the one setup loaded \(live: 0 [0-9]+ verity 1 ' \
-		"pre-pivot did not refuse the replaced table" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: fallback: reboot' \
-		"verity.fail=reboot not applied" || return
-	vm_assert_log_contains "$VM_LOG" '(reboot: Restarting system|sysrq: Resetting)' "the kernel did not reboot" || return
-	# the other image's init (marker id=recovery) never ran, nor the root's
-	vm_assert_no_marker "$VM_LOG" || return
-	assert_no_unverified_mount
+	vm_dracut_swap_boot shell dracut-shell-swap
+	vm_dracut_assert_swap_refused || return
+	vm_assert_log_contains "$VM_LOG" '(reboot: Restarting system|sysrq: Resetting)' "the kernel did not reboot"
 }
 
 # rd.break on the command line of an image whose policy allows no shell: refused in the cmdline
@@ -229,14 +222,8 @@ test_dracut_shell_init_on_unverified_usr_refused() {
 	vm_assert_log_contains "$VM_LOG" '(reboot: Restarting system|sysrq: Resetting)' "the kernel did not reboot"
 }
 
-# The hash device is hot-added only once the setup job reports it is waiting for it
-# (vm_boot --hotadd log:REGEX), so the device is late by construction.
 test_dracut_shell_late_device() {
-	setup_root dracut-shell-late ext4 || { fail "verity setup"; return; }
-	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" \
-		--hotadd 'log:verity-init\[[0-9]+\]: root: waiting up to .*/dev/vdb' "$HASH" \
-		dracut-shell-late "$RD" \
-		"verity.roothash=$ROOTHASH verity.data=/dev/vda verity.hash=/dev/vdb rootfstype=ext4 verity.timeout=$DR_TIMEOUT"
+	vm_shared_boot ours-late ours_late_boot
 	vm_assert_booted || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: root: waiting up to [0-9]+ s: device /dev/vdb not found' \
 		"the hash device was not late" || return

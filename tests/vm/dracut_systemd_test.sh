@@ -117,32 +117,13 @@ test_dracut_systemd_fallback_shell_is_dracuts_emergency_shell() {
 	vm_assert_log_lacks "$VM_LOG" 'reboot: Power down' "went on to the next action"
 }
 
-# The mapping root given another valid image's verity table between setup and pre-pivot (the
-# systemd-swap image: the test-only pre-mount hook of dracut_shell_test.sh, run by
+# The mapping root given another valid image's verity table between setup and pre-pivot
+# (lib-dracut.sh's table-swap scenario, the systemd-swap image: the hook run by
 # dracut-pre-mount.service before sysroot.mount): verity-init-pre-pivot.service refuses it
 # against setup's record.
 test_dracut_systemd_swapped_table_refused() {
-	local d o table
-	d=$(vm_workdir dracut-systemd-swap)
-	vm_verity_setup ext4 "$d" >/dev/null || { fail "verity setup"; return; }
-	# shellcheck source=/dev/null
-	. "$d/vars"
-	o=$d/other
-	table=$(vm_dracut_swap_table "$o") || { fail "other image"; return; }
-	RD_SWAP=${RD_SWAP:-$(vm_dracut_image systemd-swap)} || { fail "dracut image"; return; }
-	vm_boot --timeout "$DR_TIMEOUT" --disk "$DATA" --disk "$HASH" --disk "$o/data.img" \
-		--disk "$o/hash.img" dracut-systemd-swap "$RD_SWAP" \
-		"roothash=$ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb rootfstype=ext4 verity.fail=reboot vitest.swap=$table"
-	vm_assert_booted || return
-	vm_assert_log_contains "$VM_LOG" 'VITEST-SWAPPED root' "the hook did not replace the table" || return
-	vm_assert_log_contains "$VM_LOG" \
-		'verity-init\[[0-9]+\]: root: activate failed: mapping root: its table is not the one setup loaded \(live: 0 [0-9]+ verity 1 ' \
-		"pre-pivot did not refuse the replaced table" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: fallback: reboot' \
-		"verity.fail=reboot not applied" || return
-	vm_assert_no_marker "$VM_LOG" || return
-	vm_assert_log_lacks "$VM_LOG" '(EXT4-fs|SQUASHFS|erofs)[^:]*\(vd[a-z]' \
-		"a file system on an unverified device was mounted"
+	vm_dracut_swap_boot systemd dracut-systemd-swap
+	vm_dracut_assert_swap_refused
 }
 
 # shellcheck source=/dev/null

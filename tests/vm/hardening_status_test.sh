@@ -35,8 +35,8 @@ test_status_C_after_setup_is_a_failure() {
 }
 
 # restart-on-error / panic-on-error need dm-verity 1.10 (Linux 6.12). On the 6.1 kernel the
-# agent must refuse (never silently drop the option: plain EIO is exploitable, CVE-2024-47725)
-# and take the fallback.
+# agent must refuse with the versions named (never silently drop the option: plain EIO is
+# exploitable, CVE-2024-47725), before any table reaches the kernel, and take the fallback.
 test_restart_on_error_refused_on_an_older_kernel() {
 	# the refusal holds on a kernel whose dm-verity predates these options (6.1); 6.12 has them
 	# (kernel612_sig_test shows them working)
@@ -49,7 +49,9 @@ test_restart_on_error_refused_on_an_older_kernel() {
 	vm_boot --disk "$d/data.img" --disk "$d/hash.img" hardening-ioerr "$rd" \
 		"roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root systemd.verity_root_options=restart-on-error verity.fail=poweroff"
 	vm_assert_booted || return
-	agent_assert_refused "$VM_LOG" activate 'restart-on-error needs dm-verity target 1\.10' || return
+	agent_assert_refused "$VM_LOG" activate 'restart-on-error needs dm-verity target 1\.10 \(Linux 6\.12\), this kernel has 1\.[0-9]+\.[0-9]+: refused' || return
+	# refused before activation: the kernel never got a verity table
+	vm_assert_log_lacks "$VM_LOG" 'device-mapper: verity: sha256' "a verity target was created" || return
 	agent_assert_fallback "$VM_LOG" poweroff
 }
 

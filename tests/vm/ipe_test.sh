@@ -4,7 +4,8 @@
 # initramfs policy says ipe_policy=/etc/verity-init/ipe.p7s: the agent loads that policy
 # (docs/examples/ipe-verity-root.pol, signed with the db key) and activates it right before
 # the switch (read before it, activated after it, right before init runs). The root's hash is signed with the db key too (a kernel-checked signature). On the
-# booted system:
+# booted system, whose command line starts IPE permissive (ipe.enforce=0), which the agent
+# switches to enforcing:
 #   - a program on the signed root runs;
 #   - the same program copied to a tmpfs is refused (exit 126), and the kernel's audit record
 #     names the IPE rule;
@@ -12,10 +13,7 @@
 # And a policy signed by a key the kernel does not trust is refused by the kernel: the agent
 # names the reason and takes the fail action; nothing is switched to.
 # Always the 6.12 series (IPE arrived in 6.12).
-case ${VM_KERNEL:-} in
-*vmlinuz-6.12.*) ;;
-*) unset VM_KERNEL VM_KVER; VM_KERNEL_SERIES=6.12 ;;
-esac
+VM_KERNEL_SERIES_REQUIRED=6.12
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/vm/agent_lib.sh
@@ -72,20 +70,37 @@ HOOK
 
 KEYS="systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root verity.sig=/etc/verity-init/roothash.p7s verity.fail=poweroff"
 
-# ipe_boot NAME POLICY-P7S : the signed UKI with the agent, the IPE policy and the root's
-# signature, booted with the root and the unsigned verity disks.
+# ipe_boot NAME POLICY-P7S [WORD...] : the signed UKI with the agent, the IPE policy and the
+# root's signature, the command line KEYS and WORDs, booted with the root and the unsigned verity
+# disks; then the boot ended by itself under Secure Boot.
 ipe_boot() {
-	local name=$1 rd w
-	w=$(vm_workdir "$name") || return 1
-	rd=$(sign_initramfs "ipe_policy=/etc/verity-init/ipe.p7s" \
-		"/etc/verity-init/roothash.p7s=$D/root.p7s" "/etc/verity-init/ipe.p7s=$2") || { fail "initramfs"; return 1; }
-	if ! { uefi_uki "$w/uki.efi" "$rd" "roothash=$RH $KEYS" && uefi_esp "$w/esp.img" "$w/uki.efi"; }; then
-		fail "uki"; return 1
-	fi
-	uefi_boot --disk "$D/data.img" --disk "$D/hash.img" --disk "$D/unsigned/data.img" \
-		--disk "$D/unsigned/hash.img" "$name" "$w/esp.img"
+	ipe_boot_only "$@" || { fail "initramfs or uki"; return 1; }
+	ipe_booted
+}
+
+ipe_booted() {
 	vm_assert_booted || return 1
 	vm_assert_log_contains "$VM_LOG" 'secureboot: Secure boot enabled' "Secure Boot was not on"
+}
+
+ipe_boot_only() {   # NAME POLICY-P7S [WORD...]
+	local name=$1 p7s=$2 rd w; shift 2
+	w=$(vm_workdir "$name") || return 1
+	rd=$(sign_initramfs "ipe_policy=/etc/verity-init/ipe.p7s" \
+		"/etc/verity-init/roothash.p7s=$D/root.p7s" "/etc/verity-init/ipe.p7s=$p7s") || return 1
+	{ uefi_uki "$w/uki.efi" "$rd" "roothash=$RH $KEYS${*:+ $*}" && uefi_esp "$w/esp.img" "$w/uki.efi"; } ||
+		return 1
+	uefi_boot --disk "$D/data.img" --disk "$D/hash.img" --disk "$D/unsigned/data.img" \
+		--disk "$D/unsigned/hash.img" "$name" "$w/esp.img"
+	return 0
+}
+
+# The db-signed policy on a command line with ipe.enforce=0, which starts IPE permissive (denials
+# only audited): one boot for the two tests below. The agent switches IPE to enforcing before
+# init runs, so every check of the booted system is made under the policy, enforced, as on a
+# command line without the word.
+ipe_permissive_boot() {
+	ipe_boot_only ipe-permissive "$D/ipe-db.p7s" ipe.enforce=0
 }
 
 ipe_check() {   # LOG NAME RC
@@ -93,7 +108,8 @@ ipe_check() {   # LOG NAME RC
 }
 
 test_ipe_policy_allows_only_the_signed_root() {
-	ipe_boot ipe-db "$D/ipe-db.p7s" || return
+	vm_shared_boot ipe-permissive ipe_permissive_boot
+	ipe_booted || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: IPE policy verity_root from /etc/verity-init/ipe.p7s active' \
 		"the agent did not activate the IPE policy" || return
 	vm_assert_log_order "$VM_LOG" 'verity-init\[1\]: root: mounted' 'verity-init\[1\]: IPE policy verity_root' || return
@@ -120,7 +136,8 @@ test_ipe_policy_signed_by_another_key_refused() {
 # ipe.enforce=0 on the command line starts IPE permissive (denials only audited): the agent
 # switches it to enforcing and says so.
 test_ipe_permissive_command_line_is_overridden() {
-	KEYS="$KEYS ipe.enforce=0" ipe_boot ipe-permissive "$D/ipe-db.p7s" || return
+	vm_shared_boot ipe-permissive ipe_permissive_boot
+	ipe_booted || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: IPE policy verity_root from /etc/verity-init/ipe.p7s active, switched from permissive \(ipe.enforce=0\) to enforcing' \
 		"the agent did not switch IPE to enforcing" || return
 	vm_assert_marker "$VM_LOG" main || return

@@ -13,14 +13,10 @@
 #     dm_verity.require_signatures forced to Y), a manifest-only root is refused by the policy
 #     (panic), the same root boots with require_signature=yes.
 # Plus dm-verity 1.10's restart-on-error / panic-on-error, for real (the 6.1 kernel refuses
-# them: hardening_status_test.sh, agent_refuse_test.sh): an I/O error (QEMU blkdebug) on the
+# them: hardening_status_test.sh): an I/O error (QEMU blkdebug) on the
 # data block of /sbin/init restarts / panics the machine.
-# Always the 6.12 series, whatever the suite's default (run.sh exports the default's VM_KERNEL;
-# a VM_KERNEL that is a 6.12 kernel is kept).
-case ${VM_KERNEL:-} in
-*vmlinuz-6.12.*) ;;
-*) unset VM_KERNEL VM_KVER; VM_KERNEL_SERIES=6.12 ;;
-esac
+# Always the 6.12 series, whatever the suite's default.
+VM_KERNEL_SERIES_REQUIRED=6.12
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/vm/agent_lib.sh
@@ -60,12 +56,24 @@ p7s() {
 KEYS="systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root verity.fail=poweroff"
 
 # uki_boot NAME INITRD CMDLINE [uefi_boot options...] : a signed UKI of the 6.12 kernel with
-# INITRD and CMDLINE, booted under Secure Boot with the data and hash disks (+ options).
+# INITRD and CMDLINE, booted under Secure Boot with the data and hash disks (+ options); then
+# uki_asserts.
 uki_boot() {
+	uki_boot_only "$@" || { fail "uki"; return 1; }
+	uki_asserts
+}
+
+uki_boot_only() {   # NAME INITRD CMDLINE [uefi_boot options...]
 	local name=$1 rd=$2 cl=$3 w; shift 3
 	w=$(vm_workdir "$name") || return 1
-	if ! { uefi_uki "$w/uki.efi" "$rd" "$cl" && uefi_esp "$w/esp.img" "$w/uki.efi"; }; then fail "uki"; return 1; fi
+	{ uefi_uki "$w/uki.efi" "$rd" "$cl" && uefi_esp "$w/esp.img" "$w/uki.efi"; } || return 1
 	uefi_boot --disk "$D/data.img" --disk "$D/hash.img" "$@" "$name" "$w/esp.img"
+	return 0
+}
+
+# uki_asserts : the boot ended by itself, on the 6.12 kernel, under Secure Boot, with the db
+# certificate in the platform keyring.
+uki_asserts() {
 	vm_assert_booted || return 1
 	vm_assert_log_contains "$VM_LOG" 'Linux version 6\.12\.' "not the 6.12 kernel" || return 1
 	vm_assert_log_contains "$VM_LOG" 'secureboot: Secure boot enabled' "Secure Boot was not on" || return 1
@@ -92,10 +100,18 @@ kernel_refused() {
 	agent_assert_fallback "$1" poweroff
 }
 
-test_p7s_in_initramfs_signed_by_db_key_boots() {
+# roothash.p7s by the db key in an initramfs whose policy says require_signature=kernel: one boot
+# for two tests (the p7s accepted; the policy's module parameter in force), since the policy
+# changes nothing of how the signature reaches the kernel, which accepts it either way.
+p7s_db_policy_boot() {
 	local rd
-	rd=$(sign_initramfs "" "/etc/verity-init/roothash.p7s=$D/db.p7s") || { fail "initramfs"; return; }
-	uki_boot k612-p7s-db "$rd" "roothash=$RH $KEYS verity.sig=/etc/verity-init/roothash.p7s" || return
+	rd=$(sign_initramfs "require_signature=kernel" "/etc/verity-init/roothash.p7s=$D/db.p7s") || return 1
+	uki_boot_only k612-policy-kernel "$rd" "roothash=$RH $KEYS verity.sig=/etc/verity-init/roothash.p7s"
+}
+
+test_p7s_in_initramfs_signed_by_db_key_boots() {
+	vm_shared_boot p7s-db-policy p7s_db_policy_boot
+	uki_asserts || return
 	kernel_accepted "$VM_LOG"
 }
 
@@ -129,9 +145,8 @@ test_inline_base64_signature_by_db_key_boots() {
 }
 
 test_policy_require_signature_kernel_boots_a_kernel_signed_root() {
-	local rd
-	rd=$(sign_initramfs "require_signature=kernel" "/etc/verity-init/roothash.p7s=$D/db.p7s") || { fail "initramfs"; return; }
-	uki_boot k612-policy-kernel "$rd" "roothash=$RH $KEYS verity.sig=/etc/verity-init/roothash.p7s" || return
+	vm_shared_boot p7s-db-policy p7s_db_policy_boot
+	uki_asserts || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: dm_verity.require_signatures=Y, as the initramfs policy requires' \
 		"the policy's module parameter was not in force" || return
 	kernel_accepted "$VM_LOG"

@@ -138,3 +138,44 @@ vm_dracut_swap_table() {
 	printf '0,%s,verity,1,/dev/vdc,/dev/vdd,4096,4096,%s,1,sha256,%s,%s\n' "$(( blocks * 8 ))" \
 		"$blocks" "$(sed -n 's/^ROOTHASH=//p' "$o/vars")" "$VM_VERITY_SALT"
 }
+
+# vm_dracut_swap_boot FLAVOUR NAME : the table-swap scenario (dracut_shell_test.sh shell,
+# dracut_systemd_test.sh systemd): a verified ext4 root on vda + vdb, named by our keys (shell) or
+# systemd's (systemd), and another valid image on vdc + vdd whose table the test-only pre-mount
+# hook of the FLAVOUR-swap image loads into the mapping root between setup and pre-pivot
+# (dmsetup suspend, reload, resume: a verity target with status V on the same device number, not
+# the table setup loaded). verity.fail=reboot.
+vm_dracut_swap_boot() {
+	local fl=$1 name=$2 d rh table rd keys
+	# no boot (a failure below): vm_dracut_assert_swap_refused fails
+	# shellcheck disable=SC2034  # lib.sh's assertions read it
+	VM_STATUS=1 VM_LOG=/dev/null
+	d=$(vm_workdir "$name") || return 1
+	rh=$(vm_verity_setup ext4 "$d") || { vm_die "$name: the root image"; return 1; }
+	table=$(vm_dracut_swap_table "$d/other") || { vm_die "$name: the other image"; return 1; }
+	rd=$(vm_dracut_image "$fl-swap") || return 1
+	case $fl in
+	shell) keys="verity.roothash=$rh verity.data=/dev/vda verity.hash=/dev/vdb" ;;
+	*) keys="roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb" ;;
+	esac
+	vm_boot --timeout "${VM_DRACUT_TIMEOUT:-300}" --disk "$d/data.img" --disk "$d/hash.img" \
+		--disk "$d/other/data.img" --disk "$d/other/hash.img" "$name" "$rd" \
+		"$keys rootfstype=ext4 verity.fail=reboot vitest.swap=$table"
+}
+
+# vm_dracut_assert_swap_refused : the last vm_dracut_swap_boot ended by itself, the hook replaced
+# the table, the check before the switch compared the live table with setup's record and refused
+# it, the fail action (reboot) was taken; neither root's init ran (the other image's marker says
+# id=recovery) and no file system of an unverified device was mounted.
+vm_dracut_assert_swap_refused() {
+	vm_assert_booted || return 1
+	vm_assert_log_contains "$VM_LOG" 'VITEST-SWAPPED root' "the hook did not replace the table" || return 1
+	vm_assert_log_contains "$VM_LOG" \
+		'verity-init\[[0-9]+\]: root: activate failed: mapping root: its table is not the one setup loaded \(live: 0 [0-9]+ verity 1 ' \
+		"pre-pivot did not refuse the replaced table" || return 1
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: fallback: reboot' \
+		"verity.fail=reboot not applied" || return 1
+	vm_assert_no_marker "$VM_LOG" || return 1
+	vm_assert_log_lacks "$VM_LOG" '(EXT4-fs|SQUASHFS|erofs)[^:]*\(vd[a-z]' \
+		"a file system on an unverified device was mounted"
+}

@@ -164,13 +164,13 @@ uefi_boot() {
 	if [ -e "$VM_LOG.until" ]; then
 		rm -f "$VM_LOG.until"
 		VM_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
-		echo "$name $VM_WALL uefi-$VM_ACCEL_USED 125" >>"$VM_DIR/timings.$VM_RUN_ID"
+		vm_record_boot "$name" "$VM_WALL" "uefi-$VM_ACCEL_USED" 125
 		vm_log "$name: stopped after ${VM_WALL}s wall: the log matched /$until/"
 		VM_STATUS=125
 		return 125
 	fi
 	VM_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
-	echo "$name $VM_WALL uefi-$VM_ACCEL_USED $VM_STATUS" >>"$VM_DIR/timings.$VM_RUN_ID"
+	vm_record_boot "$name" "$VM_WALL" "uefi-$VM_ACCEL_USED" "$VM_STATUS"
 	if [ "$VM_STATUS" = 124 ] || [ "$VM_STATUS" = 137 ]; then
 		vm_log "$name: stopped by the ${timeout}s timeout (UEFI, $VM_ACCEL_USED)"
 		VM_STATUS=124

@@ -39,6 +39,11 @@ VM_WORKROOT=$VM_DIR/work
 # One id per run of run.sh (it exports it); a test file run alone gets its own.
 : "${VM_RUN_ID:=$$-$(date +%s)}"
 export VM_RUN_ID
+# The test file every boot is counted against (run.sh's per-file boot table and budget): run.sh
+# exports it for each file it runs; a file run alone is its own. Exported, so that the files
+# other_kernel_test.sh runs again count as its boots.
+: "${VM_TEST_FILE:=$(basename "$0" .sh)}"
+export VM_TEST_FILE
 
 VM_MARKER=VERITY-TEST-MARKER
 # Every boot's command line starts with this. no_timer_check: on a loaded host the emulated timer
@@ -80,6 +85,15 @@ vm_require_tools() {
 # series keep their logs and work directories apart ($BUILD/vm/logs-SERIES, work-SERIES): the
 # same test run on both kernels at once (other_kernel_test.sh) must not share a scenario's files.
 VM_KERNEL_SERIES_DEFAULT=6.1
+# A file that needs one series whatever the suite's (IPE, the .platform keyring and dm-verity
+# 1.10 are 6.12's) sets VM_KERNEL_SERIES_REQUIRED before sourcing this file: run.sh exports the
+# default series' VM_KERNEL and VM_KVER, which are dropped unless VM_KERNEL is of that series.
+if [ -n "${VM_KERNEL_SERIES_REQUIRED:-}" ]; then
+	case ${VM_KERNEL:-} in
+	*vmlinuz-"$VM_KERNEL_SERIES_REQUIRED".*) ;;
+	*) unset VM_KERNEL VM_KVER; VM_KERNEL_SERIES=$VM_KERNEL_SERIES_REQUIRED ;;
+	esac
+fi
 : "${VM_KERNEL_SERIES:=$VM_KERNEL_SERIES_DEFAULT}"
 vm_pick_kernel() {
 	if [ "$VM_KERNEL_SERIES" != "$VM_KERNEL_SERIES_DEFAULT" ] && [ -z "${VM_KERNEL:-}" ]; then
@@ -671,6 +685,13 @@ _vm_hotadd() {   # MONPREFIX WHEN FILE INDEX LOG
 	} >"$mon.in"
 }
 
+# vm_record_boot NAME WALL ACCEL STATUS : one line of $VM_DIR/timings.$VM_RUN_ID for a boot that
+# ran (every boot runner calls it once per QEMU): "NAME WALL ACCEL STATUS FILE", FILE the test
+# file it counts against (VM_TEST_FILE). run.sh sums them per file and checks tests/vm/budget.
+vm_record_boot() {
+	echo "$1 $2 $3 $4 $VM_TEST_FILE" >>"$VM_DIR/timings.$VM_RUN_ID"
+}
+
 # vm_boot [OPTION...] NAME INITRD CMDLINE : boot the kernel with INITRD and the command line
 # "$VM_CMDLINE_BASE CMDLINE"; serial console to
 # $BUILD/vm/logs/NAME.log. Returns 0 when the guest stopped by itself (power-off, or a panic:
@@ -737,7 +758,7 @@ vm_boot() {
 	for i in "${pids[@]}"; do kill "$i" 2>/dev/null; wait "$i" 2>/dev/null; done
 	rm -f "$mon.in" "$mon.out"
 	VM_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
-	echo "$name $VM_WALL $VM_ACCEL_USED $VM_STATUS" >>"$VM_DIR/timings.$VM_RUN_ID"
+	vm_record_boot "$name" "$VM_WALL" "$VM_ACCEL_USED" "$VM_STATUS"
 	if [ "$VM_STATUS" = 124 ] || [ "$VM_STATUS" = 137 ]; then
 		vm_log "$name: TIMEOUT after ${timeout}s ($VM_ACCEL_USED); last 30 lines of $VM_LOG:"
 		vm_log_tail "$VM_LOG"
@@ -751,6 +772,29 @@ vm_boot() {
 	vm_log "$name: stopped after ${VM_WALL}s wall ($VM_ACCEL_USED)$(
 		u=$(vm_marker_uptime "$VM_LOG") && echo ", marker at ${u}s guest uptime")"
 	return 0
+}
+
+# vm_shared_boot KEY COMMAND... : run COMMAND (a boot: vm_boot, uefi_boot or a file's own boot
+# function) the first time a test of this file asks for KEY; a later call with the same KEY boots
+# nothing and gives back what that boot left: its return status, VM_LOG, VM_STATUS, VM_WALL and
+# VM_ACCEL_USED. Tests whose assertions hold on one booted system (the same image, initramfs and
+# command line) call it with the same KEY and COMMAND, so a file boots it once while each test
+# still runs alone (`-- test_name`). shunit2 runs a file's tests in one shell, which keeps the
+# record.
+declare -gA _VM_SHARED=()
+vm_shared_boot() {
+	local key=$1 r; shift
+	if [ -n "${_VM_SHARED[$key]:-}" ]; then
+		read -r r VM_STATUS VM_WALL VM_ACCEL_USED VM_LOG <<<"${_VM_SHARED[$key]}"
+		vm_log "$key: shared boot, its log $VM_LOG"
+		return "$r"
+	fi
+	# a command that fails before it boots leaves no earlier boot's status behind
+	VM_STATUS=1 VM_LOG=/dev/null
+	"$@"
+	r=$?
+	_VM_SHARED[$key]="$r ${VM_STATUS:-1} ${VM_WALL:-0} ${VM_ACCEL_USED:-tcg} ${VM_LOG:-/dev/null}"
+	return "$r"
 }
 
 # --- log reading and assertions ---------------------------------------------------------------

@@ -12,11 +12,14 @@
 #   module_params_test     dm_verity module options (all)
 #   agent_good_test        verity options (superblock-less with policy, dm-mod.create=) and FEC
 #   mkinitramfs_test       the shipped verity-init-mkinitramfs (6.12: .ko.xz modules) (all)
-# Not here: the restart-on-error refusals of agent_refuse_test / hardening_status_test, which are
+# Not here: the restart-on-error refusal of hardening_status_test, which is
 # 6.1 behaviour (6.12 has the option: kernel612_sig_test.sh tests it for real).
 # Output: each file's shunit2 output in turn (run.sh counts the test lines); exit 1 if any failed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# the boots of the files run below count as this file's (run.sh's boot table and budget)
+VM_TEST_FILE=${VM_TEST_FILE:-other_kernel_test}
+export VM_TEST_FILE
 # the default series, as lib.sh has it (without sourcing it: that would pick a kernel)
 default=$(sed -n 's/^VM_KERNEL_SERIES_DEFAULT=//p' "$here/lib.sh")
 current=${VM_KERNEL_SERIES:-$default}

@@ -31,6 +31,10 @@ find "$VM_DIR" -maxdepth 1 \( -name 'timings.*' -o -name 'accel-probe.*' -o -nam
 	-mmin +30 -exec rm -rf {} + 2>/dev/null
 out=$VM_DIR/results.$VM_RUN_ID
 mkdir -p "$out"
+overs=()
+# Every boot's line (lib.sh's vm_record_boot): NAME WALL ACCEL STATUS FILE.
+timings=$VM_DIR/timings.$VM_RUN_ID
+touch "$timings"
 
 t0=$(date +%s)
 echo "vm: kernel $VM_KERNEL ($VM_KVER), accel $(vm_accel), timeout ${VM_TIMEOUT}s, parallel $VM_PARALLEL, formatter $(vm_verity_tool)"
@@ -41,13 +45,14 @@ done
 vm_script_initramfs >/dev/null || { echo "vm: cannot build the test initramfs"; echo "vm: 0 passed, 1 failed"; exit 1; }
 echo "vm: images ready in $(( $(date +%s) - t0 ))s (cache $VM_CACHE)"
 
-run_one() {   # FILE: run it, output to $out/NAME.out, exit code to $out/NAME.rc
+run_one() {   # FILE: run it, output to $out/NAME.out, exit code to $out/NAME.rc, wall s to NAME.wall
 	local f=$1 n t0
 	n=$(basename "$f" .sh)
 	t0=$(date +%s)
-	bash "$f" >"$out/$n.out" 2>&1
+	VM_TEST_FILE=$n bash "$f" >"$out/$n.out" 2>&1
 	echo $? >"$out/$n.rc"
-	echo "$n $(( $(date +%s) - t0 ))" >>"$durations"
+	echo $(( $(date +%s) - t0 )) >"$out/$n.wall"
+	echo "$n $(cat "$out/$n.wall")" >>"$durations"
 }
 
 # Longest files first (durations of earlier runs; unknown ones first of all): with two files at a
@@ -76,6 +81,11 @@ summarise() {
 		}' "$1"
 }
 
+# file_boots NAME : "BOOTS SECONDS", the boots the file made so far and their wall time summed.
+file_boots() {
+	awk -v n="$1" '$5 == n { b++; s += $2 } END { printf "%d %.1f\n", b, s }' "$timings"
+}
+
 # One progress line per file as it ends (CI logs show where a long run is).
 reported=" "
 report_done() {
@@ -86,7 +96,7 @@ report_done() {
 		case $reported in *" $n "*) continue ;; esac
 		reported="$reported$n "
 		read -r p fl s < <(summarise "$out/$n.out")
-		echo "vm: done  $n.sh: $p passed, $fl failed (exit $(cat "$out/$n.rc"))"
+		echo "vm: done  $n.sh: $p passed, $fl failed (exit $(cat "$out/$n.rc")), $(file_boots "$n" | cut -d' ' -f1) boots, $(cat "$out/$n.wall")s wall"
 	done
 }
 
@@ -112,11 +122,32 @@ for f in "${files[@]}"; do
 	passed=$(( passed + p )); failed=$(( failed + fl )); skipped=$(( skipped + s ))
 done
 
-echo "===== boot times (wall seconds, accel, qemu exit)"
-if [ -s "$VM_DIR/timings.$VM_RUN_ID" ]; then
-	sort -k2,2nr "$VM_DIR/timings.$VM_RUN_ID" | awk '{ printf "  %-45s %7.2f  %s  %s\n", $1, $2, $3, $4; t += $2; n++ }
-		END { if (n) printf "  %d boots, %.1f s of boot wall time\n", n, t }'
-fi
+echo "===== boot times (wall seconds, accel, qemu exit, test file)"
+sort -k2,2nr "$timings" | awk '{ printf "  %-45s %7.2f  %-8s %3s  %s\n", $1, $2, $3, $4, $5; t += $2; n++ }
+	END { if (n) printf "  %d boots, %.1f s of boot wall time\n", n, t }'
+
+# Boots per file against tests/vm/budget (FILE BOOTS lines): a file that boots more often than its
+# budget counts as one failure. The count is deterministic (a failing or skipped test boots less,
+# never more); wall times vary with the host and are only shown.
+budget=$here/budget
+over=0 total_allowed=0
+echo "===== boots per test file (budget: tests/vm/budget; wall seconds: the boots' sum, the file's run)"
+printf '  %-28s %5s %6s %9s %8s\n' file boots budget "boot s" "file s"
+for f in "${files[@]}"; do
+	n=$(basename "$f" .sh)
+	read -r b s < <(file_boots "$n")
+	allowed=$(awk -v n="$n" '$1 == n { print $2 }' "$budget" 2>/dev/null)
+	total_allowed=$(( total_allowed + ${allowed:-0} ))
+	printf '  %-28s %5d %6s %9s %8s\n' "$n" "$b" "${allowed:--}" "$s" "$(cat "$out/$n.wall" 2>/dev/null || echo '?')"
+	if [ "$b" -gt "${allowed:-0}" ]; then
+		overs+=("vm: over budget: $n.sh booted $b times, its budget is ${allowed:-0} (merge the new assertions into a boot that proves the same thing, or raise its line in tests/vm/budget: docs/testing.md, \"The boot budget\")")
+		over=$(( over + 1 ))
+	fi
+done
+awk -v w="$(( $(date +%s) - t0 ))" -v p="$VM_PARALLEL" -v a="$total_allowed" '{ b++; s += $2 }
+	END { printf "  %-28s %5d %6d %9.1f %8d   (boot s / %d = %.0f)\n", "total", b, a, s, w, p, s / p }' "$timings"
+for l in "${overs[@]}"; do echo "$l"; done
+failed=$(( failed + over ))
 # The latest run's per-file outputs in $BUILD/vm/results/.
 rm -rf "$VM_DIR/results" && mv "$out" "$VM_DIR/results"
 echo "vm: logs in $VM_LOGDIR, per-file output in $VM_DIR/results; total $(( $(date +%s) - t0 ))s wall"

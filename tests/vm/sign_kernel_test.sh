@@ -45,14 +45,22 @@ kernel_refused() {
 	agent_assert_fallback "$log" poweroff
 }
 
+# roothash.p7s in the initramfs, named by verity.sig=, under an initramfs policy with
+# require_signature=kernel and a command line that says dm_verity.require_signatures=0. One boot
+# for the two tests below: the policy adds the module parameter and changes nothing of how the
+# signature reaches the kernel, which refuses the untrusted key either way.
+p7s_policy_boot() {
+	local rd
+	rd=$(sign_initramfs "require_signature=kernel" "/etc/verity-init/roothash.p7s=$D/roothash.p7s") ||
+		{ vm_die "initramfs"; return 1; }
+	vm_boot --disk "$D/data.img" --disk "$D/hash.img" sign-kernel-policy "$rd" \
+		"roothash=$RH $KEYS verity.sig=/etc/verity-init/roothash.p7s dm_verity.require_signatures=0"
+}
+
 # require_signature=kernel in the policy forces dm_verity.require_signatures=1 on the module the
 # agent loads, whatever the command line says; the kernel then checks the signature as before.
 test_policy_requiring_kernel_signatures_forces_the_module_parameter() {
-	local rd
-	rd=$(sign_initramfs "require_signature=kernel" "/etc/verity-init/roothash.p7s=$D/roothash.p7s") ||
-		{ fail "initramfs"; return; }
-	vm_boot --disk "$D/data.img" --disk "$D/hash.img" sign-kernel-policy "$rd" \
-		"roothash=$RH $KEYS verity.sig=/etc/verity-init/roothash.p7s dm_verity.require_signatures=0"
+	vm_shared_boot p7s-policy p7s_policy_boot
 	vm_assert_booted || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: dm_verity.require_signatures=Y, as the initramfs policy requires' \
 		"the policy's module parameter was not in force" || return
@@ -60,8 +68,7 @@ test_policy_requiring_kernel_signatures_forces_the_module_parameter() {
 }
 
 test_p7s_in_initramfs_untrusted_key_refused_by_kernel() {
-	vm_boot --disk "$D/data.img" --disk "$D/hash.img" sign-kernel-p7s "$RD_P7S" \
-		"roothash=$RH $KEYS verity.sig=/etc/verity-init/roothash.p7s"
+	vm_shared_boot p7s-policy p7s_policy_boot
 	vm_assert_booted || return
 	kernel_refused "$VM_LOG"
 }

@@ -4,7 +4,8 @@
 # agent's initramfs + a .cmdline carrying the root hash) only when its PE signature is from a db
 # key and covers the image as it is; the stub (which checks nothing itself) then hands the
 # embedded command line to the kernel and ignores one passed by a loader.
-#   - a UKI signed with the db key boots the verified root (marker, / on /dev/mapper/root);
+#   - a UKI signed with the db key boots the verified root (marker, / on /dev/mapper/root), on
+#     the boot of systemd-boot under Secure Boot below;
 #   - an unsigned UKI, a UKI signed by a key not in db, and the signed UKI with one byte of its
 #     .cmdline changed, are refused by the firmware (Access Denied) and no kernel starts;
 #   - systemd-boot (signed too) starting the UKI with an entry whose "options" carry another root
@@ -33,10 +34,12 @@ oneTimeSetUp() {
 	OTHER=$(printf '%s' "$RH" | tr '0-9a-f' '1-9a-f0')
 }
 
+# The signed UKI, started by the firmware through systemd-boot (its LoadImage checks the UKI
+# against db as the firmware's boot manager does; verity-init-mkinitramfs's UKI below is started
+# directly): one boot for this test and the loader test under Secure Boot.
 test_signed_uki_boots_the_verified_root() {
 	sbverify --cert "$UEFI_DB_CERT" "$D/signed.efi" >/dev/null 2>&1 || { fail "sbverify: the UKI is not signed by the db key"; return; }
-	uefi_esp "$D/esp-signed.img" "$D/signed.efi" || { fail "esp"; return; }
-	uefi_boot --disk "$D/data.img" --disk "$D/hash.img" uki-signed "$D/esp-signed.img"
+	vm_shared_boot sdboot-sb sdboot_sb_boot
 	vm_assert_booted || return
 	vm_assert_log_contains "$VM_LOG" 'secureboot: Secure boot enabled' "the kernel did not see Secure Boot on" || return
 	vm_assert_log_contains "$VM_LOG" "Command line: .*roothash=$RH " "the kernel did not get the embedded command line" || return
@@ -97,9 +100,13 @@ _sdboot_esp() {   # OUT
 		loader/entries/verity.conf="$D/verity.conf" EFI/Linux/uki.efi="$D/signed.efi"
 }
 
-test_loader_options_do_not_override_the_embedded_cmdline_under_secure_boot() {
-	_sdboot_esp "$D/esp-sdboot.img" || { fail "esp"; return; }
+sdboot_sb_boot() {
+	_sdboot_esp "$D/esp-sdboot.img" || return 1
 	uefi_boot --disk "$D/data.img" --disk "$D/hash.img" uki-sdboot-sb "$D/esp-sdboot.img"
+}
+
+test_loader_options_do_not_override_the_embedded_cmdline_under_secure_boot() {
+	vm_shared_boot sdboot-sb sdboot_sb_boot
 	vm_assert_booted || return
 	vm_assert_log_contains "$VM_LOG" 'secureboot: Secure boot enabled' "Secure Boot was not on" || return
 	vm_assert_log_contains "$VM_LOG" "Command line: .*roothash=$RH " "the kernel did not get the embedded root hash" || return

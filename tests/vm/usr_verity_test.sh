@@ -165,10 +165,37 @@ usr_booted() {
 	vm_assert_log_contains "$VM_LOG" "^VERITY-TEST-STATUS usrhash=$UH" "no usrhash= in the status file"
 }
 
+# usr_boot NAME [vm_boot options...] INITRD CMDLINE : vm_boot with a fresh swtpm (its state in
+# $VM_WORKROOT/NAME-tpm) when swtpm is installed, so one boot of a layout serves its tests of what
+# is mounted and of what is measured (USR_TPM=1); without swtpm a plain boot (USR_TPM=0, the
+# measurement tests are skipped). A TPM changes nothing else of the boot.
+usr_boot() {
+	local name=$1 extra; shift
+	USR_TPM=0
+	if command -v swtpm >/dev/null 2>&1; then
+		extra=$(tpm_start "$VM_WORKROOT/$name-tpm") || return 1
+		USR_TPM=1
+		VM_BIOS=seabios VM_BOOT_KERNEL=$VM_KERNEL VM_QEMU_EXTRA="$extra" \
+			vm_boot "${@:1:$#-2}" "$name" "${@: -2}"
+	else
+		vm_boot "${@:1:$#-2}" "$name" "${@: -2}"
+	fi
+}
+
+# usr_tpm_or_skip : false (and a skip line) when the shared boot ran without a TPM.
+usr_tpm_or_skip() {
+	[ "${USR_TPM:-0}" = 1 ] || { echo "skip: no swtpm"; return 1; }
+}
+
+# Root and /usr both verified, the one boot of this layout (with a TPM).
+root_and_usr_boot() {
+	setup_images || return 1
+	usr_boot usr-root-and-usr --disk "$D/root.img" --disk "$D/root.hash" --disk "$D/usr.img" \
+		--disk "$D/usr.hash" "$RD" "roothash=$RH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb usrhash=$UH systemd.verity_usr_data=/dev/vdc systemd.verity_usr_hash=/dev/vdd verity.fail=poweroff"
+}
+
 test_root_and_usr_both_verified() {
-	setup_images || { fail "images"; return; }
-	vm_boot --disk "$D/root.img" --disk "$D/root.hash" --disk "$D/usr.img" --disk "$D/usr.hash" \
-		usr-root-and-usr "$RD" "roothash=$RH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb usrhash=$UH systemd.verity_usr_data=/dev/vdc systemd.verity_usr_hash=/dev/vdd verity.fail=poweroff"
+	vm_shared_boot root-and-usr root_and_usr_boot
 	usr_booted root+usr || return
 	vm_assert_root_mapper "$VM_LOG" root erofs || return
 	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: root: /dev/mapper/root verified .*status V" || return
@@ -179,13 +206,9 @@ test_root_and_usr_both_verified() {
 # One TPM event per target, the root's then /usr's, before the switch (a fresh swtpm: the PCR
 # the guest shows is the host's computation from the two events alone).
 test_root_and_usr_measured_in_turn() {
-	local extra ev1 ev2 alg got n=0
-	command -v swtpm >/dev/null 2>&1 || { echo "skip: no swtpm"; return 0; }
-	setup_images || { fail "images"; return; }
-	extra=$(tpm_start "$VM_WORKROOT/usr-tpm-state") || { fail "swtpm"; return; }
-	VM_BIOS=seabios VM_BOOT_KERNEL=$VM_KERNEL VM_QEMU_EXTRA="$extra" \
-		vm_boot --disk "$D/root.img" --disk "$D/root.hash" --disk "$D/usr.img" --disk "$D/usr.hash" \
-		usr-tpm "$RD" "roothash=$RH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb usrhash=$UH systemd.verity_usr_data=/dev/vdc systemd.verity_usr_hash=/dev/vdd verity.fail=poweroff"
+	local ev1 ev2 alg got n=0
+	vm_shared_boot root-and-usr root_and_usr_boot
+	usr_tpm_or_skip || return 0
 	usr_booted root+usr || return
 	# each event names the layout and the target's place in it (docs/signing.md, "The events")
 	ev1="dm-verity:root+usr:root:root:$RH:none" ev2="dm-verity:root+usr:usr:usr:$UH:none"
@@ -221,26 +244,33 @@ usr_measured_alone() {
 	[ "$n" -ge 1 ] || { fail "the guest showed no PCR bank"; return 1; }
 }
 
+# usrhash= alone (the GPT disk, partitions found by their UUIDs) under a tmpfs root
+# (systemd.volatile=yes), and /usr under a writable root with the policy's consent: one boot of
+# each layout (with a TPM), for its mount test and for the measurement test.
+tmpfs_boot() {
+	setup_images || return 1
+	usr_boot usr-dps-volatile-yes --disk "$D/gpt.img" "$RD" \
+		"usrhash=$UH systemd.volatile=yes verity.fail=poweroff"
+}
+
+writable_boot() {
+	setup_images || return 1
+	cp "$D/rw.img" "$D/rw-boot.img" || return 1
+	usr_boot usr-writable-root --disk-rw "$D/rw-boot.img" --disk "$D/usr.img" --disk "$D/usr.hash" \
+		"$RD_CONSENT" "usrhash=$UH systemd.verity_usr_data=/dev/vdb systemd.verity_usr_hash=/dev/vdc root=/dev/vda rw verity.fail=poweroff"
+}
+
 # The same /usr under an empty tmpfs root and under a writable root nobody verified (issue 30):
 # two events, two PCR values, so a secret sealed to the tmpfs boot does not unseal under a root
 # an attacker may have filled; the writable root's event says that / is not verified.
 test_usr_alone_measured_by_layout() {
-	local extra tmpfs_pcr
-	command -v swtpm >/dev/null 2>&1 || { echo "skip: no swtpm"; return 0; }
-	setup_images || { fail "images"; return; }
-	extra=$(tpm_start "$VM_WORKROOT/usr-tpm-tmpfs-state") || { fail "swtpm"; return; }
-	VM_BIOS=seabios VM_BOOT_KERNEL=$VM_KERNEL VM_QEMU_EXTRA="$extra" \
-		vm_boot --disk "$D/usr.img" --disk "$D/usr.hash" usr-tpm-tmpfs "$RD" \
-		"usrhash=$UH systemd.verity_usr_data=/dev/vda systemd.verity_usr_hash=/dev/vdb systemd.volatile=yes verity.fail=poweroff"
+	local tmpfs_pcr
+	vm_shared_boot tmpfs tmpfs_boot
+	usr_tpm_or_skip || return 0
 	usr_booted tmpfs+usr || return
 	usr_measured_alone "dm-verity:tmpfs+usr:usr:usr:$UH:none" || return
 	tmpfs_pcr=$PCR_SHA256
-	cp "$D/rw.img" "$D/rw-tpm.img"
-	extra=$(tpm_start "$VM_WORKROOT/usr-tpm-writable-state") || { fail "swtpm"; return; }
-	VM_BIOS=seabios VM_BOOT_KERNEL=$VM_KERNEL VM_QEMU_EXTRA="$extra" \
-		vm_boot --disk-rw "$D/rw-tpm.img" --disk "$D/usr.img" --disk "$D/usr.hash" \
-		usr-tpm-writable "$RD_CONSENT" \
-		"usrhash=$UH systemd.verity_usr_data=/dev/vdb systemd.verity_usr_hash=/dev/vdc root=/dev/vda rw verity.fail=poweroff"
+	vm_shared_boot writable writable_boot
 	usr_booted writable+usr || return
 	usr_measured_alone "dm-verity:writable+usr,unverified-root:usr:usr:$UH:none" || return
 	if [ -n "$tmpfs_pcr" ] && [ "$tmpfs_pcr" = "$PCR_SHA256" ]; then
@@ -249,9 +279,7 @@ test_usr_alone_measured_by_layout() {
 }
 
 test_usrhash_alone_gpt_dps_tmpfs_root() {
-	setup_images || { fail "images"; return; }
-	vm_boot --disk "$D/gpt.img" usr-dps-volatile-yes "$RD" \
-		"usrhash=$UH systemd.volatile=yes verity.fail=poweroff"
+	vm_shared_boot tmpfs tmpfs_boot
 	usr_booted tmpfs+usr || return
 	vm_assert_log_contains "$VM_LOG" "^$VM_MARKER id=usr .* root=tmpfs / tmpfs rw" "/ is not a tmpfs" || return
 	vm_assert_log_contains "$VM_LOG" "verity-init\[1\]: usr: /dev/mapper/usr verified \(data vda1, hash vda2\)" \
@@ -260,10 +288,7 @@ test_usrhash_alone_gpt_dps_tmpfs_root() {
 }
 
 test_usr_under_writable_root_with_consent() {
-	setup_images || { fail "images"; return; }
-	cp "$D/rw.img" "$D/rw-boot.img"
-	vm_boot --disk-rw "$D/rw-boot.img" --disk "$D/usr.img" --disk "$D/usr.hash" usr-writable-root \
-		"$RD_CONSENT" "usrhash=$UH systemd.verity_usr_data=/dev/vdb systemd.verity_usr_hash=/dev/vdc root=/dev/vda rw verity.fail=poweroff"
+	vm_shared_boot writable writable_boot
 	usr_booted writable+usr || return
 	vm_assert_log_contains "$VM_LOG" "^$VM_MARKER id=usr .* root=/dev/vda / ext4 rw" "/ is not the writable partition" || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root=/dev/vda mounted writable on /sysroot \(ext4\) NOT verified' || return
