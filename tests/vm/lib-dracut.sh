@@ -103,29 +103,43 @@ vm_dracut_key() {
 #   systemd  systemd in the initramfs: VM_DRACUT_MODULES_SYSTEMD + systemd-veritysetup +
 #            verity-init (both verity setups present: the module must keep systemd's out)
 #   shell-usrmount  shell + dracut's usrmount (mounts the root fstab's /usr in pre-pivot)
-#   shell-swap, systemd-swap  shell, systemd + a test-only pre-mount hook (dracut-swap-hook.sh)
-#            that replaces the table of the mapping root by vitest.swap= between setup and
-#            pre-pivot
+#   shell-swap, systemd-swap  the shell, systemd image + a test-only pre-mount hook
+#            (dracut-swap-hook.sh) that replaces the table of the mapping root by vitest.swap=
+#            between setup and pre-pivot: the flavour's image as it is with a second archive
+#            appended (the kernel unpacks it over the first), so no dracut run of its own
 vm_dracut_image() {
-	local flavour=$1 out key
+	local flavour=$1 out key base
 	out=$VM_CACHE/dracut-$flavour-$VM_KVER.img
 	key=$(vm_dracut_key "$flavour")
 	case $flavour in
-	*-swap) key=$(vm_dracut_key "$flavour" "$(sha256sum <"$VM_SRCDIR/dracut-swap-hook.sh")") ;;
-	esac
-	case $flavour in
 	shell) vm_cached "$key" "$out" vm_dracut_initramfs "$out.tmp" ;;
 	shell-usrmount) vm_cached "$key" "$out" vm_dracut_initramfs "$out.tmp" -m usrmount ;;
-	shell-swap) vm_cached "$key" "$out" vm_dracut_initramfs "$out.tmp" --include \
-		"$VM_SRCDIR/dracut-swap-hook.sh" /lib/dracut/hooks/pre-mount/20-vitest-swap.sh ;;
-	systemd-swap) vm_cached "$key" "$out" vm_dracut_initramfs "$out.tmp" \
-		-m "$VM_DRACUT_MODULES_SYSTEMD systemd-veritysetup verity-init" --include \
-		"$VM_SRCDIR/dracut-swap-hook.sh" /lib/dracut/hooks/pre-mount/20-vitest-swap.sh ;;
+	shell-swap|systemd-swap)
+		base=$(vm_dracut_image "${flavour%-swap}") || return 1
+		key=$(vm_dracut_key "$flavour" "$(cat "$base.key")" "$(sha256sum <"$VM_SRCDIR/dracut-swap-hook.sh")")
+		vm_cached "$key" "$out" _vm_dracut_add_hook "$base" "$VM_SRCDIR/dracut-swap-hook.sh" \
+			pre-mount/20-vitest-swap.sh "$out.tmp" ;;
 	systemd) vm_cached "$key" "$out" vm_dracut_initramfs "$out.tmp" \
 		-m "$VM_DRACUT_MODULES_SYSTEMD systemd-veritysetup verity-init" ;;
 	*) vm_die "vm_dracut_image: unknown flavour '$flavour'"; return 1 ;;
 	esac || return 1
 	echo "$out"
+}
+
+# _vm_dracut_add_hook IMAGE HOOK HOOKDIR/NAME OUT : OUT = IMAGE followed by a gzip cpio archive
+# holding HOOK as the dracut hook /lib/dracut/hooks/HOOKDIR/NAME (what dracut --include would
+# put there). The archive has the file's entry only, under usr/lib: the image's lib is a link to
+# usr/lib, which a directory entry would replace.
+_vm_dracut_add_hook() {
+	local image=$1 hook=$2 name=usr/lib/dracut/hooks/$3 out=$4 t r
+	t=$(mktemp -d "$VM_DIR/dracut-hook.XXXXXX") || return 1
+	mkdir -p "$t/$(dirname "$name")" && cp "$hook" "$t/$name" && chmod 0644 "$t/$name" &&
+		touch -d "@$VM_EPOCH" "$t/$name" &&
+		{ cat "$image" && (cd "$t" && echo "$name" |
+			cpio --quiet -o -H newc -R 0:0 --reproducible | gzip -n); } >"$out"
+	r=$?
+	rm -rf "$t"
+	return $r
 }
 
 # vm_dracut_swap_table DIR : make a second valid image in DIR (its marker says id=recovery) and
