@@ -24,64 +24,50 @@ boot_pair() {   # NAME DIR CMDLINE
 	vm_boot --disk "$DATA" --disk "$HASH" "$1" "$RD" "$3"
 }
 
+# refused_tampered NAME TAMPER STAGE REASON-REGEX FAIL : a fresh ext4 root with TAMPER, booted
+# with verity.fail=FAIL (empty: none, the built-in panic): no marker, the agent refused it at
+# STAGE (REASON-REGEX) and took FAIL. TAMPER: wrong-hash (every digit of the command line's root
+# hash changed), hash-top / hash-leaf (a byte of hash block 0, the one the root hash covers / of
+# the first leaf), sb-FIELD (a byte of that superblock field).
+refused_tampered() {
+	local name=$1 tamper=$2 stage=$3 re=$4 act=$5 d rh
+	d=$(vm_workdir "$name")
+	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return 1; }
+	case $tamper in
+	wrong-hash) rh=$(printf '%s' "$rh" | tr '0-9a-f' '1-9a-f0') ;;
+	hash-top) vm_corrupt_hash_block "$d/hash.img" 0 0 100 >/dev/null ;;
+	hash-leaf) vm_corrupt_hash_block "$d/hash.img" 0 1 0 >/dev/null ;;
+	sb-*) vm_corrupt_superblock "$d/hash.img" 0 "${tamper#sb-}" >/dev/null ;;
+	esac || { fail "tampering ($tamper)"; return 1; }
+	boot_pair "$name" "$d" "roothash=$rh $KEYS${act:+ verity.fail=$act}"
+	vm_assert_booted || return 1
+	agent_assert_refused "$VM_LOG" "$stage" "$re" || return 1
+	agent_assert_fallback "$VM_LOG" "${act:-panic}"
+}
+
 test_wrong_root_hash_refused_before_activation_poweroff() {
-	local d rh bad
-	d=$(vm_workdir agent-wrong-hash)
-	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }
-	bad=$(printf '%s' "$rh" | tr '0-9a-f' '1-9a-f0')
-	boot_pair agent-wrong-hash "$d" "roothash=$bad $KEYS verity.fail=poweroff"
-	vm_assert_booted || return
-	agent_assert_refused "$VM_LOG" preflight 'root hash mismatch' || return
+	refused_tampered agent-wrong-hash wrong-hash preflight 'root hash mismatch' poweroff || return
 	# refused before activation: the kernel never got a verity table
-	vm_assert_log_lacks "$VM_LOG" 'device-mapper: verity: sha256' "a verity target was created" || return
-	agent_assert_fallback "$VM_LOG" poweroff
+	vm_assert_log_lacks "$VM_LOG" 'device-mapper: verity: sha256' "a verity target was created"
 }
 
 test_flipped_top_hash_block_refused_by_preflight_reboot() {
-	local d rh
-	d=$(vm_workdir agent-bad-hash-top)
-	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }
-	vm_corrupt_hash_block "$d/hash.img" 0 0 100 >/dev/null || { fail "corrupt"; return; }
-	boot_pair agent-bad-hash-top "$d" "roothash=$rh $KEYS verity.fail=reboot"
-	vm_assert_booted || return
-	agent_assert_refused "$VM_LOG" preflight 'root hash mismatch' || return
-	agent_assert_fallback "$VM_LOG" reboot
+	refused_tampered agent-bad-hash-top hash-top preflight 'root hash mismatch' reboot
 }
 
 # A lower-level hash block (the first leaf block: data blocks 0..127, the ext4 superblock among
 # them) passes the pre-flight check; the kernel refuses those data blocks, so mount fails.
 test_flipped_leaf_hash_block_refused_at_mount() {
-	local d rh
-	d=$(vm_workdir agent-bad-hash-leaf)
-	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }
-	vm_corrupt_hash_block "$d/hash.img" 0 1 0 >/dev/null || { fail "corrupt"; return; }
-	boot_pair agent-bad-hash-leaf "$d" "roothash=$rh $KEYS verity.fail=poweroff"
-	vm_assert_booted || return
-	agent_assert_refused "$VM_LOG" mount || return
-	vm_assert_log_contains "$VM_LOG" 'device-mapper: verity: [0-9:]+: metadata block [0-9]+ is corrupted' || return
-	agent_assert_fallback "$VM_LOG" poweroff
+	refused_tampered agent-bad-hash-leaf hash-leaf mount '' poweroff || return
+	vm_assert_log_contains "$VM_LOG" 'device-mapper: verity: [0-9:]+: metadata block [0-9]+ is corrupted'
 }
 
 test_tampered_superblock_salt_refused() {
-	local d rh
-	d=$(vm_workdir agent-bad-sb-salt)
-	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }
-	vm_corrupt_superblock "$d/hash.img" 0 salt >/dev/null || { fail "corrupt"; return; }
-	boot_pair agent-bad-sb-salt "$d" "roothash=$rh $KEYS verity.fail=poweroff"
-	vm_assert_booted || return
-	agent_assert_refused "$VM_LOG" preflight 'root hash mismatch' || return
-	agent_assert_fallback "$VM_LOG" poweroff
+	refused_tampered agent-bad-sb-salt sb-salt preflight 'root hash mismatch' poweroff
 }
 
 test_tampered_superblock_magic_refused() {
-	local d rh
-	d=$(vm_workdir agent-bad-sb-magic)
-	rh=$(vm_verity_setup ext4 "$d") || { fail "verity setup"; return; }
-	vm_corrupt_superblock "$d/hash.img" 0 magic >/dev/null || { fail "corrupt"; return; }
-	boot_pair agent-bad-sb-magic "$d" "roothash=$rh $KEYS"
-	vm_assert_booted || return
-	agent_assert_refused "$VM_LOG" superblock || return
-	agent_assert_fallback "$VM_LOG" panic
+	refused_tampered agent-bad-sb-magic sb-magic superblock '' ''
 }
 
 test_missing_device_refused_after_timeout() {
