@@ -139,30 +139,15 @@ uefi_boot() {
 	: >"$VM_LOG"
 	_vm_take_slot
 	t0=$(date +%s.%N)
-	rm -f "$VM_LOG.until"
-	timeout -k 5 "$timeout" "${cmd[@]}" </dev/null >"$VM_LOGDIR/$name.qemu" 2>&1 &
-	local qpid=$! wpid=""
-	if [ -n "$until" ]; then
-		# the firmware waits for a key forever after refusing every boot option: stop it once
-		# the log says so (2 s later, so anything that would follow is in the log)
-		# shellcheck disable=SC2154  # _vm_take_slot (lib.sh) set it
-		( exec {_vm_slot_fd}>&-
-		  while kill -0 "$qpid" 2>/dev/null; do
-			if grep -aEq -- "$until" "$VM_LOG" 2>/dev/null; then
-				sleep 2; : >"$VM_LOG.until"; kill "$qpid" 2>/dev/null; break
-			fi
-			sleep 0.5
-		  done ) &
-		wpid=$!
-	fi
-	wait "$qpid"
+	# the firmware waits for a key forever after refusing every boot option: --until stops it
+	# once the log says so
+	_vm_run_bounded "$timeout" "$until" "$VM_LOG" "$VM_LOGDIR/$name.qemu" "${cmd[@]}"
 	VM_STATUS=$?
-	[ -n "$wpid" ] && { kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null; }
 	t1=$(date +%s.%N)
+	# shellcheck disable=SC2154  # _vm_take_slot (lib.sh) set it
 	exec {_vm_slot_fd}>&-
 	[ -n "$keep" ] || rm -f "$varsc"
-	if [ -e "$VM_LOG.until" ]; then
-		rm -f "$VM_LOG.until"
+	if [ "$VM_STATUS" = 125 ]; then
 		VM_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
 		vm_record_boot "$name" "$VM_WALL" "uefi-$VM_ACCEL_USED" 125
 		vm_log "$name: stopped after ${VM_WALL}s wall: the log matched /$until/"

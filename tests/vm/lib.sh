@@ -685,6 +685,33 @@ _vm_hotadd() {   # MONPREFIX WHEN FILE INDEX LOG
 	} >"$mon.in"
 }
 
+# _vm_run_bounded TIMEOUT UNTIL LOG OUT COMMAND... : run COMMAND (QEMU) under
+# `timeout -k 5 TIMEOUT`, its output to OUT; with UNTIL (an extended regex; empty: none) stop it
+# 2 s after LOG matches UNTIL (so that anything that would follow is in the log) and return 125.
+# Else COMMAND's status (124 or 137 when the timeout ended it).
+_vm_run_bounded() {
+	local timeout=$1 until=$2 log=$3 out=$4 qpid wpid="" r; shift 4
+	rm -f "$log.until"
+	timeout -k 5 "$timeout" "$@" </dev/null >"$out" 2>&1 &
+	qpid=$!
+	if [ -n "$until" ]; then
+		# (the watcher must not hold the slot lock: it could outlive QEMU)
+		( exec {_vm_slot_fd}>&-
+		  while kill -0 "$qpid" 2>/dev/null; do
+			if grep -aEq -- "$until" "$log" 2>/dev/null; then
+				sleep 2; : >"$log.until"; kill "$qpid" 2>/dev/null; break
+			fi
+			sleep 0.5
+		  done ) &
+		wpid=$!
+	fi
+	wait "$qpid"
+	r=$?
+	[ -n "$wpid" ] && { kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null; }
+	if [ -e "$log.until" ]; then rm -f "$log.until"; return 125; fi
+	return $r
+}
+
 # vm_record_boot NAME WALL ACCEL STATUS : one line of $VM_DIR/timings.$VM_RUN_ID for a boot that
 # ran (every boot runner calls it once per QEMU): "NAME WALL ACCEL STATUS FILE", FILE the test
 # file it counts against (VM_TEST_FILE). run.sh sums them per file and checks tests/vm/budget.
@@ -701,16 +728,19 @@ vm_record_boot() {
 #   --hotadd WHEN FILE  hot-add FILE (read-only virtio disk, the next /dev/vdX) when WHEN is met:
 #                       SECS after QEMU started, or "log:REGEX" once the serial log matches REGEX
 #   --timeout SECS      instead of VM_TIMEOUT
+#   --until REGEX       stop QEMU 2 s after the serial log matches REGEX and return 125 (a boot
+#                       that would wait for input forever, e.g. at a shell prompt)
 #   --mem MIB           instead of VM_MEM
 # Sets VM_LOG (the log path), VM_WALL (seconds, 2 decimals), VM_STATUS (exit code), VM_ACCEL_USED.
 vm_boot() {
-	local timeout=$VM_TIMEOUT mem=$VM_MEM drives=() hot=() name initrd cmdline
+	local timeout=$VM_TIMEOUT mem=$VM_MEM drives=() hot=() name initrd cmdline until=""
 	while [ $# -gt 3 ]; do
 		case $1 in
 		--disk) drives+=(-drive "file=$2,format=raw,if=virtio,readonly=on"); shift 2 ;;
 		--disk-rw) drives+=(-drive "file=$2,format=raw,if=virtio"); shift 2 ;;
 		--hotadd) hot+=("$2" "$3"); shift 3 ;;
 		--timeout) timeout=$2; shift 2 ;;
+		--until) until=$2; shift 2 ;;
 		--mem) mem=$2; shift 2 ;;
 		*) break ;;
 		esac
@@ -751,7 +781,7 @@ vm_boot() {
 	done
 	# QMP's replies go to NAME.monitor (read it when a hot-add did not happen).
 	[ ${#hot[@]} -gt 0 ] && { ( exec {_vm_slot_fd}>&-; exec cat "$mon.out" >"$VM_LOGDIR/$name.monitor" ) & pids+=($!); }
-	timeout -k 5 "$timeout" "${cmd[@]}" </dev/null >"$VM_LOGDIR/$name.qemu" 2>&1
+	_vm_run_bounded "$timeout" "$until" "$VM_LOG" "$VM_LOGDIR/$name.qemu" "${cmd[@]}"
 	VM_STATUS=$?
 	t1=$(date +%s.%N)
 	exec {_vm_slot_fd}>&-
@@ -759,6 +789,10 @@ vm_boot() {
 	rm -f "$mon.in" "$mon.out"
 	VM_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
 	vm_record_boot "$name" "$VM_WALL" "$VM_ACCEL_USED" "$VM_STATUS"
+	if [ "$VM_STATUS" = 125 ]; then
+		vm_log "$name: stopped after ${VM_WALL}s wall: the log matched /$until/"
+		return 125
+	fi
 	if [ "$VM_STATUS" = 124 ] || [ "$VM_STATUS" = 137 ]; then
 		vm_log "$name: TIMEOUT after ${timeout}s ($VM_ACCEL_USED); last 30 lines of $VM_LOG:"
 		vm_log_tail "$VM_LOG"
