@@ -26,6 +26,28 @@ agent_initramfs() {
 	echo "$out"
 }
 
+# agent_mkinitramfs [verity-init-mkinitramfs options...] : print the path of a cached image that
+# the shipped verity-init-mkinitramfs built for VM_KVER with the static agent and these options.
+# The bytes of a file or directory named among them (a policy, a key directory) are part of the
+# key. The three Debian files ask for the same plain image: built once a run.
+agent_mkinitramfs() {
+	local a sums="" key out
+	for a in "$@"; do
+		[ -e "$a" ] && sums="$sums $(find "$a" -type f -print0 | sort -z | xargs -0 cat | sha256sum)"
+	done
+	key=$(vm_cache_key mkinitramfs "$VM_KVER" "$*" "$sums" "$(sha256sum <"$VM_AGENT")" \
+		"$(sha256sum <"$MKRD")")
+	out=$VM_CACHE/mkinitramfs-$key.img
+	vm_cached "$key" "$out" _agent_mkinitramfs "$out.tmp" "$@" || return 1
+	echo "$out"
+}
+
+_agent_mkinitramfs() {   # OUT OPTION...
+	local out=$1; shift
+	"$MKRD" -k "$VM_KVER" -a "$VM_AGENT" "$@" "$out" >"$out.log" 2>&1 ||
+		{ cat "$out.log" >&2; return 1; }
+}
+
 # agent_assert_refused LOG STAGE [REASON-REGEX] : no marker, the agent logged a failure of STAGE
 # (matching REASON-REGEX when given) and did not mount anything from the failed mapping.
 agent_assert_refused() {

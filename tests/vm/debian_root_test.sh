@@ -18,16 +18,10 @@ oneTimeSetUp() {
 	vm_require_tools qemu-system-x86_64 mmdebstrap mksquashfs mkfs.erofs cpio modprobe zstd || exit 1
 	[ -x "$VI_STATIC" ] || { echo "no $VI_STATIC (make static)" >&2; exit 1; }
 	[ -x "$VI_IMAGE" ] || { echo "no $VI_IMAGE (make)" >&2; exit 1; }
-	local w
-	w=$(vm_workdir debian-rd)
-	RD=$w/initrd.img
-	"$MKRD" -k "$VM_KVER" -a "$VI_STATIC" -m "virtio_pci virtio_blk" -z zstd "$RD" \
-		>"$w/mkrd.out" 2>&1 || { cat "$w/mkrd.out" >&2; exit 1; }
+	RD=$(agent_mkinitramfs -m "virtio_pci virtio_blk" -z zstd) || exit 1
 	# the same without the overlay module (the base set left out, what the root needs named)
-	RD_NO_OVERLAY=$w/initrd-no-overlay.img
-	"$MKRD" -k "$VM_KVER" -a "$VI_STATIC" --no-base-modules -f erofs -z zstd \
-		-m "virtio_pci virtio_blk dm-verity algif_hash crypto-sha256" "$RD_NO_OVERLAY" \
-		>"$w/mkrd2.out" 2>&1 || { cat "$w/mkrd2.out" >&2; exit 1; }
+	RD_NO_OVERLAY=$(agent_mkinitramfs --no-base-modules -f erofs -z zstd \
+		-m "virtio_pci virtio_blk dm-verity algif_hash crypto-sha256") || exit 1
 }
 
 # debian_boot NAME FSTYPE WORDS... : boot the verified Debian root of FSTYPE (hash tree on the

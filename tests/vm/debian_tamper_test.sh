@@ -25,11 +25,7 @@ oneTimeSetUp() {
 	vm_require_tools qemu-system-x86_64 mmdebstrap debugfs dumpe2fs cpio modprobe zstd || exit 1
 	[ -x "$VI_STATIC" ] || { echo "no $VI_STATIC (make static)" >&2; exit 1; }
 	[ -x "$VI_IMAGE" ] || { echo "no $VI_IMAGE (make)" >&2; exit 1; }
-	local w
-	w=$(vm_workdir debian-tamper-rd)
-	RD=$w/initrd.img
-	"$MKRD" -k "$VM_KVER" -a "$VI_STATIC" -m "virtio_pci virtio_blk" -z zstd "$RD" \
-		>"$w/mkrd.out" 2>&1 || { cat "$w/mkrd.out" >&2; exit 1; }
+	RD=$(agent_mkinitramfs -m "virtio_pci virtio_blk" -z zstd) || exit 1
 	debian_verity ext4 || exit 1
 	CMDLINE=$("$VI_IMAGE" cmdline "$DEB_HASH" /dev/vda /dev/vdb "$DEB_ROOTHASH") || exit 1
 }

@@ -22,15 +22,10 @@ oneTimeSetUp() {
 	[ -x "$VI_STATIC" ] || { echo "no $VI_STATIC (make static)" >&2; exit 1; }
 	[ -x "$VI_IMAGE" ] || { echo "no $VI_IMAGE (make)" >&2; exit 1; }
 	local w
+	RD=$(agent_mkinitramfs -m "virtio_pci virtio_blk" -z zstd) || exit 1
 	w=$(vm_workdir debian-usr-rd)
-	RD=$w/initrd.img
-	"$MKRD" -k "$VM_KVER" -a "$VI_STATIC" -m "virtio_pci virtio_blk" -z zstd "$RD" \
-		>"$w/mkrd.out" 2>&1 || { cat "$w/mkrd.out" >&2; exit 1; }
-	RD_CONSENT=$w/initrd-consent.img
 	echo "allow_unverified_root=yes" >"$w/consent.conf"
-	"$MKRD" -k "$VM_KVER" -a "$VI_STATIC" -m "virtio_pci virtio_blk" -z zstd \
-		-c "$w/consent.conf" "$RD_CONSENT" >"$w/mkrd-consent.out" 2>&1 ||
-		{ cat "$w/mkrd-consent.out" >&2; exit 1; }
+	RD_CONSENT=$(agent_mkinitramfs -m "virtio_pci virtio_blk" -z zstd -c "$w/consent.conf") || exit 1
 }
 
 # debian_rest_ext4 : set DEB_REST_EXT4, the root without /usr as a (cached) ext4 image.
