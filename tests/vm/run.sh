@@ -46,13 +46,15 @@ vm_script_initramfs >/dev/null || { echo "vm: cannot build the test initramfs"; 
 echo "vm: images ready in $(( $(date +%s) - t0 ))s (cache $VM_CACHE)"
 
 run_one() {   # FILE: run it, output to $out/NAME.out, exit code to $out/NAME.rc, wall s to NAME.wall
-	local f=$1 n t0
+	local f=$1 n t0 r
 	n=$(basename "$f" .sh)
 	t0=$(date +%s)
 	VM_TEST_FILE=$n bash "$f" >"$out/$n.out" 2>&1
-	echo $? >"$out/$n.rc"
+	r=$?
+	# the wall time first: NAME.rc tells report_done that the file has ended
 	echo $(( $(date +%s) - t0 )) >"$out/$n.wall"
 	echo "$n $(cat "$out/$n.wall")" >>"$durations"
+	echo "$r" >"$out/$n.rc"
 }
 
 # Longest files first (durations of earlier runs; unknown ones first of all): with two files at a
