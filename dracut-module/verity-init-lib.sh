@@ -11,14 +11,14 @@
 # reading of rd.break / rd.shell.
 
 # Each hook and /sbin/verity-init-dracut sources this file first and defines nothing before it.
-# dracut sources its hooks into one shell: a second load there returns at once, so the settings,
-# the state of the hooks before and the functions a caller redefined stay. Whether this shell
-# loaded it is told by _vi_lib, which is set below and never exported. The kernel puts every
-# NAME=value word of its command line into the environment of dracut's shell, and bash imports
-# a function from BASH_FUNC_name%%: a _vi_lib from there is exported (export -p, a special
-# built-in, shows it; no imported function replaces it), and whatever functions were imported,
-# the file loads: case is a reserved word, return a special built-in, while a function named
-# [ would replace the test, in bash as sh.
+# dracut sources its hooks into one shell, the emergency hook even from inside
+# vi_agent_after_shell (dracut's emergency_shell): a second load there returns at once, so the
+# settings and what vi_load found stay. Whether this shell loaded it is told by _vi_lib, which
+# is set below and never exported. The kernel puts every NAME=value word of its command line
+# into the environment of dracut's shell, and bash imports a function from BASH_FUNC_name%%: a
+# _vi_lib from there is exported (export -p, a special built-in, shows it; no imported function
+# replaces it), and whatever functions were imported, the file loads: case is a reserved word,
+# return a special built-in, while a function named [ would replace the test, in bash as sh.
 case "${_vi_lib:-}" in
 	loaded)
 		case "$(export -p)" in
