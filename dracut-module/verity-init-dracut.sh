@@ -6,19 +6,8 @@
 # `pre-pivot-shell N`: the shell of the fail list for verity-init-pre-pivot.service's agent.
 # `before-shell UNIT`, `refuse-shell UNIT`: before a shell dracut or systemd opens.
 
-# The kernel puts every NAME=value word of its command line into the environment of dracut's
-# shell, and bash imports a function from BASH_FUNC_name%%: whether this module's functions are
-# loaded is told by _vi_lib, which the library sets and never exports (export is a special
-# built-in: no imported function replaces it); an exported one came from the command line.
-case "${_vi_lib:-}:$(export -p)" in
-	loaded:*" _vi_lib="*) _vi_lib= ;;
-esac
-# (case and . are a reserved word and a special built-in: no imported function replaces them,
-# while one named [ would, in bash as sh)
-case "${_vi_lib:-}" in
-	loaded) ;;
-	*) . /lib/verity-init-lib.sh ;;
-esac
+# the module's functions, whatever the environment defines (see the library)
+. /lib/verity-init-lib.sh
 
 case "$1" in
 	setup)

@@ -4,10 +4,29 @@
 # units (setup; the pre-pivot unit's shell); the generator is the agent itself. Installed as
 # /lib/verity-init-lib.sh. POSIX sh, sourced.
 #
-# The agent is the runtime: it parses (`verity-init parse --shell` prints VERITY_*= assignments),
-# sets the root up, writes the status file and applies the fail list (`setup --fallback`,
-# `fail`, `pre-pivot`). What stays here is what only dracut can do: its hooks, its emergency
-# shell, udev, root= and rflags, and its own reading of rd.break / rd.shell.
+# The agent is the runtime: it parses (`verity-init parse --shell`), sets the root up, writes
+# the status file and applies the fail list (`setup --fallback`, `fail`, `pre-pivot`); its
+# answers are VERITY_KEY=VALUE lines, all read by vi_answer, never evaluated. What stays here is
+# what only dracut can do: its hooks, its emergency shell, udev, root= and rflags, and its own
+# reading of rd.break / rd.shell.
+
+# Each hook and /sbin/verity-init-dracut sources this file first and defines nothing before it.
+# dracut sources its hooks into one shell, the emergency hook even from inside
+# vi_agent_after_shell (dracut's emergency_shell): a second load there returns at once, so the
+# settings and what vi_load found stay. Whether this shell loaded it is told by _vi_lib, which
+# is set below and never exported. The kernel puts every NAME=value word of its command line
+# into the environment of dracut's shell, and bash imports a function from BASH_FUNC_name%%: a
+# _vi_lib from there is exported (export -p, a special built-in, shows it; no imported function
+# replaces it), and whatever functions were imported, the file loads: case is a reserved word,
+# return a special built-in, while a function named [ would replace the test, in bash as sh.
+case "${_vi_lib:-}" in
+	loaded)
+		case "$(export -p)" in
+			*" _vi_lib="*) ;;
+			*) return 0 ;;
+		esac
+		;;
+esac
 
 # Functions imported from the kernel's environment (bash: BASH_FUNC_name%%=, a word of the
 # command line) must not stand in for the programs and built-ins this module runs: unset is a
@@ -15,7 +34,8 @@
 unset -f type command printf read echo test [ cat sed tr mkdir rm mv cp sleep mount umount \
 	udevadm dmsetup env modprobe 2> /dev/null
 type getarg > /dev/null 2>&1 || . /lib/dracut-lib.sh
-# the hooks' sign that this library is loaded (never exported: see parse-verity-init.sh)
+# loaded in this shell (unset first: an exported one from the environment loses its export)
+unset _vi_lib
 _vi_lib=loaded
 
 # vi_forget PREFIX...: unset every shell variable whose name starts with one of the PREFIXes.
@@ -92,6 +112,92 @@ vi_cmdline() {
 	getcmdline
 }
 
+# vi_answer TEXT: read an answer of the agent, one VERITY_KEY=VALUE a line: what `parse --shell`
+# prints (lib/config/config_print.c) and the dracut commands' answer (dracut-mode.c). Nothing
+# of it is evaluated. VALUE is a word of [A-Za-z0-9._,:/+=@%-] or single-quoted, a quote inside
+# written '\'' (vi_shell_quote in lib/util/strutil.c): what eval would read is what this
+# reads. Only the keys the module uses are set, each once and after its value is checked
+# against what the agent says for that key; the other lines are skipped unread. Returns 1 on a
+# line of such a key that breaks this grammar, or a key given twice: the caller then trusts
+# none of the answer.
+vi_answer() {
+	local - IFS _line _k _g _v _rest _part _seen=' '
+	set -f
+	IFS='
+'
+	for _line in $1; do
+		_k=${_line%%=*}
+		case $_k in
+			VERITY_ENABLED | VERITY_USR_ENABLED | VERITY_DISABLED | VERITY_OFF_ALLOWED | \
+				VERITY_SHELL_ALLOWED | VERITY_SLOTS) _g=bool ;;
+			VERITY_NAME | VERITY_USR_NAME) _g=name ;;
+			VERITY_LAYOUT) _g=layout ;;
+			VERITY_ROOTFSTYPE | VERITY_USR_FSTYPE) _g=fstype ;;
+			VERITY_ROOTFLAGS | VERITY_USR_FLAGS) _g=text ;;
+			VERITY_INIT_ENV) _g=names ;;
+			VERITY_NEXT) _g=number ;;
+			*) continue ;;
+		esac
+		case $_seen in
+			*" $_k "*) return 1 ;;
+		esac
+		_seen="$_seen$_k "
+		_v=${_line#*=}
+		case $_v in
+			\'*\')
+				_rest=${_v#\'}
+				_rest=${_rest%\'}
+				_v=
+				while :; do
+					_part=${_rest%%"'\\''"*}
+					case $_part in
+						*\'*) return 1 ;;
+					esac
+					_v=$_v$_part
+					[ "$_part" != "$_rest" ] || break
+					_v=$_v\'
+					_rest=${_rest#*"'\\''"}
+				done
+				;;
+			*[!A-Za-z0-9._,:/+=@%-]*) return 1 ;;
+		esac
+		# mapping names as the agent allows them, the layouts and file system types it knows,
+		# mount options without control bytes, the policy's init_env= names, digits
+		case $_g:$_v in
+			bool:[01] | layout:root | layout:root+usr | layout:tmpfs+usr | layout:writable+usr) ;;
+			name:[A-Za-z0-9]*)
+				case $_v in
+					*[!A-Za-z0-9._-]*) return 1 ;;
+				esac
+				;;
+			fstype:*[!A-Za-z0-9,]* | text:*[[:cntrl:]]* | names:*[!A-Z0-9_\ ]* | number:*[!0-9]*)
+				return 1
+				;;
+			fstype:* | text:* | names:* | number:?*) ;;
+			*) return 1 ;;
+		esac
+		# shellcheck disable=SC2034 # some are read by the hooks only
+		case $_k in
+			VERITY_ENABLED) VERITY_ENABLED=$_v ;;
+			VERITY_USR_ENABLED) VERITY_USR_ENABLED=$_v ;;
+			VERITY_DISABLED) VERITY_DISABLED=$_v ;;
+			VERITY_OFF_ALLOWED) VERITY_OFF_ALLOWED=$_v ;;
+			VERITY_SHELL_ALLOWED) VERITY_SHELL_ALLOWED=$_v ;;
+			VERITY_SLOTS) VERITY_SLOTS=$_v ;;
+			VERITY_NAME) VERITY_NAME=$_v ;;
+			VERITY_USR_NAME) VERITY_USR_NAME=$_v ;;
+			VERITY_LAYOUT) VERITY_LAYOUT=$_v ;;
+			VERITY_ROOTFSTYPE) VERITY_ROOTFSTYPE=$_v ;;
+			VERITY_USR_FSTYPE) VERITY_USR_FSTYPE=$_v ;;
+			VERITY_ROOTFLAGS) VERITY_ROOTFLAGS=$_v ;;
+			VERITY_USR_FLAGS) VERITY_USR_FLAGS=$_v ;;
+			VERITY_INIT_ENV) VERITY_INIT_ENV=$_v ;;
+			VERITY_NEXT) VERITY_NEXT=$_v ;;
+		esac
+	done
+	return 0
+}
+
 # vi_load: fill VERITY_* from the agent's parser.
 # Returns 0 when a verity root is configured (or the policy boots A/B slots), 1 when the command
 # line asks for none (or turns verity off with systemd.verity=0), 2 when the command line or the image's policy file is
@@ -105,9 +211,12 @@ vi_load() {
 	# the reason of a refusal is the setup job's to log (the agent's record)
 	_out=$("$VI_AGENT" parse --shell --cmdline "$VI_CMDLINE" 2> /dev/null)
 	_rc=$?
-	# The agent quotes every value for the shell (lib/config/config_print.c), so eval is safe
-	# here; for a refused line it prints the defaults and the initramfs policy's settings.
-	eval "$_out"
+	# for a refused line the agent prints the defaults and the initramfs policy's settings; an
+	# answer out of its grammar counts as a refused line of which nothing is kept
+	if ! vi_answer "$_out"; then
+		vi_forget VERITY_
+		_rc=1
+	fi
 	if [ $_rc -ne 0 ]; then
 		VERITY_NAME=root
 		return 2
@@ -262,8 +371,7 @@ vi_before_shell() {
 # pre-pivot), which set the root up or apply the fail list themselves. Returns 0 when a root
 # is ready under the mapping name (the root, or the recovery root in its place); never returns
 # otherwise. The agent hands back only what it cannot do, dracut's emergency shell: the answer
-# VERITY_NEXT=N (exit 3) says where the list goes on once the shell is closed. The answer is
-# read word by word, never evaluated.
+# VERITY_NEXT=N (exit 3) says where the list goes on once the shell is closed (vi_answer).
 vi_agent() {
 	vi_agent_after_shell '' "$@"
 }
@@ -290,7 +398,9 @@ vi_agent_after_shell() {
 		_rc=$?
 		[ $_rc = 0 ] && return 0
 		[ $_rc = 3 ] || vi_hang
-		_next=$(printf '%s\n' "$_out" | sed -n 's/^VERITY_NEXT=\([0-9][0-9]*\)$/\1/p')
+		unset VERITY_NEXT
+		vi_answer "$_out" || vi_hang
+		_next=${VERITY_NEXT:-}
 		[ -n "$_next" ] || vi_hang
 	done
 }

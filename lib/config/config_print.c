@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Printing a resolved vi_config: "key=value" for people and tests, or VERITY_KEY='value' lines
- * that a POSIX shell can eval (the dracut hook does). Same fields, same order, both styles. */
+ * that a POSIX shell's eval turns back into the values, and that the dracut module reads without
+ * eval (vi_answer in dracut-module/verity-init-lib.sh). Same fields, same order, both styles. */
 #include "config_print.h"
 
 #include <errno.h>

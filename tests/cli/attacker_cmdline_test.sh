@@ -395,6 +395,11 @@ VI_EXPORT_ORIG=$d/export.orig
 VI_SYSTEMD_DIR=$d/systemd-system
 vi_hang() { exit 1; }
 EOF
+	# the hooks, loading the checkout's library (in the image: /lib/verity-init-lib.sh)
+	local h
+	for h in parse-verity-init.sh verity-init-dracut.sh; do
+		sed "s|^\. /lib/verity-init-lib\.sh\$|. '$MOD/verity-init-lib.sh'|" "$MOD/$h" >"$d/$h"
+	done
 }
 
 # run_dracut FLAVOUR LINE : the boot's order: (systemd) the generator; the cmdline hook; then what
@@ -421,11 +426,11 @@ run_dracut() {
 				echo \"GENERATOR-EXIT=\$?\"
 			fi
 			root='' rflags='' fstype=''
-			hook() { . '$MOD/parse-verity-init.sh'; }
+			hook() { . '$d/parse-verity-init.sh'; }
 			hook
 			echo HOOK-RETURNED
 			set -- setup
-			. '$MOD/verity-init-dracut.sh'
+			. '$d/verity-init-dracut.sh'
 			echo SETUP-RETURNED" 2>&1
 	)
 }

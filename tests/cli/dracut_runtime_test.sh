@@ -39,6 +39,12 @@ agent_policy() {
 }
 
 sysrq() { tr '\n' ' ' <"$W/sysrq" 2>/dev/null | sed 's/ $//'; }
+# module_reads ANSWER: what the module's reader (vi_answer) takes of an answer: the resume entry,
+# or "refused"
+module_reads() {
+	sh -c "getarg() { :; }; . '$TOP/dracut-module/verity-init-lib.sh'
+		vi_answer \"\$1\" && echo \"next=\${VERITY_NEXT-}\" || echo refused" _ "$1"
+}
 status() { sed -n "s/^$1=//p" "$W/run/status" 2>/dev/null; }
 
 test_setup_refused_line_walks_the_fail_list_and_answers() {
@@ -133,6 +139,7 @@ test_shell_is_handed_back_and_the_list_resumes() {
 	assertEquals "exit 3: open the shell" 3 "$RC"
 	assertContains "$OUT" "VERITY_ACTION=shell"
 	assertContains "$OUT" "VERITY_NEXT=2"
+	assertEquals "the module resumes there" "next=2" "$(module_reads "$OUT")"
 	assertEquals "reboot tried, nothing after the shell yet" "b" "$(sysrq)"
 	assertEquals shell "$(status action)"
 	agent_policy "$p" fail --reason getarg --resume 2 --cmdline "$BASE verity.fail=reboot,shell,poweroff"
@@ -284,6 +291,7 @@ VERITY_ACTION=panic" "$(printf '%s\n' "$OUT" | head -n 2)"
 	eval "$(printf '%s\n' "$OUT" | grep '^VERITY_REASON=')"
 	# shellcheck disable=SC2016 # the text itself, never expanded
 	assertContains "$VERITY_REASON" 'roothash=zz$(reboot)'
+	assertEquals "the module reads no resume entry in it" "next=" "$(module_reads "$OUT")"
 }
 
 # ipe_policy= needs the standalone agent: under dracut the setup is refused before any device

@@ -310,6 +310,22 @@ test_install_stops_when_a_hook_cannot_be_installed() {
 }
 
 # --- the shell-init glue, sourced with dracut-lib stubs ---------------------------------------
+# The hooks as the tests source them ($HOOKS): the one line naming the library, which exists
+# in the image only, names the checkout's.
+oneTimeSetUp() {
+	local h
+	HOOKS=$SHUNIT_TMPDIR/hooks
+	mkdir -p "$HOOKS" || exit 1
+	for h in parse-verity-init.sh verity-init-check-init.sh verity-init-dracut.sh \
+		verity-init-emergency.sh verity-init-mount.sh; do
+		[ "$(grep verity-init-lib "$MOD/$h")" = ". /lib/verity-init-lib.sh" ] || {
+			echo "$h: not one line '. /lib/verity-init-lib.sh'" >&2
+			exit 1
+		}
+		sed "s|^\. /lib/verity-init-lib\.sh\$|. '$MOD/verity-init-lib.sh'|" "$MOD/$h" >"$HOOKS/$h" || exit 1
+	done
+}
+
 # run_glue SCRIPT: run a POSIX sh snippet with stubbed dracut-lib functions and a fake agent that
 # prints $PARSE_OUT for `parse --shell`; prints the snippet's output.
 run_glue() {
@@ -419,7 +435,7 @@ VERITY_FEC=''"
 	out=$(run_glue "
 		root=UUID=data-fs-uuid rflags=''
 		sim_flavour systemd
-		fn() { . '$MOD/parse-verity-init.sh'; }
+		fn() { . '$HOOKS/parse-verity-init.sh'; }
 		fn
 		echo \"root=\$root rootok=\$rootok rflags=\$rflags\"")
 	assertContains "$out" "root=block:/dev/mapper/vroot rootok=1 rflags=ro"
@@ -450,7 +466,7 @@ VERITY_FEC='/dev/x;touch $SHUNIT_TMPDIR/pwned3'"
 			wait_for_dev() { echo \"wait_for_dev \$1\"; eval \"[ -e \\\"\$1\\\" ]\"; }
 			root='' rflags=''
 			sim_flavour $flavour
-			fn() { . '$MOD/parse-verity-init.sh'; }
+			fn() { . '$HOOKS/parse-verity-init.sh'; }
 			fn
 			vi_setup")
 		assertNotContains "flavour '$flavour': $out" "$out" "wait_for_dev"
@@ -504,7 +520,7 @@ VERITY_INIT_ENV='LANG TZNAME'"
 	out=$(LD_PRELOAD=/nonexistent/x.so TERM=vt100 LANG="C.UTF-8 'x'" OLDPATH=/dev/shm run_glue "
 		export -p >'$SHUNIT_TMPDIR/export.orig'
 		NEWROOT=/sysroot
-		fn() { . '$MOD/verity-init-check-init.sh'; }
+		fn() { . '$HOOKS/verity-init-check-init.sh'; }
 		fn
 		echo \"OLDPATH=\$OLDPATH\"" 2>/dev/null)
 	assertContains "$out" "OLDPATH=/usr/sbin:/usr/bin:/sbin:/bin"
@@ -522,7 +538,7 @@ run_cmdline_hook() {
 	run_glue "
 		root='' rflags='' fstype=''
 		sim_flavour systemd
-		fn() { . '$MOD/parse-verity-init.sh'; }
+		fn() { . '$HOOKS/parse-verity-init.sh'; }
 		fn
 		echo \"fstype=\$fstype rflags=\$rflags\""
 }
@@ -590,11 +606,11 @@ test_shell_flavour_whatever_dracut_systemd_says() {
 	rm -f "$SHUNIT_TMPDIR/agent.calls"
 	out=$(DRACUT_SYSTEMD=1 TERM=vt100 run_glue "
 		root='' rflags='' fstype=''
-		fn() { . '$MOD/parse-verity-init.sh'; }
+		fn() { . '$HOOKS/parse-verity-init.sh'; }
 		fn
 		NEWROOT=/sysroot
 		export -p >'$SHUNIT_TMPDIR/export.orig'
-		fn() { . '$MOD/verity-init-check-init.sh'; }
+		fn() { . '$HOOKS/verity-init-check-init.sh'; }
 		fn
 		echo \"hook-done \$DRACUT_SYSTEMD\"")
 	assertContains "$out" "hook-done 1"
@@ -630,6 +646,93 @@ VERITY_BAD NAME=4'
 		assertEquals "$sh" "OTHER VERITYX VIX [unset] [$(cd / && "$sh" -c 'echo "${-%%f*}"')]
 [unset] [:] f" "$out"
 	done
+}
+
+# dracut sources its hooks into one shell, and each hook loads the library first: loaded there
+# already, it returns at once (the settings, the hooks' state and a function the caller
+# redefined stay). A _vi_lib=loaded from the kernel's environment (exported) and functions bash
+# imports from it, [ and vi_load among them, keep it from loading nothing: in bash as sh, as
+# dracut runs it, and in dash.
+test_library_loads_once_per_shell_whatever_the_environment_says() {
+	local sh out
+	PARSE_OUT="" run_glue ":" >/dev/null   # writes the dracut-lib.sh stub
+	mkdir -p "$SHUNIT_TMPDIR/bash-as-sh" && ln -sf "$(command -v bash)" "$SHUNIT_TMPDIR/bash-as-sh/sh"
+	for sh in dash "$SHUNIT_TMPDIR/bash-as-sh/sh"; do
+		command -v "$sh" >/dev/null || continue
+		out=$(cd "$SHUNIT_TMPDIR" && timeout 60 "$sh" -c ". ./dracut-lib.sh; . '$MOD/verity-init-lib.sh'
+			VI_AGENT=/test-agent VERITY_NAME=kept
+			vi_hang() { echo test-hang; }
+			. '$MOD/verity-init-lib.sh'
+			echo \"\$VI_AGENT \$VERITY_NAME \$(vi_hang)\"" 2>&1)
+		assertEquals "$sh: a second load in the same shell" "/test-agent kept test-hang" "$out"
+		# shellcheck disable=SC2016 # the functions' text, for bash to import
+		out=$(cd "$SHUNIT_TMPDIR" && env _vi_lib=loaded VI_AGENT=/test-agent \
+			'BASH_FUNC_[%%=() { case $3 in loaded) return 0;; esac; builtin [ "$@"; }' \
+			'BASH_FUNC_vi_load%%=() { echo imported; }' \
+			timeout 60 "$sh" -c ". ./dracut-lib.sh; . '$MOD/verity-init-lib.sh'
+			echo \"\$VI_AGENT \$_vi_lib [\$(export -p | grep -c _vi_lib)]\"
+			VI_AGENT=/bin/false; vi_load; echo \"vi_load \$?\"" 2>&1)
+		assertEquals "$sh: loaded over the environment's _vi_lib and functions" \
+			"/usr/sbin/verity-init loaded [0]
+vi_load 2" "$out"
+	done
+}
+
+# The agent's answers on the way into the shell: what the real agent prints for `parse --shell`
+# is read (vi_answer, no eval) as eval would read it, for every key the module uses; the others
+# never become variables of the hooks.
+test_agent_answers_read_as_eval_reads_them() {
+	[ -x "$BUILD/verity-init" ] || { startSkipping; fail "needs $BUILD/verity-init"; return; }
+	local line sh out want keys="ENABLED USR_ENABLED DISABLED OFF_ALLOWED SHELL_ALLOWED SLOTS NAME"
+	keys="$keys USR_NAME LAYOUT ROOTFSTYPE USR_FSTYPE ROOTFLAGS USR_FLAGS INIT_ENV NEXT DATA HASH"
+	# shellcheck disable=SC2016 # for the shells below
+	local show='for k in '$keys'; do eval "printf '\''%s=[%s]\n'\'' $k \"\${VERITY_$k-unset}\""; done'
+	PARSE_OUT="" run_glue ":" >/dev/null   # writes the dracut-lib.sh stub
+	while IFS= read -r line; do
+		PARSE_OUT=$("$BUILD/verity-init" parse --shell --cmdline "$line" 2>/dev/null)
+		assertNotEquals "parsed: $line" "" "$PARSE_OUT"
+		for sh in dash bash; do
+			command -v "$sh" >/dev/null || continue
+			want=$("$sh" -c "eval \"\$1\"; $show" _ "$PARSE_OUT" | sed 's/^\(DATA\|HASH\)=.*/\1=[unset]/')
+			out=$(cd "$SHUNIT_TMPDIR" && "$sh" -c ". ./dracut-lib.sh; . '$MOD/verity-init-lib.sh'
+				vi_answer \"\$1\" || echo refused
+				$show" _ "$PARSE_OUT" 2>&1)
+			assertEquals "$sh: $line" "$want" "$out"
+		done
+	done <<EOF
+roothash=$(printf '%064d' 0) verity.data=/dev/vda verity.hash=/dev/vdb verity.name=v.r_1 rootfstype=ext4,erofs rootflags="noatime,a b'c" x=1
+usrhash=$(printf '%064d' 1) systemd.volatile=yes mount.usrfstype=erofs mount.usrflags=noatime verity.usr.name=u-1
+roothash=$(printf '%064d' 0) verity.data=/dev/disk/by-label/x\\x24\\x28reboot\\x29\\x20\\x60x\\x60 verity.hash=/dev/vdb
+EOF
+}
+
+# An answer out of the agent's grammar (a key twice, a value the agent never prints for its key,
+# quoting eval would read otherwise) is not used at all: vi_load treats the line as refused,
+# with none of the answer's settings.
+test_answer_out_of_grammar_trusts_nothing() {
+	local bad out
+	for bad in "VERITY_SHELL_ALLOWED='0'
+VERITY_SHELL_ALLOWED=1" "VERITY_NAME='../x'" "VERITY_NAME='-x'" "VERITY_ROOTFLAGS='a'b'" \
+		"VERITY_ROOTFLAGS=a\$(touch pwned)" "VERITY_ROOTFSTYPE='ext4 x'" "VERITY_LAYOUT='usr'" \
+		"VERITY_OFF_ALLOWED=yes" "VERITY_INIT_ENV='LD_PRELOAD x'" "VERITY_USR_FLAGS='a	b'" \
+		"VERITY_REASON='a line
+VERITY_SHELL_ALLOWED=1'"; do
+		PARSE_OUT="VERITY_ENABLED=1
+VERITY_SHELL_ALLOWED=1
+VERITY_ROOTFLAGS=noatime
+$bad"
+		out=$(run_glue "vi_load; echo \"rc=\$? [\${VERITY_ENABLED-}\${VERITY_SHELL_ALLOWED-}\${VERITY_ROOTFLAGS-}] \$VERITY_NAME\"")
+		assertEquals "$bad" "rc=2 [] root" "$out"
+	done
+	# the same lines within the grammar
+	PARSE_OUT="VERITY_ENABLED=1
+VERITY_SHELL_ALLOWED=1
+VERITY_ROOTFLAGS='a'\\''b'
+VERITY_NAME=v.1
+VERITY_REASON='not read
+by the module'"
+	out=$(run_glue "vi_load; echo \"rc=\$? [\${VERITY_ENABLED-}\${VERITY_SHELL_ALLOWED-}\${VERITY_ROOTFLAGS-}] \$VERITY_NAME\"")
+	assertEquals "rc=0 [11a'b] v.1" "$out"
 }
 
 # The agent and dracut's own parser (the real getarg / getargbool of dracut-lib.sh over the real
@@ -754,7 +857,7 @@ test_cmdline_hook_leaves_non_verity_boots_alone_only_if_the_policy_allows() {
 VERITY_OFF_ALLOWED=1"
 	out=$(run_glue "
 		root=/dev/vda1
-		fn() { . '$MOD/parse-verity-init.sh'; }
+		fn() { . '$HOOKS/parse-verity-init.sh'; }
 		fn
 		echo \"root=\$root\"")
 	assertEquals "root=/dev/vda1" "$out"
@@ -763,7 +866,7 @@ VERITY_OFF_ALLOWED=1"
 	out=$(run_glue "
 		initqueue() { :; }
 		root=/dev/vda1
-		fn() { . '$MOD/parse-verity-init.sh'; }
+		fn() { . '$HOOKS/parse-verity-init.sh'; }
 		fn
 		echo \"root=\$root\"")
 	assertContains "$out" "root=block:/dev/mapper/root"
@@ -823,7 +926,7 @@ VERITY_NAME=vroot"
 
 # the pre-pivot hook, sourced as dracut does (shell init)
 run_prepivot() {
-	run_glue "NEWROOT=/sysroot; $1; . '$MOD/verity-init-check-init.sh'; echo hook-done"
+	run_glue "NEWROOT=/sysroot; $1; . '$HOOKS/verity-init-check-init.sh'; echo hook-done"
 }
 
 test_prepivot_good_root_switches() {
@@ -859,7 +962,7 @@ test_prepivot_refused_root_never_switches() {
 test_refuse_shell_applies_the_fail_actions() {
 	local out
 	PARSE_OUT="VERITY_FAIL=poweroff"
-	out=$(PARSE_RC=1 AGENT_ANSWERS=0 run_glue "set -- refuse-shell emergency.service; . '$MOD/verity-init-dracut.sh'; echo returned")
+	out=$(PARSE_RC=1 AGENT_ANSWERS=0 run_glue "set -- refuse-shell emergency.service; . '$HOOKS/verity-init-dracut.sh'; echo returned")
 	assertNotContains "the shell unit never starts, whatever the answer: $out" "$out" returned
 	assertEquals "the agent applies the policy" "fail --reason shell-unit --unit emergency.service" \
 		"$(agent_calls)"

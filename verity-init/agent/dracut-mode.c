@@ -3,8 +3,8 @@
  * what only dracut can do (its hooks, emergency_shell, udev, root= and rflags, its own reading
  * of rd.break / rd.shell); the agent sets the root up, writes the status file and walks the
  * fail list with the walker PID 1 uses (fallback.c). Its answer, on stdout, one KEY=VALUE a
- * line (the values of RESULT, ACTION and NEXT are words the shell reads without eval; REASON
- * is quoted for sh):
+ * line (the values of RESULT, ACTION and NEXT are words; REASON is quoted for sh), which the
+ * module reads as it reads `parse --shell`, without eval (vi_answer in verity-init-lib.sh):
  *
  *   VERITY_RESULT=ok|recovery|failed   exit 0: a root is ready under the mapping name (ok:
  *                                      the root, recovery: the recovery root in its place)
