@@ -136,7 +136,7 @@ int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 /* What the agent calls after vi_cmdline_parse: fill fail=/timeout= defaults the command line
  * left out, raise require_signature, drop "shell" unless allowed (and a policy default
  * "recovery" when no recovery root is configured; an empty list becomes "panic"), then
- * vi_policy_check. */
+ * vi_policy_check. All or nothing: on a refusal *cfg is as it was. */
 int vi_policy_apply(const struct vi_policy *p, struct vi_config *cfg, struct vi_error *err);
 
 /* True when the policy allows the VI_WEAK_* option bit. */

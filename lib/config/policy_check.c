@@ -230,29 +230,35 @@ int vi_policy_check(const struct vi_config *cfg, const struct vi_policy *p,
 int vi_policy_apply(const struct vi_policy *p, struct vi_config *cfg, struct vi_error *err)
 {
 	enum vi_fail_action out[VI_MAX_FAIL] = { VI_FAIL_NONE };
+	struct vi_config next = *cfg;   /* applied whole or not at all */
 	unsigned n = 0;
+	int r;
 
-	if (!cfg->fail_given && p->fail_set)
-		memcpy(cfg->fail, p->fail, sizeof(cfg->fail));
-	if (!cfg->timeout_given && p->timeout_set)
-		cfg->timeout_s = p->timeout_s;
+	if (!next.fail_given && p->fail_set)
+		memcpy(next.fail, p->fail, sizeof(next.fail));
+	if (!next.timeout_given && p->timeout_set)
+		next.timeout_s = p->timeout_s;
 	if (p->require_signature)
-		cfg->require_signature = true;
-	cfg->verity_off_allowed = vi_policy_allows(p, VI_WEAK_VERITY_OFF);
-	cfg->shell_allowed = p->allow_shell;
-	for (unsigned i = 0; i < VI_MAX_FAIL && cfg->fail[i] != VI_FAIL_NONE; i++) {
-		if (cfg->fail[i] == VI_FAIL_SHELL && !p->allow_shell) {
-			cfg->shell_dropped = true;
+		next.require_signature = true;
+	next.verity_off_allowed = vi_policy_allows(p, VI_WEAK_VERITY_OFF);
+	next.shell_allowed = p->allow_shell;
+	for (unsigned i = 0; i < VI_MAX_FAIL && next.fail[i] != VI_FAIL_NONE; i++) {
+		if (next.fail[i] == VI_FAIL_SHELL && !p->allow_shell) {
+			next.shell_dropped = true;
 			continue;
 		}
 		/* Only a policy default can get here without a recovery root: the command-line
 		 * parser already refuses verity.fail=recovery without one. */
-		if (cfg->fail[i] == VI_FAIL_RECOVERY && !cfg->recovery.enabled)
+		if (next.fail[i] == VI_FAIL_RECOVERY && !next.recovery.enabled)
 			continue;
-		out[n++] = cfg->fail[i];
+		out[n++] = next.fail[i];
 	}
 	if (n == 0)
 		out[0] = VI_FAIL_PANIC;
-	memcpy(cfg->fail, out, sizeof(out));
-	return vi_policy_check(cfg, p, err);
+	memcpy(next.fail, out, sizeof(out));
+	r = vi_policy_check(&next, p, err);
+	if (r < 0)
+		return r;
+	*cfg = next;
+	return 0;
 }

@@ -35,11 +35,20 @@ static void check_apply(const struct vi_policy *p, const char *cmdline)
 	bool has_shell = false;
 	int r;
 
+	static struct vi_config before, defaults;
+
+	/* the defaults a refused command line falls back to: every policy completes them */
+	vi_config_init(&defaults);
+	CHECK(vi_policy_apply(p, &defaults, &err) == 0);
+	CHECK(defaults.fail[0] != VI_FAIL_NONE);
+
 	CHECK(vi_cmdline_parse(cmdline, 0, &cfg, &err) == 0);
+	before = cfg;
 	r = vi_policy_apply(p, &cfg, &err);
 	if (r < 0) {
 		CHECK(r == -EPERM || r == -EINVAL);
 		CHECK(memchr(err.msg, '\0', sizeof(err.msg)) != NULL);
+		CHECK(memcmp(&before, &cfg, sizeof(cfg)) == 0);   /* all or nothing */
 		return;
 	}
 	CHECK(cfg.fail[0] != VI_FAIL_NONE);
