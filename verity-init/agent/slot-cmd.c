@@ -339,37 +339,24 @@ enum verb {
 	TPM_FLOOR
 };
 
-static const struct {
-	const char *name;
-	int argc;      /* with the verb itself */
-	bool write;
-} verbs[] = {
-	[STATUS] = { "status", 1, false },
-	[GET_PRIMARY] = { "get-primary", 1, false },
-	[GET_CURRENT] = { "get-current", 1, false },
-	[GET_STATE] = { "get-state", 2, false },
-	[SET_PRIMARY] = { "set-primary", 2, true },
-	[SET_STATE] = { "set-state", 3, true },
-	[MARK_GOOD] = { "mark-good", 1, true },
-	[MARK_BAD] = { "mark-bad", 1, true },
-	[TPM_FLOOR] = { "tpm-floor", 1, false },
+/* What a verb works on: the command's options, its words (argv[0] the verb), and for a verb
+ * over the store the store read from fd and the slot it names (its argument, or the running
+ * slot for mark-good and mark-bad). */
+struct verb_args {
+	const struct slot_cmd *c;
+	char **argv;
+	int fd;
+	struct vi_slots_store *st;
+	unsigned i;
 };
 
-/* The verb of argv[0] with its arguments checked, or -1. */
-static int verb_of(const struct slot_cmd *c, int argc, char **argv)
-{
-	for (size_t v = 0; v < sizeof(verbs) / sizeof(verbs[0]); v++) {
-		if (strcmp(argv[0], verbs[v].name))
-			continue;
-		if (argc != verbs[v].argc || (c->json && v != STATUS && v != MARK_GOOD) ||
-		    (c->reason && v != MARK_BAD))
-			return -1;
-		if (v == SET_STATE && strcmp(argv[2], "good") && strcmp(argv[2], "bad"))
-			return -1;
-		return (int)v;
-	}
-	return -1;
-}
+struct slot_verb {
+	const char *name;
+	int (*run)(const struct verb_args *a);   /* returns the exit code */
+	int argc;      /* with the verb itself */
+	bool store;    /* reads the store */
+	bool write;
+};
 
 /* Before the store says slot i is good: the floor's TPM counter (write-locked now; the agent
  * raises it to the slot's version at the next boot) read into *ret_value, and a raise it could
@@ -415,8 +402,9 @@ static void print_marked_good(const struct slot_cmd *c, const struct vi_slots *s
 	puts(")");
 }
 
-static int cmd_tpm_floor(const struct slot_cmd *c)
+static int verb_tpm_floor(const struct verb_args *a)
 {
+	const struct slot_cmd *c = a->c;
 	struct vi_error err = { "" };
 	uint32_t index;
 	uint64_t v;
@@ -430,9 +418,12 @@ static int cmd_tpm_floor(const struct slot_cmd *c)
 /* set-state SLOT good|bad. good: bootable; as mark-good (the floor, the TPM's next boot) only
  * for the slot that booted completely and runs now. RAUC's mark-good other lands here for a
  * slot whose version a try that never finished may have recorded. */
-static int cmd_set_state(const struct slot_cmd *c, int fd, struct vi_slots_store *st, unsigned i,
-			 bool good)
+static int verb_set_state(const struct verb_args *a)
 {
+	const struct slot_cmd *c = a->c;
+	struct vi_slots_store *st = a->st;
+	unsigned i = a->i;
+	bool good = !strcmp(a->argv[2], "good");
 	struct vi_slots next = st->state;
 	int running = running_index(c, &next), rc = 0;
 	uint64_t counter = 0;
@@ -444,12 +435,15 @@ static int cmd_set_state(const struct slot_cmd *c, int fd, struct vi_slots_store
 			rc = tpm_floor_next(c, &next, i, &counter);
 		vi_slots_mark_good(&next, i, running);
 	}
-	return rc ? rc : save(c, fd, st, &next);
+	return rc ? rc : save(c, a->fd, st, &next);
 }
 
 /* mark-good of the running slot: refused unless it booted completely (the floor rule). */
-static int cmd_mark_good(const struct slot_cmd *c, int fd, struct vi_slots_store *st, unsigned i)
+static int verb_mark_good(const struct verb_args *a)
 {
+	const struct slot_cmd *c = a->c;
+	struct vi_slots_store *st = a->st;
+	unsigned i = a->i;
 	struct vi_slots next = st->state;
 	int running = running_index(c, &next), rc;
 	uint64_t counter = 0;
@@ -460,86 +454,114 @@ static int cmd_mark_good(const struct slot_cmd *c, int fd, struct vi_slots_store
 	vi_slots_mark_good(&next, i, running);
 	rc = tpm_floor_next(c, &next, i, &counter);
 	if (!rc)
-		rc = save(c, fd, st, &next);
+		rc = save(c, a->fd, st, &next);
 	if (!rc)
 		print_marked_good(c, &next, i, counter);
 	return rc;
 }
 
-/* A verb over the store read from fd; i: the slot it names (its argument, or the running slot
- * for mark-good and mark-bad). */
-static int store_verb(const struct slot_cmd *c, enum verb verb, char **argv, int fd,
-		      struct vi_slots_store *st, unsigned i)
+static int verb_status(const struct verb_args *a)
 {
-	struct vi_slots next = st->state;
-	int rc = 0, p;
+	if (a->c->json)
+		status_json(a->c, a->st);
+	else
+		status_text(a->c, a->st);
+	return 0;
+}
 
-	switch (verb) {
-	case STATUS:
-		if (c->json)
-			status_json(c, st);
-		else
-			status_text(c, st);
-		break;
-	case GET_PRIMARY:
-		p = vi_slots_pick(&next, 0);
-		if (p < 0)
-			return fail("no bootable slot");
-		puts(vi_slot_name((unsigned)p));
-		break;
-	case GET_STATE:
-		puts(vi_slot_bootable(&next.slot[i]) ? "good" : "bad");
-		break;
-	case SET_PRIMARY:
-		vi_slots_set_primary(&next, i);
-		rc = save(c, fd, st, &next);
-		break;
-	case SET_STATE:
-		rc = cmd_set_state(c, fd, st, i, !strcmp(argv[2], "good"));
-		break;
-	case MARK_GOOD:
-		rc = cmd_mark_good(c, fd, st, i);
-		break;
-	case MARK_BAD:
-		vi_slots_mark_bad(&next, i, c->reason ? c->reason : "mark-bad");
-		rc = save(c, fd, st, &next);
-		if (!rc)
-			printf("slot %s marked bad\n", vi_slot_name(i));
-		break;
-	case GET_CURRENT:
-	case TPM_FLOOR:
-		break;
-	}
+static int verb_get_primary(const struct verb_args *a)
+{
+	int p = vi_slots_pick(&a->st->state, 0);
+
+	if (p < 0)
+		return fail("no bootable slot");
+	puts(vi_slot_name((unsigned)p));
+	return 0;
+}
+
+static int verb_get_current(const struct verb_args *a)
+{
+	if (!a->c->current[0])
+		return fail("the running slot is not known: no slot= in %s and no "
+			    "verity.slot= on the kernel command line", a->c->status);
+	puts(a->c->current);
+	return 0;
+}
+
+static int verb_get_state(const struct verb_args *a)
+{
+	puts(vi_slot_bootable(&a->st->state.slot[a->i]) ? "good" : "bad");
+	return 0;
+}
+
+static int verb_set_primary(const struct verb_args *a)
+{
+	struct vi_slots next = a->st->state;
+
+	vi_slots_set_primary(&next, a->i);
+	return save(a->c, a->fd, a->st, &next);
+}
+
+static int verb_mark_bad(const struct verb_args *a)
+{
+	struct vi_slots next = a->st->state;
+	int rc;
+
+	vi_slots_mark_bad(&next, a->i, a->c->reason ? a->c->reason : "mark-bad");
+	rc = save(a->c, a->fd, a->st, &next);
+	if (!rc)
+		printf("slot %s marked bad\n", vi_slot_name(a->i));
 	return rc;
+}
+
+static const struct slot_verb verbs[] = {
+	[STATUS] = { "status", verb_status, 1, true, false },
+	[GET_PRIMARY] = { "get-primary", verb_get_primary, 1, true, false },
+	[GET_CURRENT] = { "get-current", verb_get_current, 1, false, false },
+	[GET_STATE] = { "get-state", verb_get_state, 2, true, false },
+	[SET_PRIMARY] = { "set-primary", verb_set_primary, 2, true, true },
+	[SET_STATE] = { "set-state", verb_set_state, 3, true, true },
+	[MARK_GOOD] = { "mark-good", verb_mark_good, 1, true, true },
+	[MARK_BAD] = { "mark-bad", verb_mark_bad, 1, true, true },
+	[TPM_FLOOR] = { "tpm-floor", verb_tpm_floor, 1, false, false },
+};
+
+/* The verb of argv[0] with its arguments checked, or -1. */
+static int verb_of(const struct slot_cmd *c, int argc, char **argv)
+{
+	for (size_t v = 0; v < sizeof(verbs) / sizeof(verbs[0]); v++) {
+		if (strcmp(argv[0], verbs[v].name))
+			continue;
+		if (argc != verbs[v].argc || (c->json && v != STATUS && v != MARK_GOOD) ||
+		    (c->reason && v != MARK_BAD))
+			return -1;
+		if (v == SET_STATE && strcmp(argv[2], "good") && strcmp(argv[2], "bad"))
+			return -1;
+		return (int)v;
+	}
+	return -1;
 }
 
 static int run_verb(struct slot_cmd *c, int argc, char **argv)
 {
 	struct vi_slots_store st = { .source = VI_SLOTS_FROM_DEFAULTS };
-	int verb = verb_of(c, argc, argv), fd = -1, rc;
-	unsigned i = 0;
+	struct verb_args a = { .c = c, .argv = argv, .fd = -1, .st = &st };
+	int verb = verb_of(c, argc, argv), rc;
 
 	if (verb < 0)
 		return usage(stderr);
-	if (verb == GET_CURRENT) {
-		if (!c->current[0])
-			return fail("the running slot is not known: no slot= in %s and no "
-				    "verity.slot= on the kernel command line", c->status);
-		puts(c->current);
-		return 0;
-	}
-	if (verb == TPM_FLOOR)
-		return cmd_tpm_floor(c);
-	rc = open_store(c, verbs[verb].write, &fd, &st);
+	if (!verbs[verb].store)
+		return verbs[verb].run(&a);
+	rc = open_store(c, verbs[verb].write, &a.fd, &st);
 	if (rc)
 		return rc;
 	if (argc >= 2)
-		rc = slot_arg(&st.state, argv[1], &i);
+		rc = slot_arg(&st.state, argv[1], &a.i);
 	else if (verb == MARK_GOOD || verb == MARK_BAD)
-		rc = current_slot(c, &st.state, &i);
+		rc = current_slot(c, &st.state, &a.i);
 	if (!rc)
-		rc = store_verb(c, (enum verb)verb, argv, fd, &st, i);
-	close(fd);
+		rc = verbs[verb].run(&a);
+	close(a.fd);
 	return rc;
 }
 
