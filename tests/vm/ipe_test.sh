@@ -4,8 +4,7 @@
 # initramfs policy says ipe_policy=/etc/verity-init/ipe.p7s: the agent loads that policy
 # (docs/examples/ipe-verity-root.pol, signed with the db key) and activates it right before
 # the switch (read before it, activated after it, right before init runs). The root's hash is signed with the db key too (a kernel-checked signature). On the
-# booted system, whose command line starts IPE permissive (ipe.enforce=0), which the agent
-# switches to enforcing:
+# booted system:
 #   - a program on the signed root runs;
 #   - the same program copied to a tmpfs is refused (exit 126), and the kernel's audit record
 #     names the IPE rule;
@@ -96,9 +95,7 @@ ipe_boot_only() {   # NAME POLICY-P7S [WORD...]
 }
 
 # The db-signed policy on a command line with ipe.enforce=0, which starts IPE permissive (denials
-# only audited): one boot for the two tests below. The agent switches IPE to enforcing before
-# init runs, so every check of the booted system is made under the policy, enforced, as on a
-# command line without the word.
+# only audited): the agent switches IPE to enforcing before init runs.
 ipe_permissive_boot() {
 	ipe_boot_only ipe-permissive "$D/ipe-db.p7s" ipe.enforce=0
 }
@@ -107,9 +104,10 @@ ipe_check() {   # LOG NAME RC
 	vm_assert_log_contains "$1" "IPE-CHECK $2 rc=$3" "IPE check $2: not rc=$3: $(grep -a -o "IPE-CHECK $2 rc=[0-9]*" "$1")"
 }
 
+# IPE enforcing from the kernel's start (no ipe.enforce= word), as a device boots: a boot of its
+# own, since the permissive boot below proves the agent's switch, not this path.
 test_ipe_policy_allows_only_the_signed_root() {
-	vm_shared_boot ipe-permissive ipe_permissive_boot
-	ipe_booted || return
+	ipe_boot ipe-db "$D/ipe-db.p7s" || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: IPE policy verity_root from /etc/verity-init/ipe.p7s active' \
 		"the agent did not activate the IPE policy" || return
 	vm_assert_log_order "$VM_LOG" 'verity-init\[1\]: root: mounted' 'verity-init\[1\]: IPE policy verity_root' || return
