@@ -118,10 +118,11 @@ vi_cmdline() {
 # written '\'' (vi_shell_quote in lib/util/strutil.c): what eval would read is what this
 # reads. Only the keys the module uses are set, each once and after its value is checked
 # against what the agent says for that key; the other lines are skipped unread. Returns 1 on a
-# line of such a key that breaks this grammar, or a key given twice: the caller then trusts
-# none of the answer.
+# line of such a key that breaks this grammar (its '=' missing included), or a key given
+# twice: the caller then trusts none of the answer. Character classes are the C locale's in
+# every shell.
 vi_answer() {
-	local - IFS _line _k _g _v _rest _part _seen=' '
+	local - IFS _line _k _g _v _rest _part _seen=' ' LC_ALL=C
 	set -f
 	IFS='
 '
@@ -137,6 +138,10 @@ vi_answer() {
 			VERITY_INIT_ENV) _g=names ;;
 			VERITY_NEXT) _g=number ;;
 			*) continue ;;
+		esac
+		case $_line in
+			"$_k="*) ;;
+			*) return 1 ;;   # a key the module reads, without its '='
 		esac
 		case $_seen in
 			*" $_k "*) return 1 ;;

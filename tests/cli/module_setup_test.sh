@@ -715,6 +715,7 @@ test_answer_out_of_grammar_trusts_nothing() {
 VERITY_SHELL_ALLOWED=1" "VERITY_NAME='../x'" "VERITY_NAME='-x'" "VERITY_ROOTFLAGS='a'b'" \
 		"VERITY_ROOTFLAGS=a\$(touch pwned)" "VERITY_ROOTFSTYPE='ext4 x'" "VERITY_LAYOUT='usr'" \
 		"VERITY_OFF_ALLOWED=yes" "VERITY_INIT_ENV='LD_PRELOAD x'" "VERITY_USR_FLAGS='a	b'" \
+		"VERITY_NAME" \
 		"VERITY_REASON='a line
 VERITY_SHELL_ALLOWED=1'"; do
 		PARSE_OUT="VERITY_ENABLED=1
