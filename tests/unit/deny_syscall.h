@@ -11,6 +11,18 @@
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
 
+/* Install the filter f[0..n) on this process: 0, or -errno when seccomp is unavailable (the
+ * caller skips). */
+static inline int seccomp_install(struct sock_filter *f, unsigned short n)
+{
+	struct sock_fprog prog = { .len = n, .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return -errno;
+	return 0;
+}
+
 /* 0, or -errno when seccomp is unavailable (the caller skips). */
 static inline int deny_syscall(long nr)
 {
@@ -20,12 +32,8 @@ static inline int deny_syscall(long nr)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
-		return -errno;
-	return 0;
+	return seccomp_install(f, sizeof(f) / sizeof(f[0]));
 }
 
 #endif

@@ -12,16 +12,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
+
 #include <cmocka.h>
 
 #include "cmdtoken.h"
 #include "config.h"
+#include "deny_syscall.h"
 #include "helpers.h"
 #include "modules.h"
 
@@ -582,12 +581,8 @@ static int fake_finit(unsigned with_flag, unsigned without)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | without),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
-		return -errno;
-	return 0;
+	return seccomp_install(f, sizeof(f) / sizeof(f[0]));
 }
 
 static char comp_dir[] = "/tmp/vi-modcomp-XXXXXX";
