@@ -41,6 +41,7 @@ struct vi_plan_input {
 	bool boot;                  /* a root is to be set up: steps 3 and 4 (`parse`: false) */
 	bool kernel_guard_missing;  /* the policy forces dm_verity.require_signatures=Y and the
 	                             * kernel does not have it */
+	bool keyring_open;          /* the kernel's .dm-verity keyring could not be sealed */
 	int rootfd;                 /* the initramfs root for keys and manifest files */
 	const char *efivars_dir;    /* VI_EFIVARS_DIR: a SystemdOptions variable there refuses the
 	                             * command line (efivars.h); NULL: not looked at */

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "keyring.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/keyctl.h>
 
+#include "fileio.h"
+#include "prockeys.h"
 #include "strutil.h"
 
 int vi_keyring_desc(const char *mapping_name, char *out, size_t out_size)
@@ -43,4 +48,171 @@ int vi_keyring_remove(int32_t serial)
 	if (syscall(SYS_keyctl, KEYCTL_UNLINK, serial, KEY_SPEC_SESSION_KEYRING) < 0)
 		return -errno;
 	return 0;
+}
+
+/* A certificate's file name: NAME.der, NAME of [A-Za-z0-9._-], not starting with '.'. */
+static bool cert_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 4 && n < 128 && name[0] != '.' && !strcmp(name + n - 4, ".der") &&
+	       strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The certificate names of dir in strcmp order: *ret (malloc'ed array of malloc'ed names) and
+ * *ret_n. A missing dir: 0 names. -E2BIG over VI_CERTS_MAX. */
+static int cert_names(const char *dir, char ***ret, unsigned *ret_n, struct vi_error *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	unsigned n = 0;
+	int r = 0;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (!d) {
+		if (errno == ENOENT)
+			return 0;
+		r = -errno;
+		vi_err(err, "cannot read %s: %s", dir, strerror(-r));
+		return r;
+	}
+	names = calloc(VI_CERTS_MAX, sizeof(*names));
+	if (!names) {
+		r = -ENOMEM;
+		goto out;
+	}
+	while ((de = readdir(d))) {
+		if (!cert_name_ok(de->d_name))
+			continue;
+		if (n == VI_CERTS_MAX) {
+			r = -E2BIG;
+			vi_err(err, "%s: more than %u certificates", dir, VI_CERTS_MAX);
+			goto out;
+		}
+		names[n] = strdup(de->d_name);
+		if (!names[n]) {
+			r = -ENOMEM;
+			goto out;
+		}
+		n++;
+	}
+	qsort(names, n, sizeof(*names), cmp_names);
+	*ret = names;
+	*ret_n = n;
+	names = NULL;
+out:
+	if (names)
+		for (unsigned i = 0; i < n; i++)
+			free(names[i]);
+	free(names);
+	closedir(d);
+	return r;
+}
+
+static void free_names(char **names, unsigned n)
+{
+	for (unsigned i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+bool vi_certs_present(const char *dir)
+{
+	struct vi_error err = { "" };
+	char **names;
+	unsigned n;
+
+	if (cert_names(dir, &names, &n, &err) < 0)
+		return true;   /* unreadable: say there are, so the keyring is opened and sealed */
+	free_names(names, n);
+	return n > 0;
+}
+
+/* Add one certificate file to the keyring. 0, -EPERM / -EACCES when the keyring is sealed, or
+ * another negative errno with the reason in ret->refused. */
+static int add_cert(int dirfd, const char *name, int32_t keyring, uint8_t *buf,
+		    struct vi_dmverity_keyring *ret)
+{
+	size_t len = 0;
+	int r = vi_fileio_read_file_at(dirfd, name, FILEIO_REGULAR, buf, VI_CERT_MAX, &len);
+
+	if (r == 0 && (len < 2 || buf[0] != 0x30))
+		r = -EBADMSG;   /* PEM or anything else the kernel's X.509 parser takes as no cert */
+	if (r == 0 && syscall(SYS_add_key, "asymmetric", NULL, buf, len, keyring) < 0)
+		r = -errno;
+	if (r < 0 && r != -EPERM && r != -EACCES && !ret->refused[0])
+		snprintf(ret->refused, sizeof(ret->refused), "%s: %s", name,
+			 r == -EBADMSG ? "not a DER X.509 certificate" : strerror(-r));
+	return r;
+}
+
+int vi_dmverity_keyring_seal(const char *proc_keys, const char *certs_dir,
+			     struct vi_dmverity_keyring *ret, struct vi_error *err)
+{
+	char *text = NULL, **names = NULL;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	unsigned n = 0;
+	int dirfd = -1, r;
+
+	*ret = (struct vi_dmverity_keyring){ 0 };
+	text = malloc(VI_PROC_KEYS_MAX);
+	if (!text)
+		return -ENOMEM;
+	r = vi_fileio_read_head(proc_keys, text, VI_PROC_KEYS_MAX, &len, NULL);
+	if (r < 0) {
+		vi_err(err, "cannot read %s: %s", proc_keys, strerror(-r));
+		goto out;
+	}
+	r = vi_proc_keys_find_keyring(text, len, VI_DMVERITY_KEYRING, &ret->serial);
+	if (r == -ENOENT) {
+		ret->serial = 0;
+		r = 0;
+		goto out;
+	}
+	r = cert_names(certs_dir, &names, &n, err);
+	if (r < 0)
+		goto out;
+	ret->certs = n;
+	if (n) {
+		buf = malloc(VI_CERT_MAX);
+		dirfd = open(certs_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (!buf || dirfd < 0) {
+			r = buf ? -errno : -ENOMEM;
+			vi_err(err, "cannot read %s: %s", certs_dir, strerror(-r));
+			goto out;
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		r = add_cert(dirfd, names[i], ret->serial, buf, ret);
+		if (r == -EPERM || r == -EACCES) {
+			ret->sealed_before = true;
+			break;
+		}
+		if (r == 0)
+			ret->added++;
+	}
+	/* no check may let anything add a key after this: an empty keyring is sealed too */
+	r = syscall(SYS_keyctl, KEYCTL_RESTRICT_KEYRING, ret->serial, NULL, NULL) < 0 ? -errno : 0;
+	if (r == -EEXIST) {
+		ret->sealed_before = true;
+		r = 0;
+	}
+	if (r < 0)
+		vi_err(err, "cannot seal the " VI_DMVERITY_KEYRING " keyring (key %d): %s",
+		       ret->serial, strerror(-r));
+out:
+	if (dirfd >= 0)
+		close(dirfd);
+	free_names(names, n);
+	free(buf);
+	free(text);
+	return r;
 }

@@ -9,6 +9,7 @@
 #include "cmdline.h"
 #include "efivars.h"
 #include "fileio.h"
+#include "keyring.h"
 #include "plan.h"
 #include "strutil.h"
 #include "trust.h"
@@ -109,6 +110,11 @@ static int boot_check(const struct vi_plan_input *in, const struct vi_config *cf
 		vi_err(err, "policy require_signature=kernel, but dm_verity.require_signatures is "
 		       "not Y (built in or loaded before the agent: dm_verity.require_signatures=1 "
 		       "on the command line)");
+		return -EPERM;
+	}
+	if (in->keyring_open) {
+		vi_err(err, "the kernel's " VI_DMVERITY_KEYRING " keyring could not be sealed: a key "
+		       "added to it later would be trusted");
 		return -EPERM;
 	}
 	if (cfg->verity_disabled) {

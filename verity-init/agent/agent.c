@@ -57,6 +57,7 @@ int vi_agent_configure(struct agent *a, const char *cmdline, bool boot,
 		.policy_read_err = &pf->err,
 		.boot = boot,
 		.kernel_guard_missing = a->pid1.kernel_guard_missing,
+		.keyring_open = a->keyring_open,
 		.rootfd = AT_FDCWD,
 		.efivars_dir = VI_EFIVARS_DIR,
 	};

@@ -68,6 +68,7 @@ struct agent {
 	const char *status_dir;    /* VI_STATUS_DIR (the dracut runtime's tests name another) */
 	const char *cmdline;       /* --cmdline (the dracut runtime), NULL: /proc/cmdline only */
 	bool efivarfs_tried;       /* vi_agent_configure mounted efivarfs (or could not) */
+	bool keyring_open;         /* the kernel's .dm-verity keyring could not be sealed */
 	struct agent_timings time;
 	struct agent_pid1 pid1;    /* PID 1 only */
 	struct dracut_state *dracut; /* the dracut runtime only; there a failure the status file
@@ -116,6 +117,10 @@ bool vi_agent_measure_fallback(struct agent *a);
 bool vi_agent_measure_fallback_as(struct agent *a, const char *what);
 /* fallback ops' shell_refused: a->fallback.measured false (see above) refuses the shell. */
 const char *vi_agent_shell_refused_tpm(struct agent *a);
+/* dm-verity's own keyring (Linux 7.0; include/keyring.h): the initramfs's certificates
+ * (VI_CERTS_DIR) added, then the keyring sealed, before any device is read; one log line.
+ * A keyring that cannot be sealed sets a->keyring_open, which the configuration refuses. */
+void vi_agent_seal_dmverity_keyring(struct agent *a);
 /* The policy's signed IPE policy (ipe_policy=): read before the switch, while the initramfs is
  * there; activated after it, right before init is executed, when no fallback is left for the
  * policy to deny. A failure is recorded (stage ipe) and returned. */

@@ -570,6 +570,10 @@ int vi_dracut_main(struct agent *a, int argc, char **argv)
 	d.test_sysrq = strcmp(d.sysrq, SYSRQ_TRIGGER) != 0;
 	a->dracut = &d;
 	open_log(a, o.kmsg, d.test_sysrq);
+	/* whichever command runs first (setup, or a refusal before it): the keyring is sealed
+	 * before a device is read and before any shell (the hooks load dm_verity first) */
+	if (!d.test_sysrq)
+		vi_agent_seal_dmverity_keyring(a);
 	vi_dm_init(access("/run/udev/control", F_OK) == 0 ? VI_DM_NODES_UDEV : VI_DM_NODES_SELF);
 	for (size_t i = 0; i < sizeof(dracut_verbs) / sizeof(dracut_verbs[0]); i++) {
 		if (strcmp(argv[0], dracut_verbs[i].name))

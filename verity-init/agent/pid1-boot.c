@@ -364,6 +364,7 @@ static int run_pid1(struct agent *a)
 	vi_kmsg_log(&a->log, KMSG_NOTICE, "verity-init " VERITY_INIT_VERSION " start (t=%llu ms)",
 		 (unsigned long long)a->time.start_ms);
 	vi_pid1_load_modules(a);
+	vi_agent_seal_dmverity_keyring(a);
 	vi_dm_init(VI_DM_NODES_SELF);
 
 	t0 = vi_now_ms();

@@ -13,6 +13,7 @@
 #include "agent.h"
 #include "clock.h"
 #include "fileio.h"
+#include "keyring.h"
 #include "modules.h"
 #include "policy.h"
 #include "rootopts.h"
@@ -94,9 +95,20 @@ static void modload_params(const struct agent *a, struct vi_modload_params *mp)
 {
 	static char cmdline[VI_MAX_CMDLINE + 2];
 
+	static char forced[VI_MODPARAMS_MAX];
+	const char *policy_forced = NULL;
+
 	*mp = (struct vi_modload_params){ .modprobe_dir = VI_MODPROBE_DIR };
 	if (a->pid1.policy_file.r == 0)
-		mp->forced = vi_policy_forced_modparams(&a->pid1.policy_file.policy);
+		policy_forced = vi_policy_forced_modparams(&a->pid1.policy_file.policy);
+	mp->forced = policy_forced;
+	/* the device maker's certificates go into dm-verity's keyring before it is sealed
+	 * (keyring-step.c): only the agent opens it, whatever the command line says */
+	if (vi_certs_present(VI_CERTS_DIR)) {
+		snprintf(forced, sizeof(forced), "%s%s" VI_DMVERITY_UNSEALED_PARAM,
+			 policy_forced ? policy_forced : "", policy_forced ? " " : "");
+		mp->forced = forced;
+	}
 	if (vi_fileio_read_text_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) == 0) {
 		mp->cmdline = cmdline;
 		mp->cmdline_len = strlen(cmdline);

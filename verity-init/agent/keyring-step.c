@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The device maker's certificates into dm-verity's own keyring, and the keyring sealed
+ * (include/keyring.h; docs/signing.md, "Which kernel checks what"). Declared in agent.h. */
+#include "agent.h"
+#include "clock.h"
+#include "keyring.h"
+
+void vi_agent_seal_dmverity_keyring(struct agent *a)
+{
+	struct vi_dmverity_keyring k;
+	struct vi_error err = { "" };
+	uint64_t t0 = vi_now_us();
+	int r = vi_dmverity_keyring_seal(VI_PROC_KEYS, VI_CERTS_DIR, &k, &err);
+	unsigned long long us = (unsigned long long)(vi_now_us() - t0);
+
+	if (r < 0) {
+		a->keyring_open = true;
+		vi_kmsg_log(&a->log, KMSG_ERR, "%s", err.msg);
+		return;
+	}
+	if (k.refused[0])
+		vi_kmsg_log(&a->log, KMSG_WARNING, VI_DMVERITY_KEYRING " keyring: certificate %s",
+			    k.refused);
+	if (!k.serial) {
+		if (vi_certs_present(VI_CERTS_DIR))
+			vi_kmsg_log(&a->log, KMSG_WARNING, "the kernel has no " VI_DMVERITY_KEYRING
+				    " keyring (Linux 7.0 and later, dm_verity loaded): the "
+				    "certificates of " VI_CERTS_DIR " are not used");
+		return;
+	}
+	if (k.sealed_before && k.certs)
+		vi_kmsg_log(&a->log, KMSG_WARNING, VI_DMVERITY_KEYRING " keyring %d was sealed by "
+			    "the kernel (dm_verity loaded without keyring_unsealed=1): %u "
+			    "certificates not added (%llu us)", k.serial, k.certs - k.added, us);
+	else
+		vi_kmsg_log(&a->log, KMSG_INFO, VI_DMVERITY_KEYRING " keyring %d: %u of %u "
+			    "certificates added, sealed (%llu us)", k.serial, k.added, k.certs, us);
+}
