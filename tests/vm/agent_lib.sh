@@ -44,7 +44,7 @@ agent_mkinitramfs() {
 
 _agent_mkinitramfs() {   # OUT OPTION...
 	local out=$1; shift
-	"$MKRD" -k "$VM_KVER" -a "$VM_AGENT" "$@" "$out" >"$out.log" 2>&1 ||
+	"$MKRD" -k "$VM_KVER" ${VM_MODBASE:+-b "$VM_MODBASE"} -a "$VM_AGENT" "$@" "$out" >"$out.log" 2>&1 ||
 		{ cat "$out.log" >&2; return 1; }
 }
 

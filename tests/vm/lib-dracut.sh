@@ -65,7 +65,7 @@ vm_dracut_run() {
 	# verity_init_keys: the module would otherwise take the build host's /etc/verity-init/keys
 	dracutbasedir=$base verity_init_keys=$empty dracut --conf /dev/null --confdir "$empty" --no-hostonly \
 		--no-hostonly-cmdline --no-early-microcode --reproducible --gzip --force \
-		--kver "$VM_KVER" --add-drivers "$VM_DRACUT_DRIVERS" "$@" "$out" \
+		--kver "$VM_KVER" ${VM_MODBASE:+--kmoddir "$VM_MODBASE/lib/modules/$VM_KVER"} --add-drivers "$VM_DRACUT_DRIVERS" "$@" "$out" \
 		>"$out.log" 2>&1
 	local r=$?
 	[ $r = 0 ] || { vm_die "dracut failed ($r): $(tail -n 10 "$out.log")"; return 1; }

@@ -85,6 +85,11 @@ vm_require_tools() {
 # series keep their logs and work directories apart ($BUILD/vm/logs-SERIES, work-SERIES): the
 # same test run on both kernels at once (other_kernel_test.sh) must not share a scenario's files.
 VM_KERNEL_SERIES_DEFAULT=6.1
+# The series fetched from trixie-backports (fetch-kernel.sh) instead of installed: its tree
+# (modules under usr/lib/modules, vmlinuz and config beside them) is VM_MODBASE, which every
+# builder of an image takes as the modules' root ("" for the host's own).
+VM_KERNEL_SERIES_BACKPORTS=7
+: "${VM_MODBASE:=}"
 # A file that needs one series whatever the suite's (IPE, the .platform keyring and dm-verity
 # 1.10 are 6.12's) sets VM_KERNEL_SERIES_REQUIRED before sourcing this file: run.sh exports the
 # default series' VM_KERNEL and VM_KVER, which are dropped unless VM_KERNEL is of that series.
@@ -100,6 +105,14 @@ vm_pick_kernel() {
 		VM_LOGDIR=$VM_DIR/logs-$VM_KERNEL_SERIES VM_WORKROOT=$VM_DIR/work-$VM_KERNEL_SERIES
 		mkdir -p "$VM_LOGDIR" "$VM_WORKROOT"
 	fi
+	[ -n "${VM_KERNEL:-}" ] || VM_MODBASE=
+	if [ -z "${VM_KERNEL:-}" ] && [ "$VM_KERNEL_SERIES" = "$VM_KERNEL_SERIES_BACKPORTS" ]; then
+		# Debian's 7.x kernel is not installed on the host: fetched once from trixie-backports
+		VM_KVER=$("$VM_SRCDIR/fetch-kernel.sh" trixie-backports "$VM_KERNEL_SERIES" "$BUILD/kernels") ||
+			{ vm_die "cannot fetch Debian's $VM_KERNEL_SERIES.x kernel from trixie-backports"; return 1; }
+		VM_MODBASE=$BUILD/kernels/$VM_KVER/root
+		VM_KERNEL=$VM_MODBASE/usr/lib/modules/$VM_KVER/vmlinuz
+	fi
 	if [ -z "${VM_KERNEL:-}" ]; then
 		# shellcheck disable=SC2012
 		VM_KERNEL=$(ls -1 /boot/vmlinuz-"$VM_KERNEL_SERIES".* 2>/dev/null | sort -V | tail -n 1)
@@ -110,8 +123,8 @@ vm_pick_kernel() {
 		VM_KVER=$(basename "$VM_KERNEL")
 		VM_KVER=${VM_KVER#vmlinuz-}
 	fi
-	[ -d "/lib/modules/$VM_KVER" ] || { vm_die "no /lib/modules/$VM_KVER for $VM_KERNEL (set VM_KVER)"; return 1; }
-	export VM_KERNEL VM_KVER VM_KERNEL_SERIES
+	[ -d "$VM_MODBASE/lib/modules/$VM_KVER" ] || { vm_die "no $VM_MODBASE/lib/modules/$VM_KVER for $VM_KERNEL (set VM_KVER)"; return 1; }
+	export VM_KERNEL VM_KVER VM_KERNEL_SERIES VM_MODBASE
 }
 vm_pick_kernel || return 1
 
@@ -181,7 +194,8 @@ vm_boot_kernel() {
 	[ -n "$VM_BOOT_KERNEL" ] && return 0
 	local out=$VM_CACHE/vmlinux-$VM_KVER
 	VM_BOOT_KERNEL=$VM_KERNEL
-	if grep -qx 'CONFIG_PVH=y' "/boot/config-$VM_KVER" 2>/dev/null && mkdir -p "$VM_CACHE" &&
+	if grep -qx 'CONFIG_PVH=y' "$VM_MODBASE/boot/config-$VM_KVER" "$VM_MODBASE/lib/modules/$VM_KVER/config" 2>/dev/null &&
+	   mkdir -p "$VM_CACHE" &&
 	   vm_cached "$(stat -c '%s %Y %i' "$VM_KERNEL")" "$out" _vm_extract_vmlinux "$VM_KERNEL" "$out.tmp"; then
 		VM_BOOT_KERNEL=$out
 	fi
@@ -501,7 +515,7 @@ vm_corrupt_superblock() {
 vm_module_paths() {
 	local m
 	for m in "$@"; do
-		modprobe -S "$VM_KVER" --show-depends "$m" ||
+		modprobe ${VM_MODBASE:+-d "$VM_MODBASE"} -S "$VM_KVER" --show-depends "$m" ||
 			{ vm_die "modprobe --show-depends $m failed for $VM_KVER"; return 1; }
 	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }'
 }

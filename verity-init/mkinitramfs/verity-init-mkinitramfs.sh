@@ -44,6 +44,10 @@ Build a standalone initramfs with the static verity-init agent as /init.
                           program, else /usr/sbin/verity-init, /sbin/verity-init)
   -c, --conf FILE         initramfs policy, installed as /etc/verity-init.conf
   -K, --keys DIR          minisign public keys (DIR/*.pub) for /etc/verity-init/keys
+      --cert FILE         an X.509 certificate (PEM or DER) for the kernel's .dm-verity
+                          keyring (Linux 7.0+): root-hash signatures by its key pass
+                          require_signature=kernel; into /etc/verity-init/certs as DER
+                          (repeatable, at most 16)
   -i, --include SRC DEST  add a file at DEST (absolute path in the image; repeatable)
   -z, --compress METHOD   gzip (default), xz, zstd, lz4 or none
       --epoch SECONDS     time stamp of every entry (default: \$SOURCE_DATE_EPOCH or 0)
@@ -77,6 +81,7 @@ keepcomp=1
 agent=""
 conf=""
 keys=""
+certs=()
 comp=gzip
 epoch=${SOURCE_DATE_EPOCH:-0}
 verbose=0
@@ -96,6 +101,7 @@ while [ $# -gt 0 ]; do
 	-a | --agent) need "$@"; agent=$2; shift 2 ;;
 	-c | --conf) need "$@"; conf=$2; shift 2 ;;
 	-K | --keys) need "$@"; keys=$2; shift 2 ;;
+	--cert) need "$@"; certs+=("$2"); shift 2 ;;
 	-i | --include)
 		[ $# -ge 3 ] || die "option $1 needs SRC and DEST"
 		includes+=("$2" "$3"); shift 3 ;;
@@ -265,8 +271,8 @@ for ((i = 0; i < ${#includes[@]}; i += 2)); do
 	*) die "--include destination must be an absolute path: '${includes[i + 1]}'" ;;
 	esac
 	case $d/ in
-	*/../* | */./* | // | */etc/verity-init.conf/ | */etc/verity-init/keys/* | /dev/console/)
-		die "--include destination not allowed: '${includes[i + 1]}' (the policy and keys come from -c and -K)" ;;
+	*/../* | */./* | // | */etc/verity-init.conf/ | */etc/verity-init/keys/* | */etc/verity-init/certs/* | /dev/console/)
+		die "--include destination not allowed: '${includes[i + 1]}' (the policy, keys and certificates come from -c, -K and --cert)" ;;
 	*/etc/verity-init/fs/*)
 		die "--include destination not allowed: '${includes[i + 1]}' (the module lists come from -m and -f)" ;;
 	esac
@@ -274,6 +280,21 @@ for ((i = 0; i < ${#includes[@]}; i += 2)); do
 	*/) die "--include destination must name a file: '${includes[i + 1]}'" ;;
 	esac
 	includes[i + 1]=$d
+done
+# --cert: each a certificate openssl reads (PEM or DER), its name (without .pem/.crt/.der/.cer)
+# [A-Za-z0-9._-] and unique: the agent takes /etc/verity-init/certs/NAME.der only
+[ ${#certs[@]} -le 16 ] || die "--cert: at most 16 certificates (the agent's bound)"
+cert_names=()
+for c in "${certs[@]}"; do
+	{ [ -f "$c" ] && [ -r "$c" ]; } || die "--cert: cannot read '$c'"
+	command -v openssl >/dev/null || die "'openssl' not found (needed for --cert)"
+	n=$(basename -- "$c")
+	n=${n%.pem}; n=${n%.crt}; n=${n%.der}; n=${n%.cer}
+	[[ $n =~ ^[A-Za-z0-9_-][A-Za-z0-9._-]{0,100}$ ]] || die "--cert: '$c': the file name must be [A-Za-z0-9._-]"
+	for m in "${cert_names[@]}"; do [ "$m" != "$n" ] || die "--cert: two certificates named '$n'"; done
+	openssl x509 -in "$c" -noout 2>/dev/null || openssl x509 -inform DER -in "$c" -noout 2>/dev/null ||
+		die "--cert: '$c' is not an X.509 certificate (PEM or DER)"
+	cert_names+=("$n")
 done
 [ -d "$out" ] && die "output '$out' is a directory"
 
@@ -560,6 +581,21 @@ if [ -n "$keys" ]; then
 		cp "$k" "$root/etc/verity-init/keys/" || die "cannot copy '$k'"
 		say "key $k"
 	done
+fi
+if [ ${#certs[@]} -gt 0 ]; then
+	mkdir -p "$root/etc/verity-init/certs" || die "cannot populate $root"
+	for ((i = 0; i < ${#certs[@]}; i++)); do
+		d=$root/etc/verity-init/certs/${cert_names[i]}.der
+		{ openssl x509 -in "${certs[i]}" -outform DER -out "$d" 2>/dev/null ||
+			openssl x509 -inform DER -in "${certs[i]}" -outform DER -out "$d"; } ||
+			die "cannot convert '${certs[i]}'"
+		say "certificate ${certs[i]} as /etc/verity-init/certs/${cert_names[i]}.der"
+	done
+	# dm_verity gets keyring_unsealed=1 from the agent; a kernel without the parameter
+	# (older than 7.0) has no .dm-verity keyring and checks signatures against its own keyrings
+	if ! modinfo -b "$modbase" -k "$kver" -F parm dm_verity 2>/dev/null | grep -q '^keyring_unsealed:'; then
+		printf '%s: note: kernel %s has no .dm-verity keyring (dm_verity.keyring_unsealed, Linux 7.0+): the certificates are not used by it\n' "$prog" "$kver" >&2
+	fi
 fi
 for ((i = 0; i < ${#includes[@]}; i += 2)); do
 	d=$root${includes[i + 1]}
