@@ -129,6 +129,24 @@ install() {
 		}
 	done
 
+	# the device maker's certificates for dm-verity's .dm-verity keyring (Linux 7.0), from
+	# dracut.conf's verity_init_certs=DIR or the build host's /etc/verity-init/certs: the agent
+	# adds them and seals the keyring; modprobe gives dm_verity keyring_unsealed=1 (a command
+	# line saying 0 can only keep them out, never put a key in)
+	local _c _certs=${verity_init_certs:-"$dracutsysrootdir"/etc/verity-init/certs} _ncerts=0
+	for _c in "$_certs"/*.der; do
+		[[ -f $_c ]] || continue
+		inst_simple "$_c" "/etc/verity-init/certs/${_c##*/}" || {
+			dfatal "verity-init: cannot install $_c"
+			exit 1
+		}
+		_ncerts=$((_ncerts + 1))
+	done
+	if ((_ncerts > 0)); then
+		mkdir -p "$initdir"/etc/modprobe.d
+		echo "options dm_verity keyring_unsealed=1" > "$initdir"/etc/modprobe.d/verity-init-keyring.conf
+	fi
+
 	if dracut_module_included systemd; then
 		# under systemd the module needs no dracut hook: the generator reads the command line
 		# (and adds the refusals of shells), setup and the check before the switch are units of

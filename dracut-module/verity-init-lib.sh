@@ -415,6 +415,9 @@ vi_agent_after_shell() {
 vi_setup() {
 	vi_load
 	[ $? = 1 ] && return 0
+	# the device maker's certificates go into dm-verity's keyring before the agent seals it,
+	# so dm_verity is loaded first (with the image's keyring_unsealed=1)
+	[ -d /etc/verity-init/certs ] && modprobe -q dm_verity
 	# the agent waits for the devices it resolved (bounded by verity.timeout=): no device
 	# string of the command line reaches dracut's initqueue, which sources what it is given
 	vi_agent setup --fallback

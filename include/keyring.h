@@ -51,9 +51,13 @@ struct vi_dmverity_keyring {
 	                       * dm_verity not loaded) */
 	unsigned certs;       /* "*.der" files in the directory */
 	unsigned added;       /* of them in the keyring */
-	bool sealed_before;   /* the kernel had sealed it (keyring_unsealed=0, or an earlier
-	                       * run sealed it): nothing could be added */
+	unsigned keys_before; /* keys in it when this run found it */
+	bool sealed_before;   /* it was sealed when this run found it: by the kernel (loaded
+	                       * without keyring_unsealed=1; then keys_before is 0) or by an
+	                       * earlier run; nothing could be added */
 	char refused[256];    /* the first certificate not added and why; "" when none */
+	uint64_t kernel_us;   /* of the step's time, in the kernel: reading /proc/keys, add_key
+	                       * (parsing each certificate) and the seal */
 };
 
 /* Find the keyring in proc_keys (VI_PROC_KEYS in a boot), add the certificates of certs_dir

@@ -19,9 +19,11 @@
 #define VI_PROC_KEYS_MAX 65536u
 
 /* Pure: the serial of the keyring named name (".dm-verity") owned by uid 0 in text[0..len)
- * (need not be NUL-terminated; no NUL inside a line counts). Lines that are not of the form
- * above are skipped. 0 with *ret_serial set (> 0) for the first match; -ENOENT when no line
- * matches. name must be 1..64 bytes without blanks or ':'. */
-int vi_proc_keys_find_keyring(const char *text, size_t len, const char *name, int32_t *ret_serial);
+ * (need not be NUL-terminated; no NUL inside a line counts), and the number of keys linked in
+ * it (*ret_links, may be NULL: 0 for "empty"). Lines that are not of the form above are
+ * skipped. 0 with *ret_serial set (> 0) for the first match; -ENOENT when no line matches.
+ * name must be 1..64 bytes without blanks or ':'. */
+int vi_proc_keys_find_keyring(const char *text, size_t len, const char *name, int32_t *ret_serial,
+			      unsigned *ret_links);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include <linux/keyctl.h>
 
+#include "clock.h"
 #include "fileio.h"
 #include "prockeys.h"
 #include "strutil.h"
@@ -142,11 +143,16 @@ static int add_cert(int dirfd, const char *name, int32_t keyring, uint8_t *buf,
 {
 	size_t len = 0;
 	int r = vi_fileio_read_file_at(dirfd, name, FILEIO_REGULAR, buf, VI_CERT_MAX, &len);
+	uint64_t t0;
 
 	if (r == 0 && (len < 2 || buf[0] != 0x30))
 		r = -EBADMSG;   /* PEM or anything else the kernel's X.509 parser takes as no cert */
-	if (r == 0 && syscall(SYS_add_key, "asymmetric", NULL, buf, len, keyring) < 0)
-		r = -errno;
+	if (r == 0) {
+		t0 = vi_now_us();
+		if (syscall(SYS_add_key, "asymmetric", NULL, buf, len, keyring) < 0)
+			r = -errno;
+		ret->kernel_us += vi_now_us() - t0;
+	}
 	if (r < 0 && r != -EPERM && r != -EACCES && !ret->refused[0])
 		snprintf(ret->refused, sizeof(ret->refused), "%s: %s", name,
 			 r == -EBADMSG ? "not a DER X.509 certificate" : strerror(-r));
@@ -160,18 +166,22 @@ int vi_dmverity_keyring_seal(const char *proc_keys, const char *certs_dir,
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	unsigned n = 0;
+	uint64_t t0;
 	int dirfd = -1, r;
 
 	*ret = (struct vi_dmverity_keyring){ 0 };
 	text = malloc(VI_PROC_KEYS_MAX);
 	if (!text)
 		return -ENOMEM;
+	t0 = vi_now_us();
 	r = vi_fileio_read_head(proc_keys, text, VI_PROC_KEYS_MAX, &len, NULL);
+	ret->kernel_us += vi_now_us() - t0;
 	if (r < 0) {
 		vi_err(err, "cannot read %s: %s", proc_keys, strerror(-r));
 		goto out;
 	}
-	r = vi_proc_keys_find_keyring(text, len, VI_DMVERITY_KEYRING, &ret->serial);
+	r = vi_proc_keys_find_keyring(text, len, VI_DMVERITY_KEYRING, &ret->serial,
+				      &ret->keys_before);
 	if (r == -ENOENT) {
 		ret->serial = 0;
 		r = 0;
@@ -200,7 +210,9 @@ int vi_dmverity_keyring_seal(const char *proc_keys, const char *certs_dir,
 			ret->added++;
 	}
 	/* no check may let anything add a key after this: an empty keyring is sealed too */
+	t0 = vi_now_us();
 	r = syscall(SYS_keyctl, KEYCTL_RESTRICT_KEYRING, ret->serial, NULL, NULL) < 0 ? -errno : 0;
+	ret->kernel_us += vi_now_us() - t0;
 	if (r == -EEXIST) {
 		ret->sealed_before = true;
 		r = 0;

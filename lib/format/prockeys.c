@@ -27,11 +27,31 @@ static size_t next_word(const char **p, const char *end, const char **ret_word)
 	return (size_t)(s - *ret_word);
 }
 
-/* One line [s, end): the serial when it is the keyring `name` of uid 0, else 0. */
-static int32_t match_line(const char *s, const char *end, const char *name, size_t name_len)
+/* The keyring's link count after "name:": "empty" 0, else decimal digits; -1 otherwise. */
+static long link_count(const char *w, size_t n)
+{
+	long v = 0;
+
+	if (n == 5 && !memcmp(w, "empty", 5))
+		return 0;
+	if (!n || n > 9)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (w[i] < '0' || w[i] > '9')
+			return -1;
+		v = v * 10 + (w[i] - '0');
+	}
+	return v;
+}
+
+/* One line [s, end): the serial when it is the keyring `name` of uid 0, else 0; *ret_links its
+ * link count. */
+static int32_t match_line(const char *s, const char *end, const char *name, size_t name_len,
+			  unsigned *ret_links)
 {
 	const char *w[FIELDS_BEFORE_TYPE + 1], *p = s, *desc;
 	size_t n[FIELDS_BEFORE_TYPE + 1], desc_len;
+	long links;
 	uint32_t serial = 0;
 
 	if (s == end || *s == ' ')
@@ -57,11 +77,18 @@ static int32_t match_line(const char *s, const char *end, const char *name, size
 	desc_len = next_word(&p, end, &desc);
 	if (desc_len != name_len + 1 || memcmp(desc, name, name_len) || desc[name_len] != ':')
 		return 0;
+	links = link_count(desc, next_word(&p, end, &desc));
+	if (links < 0)
+		return 0;
+	*ret_links = (unsigned)links;
 	return (int32_t)serial;
 }
 
-int vi_proc_keys_find_keyring(const char *text, size_t len, const char *name, int32_t *ret_serial)
+int vi_proc_keys_find_keyring(const char *text, size_t len, const char *name, int32_t *ret_serial,
+			      unsigned *ret_links)
 {
+	unsigned links = 0;
+
 	const char *p = text, *end = text + len;
 	size_t name_len = strlen(name);
 
@@ -69,10 +96,14 @@ int vi_proc_keys_find_keyring(const char *text, size_t len, const char *name, in
 		return -EINVAL;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol = nl ? nl : end;
-		int32_t serial = memchr(p, '\0', (size_t)(eol - p)) ? 0 : match_line(p, eol, name, name_len);
+		int32_t serial = memchr(p, '\0', (size_t)(eol - p))
+					 ? 0
+					 : match_line(p, eol, name, name_len, &links);
 
 		if (serial > 0) {
 			*ret_serial = serial;
+			if (ret_links)
+				*ret_links = links;
 			return 0;
 		}
 		p = nl ? nl + 1 : end;

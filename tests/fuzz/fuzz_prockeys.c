@@ -22,11 +22,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *line;
 	int r;
 
+	unsigned links = 12345678;
+
 	if (size > VI_PROC_KEYS_MAX)
 		return 0;
-	r = vi_proc_keys_find_keyring(s, size, ".dm-verity", &serial);
+
+	r = vi_proc_keys_find_keyring(s, size, ".dm-verity", &serial, &links);
 	CHECK(r == 0 || r == -ENOENT);
-	CHECK(vi_proc_keys_find_keyring(s, size, ".dm-verity", &serial2) == r);
+	CHECK(vi_proc_keys_find_keyring(s, size, ".dm-verity", &serial2, NULL) == r);
+	CHECK(r < 0 ? links == 12345678 : links < 1000000000);
 	if (r == -ENOENT) {
 		CHECK(serial == -1);
 		return 0;

@@ -92,30 +92,40 @@ static const char proc_keys[] =
 static void test_proc_keys_find(void **state)
 {
 	int32_t serial = 0;
+	unsigned links = 9;
 
 	(void)state;
 	/* not uid 0, not a keyring, another name: skipped; the first match wins */
 	assert_int_equal(vi_proc_keys_find_keyring(proc_keys, sizeof(proc_keys) - 1, ".dm-verity",
-						   &serial), 0);
+						   &serial, &links), 0);
 	assert_int_equal(serial, 0x3c0ffee0);
+	assert_int_equal(links, 0);
+	assert_int_equal(vi_proc_keys_find_keyring(proc_keys + 379, sizeof(proc_keys) - 380,
+						   ".dm-verity", &serial, &links), 0);
+	assert_int_equal(serial, 0x44444444);
+	assert_int_equal(links, 2);
+	/* a link count that is not a number: not such a line */
+	assert_int_equal(vi_proc_keys_find_keyring("3c0ffee0 I------     1 perm 1f0b0000     0 "
+						   "    0 keyring   .dm-verity: 2x\n", 76,
+						   ".dm-verity", &serial, NULL), -ENOENT);
 	assert_int_equal(vi_proc_keys_find_keyring(proc_keys, sizeof(proc_keys) - 1, ".platform",
-						   &serial), -ENOENT);
+						   &serial, NULL), -ENOENT);
 	/* a cut line, a serial that is not 8 hex digits or not positive, a NUL inside: no match */
 	assert_int_equal(vi_proc_keys_find_keyring("3c0ffee0 I------     1 perm 1f0b0000     0 "
 						   "    0 keyring   .dm-verity", 77, ".dm-verity",
-						   &serial), -ENOENT);
+						   &serial, NULL), -ENOENT);
 	assert_int_equal(vi_proc_keys_find_keyring("3C0FFEE0 I------     1 perm 1f0b0000     0 "
 						   "    0 keyring   .dm-verity: empty\n", 79,
-						   ".dm-verity", &serial), -ENOENT);
+						   ".dm-verity", &serial, NULL), -ENOENT);
 	assert_int_equal(vi_proc_keys_find_keyring("80000000 I------     1 perm 1f0b0000     0 "
 						   "    0 keyring   .dm-verity: empty\n", 79,
-						   ".dm-verity", &serial), -ENOENT);
+						   ".dm-verity", &serial, NULL), -ENOENT);
 	assert_int_equal(vi_proc_keys_find_keyring("3c0ffee0 I------     1 perm 1f0b0000     0 "
 						   "    0 keyring\0  .dm-verity: empty\n", 79,
-						   ".dm-verity", &serial), -ENOENT);
-	assert_int_equal(vi_proc_keys_find_keyring("", 0, ".dm-verity", &serial), -ENOENT);
-	assert_int_equal(vi_proc_keys_find_keyring(proc_keys, 10, "a b", &serial), -EINVAL);
-	assert_int_equal(vi_proc_keys_find_keyring(proc_keys, 10, "", &serial), -EINVAL);
+						   ".dm-verity", &serial, NULL), -ENOENT);
+	assert_int_equal(vi_proc_keys_find_keyring("", 0, ".dm-verity", &serial, NULL), -ENOENT);
+	assert_int_equal(vi_proc_keys_find_keyring(proc_keys, 10, "a b", &serial, NULL), -EINVAL);
+	assert_int_equal(vi_proc_keys_find_keyring(proc_keys, 10, "", &serial, NULL), -EINVAL);
 }
 
 /* The sealing for real, on a keyring of our own that a /proc/keys of the test's names as

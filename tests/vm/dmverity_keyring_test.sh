@@ -90,7 +90,7 @@ keyring_uki_boot() {
 }
 
 keyring_sealed_assert() {   # LOG : the agent's line, and the running root's refused key
-	vm_assert_log_contains "$1" 'verity-init\[1\]: \.dm-verity keyring [0-9]+: 1 of 1 certificates added, sealed' \
+	vm_assert_log_contains "$1" 'verity-init\[1\]: \.dm-verity keyring [0-9]+: 1 of 1 certificates added, sealed in' \
 		"the agent did not add the certificate and seal the keyring" || return 1
 	vm_assert_log_contains "$1" 'KEYRING-LINE [0-9a-f]+ .* keyring +\.dm-verity: 1' \
 		"the running root does not see one key in the .dm-verity keyring" || return 1
@@ -120,11 +120,38 @@ test_maker_signed_root_boots_on_7x_with_the_whole_trust_chain() {
 
 test_root_signed_by_another_key_refused_by_the_kernel() {
 	keyring_uki_boot keyring-other "$D/other.p7s" || { fail "uki"; return; }
-	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: \.dm-verity keyring [0-9]+: 1 of 1 certificates added, sealed' || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: \.dm-verity keyring [0-9]+: 1 of 1 certificates added, sealed in' || return
 	vm_assert_log_contains "$VM_LOG" "device-mapper: table: [0-9:]+: verity: Root hash verification failed \\(-ENOKEY\\)" \
 		"the kernel did not refuse the other key's signature" || return
 	vm_assert_no_marker "$VM_LOG" || return
 	agent_assert_fallback "$VM_LOG" poweroff
+}
+
+# dracut (the host's, shell flavour) with the module: the certificate from dracut.conf's
+# verity_init_certs=, the policy require_signature=kernel, the maker's signature in the image.
+keyring_dracut_image() {   # OUT
+	local c=$D/dracut-conf
+	rm -rf "$c" && mkdir -p "$c/conf" "$c/certs" || return 1
+	openssl x509 -in "$D/maker.pem" -outform DER -out "$c/certs/maker.der" || return 1
+	echo "require_signature=kernel" >"$c/verity-init.conf"
+	printf 'verity_init_conf="%s"\nverity_init_certs="%s"\n' "$c/verity-init.conf" "$c/certs" \
+		>"$c/conf/50-keyring.conf" || return 1
+	vm_dracut_initramfs "$1" --confdir "$c/conf" --include "$D/maker.p7s" /etc/verity-init/roothash.p7s
+}
+
+test_dracut_image_carries_the_certificate_and_the_agent_seals() {
+	local rd=$D/dracut.img
+	keyring_dracut_image "$rd" || { fail "dracut image"; return; }
+	vm_boot --disk "$D/data.img" --disk "$D/hash.img" keyring-dracut "$rd" "roothash=$RH $KEYS" ||
+		{ fail "boot"; return; }
+	vm_assert_booted || return
+	vm_assert_log_contains "$VM_LOG" 'Linux version 7\.' "not Debian's 7.x kernel" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: \.dm-verity keyring [0-9]+: 1 of 1 certificates added, sealed in' \
+		"the agent's dracut runtime did not add the certificate and seal the keyring" || return
+	vm_assert_log_contains "$VM_LOG" 'KEYRING-LINE [0-9a-f]+ .* keyring +\.dm-verity: 1' || return
+	vm_assert_log_contains "$VM_LOG" 'ADDKEY refused Operation not permitted' \
+		"a key added from the running root was not refused: the keyring is not sealed" || return
+	vm_assert_marker "$VM_LOG" main
 }
 
 # shellcheck source=/dev/null

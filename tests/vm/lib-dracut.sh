@@ -62,8 +62,9 @@ vm_dracut_run() {
 	local base=$1 out=$2 empty=$VM_DIR/dracut-empty; shift 2
 	# a fixed, always empty directory: dracut records its arguments in the image
 	mkdir -p "$empty" || return 1
-	# verity_init_keys: the module would otherwise take the build host's /etc/verity-init/keys
-	dracutbasedir=$base verity_init_keys=$empty dracut --conf /dev/null --confdir "$empty" --no-hostonly \
+	# verity_init_keys, _certs: the module would otherwise take the build host's
+	# /etc/verity-init/keys and certs (a --confdir of the caller's may name others)
+	dracutbasedir=$base verity_init_keys=$empty verity_init_certs=$empty dracut --conf /dev/null --confdir "$empty" --no-hostonly \
 		--no-hostonly-cmdline --no-early-microcode --reproducible --gzip --force \
 		--kver "$VM_KVER" ${VM_MODBASE:+--kmoddir "$VM_MODBASE/lib/modules/$VM_KVER"} --add-drivers "$VM_DRACUT_DRIVERS" "$@" "$out" \
 		>"$out.log" 2>&1

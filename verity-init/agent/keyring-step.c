@@ -12,6 +12,7 @@ void vi_agent_seal_dmverity_keyring(struct agent *a)
 	uint64_t t0 = vi_now_us();
 	int r = vi_dmverity_keyring_seal(VI_PROC_KEYS, VI_CERTS_DIR, &k, &err);
 	unsigned long long us = (unsigned long long)(vi_now_us() - t0);
+	unsigned long long kus = (unsigned long long)k.kernel_us;
 
 	if (r < 0) {
 		a->keyring_open = true;
@@ -28,11 +29,17 @@ void vi_agent_seal_dmverity_keyring(struct agent *a)
 				    "certificates of " VI_CERTS_DIR " are not used");
 		return;
 	}
-	if (k.sealed_before && k.certs)
+	/* the time as the other trust steps give it: the whole, the agent's own, the kernel's */
+	if (k.sealed_before && k.certs && !k.keys_before)
 		vi_kmsg_log(&a->log, KMSG_WARNING, VI_DMVERITY_KEYRING " keyring %d was sealed by "
-			    "the kernel (dm_verity loaded without keyring_unsealed=1): %u "
-			    "certificates not added (%llu us)", k.serial, k.certs - k.added, us);
+			    "the kernel (dm_verity loaded without keyring_unsealed=1): the %u "
+			    "certificates not added (%llu us: %llu us own, %llu us the kernel's)",
+			    k.serial, k.certs, us, us - kus, kus);
+	else if (k.sealed_before)
+		vi_kmsg_log(&a->log, KMSG_INFO, VI_DMVERITY_KEYRING " keyring %d: sealed, with %u "
+			    "keys (%llu us)", k.serial, k.keys_before, us);
 	else
 		vi_kmsg_log(&a->log, KMSG_INFO, VI_DMVERITY_KEYRING " keyring %d: %u of %u "
-			    "certificates added, sealed (%llu us)", k.serial, k.added, k.certs, us);
+			    "certificates added, sealed in %llu us (%llu us own, %llu us the "
+			    "kernel's)", k.serial, k.added, k.certs, us, us - kus, kus);
 }
