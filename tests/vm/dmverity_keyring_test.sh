@@ -8,7 +8,8 @@
 # root hash's PKCS#7 signature against it (require_signature=kernel):
 #   - the whole trust chain on 7.x in one boot: Secure Boot UKI, the kernel-checked signature by
 #     the maker's key, the TPM measurement (swtpm) and the IPE policy (signed with the db key);
-#     from the running root, a key added to the .dm-verity keyring is refused (sealed), and
+#     IPE lets the maker-signed root's programs run, not a copy on tmpfs; from the running
+#     root, a key added to the .dm-verity keyring is refused (sealed), and
 #     the command line's dm_verity.keyring_unsealed=0 does not keep the certificate out;
 #   - the same image with a root signed by another key: refused by the kernel (-ENOKEY);
 #   - dracut (the host's, with the module) on the same kernel: the certificate put in by the
@@ -64,6 +65,10 @@ keyring_root() {
 grep ' \.dm-verity: ' /proc/keys | while read -r line; do echo "KEYRING-LINE $line"; done
 serial=$(awk '$8 == "keyring" && $9 == ".dm-verity:" { print $1 }' /proc/keys)
 [ -n "$serial" ] && /usr/sbin/addkey "0x$serial" /etc/late.der
+# IPE (when the image activated its policy): the signed root's programs run, a copy on tmpfs not
+/bin/busybox true; echo "IPE-CHECK signed-root rc=$?"
+mount -t tmpfs tmpfs /tmp && cp /bin/busybox /tmp/busybox
+/tmp/busybox true; echo "IPE-CHECK tmpfs rc=$?"
 HOOK
 	vm_mkfs ext4 "$t" "$d/data.img" || return 1
 	rm -f "$d/hash.img"
@@ -114,6 +119,9 @@ test_maker_signed_root_boots_on_7x_with_the_whole_trust_chain() {
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: measured into PCR 14 ' "no TPM measurement" || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: IPE policy verity_root from /etc/verity-init/ipe.p7s active' \
 		"the IPE policy is not active" || return
+	# IPE's dmverity_signature: the kernel checked the root's signature with the maker's key
+	vm_assert_log_contains "$VM_LOG" 'IPE-CHECK signed-root rc=0' "IPE did not let the signed root run" || return
+	vm_assert_log_contains "$VM_LOG" 'IPE-CHECK tmpfs rc=126' "IPE let a program on tmpfs run" || return
 	vm_assert_marker "$VM_LOG" main || return
 	vm_assert_root_mapper "$VM_LOG" root ext4
 }
