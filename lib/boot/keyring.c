@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "keyring.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include <linux/keyctl.h>
 
 #include "clock.h"
+#include "dirnames.h"
 #include "fileio.h"
 #include "prockeys.h"
 #include "strutil.h"
@@ -51,89 +51,46 @@ int vi_keyring_remove(int32_t serial)
 	return 0;
 }
 
-/* A certificate's file name: NAME.der, NAME of [A-Za-z0-9._-], not starting with '.'. */
+/* A certificate's file name, for the log: [A-Za-z0-9._-]. */
 static bool cert_name_ok(const char *name)
 {
-	size_t n = strlen(name);
-
-	return n > 4 && n < 128 && name[0] != '.' && !strcmp(name + n - 4, ".der") &&
-	       strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n;
+	return strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") ==
+	       strlen(name);
 }
 
-static int cmp_names(const void *a, const void *b)
+/* The certificates of dir (open at *ret_fd, -1 when dir is missing), in strcmp order. */
+static int cert_names(const char *dir, int *ret_fd, struct vi_dir_names *ret, struct vi_error *err)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+	int r;
 
-/* The certificate names of dir in strcmp order: *ret (malloc'ed array of malloc'ed names) and
- * *ret_n. A missing dir: 0 names. -E2BIG over VI_CERTS_MAX. */
-static int cert_names(const char *dir, char ***ret, unsigned *ret_n, struct vi_error *err)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **names = NULL;
-	unsigned n = 0;
-	int r = 0;
-
-	*ret = NULL;
-	*ret_n = 0;
-	if (!d) {
-		if (errno == ENOENT)
-			return 0;
+	*ret = (struct vi_dir_names){ 0 };
+	*ret_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*ret_fd < 0) {
 		r = -errno;
-		vi_err(err, "cannot read %s: %s", dir, strerror(-r));
-		return r;
+		return r == -ENOENT ? 0 : vi_errno(err, r, "cannot read %s: %s", dir, strerror(-r));
 	}
-	names = calloc(VI_CERTS_MAX, sizeof(*names));
-	if (!names) {
-		r = -ENOMEM;
-		goto out;
+	r = vi_dir_names(*ret_fd, dir, ".der", VI_CERTS_MAX, 128, "certificates", ret, err);
+	if (r < 0) {
+		close(*ret_fd);
+		*ret_fd = -1;
 	}
-	while ((de = readdir(d))) {
-		if (!cert_name_ok(de->d_name))
-			continue;
-		if (n == VI_CERTS_MAX) {
-			r = -E2BIG;
-			vi_err(err, "%s: more than %u certificates", dir, VI_CERTS_MAX);
-			goto out;
-		}
-		names[n] = strdup(de->d_name);
-		if (!names[n]) {
-			r = -ENOMEM;
-			goto out;
-		}
-		n++;
-	}
-	qsort(names, n, sizeof(*names), cmp_names);
-	*ret = names;
-	*ret_n = n;
-	names = NULL;
-out:
-	if (names)
-		for (unsigned i = 0; i < n; i++)
-			free(names[i]);
-	free(names);
-	closedir(d);
 	return r;
-}
-
-static void free_names(char **names, unsigned n)
-{
-	for (unsigned i = 0; names && i < n; i++)
-		free(names[i]);
-	free(names);
 }
 
 bool vi_certs_present(const char *dir)
 {
 	struct vi_error err = { "" };
-	char **names;
-	unsigned n;
+	struct vi_dir_names names;
+	bool any;
+	int fd;
 
-	if (cert_names(dir, &names, &n, &err) < 0)
+	if (cert_names(dir, &fd, &names, &err) < 0)
 		return true;   /* unreadable: say there are, so the keyring is opened and sealed */
-	free_names(names, n);
-	return n > 0;
+	any = names.n > 0;
+	vi_dir_names_free(&names);
+	if (fd >= 0)
+		close(fd);
+	return any;
 }
 
 /* Add one certificate file to the keyring. 0, -EPERM / -EACCES when the keyring is sealed, or
@@ -142,7 +99,9 @@ static int add_cert(int dirfd, const char *name, int32_t keyring, uint8_t *buf,
 		    struct vi_dmverity_keyring *ret)
 {
 	size_t len = 0;
-	int r = vi_fileio_read_file_at(dirfd, name, FILEIO_REGULAR, buf, VI_CERT_MAX, &len);
+	int r = cert_name_ok(name) ? vi_fileio_read_file_at(dirfd, name, FILEIO_REGULAR, buf,
+							    VI_CERT_MAX, &len)
+				   : -EINVAL;
 	uint64_t t0;
 
 	if (r == 0 && (len < 2 || buf[0] != 0x30))
@@ -155,17 +114,20 @@ static int add_cert(int dirfd, const char *name, int32_t keyring, uint8_t *buf,
 	}
 	if (r < 0 && r != -EPERM && r != -EACCES && !ret->refused[0])
 		snprintf(ret->refused, sizeof(ret->refused), "%s: %s", name,
-			 r == -EBADMSG ? "not a DER X.509 certificate" : strerror(-r));
+			 r == -EBADMSG   ? "not a DER X.509 certificate"
+			 : r == -EINVAL  ? "a file name other than [A-Za-z0-9._-]"
+			 : r == -EFBIG   ? "too large"
+					 : strerror(-r));
 	return r;
 }
 
 int vi_dmverity_keyring_seal(const char *proc_keys, const char *certs_dir,
 			     struct vi_dmverity_keyring *ret, struct vi_error *err)
 {
-	char *text = NULL, **names = NULL;
+	struct vi_dir_names names = { 0 };
+	char *text = NULL;
 	uint8_t *buf = NULL;
 	size_t len = 0;
-	unsigned n = 0;
 	uint64_t t0;
 	int dirfd = -1, r;
 
@@ -187,21 +149,19 @@ int vi_dmverity_keyring_seal(const char *proc_keys, const char *certs_dir,
 		r = 0;
 		goto out;
 	}
-	r = cert_names(certs_dir, &names, &n, err);
+	r = cert_names(certs_dir, &dirfd, &names, err);
 	if (r < 0)
 		goto out;
-	ret->certs = n;
-	if (n) {
+	ret->certs = names.n;
+	if (names.n) {
 		buf = malloc(VI_CERT_MAX);
-		dirfd = open(certs_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (!buf || dirfd < 0) {
-			r = buf ? -errno : -ENOMEM;
-			vi_err(err, "cannot read %s: %s", certs_dir, strerror(-r));
+		if (!buf) {
+			r = -ENOMEM;
 			goto out;
 		}
 	}
-	for (unsigned i = 0; i < n; i++) {
-		r = add_cert(dirfd, names[i], ret->serial, buf, ret);
+	for (unsigned i = 0; i < names.n; i++) {
+		r = add_cert(dirfd, names.name[i], ret->serial, buf, ret);
 		if (r == -EPERM || r == -EACCES) {
 			ret->sealed_before = true;
 			break;
@@ -223,7 +183,7 @@ int vi_dmverity_keyring_seal(const char *proc_keys, const char *certs_dir,
 out:
 	if (dirfd >= 0)
 		close(dirfd);
-	free_names(names, n);
+	vi_dir_names_free(&names);
 	free(buf);
 	free(text);
 	return r;

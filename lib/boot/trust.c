@@ -2,7 +2,6 @@
 /* The agent's signature step: see include/trust.h. */
 #include "trust.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 #include "clock.h"
 #include "devices.h"
 #include "dps_sig.h"
+#include "dirnames.h"
 #include "fileio.h"
 #include "hex.h"
 #include "keyring.h"
@@ -47,25 +47,10 @@ static int read_file(int rootfd, const char *path, char *buf, size_t cap, size_t
 	return r;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n > m && strcmp(s + n - m, suffix) == 0;
-}
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int vi_keys_load(int rootfd, const char *dir, struct vi_keyset *ret, struct vi_error *err)
 {
-	char *names[VI_KEYS_MAX];
-	unsigned count = 0;
-	struct dirent *de;
-	DIR *d;
-	int fd, r = 0;
+	struct vi_dir_names names;
+	int fd, r;
 
 	ret->n = 0;
 	fd = openat(rootfd, rel(rootfd, dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -74,42 +59,16 @@ int vi_keys_load(int rootfd, const char *dir, struct vi_keyset *ret, struct vi_e
 		vi_err(err, "no public keys: %s: %s", dir, strerror(-r));
 		return r == -ENOENT ? -ENOENT : r;
 	}
-	d = fdopendir(fd);
-	if (!d) {
-		r = -errno;
-		close(fd);
-		vi_err(err, "%s: %s", dir, strerror(-r));
-		return r;
-	}
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !ends_with(de->d_name, ".pub"))
-			continue;
-		if (count == VI_KEYS_MAX) {
-			r = vi_err(err, "more than %u public keys in %s", VI_KEYS_MAX, dir);
-			goto out;
-		}
-		if (strlen(de->d_name) >= sizeof(ret->file[0])) {
-			r = vi_err(err, "key file name too long in %s", dir);
-			goto out;
-		}
-		names[count] = strdup(de->d_name);
-		if (!names[count]) {
-			r = -ENOMEM;
-			goto out;
-		}
-		count++;
-	}
-	/* a fixed order, so messages and the key chosen never depend on readdir */
-	qsort(names, count, sizeof(names[0]), name_cmp);
-	for (unsigned i = 0; i < count; i++) {
+	r = vi_dir_names(fd, dir, ".pub", VI_KEYS_MAX, sizeof(ret->file[0]), "public keys", &names,
+			 err);
+	for (unsigned i = 0; r == 0 && i < names.n; i++) {
 		char buf[MINISIGN_MAX_FILE];
 		struct vi_minisign_pubkey *k = &ret->key[ret->n];
 		size_t len = 0;
 
-		r = vi_fileio_read_file_at(dirfd(d), names[i], FILEIO_REGULAR, buf, sizeof(buf),
-					&len);
+		r = vi_fileio_read_file_at(fd, names.name[i], FILEIO_REGULAR, buf, sizeof(buf), &len);
 		if (r < 0) {
-			vi_err(err, "public key %s/%s: %s", dir, names[i],
+			vi_err(err, "public key %s/%s: %s", dir, names.name[i],
 			       r == -EFBIG ? "too large" : strerror(-r));
 			goto out;
 		}
@@ -118,28 +77,27 @@ int vi_keys_load(int rootfd, const char *dir, struct vi_keyset *ret, struct vi_e
 			char why[sizeof(err->msg)];
 
 			snprintf(why, sizeof(why), "%s", err->msg);
-			vi_err(err, "public key %s/%s: %s", dir, names[i], why);
+			vi_err(err, "public key %s/%s: %s", dir, names.name[i], why);
 			goto out;
 		}
 		for (unsigned j = 0; j < ret->n; j++) {
 			if (memcmp(ret->key[j].key_id, k->key_id, sizeof(k->key_id)) == 0 &&
 			    memcmp(ret->key[j].pk, k->pk, sizeof(k->pk)) != 0) {
 				r = vi_err(err, "public keys %s and %s have the same key id",
-					   ret->file[j], names[i]);
+					   ret->file[j], names.name[i]);
 				goto out;
 			}
 		}
-		snprintf(ret->file[ret->n], sizeof(ret->file[0]), "%s", names[i]);
+		snprintf(ret->file[ret->n], sizeof(ret->file[0]), "%s", names.name[i]);
 		ret->n++;
 	}
-	if (ret->n == 0) {
+	if (r == 0 && ret->n == 0) {
 		vi_err(err, "no public keys (*.pub) in %s", dir);
 		r = -ENOENT;
 	}
 out:
-	for (unsigned i = 0; i < count; i++)
-		free(names[i]);
-	closedir(d);
+	vi_dir_names_free(&names);
+	close(fd);
 	if (r < 0)
 		ret->n = 0;
 	return r;
