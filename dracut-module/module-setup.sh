@@ -136,6 +136,11 @@ install() {
 	local _c _certs=${verity_init_certs:-"$dracutsysrootdir"/etc/verity-init/certs} _ncerts=0
 	for _c in "$_certs"/*.der; do
 		[[ -f $_c ]] || continue
+		# what the agent takes: at most 16, named [A-Za-z0-9._-]
+		if [[ ! ${_c##*/} =~ ^[A-Za-z0-9_-][A-Za-z0-9._-]*$ ]] || ((_ncerts == 16)); then
+			dfatal "verity-init: $_c: more than 16 certificates, or a name other than [A-Za-z0-9._-]"
+			exit 1
+		fi
 		inst_simple "$_c" "/etc/verity-init/certs/${_c##*/}" || {
 			dfatal "verity-init: cannot install $_c"
 			exit 1

@@ -90,6 +90,9 @@ VI_SYSTEMD_DIR=/run/systemd/system
 # dracut's shell init: queues a job for its main loop (the cmdline hook uses it)
 # shellcheck disable=SC2034
 VI_INITQUEUE=/sbin/initqueue
+# dm_verity's module directory in sysfs, and what loads it (vi_dm_verity_load)
+VI_DM_VERITY_SYSFS=/sys/module/dm_verity
+VI_MODPROBE=modprobe
 
 # vi_systemd: is systemd the initramfs's init (dracut's systemd flavour), not dracut's shell init?
 # Told by what systemd creates, never by DRACUT_SYSTEMD: dracut's units set that variable, but
@@ -367,7 +370,16 @@ vi_dracut_shell_asked() {
 # vi_before_shell OPENER: before a shell dracut or systemd opens outside the fail list (OPENER
 # names it: a unit, or dracut-emergency-shell). Returns once "dm-verity-fallback:shell" is in the
 # PCR; otherwise the agent applies the fail actions, and this never returns.
+# vi_dm_verity_load: dm_verity loaded (with the image's modprobe.d: keyring_unsealed=1 when it
+# carries certificates) before any agent command, whose first step adds the certificates and
+# seals dm-verity's keyring: sealed before a shell opens or a table is loaded, never left to a
+# later load by a table (the kernel's request_module) that no command of the agent follows.
+vi_dm_verity_load() {
+	[ -d "$VI_DM_VERITY_SYSFS" ] || "$VI_MODPROBE" -q dm_verity 2> /dev/null || :
+}
+
 vi_before_shell() {
+	vi_dm_verity_load
 	"$VI_AGENT" before-shell --unit "$1" --cmdline "$(vi_cmdline)" --rundir "$VI_RUNDIR" \
 		--kmsg "$VI_KMSG" --sysrq "$VI_SYSRQ" > /dev/null || vi_hang
 }
@@ -397,6 +409,7 @@ vi_agent_after_shell() {
 				vi_log "fallback shell refused: rd.shell=0" 3
 			fi
 		fi
+		vi_dm_verity_load
 		# _next: digits only
 		_out=$("$VI_AGENT" "$@" ${_next:+--resume "$_next"} --cmdline "$(vi_cmdline)" \
 			--rundir "$VI_RUNDIR" --kmsg "$VI_KMSG" --sysrq "$VI_SYSRQ")
@@ -415,9 +428,6 @@ vi_agent_after_shell() {
 vi_setup() {
 	vi_load
 	[ $? = 1 ] && return 0
-	# the device maker's certificates go into dm-verity's keyring before the agent seals it,
-	# so dm_verity is loaded first (with the image's keyring_unsealed=1)
-	[ -d /etc/verity-init/certs ] && modprobe -q dm_verity
 	# the agent waits for the devices it resolved (bounded by verity.timeout=): no device
 	# string of the command line reaches dracut's initqueue, which sources what it is given
 	vi_agent setup --fallback

@@ -15,15 +15,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The bound of what the agent reads of /proc/keys: in an initramfs it holds a few lines. */
-#define VI_PROC_KEYS_MAX 65536u
-
-/* Pure: the serial of the keyring named name (".dm-verity") owned by uid 0 in text[0..len)
- * (need not be NUL-terminated; no NUL inside a line counts), and the number of keys linked in
- * it (*ret_links, may be NULL: 0 for "empty"). Lines that are not of the form above are
- * skipped. 0 with *ret_serial set (> 0) for the first match; -ENOENT when no line matches.
- * name must be 1..64 bytes without blanks or ':'. */
-int vi_proc_keys_find_keyring(const char *text, size_t len, const char *name, int32_t *ret_serial,
-			      unsigned *ret_links);
+/* Pure: whether line[0..len) (without its '\n') is the kernel's line of a live keyring named name
+ * (".dm-verity") owned by uid 0: flags "I" and not revoked, dead, negative or invalidated, type
+ * "keyring", the description name followed by ':' and "empty" or a number. 0 with *ret_serial
+ * (> 0) and *ret_links (the keys linked in it, may be NULL); -ENOENT for any other line (a NUL
+ * or '\n' inside included). name must be 1..64 bytes without blanks, ':' or '\n' (-EINVAL).
+ * A key's description is printed as it is, so a line can be forged by whoever names a key: a
+ * match is a candidate, to be confirmed with KEYCTL_DESCRIBE (keyring.c). */
+int vi_proc_keys_line(const char *line, size_t len, const char *name, int32_t *ret_serial,
+		      unsigned *ret_links);
 
 #endif

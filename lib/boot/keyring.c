@@ -98,14 +98,21 @@ bool vi_certs_present(const char *dir)
 static int add_cert(int dirfd, const char *name, int32_t keyring, uint8_t *buf,
 		    struct vi_dmverity_keyring *ret)
 {
+	const char *why = NULL;
 	size_t len = 0;
-	int r = cert_name_ok(name) ? vi_fileio_read_file_at(dirfd, name, FILEIO_REGULAR, buf,
-							    VI_CERT_MAX, &len)
-				   : -EINVAL;
 	uint64_t t0;
+	int r = 0;
 
-	if (r == 0 && (len < 2 || buf[0] != 0x30))
+	if (!cert_name_ok(name)) {
+		r = -EINVAL;
+		why = "a file name other than [A-Za-z0-9._-]";
+	}
+	if (r == 0)
+		r = vi_fileio_read_file_at(dirfd, name, FILEIO_REGULAR, buf, VI_CERT_MAX, &len);
+	if (r == 0 && (len < 2 || buf[0] != 0x30)) {
 		r = -EBADMSG;   /* PEM or anything else the kernel's X.509 parser takes as no cert */
+		why = "not a DER X.509 certificate";
+	}
 	if (r == 0) {
 		t0 = vi_now_us();
 		if (syscall(SYS_add_key, "asymmetric", NULL, buf, len, keyring) < 0)
@@ -114,77 +121,156 @@ static int add_cert(int dirfd, const char *name, int32_t keyring, uint8_t *buf,
 	}
 	if (r < 0 && r != -EPERM && r != -EACCES && !ret->refused[0])
 		snprintf(ret->refused, sizeof(ret->refused), "%s: %s", name,
-			 r == -EBADMSG   ? "not a DER X.509 certificate"
-			 : r == -EINVAL  ? "a file name other than [A-Za-z0-9._-]"
-			 : r == -EFBIG   ? "too large"
-					 : strerror(-r));
+			 why ? why : r == -EFBIG ? "too large" : r == -EINVAL ? "not a regular file"
+								 : strerror(-r));
 	return r;
 }
 
-int vi_dmverity_keyring_seal(const char *proc_keys, const char *certs_dir,
-			     struct vi_dmverity_keyring *ret, struct vi_error *err)
+/* Whether serial is the keyring paths->keyring the kernel made: KEYCTL_DESCRIBE says
+ * "keyring;0;0;PERM;NAME" (a /proc/keys line can be forged through a key's description). */
+static bool keyring_confirmed(int32_t serial, const char *name)
 {
-	struct vi_dir_names names = { 0 };
-	char *text = NULL;
-	uint8_t *buf = NULL;
-	size_t len = 0;
-	uint64_t t0;
-	int dirfd = -1, r;
+	char d[160], *p;
+	long n = syscall(SYS_keyctl, KEYCTL_DESCRIBE, serial, d, sizeof(d));
 
-	*ret = (struct vi_dmverity_keyring){ 0 };
-	text = malloc(VI_PROC_KEYS_MAX);
-	if (!text)
-		return -ENOMEM;
-	t0 = vi_now_us();
-	r = vi_fileio_read_head(proc_keys, text, VI_PROC_KEYS_MAX, &len, NULL);
-	ret->kernel_us += vi_now_us() - t0;
-	if (r < 0) {
-		vi_err(err, "cannot read %s: %s", proc_keys, strerror(-r));
-		goto out;
+	if (n <= 0 || (size_t)n > sizeof(d) || d[n - 1] != '\0' || strncmp(d, "keyring;0;0;", 12))
+		return false;
+	p = strchr(d + 12, ';');
+	return p && !strcmp(p + 1, name);
+}
+
+/* One line of /proc/keys: a confirmed keyring goes into ret; a second one is an error. */
+static int check_line(const char *line, size_t len, const struct vi_dmverity_paths *paths,
+		      struct vi_dmverity_keyring *ret, struct vi_error *err)
+{
+	int32_t serial;
+	unsigned links;
+
+	if (vi_proc_keys_line(line, len, paths->keyring, &serial, &links) < 0 ||
+	    !keyring_confirmed(serial, paths->keyring))
+		return 0;
+	if (ret->serial && ret->serial != serial)
+		return vi_errno(err, -ENOTUNIQ, "two %s keyrings in %s (%d, %d)", paths->keyring,
+				paths->proc_keys, ret->serial, serial);
+	ret->serial = serial;
+	ret->keys_before = links;
+	return 0;
+}
+
+/* Find the keyring in paths->proc_keys, read whole, line by line (a line longer than the
+ * buffer is no keyring's). ret->serial 0 when there is none. */
+static int find_keyring(const struct vi_dmverity_paths *paths, struct vi_dmverity_keyring *ret,
+			struct vi_error *err)
+{
+	char buf[4096];
+	size_t have = 0;
+	bool skipping = false;
+	int fd = open(paths->proc_keys, O_RDONLY | O_CLOEXEC), r = 0;
+
+	if (fd < 0) {
+		r = -errno;
+		/* a kernel without CONFIG_KEYS: no keyring */
+		return r == -ENOENT ? 0 : vi_errno(err, r, "cannot read %s: %s", paths->proc_keys,
+						   strerror(-r));
 	}
-	r = vi_proc_keys_find_keyring(text, len, VI_DMVERITY_KEYRING, &ret->serial,
-				      &ret->keys_before);
-	if (r == -ENOENT) {
-		ret->serial = 0;
-		r = 0;
-		goto out;
-	}
-	r = cert_names(certs_dir, &dirfd, &names, err);
-	if (r < 0)
-		goto out;
-	ret->certs = names.n;
-	if (names.n) {
-		buf = malloc(VI_CERT_MAX);
-		if (!buf) {
-			r = -ENOMEM;
-			goto out;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
+		char *p = buf, *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = vi_errno(err, -errno, "cannot read %s: %s", paths->proc_keys,
+				     strerror(errno));
+			break;
+		}
+		if (n == 0) {
+			if (have && !skipping)
+				r = check_line(buf, have, paths, ret, err);
+			break;
+		}
+		have += (size_t)n;
+		while (r == 0 && (nl = memchr(p, '\n', have - (size_t)(p - buf)))) {
+			if (!skipping)
+				r = check_line(p, (size_t)(nl - p), paths, ret, err);
+			skipping = false;
+			p = nl + 1;
+		}
+		if (r < 0)
+			break;
+		have -= (size_t)(p - buf);
+		memmove(buf, p, have);
+		if (have == sizeof(buf)) {
+			skipping = true;
+			have = 0;
 		}
 	}
-	for (unsigned i = 0; i < names.n; i++) {
-		r = add_cert(dirfd, names.name[i], ret->serial, buf, ret);
-		if (r == -EPERM || r == -EACCES) {
+	close(fd);
+	return r;
+}
+
+const struct vi_dmverity_paths vi_dmverity_paths_boot = {
+	.proc_keys = VI_PROC_KEYS,
+	.certs_dir = VI_CERTS_DIR,
+	.unsealed_param = VI_DMVERITY_UNSEALED_SYSFS,
+	.keyring = VI_DMVERITY_KEYRING,
+};
+
+int vi_dmverity_keyring_seal(const struct vi_dmverity_paths *paths, struct vi_dmverity_keyring *ret,
+			     struct vi_error *err)
+{
+	struct vi_dir_names names = { 0 };
+	uint8_t *buf = NULL;
+	uint64_t t0;
+	int dirfd = -1, r, seal_r;
+
+	*ret = (struct vi_dmverity_keyring){ 0 };
+	t0 = vi_now_us();
+	r = find_keyring(paths, ret, err);
+	ret->kernel_us += vi_now_us() - t0;
+	if (r < 0)
+		return r;
+	if (!ret->serial) {
+		/* dm_verity is loaded and has the parameter: its keyring must be there */
+		if (access(paths->unsealed_param, F_OK) == 0)
+			return vi_errno(err, -ENOKEY, "dm_verity has a keyring (%s), but no %s keyring "
+					"of the kernel's is in %s", paths->unsealed_param,
+					paths->keyring, paths->proc_keys);
+		return 0;
+	}
+	r = cert_names(paths->certs_dir, &dirfd, &names, err);
+	ret->certs = names.n;
+	if (r == 0 && names.n) {
+		buf = malloc(VI_CERT_MAX);
+		if (!buf)
+			r = vi_errno(err, -ENOMEM, "out of memory");
+	}
+	for (unsigned i = 0; r == 0 && i < names.n; i++) {
+		int a = add_cert(dirfd, names.name[i], ret->serial, buf, ret);
+
+		if (a == -EPERM || a == -EACCES) {
 			ret->sealed_before = true;
 			break;
 		}
-		if (r == 0)
+		if (a == 0)
 			ret->added++;
 	}
-	/* no check may let anything add a key after this: an empty keyring is sealed too */
+	/* whatever went wrong before: no check may let anything add a key after this, and an
+	 * empty keyring is sealed too */
 	t0 = vi_now_us();
-	r = syscall(SYS_keyctl, KEYCTL_RESTRICT_KEYRING, ret->serial, NULL, NULL) < 0 ? -errno : 0;
+	seal_r = syscall(SYS_keyctl, KEYCTL_RESTRICT_KEYRING, ret->serial, NULL, NULL) < 0 ? -errno : 0;
 	ret->kernel_us += vi_now_us() - t0;
-	if (r == -EEXIST) {
+	if (seal_r == -EEXIST) {
 		ret->sealed_before = true;
-		r = 0;
+		seal_r = 0;
 	}
-	if (r < 0)
-		vi_err(err, "cannot seal the " VI_DMVERITY_KEYRING " keyring (key %d): %s",
-		       ret->serial, strerror(-r));
-out:
+	if (seal_r < 0)
+		r = vi_errno(err, seal_r, "cannot seal the %s keyring (key %d): %s", paths->keyring,
+			     ret->serial, strerror(-seal_r));
+	ret->sealed = seal_r == 0;
 	if (dirfd >= 0)
 		close(dirfd);
 	vi_dir_names_free(&names);
 	free(buf);
-	free(text);
 	return r;
 }

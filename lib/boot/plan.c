@@ -112,11 +112,6 @@ static int boot_check(const struct vi_plan_input *in, const struct vi_config *cf
 		       "on the command line)");
 		return -EPERM;
 	}
-	if (in->keyring_open) {
-		vi_err(err, "the kernel's " VI_DMVERITY_KEYRING " keyring could not be sealed: a key "
-		       "added to it later would be trusted");
-		return -EPERM;
-	}
 	if (cfg->verity_disabled) {
 		vi_err(err, "verity disabled on the command line: no unverified root is mounted");
 		return -EPERM;
@@ -170,8 +165,17 @@ int vi_plan_build(const struct vi_plan_input *in, struct vi_plan *plan,
 	if (r < 0)
 		return vi_failure_set(ret_failure, VI_STAGE_CONFIG, &plan->cfg.root, r, "policy",
 				      &err);
-	plan->recovery_allowed = plan->cfg.recovery.enabled;
 	plan->slots = plan->policy.slot_count > 0;
+	/* whatever the command: no root, no recovery root, no shell (the fallback's
+	 * shell_refused) while a key added later would be trusted */
+	if (in->keyring_open) {
+		plan->refused = true;
+		vi_err(&err, "the kernel's " VI_DMVERITY_KEYRING " keyring could not be sealed: a "
+		       "key added to it later would be trusted");
+		return vi_failure_set(ret_failure, VI_STAGE_CONFIG, &plan->cfg.root, -EPERM, "",
+				      &err);
+	}
+	plan->recovery_allowed = plan->cfg.recovery.enabled;
 	if (!in->boot)
 		return 0;
 

@@ -44,69 +44,52 @@ static long link_count(const char *w, size_t n)
 	return v;
 }
 
-/* One line [s, end): the serial when it is the keyring `name` of uid 0, else 0; *ret_links its
- * link count. */
-static int32_t match_line(const char *s, const char *end, const char *name, size_t name_len,
-			  unsigned *ret_links)
+/* The flags a live, instantiated key shows: 'I', and neither revoked ('R'), dead ('D'),
+ * negative ('N') nor invalidated ('i'): "I-" "-" ? ? "-" "-" (Q and U do not matter). */
+static bool flags_live(const char *w, size_t n)
 {
-	const char *w[FIELDS_BEFORE_TYPE + 1], *p = s, *desc;
-	size_t n[FIELDS_BEFORE_TYPE + 1], desc_len;
-	long links;
-	uint32_t serial = 0;
-
-	if (s == end || *s == ' ')
-		return 0;   /* the serial starts the line */
-	for (unsigned i = 0; i <= FIELDS_BEFORE_TYPE; i++) {
-		n[i] = next_word(&p, end, &w[i]);
-		if (!n[i])
-			return 0;
-	}
-	/* serial: %08x of a positive int32 */
-	if (n[0] != 8)
-		return 0;
-	for (size_t i = 0; i < 8; i++) {
-		if (!is_hex(w[0][i]))
-			return 0;
-		serial = serial << 4 | (uint32_t)(w[0][i] <= '9' ? w[0][i] - '0' : w[0][i] - 'a' + 10);
-	}
-	if (!serial || serial > INT32_MAX)
-		return 0;
-	if (n[5] != 1 || w[5][0] != '0' || n[7] != 7 || memcmp(w[7], "keyring", 7))
-		return 0;
-	/* the description's first word: the name and ':' (then " empty" or " N") */
-	desc_len = next_word(&p, end, &desc);
-	if (desc_len != name_len + 1 || memcmp(desc, name, name_len) || desc[name_len] != ':')
-		return 0;
-	links = link_count(desc, next_word(&p, end, &desc));
-	if (links < 0)
-		return 0;
-	*ret_links = (unsigned)links;
-	return (int32_t)serial;
+	return n == 7 && w[0] == 'I' && w[1] == '-' && w[2] == '-' && w[5] == '-' && w[6] == '-';
 }
 
-int vi_proc_keys_find_keyring(const char *text, size_t len, const char *name, int32_t *ret_serial,
-			      unsigned *ret_links)
+int vi_proc_keys_line(const char *line, size_t len, const char *name, int32_t *ret_serial,
+		      unsigned *ret_links)
 {
-	unsigned links = 0;
-
-	const char *p = text, *end = text + len;
-	size_t name_len = strlen(name);
+	const char *w[FIELDS_BEFORE_TYPE + 1], *p = line, *end = line + len, *desc;
+	size_t n[FIELDS_BEFORE_TYPE + 1], desc_len, name_len = strlen(name);
+	uint32_t serial = 0;
+	long links;
 
 	if (!name_len || name_len > 64 || strpbrk(name, " :\n"))
 		return -EINVAL;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol = nl ? nl : end;
-		int32_t serial = memchr(p, '\0', (size_t)(eol - p))
-					 ? 0
-					 : match_line(p, eol, name, name_len, &links);
-
-		if (serial > 0) {
-			*ret_serial = serial;
-			if (ret_links)
-				*ret_links = links;
-			return 0;
-		}
-		p = nl ? nl + 1 : end;
+	/* the serial starts the line; a NUL or a line end inside is no line of the kernel's */
+	if (!len || *line == ' ' || memchr(line, '\0', len) || memchr(line, '\n', len))
+		return -ENOENT;
+	for (unsigned i = 0; i <= FIELDS_BEFORE_TYPE; i++) {
+		n[i] = next_word(&p, end, &w[i]);
+		if (!n[i])
+			return -ENOENT;
 	}
-	return -ENOENT;
+	/* serial: %08x of a positive int32 */
+	if (n[0] != 8)
+		return -ENOENT;
+	for (size_t i = 0; i < 8; i++) {
+		if (!is_hex(w[0][i]))
+			return -ENOENT;
+		serial = serial << 4 | (uint32_t)(w[0][i] <= '9' ? w[0][i] - '0' : w[0][i] - 'a' + 10);
+	}
+	if (!serial || serial > INT32_MAX || !flags_live(w[1], n[1]))
+		return -ENOENT;
+	if (n[5] != 1 || w[5][0] != '0' || n[7] != 7 || memcmp(w[7], "keyring", 7))
+		return -ENOENT;
+	/* the description's first word: the name and ':' (then " empty" or " N") */
+	desc_len = next_word(&p, end, &desc);
+	if (desc_len != name_len + 1 || memcmp(desc, name, name_len) || desc[name_len] != ':')
+		return -ENOENT;
+	links = link_count(desc, next_word(&p, end, &desc));
+	if (links < 0)
+		return -ENOENT;
+	*ret_serial = (int32_t)serial;
+	if (ret_links)
+		*ret_links = (unsigned)links;
+	return 0;
 }

@@ -48,9 +48,11 @@ int vi_dir_names(int fd, const char *dir, const char *suffix, unsigned max, size
 	rewinddir(d);
 	ret->name = calloc(max ? max : 1, sizeof(*ret->name));
 	if (!ret->name) {
-		r = -ENOMEM;
+		r = vi_errno(err, -ENOMEM, "out of memory");
 		goto out;
 	}
+	/* readdir says an error only through errno */
+	errno = 0;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || !ends_with(de->d_name, suffix))
 			continue;
@@ -64,10 +66,15 @@ int vi_dir_names(int fd, const char *dir, const char *suffix, unsigned max, size
 		}
 		ret->name[ret->n] = strdup(de->d_name);
 		if (!ret->name[ret->n]) {
-			r = -ENOMEM;
+			r = vi_errno(err, -ENOMEM, "out of memory");
 			goto out;
 		}
 		ret->n++;
+		errno = 0;
+	}
+	if (errno) {
+		r = vi_errno(err, -errno, "cannot read %s: %s", dir, strerror(errno));
+		goto out;
 	}
 	qsort(ret->name, ret->n, sizeof(*ret->name), name_cmp);
 out:

@@ -365,6 +365,8 @@ VI_DRACUT_GETARG=\${TEST_DRACUT_GETARG:-$SHUNIT_TMPDIR/bin/dracut-getarg}
 VI_EXPORT_ORIG=$SHUNIT_TMPDIR/export.orig
 VI_INITQUEUE=$SHUNIT_TMPDIR/fake-initqueue
 VI_SYSTEMD_DIR=$SHUNIT_TMPDIR/systemd-system
+VI_DM_VERITY_SYSFS=$SHUNIT_TMPDIR/no-such-module
+VI_MODPROBE=$SHUNIT_TMPDIR/fake-modprobe
 vi_hang() { exit 1; }
 # sim_flavour shell|systemd: what the library's vi_systemd finds (what systemd as the
 # initramfs's init would have created); dracut's shell init unless a test says otherwise
@@ -377,6 +379,10 @@ EOF
 	printf '#!/bin/sh\necho "initqueue $*" >>"%s/initqueue.calls"\n' "$SHUNIT_TMPDIR" \
 		>"$SHUNIT_TMPDIR/fake-initqueue"
 	chmod 0755 "$SHUNIT_TMPDIR/fake-initqueue"
+	# modprobe: each call recorded, with the number of agent commands run before it
+	printf '#!/bin/sh\necho "modprobe $* after $(cat "%s/agent.calls" 2>/dev/null | wc -l)" >>"%s/modprobe.calls"\n' \
+		"$SHUNIT_TMPDIR" "$SHUNIT_TMPDIR" >"$SHUNIT_TMPDIR/fake-modprobe"
+	chmod 0755 "$SHUNIT_TMPDIR/fake-modprobe"
 	rm -f "$SHUNIT_TMPDIR/initqueue.calls"
 	cat >"$SHUNIT_TMPDIR/dracut-lib.sh" <<EOF
 # dracut's reading of the command line: /etc/cmdline.d first, then the kernel's (TEST_CMDLINE)
@@ -909,6 +915,7 @@ test_setup_job_hands_the_line_to_the_agent_and_announces_the_root() {
 	local out
 	PARSE_OUT="VERITY_ENABLED=1
 VERITY_NAME=vroot"
+	rm -f "$SHUNIT_TMPDIR/agent.calls" "$SHUNIT_TMPDIR/modprobe.calls"
 	out=$(TEST_CMDLINE="roothash=ab verity.name=vroot" run_glue "
 		udevadm() { echo \"udevadm \$*\" >>'$SHUNIT_TMPDIR/udev.log'; }
 		vi_setup && echo set-up")
@@ -918,6 +925,9 @@ VERITY_NAME=vroot"
 	assertEquals "dracut's command line and the test stand-ins, as arguments" \
 		"setup --fallback --cmdline roothash=ab verity.name=vroot --rundir $SHUNIT_TMPDIR/run --kmsg $SHUNIT_TMPDIR/kmsg --sysrq $SHUNIT_TMPDIR/sysrq" \
 		"$(cat "$SHUNIT_TMPDIR/agent.calls")"
+	# dm_verity is loaded before the agent runs, whose first step seals its keyring
+	assertEquals "modprobe -q dm_verity after 0" "$(cat "$SHUNIT_TMPDIR/modprobe.calls")"
+	rm -f "$SHUNIT_TMPDIR/modprobe.calls"
 	# a refused line: the agent logs why and applies the policy
 	rm -f "$SHUNIT_TMPDIR/agent.calls"
 	out=$(PARSE_RC=1 AGENT_ANSWERS=1 run_glue "vi_setup && echo set-up")

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* libFuzzer target: vi_proc_keys_find_keyring over any bytes as /proc/keys. Oracles besides the
- * sanitizers: deterministic; a match is a positive serial, printed in the text as the 8 hex
- * digits that start a line holding "keyring", the name followed by ':' and a uid field "0". */
+/* libFuzzer target: vi_proc_keys_line over any bytes as one line of /proc/keys. Oracles
+ * besides the sanitizers: deterministic; outputs untouched unless it matches; a match is a
+ * positive serial, printed as the 8 hex digits that start the line, with the flags of a live
+ * key, the type "keyring", uid 0 and the name followed by ':'; no NUL or newline inside. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,34 +19,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *s = (const char *)data;
 	int32_t serial = -1, serial2 = -1;
+	unsigned links = 12345678, links2 = 0;
 	char hex[10];
-	const char *line;
 	int r;
 
-	unsigned links = 12345678;
-
-	if (size > VI_PROC_KEYS_MAX)
-		return 0;
-
-	r = vi_proc_keys_find_keyring(s, size, ".dm-verity", &serial, &links);
+	r = vi_proc_keys_line(s, size, ".dm-verity", &serial, &links);
 	CHECK(r == 0 || r == -ENOENT);
-	CHECK(vi_proc_keys_find_keyring(s, size, ".dm-verity", &serial2, NULL) == r);
-	CHECK(r < 0 ? links == 12345678 : links < 1000000000);
+	CHECK(vi_proc_keys_line(s, size, ".dm-verity", &serial2, &links2) == r);
 	if (r == -ENOENT) {
-		CHECK(serial == -1);
+		CHECK(serial == -1 && links == 12345678);
 		return 0;
 	}
-	CHECK(serial > 0 && serial2 == serial);
+	CHECK(serial > 0 && serial2 == serial && links == links2 && links < 1000000000);
+	CHECK(!memchr(s, '\0', size) && !memchr(s, '\n', size));
 	snprintf(hex, sizeof(hex), "%08x", (unsigned)serial);
-	/* the serial starts the text or a line */
-	line = NULL;
-	for (size_t i = 0; i + 8 <= size; i++)
-		if ((i == 0 || s[i - 1] == '\n') && !memcmp(s + i, hex, 8)) {
-			line = s + i;
-			break;
-		}
-	CHECK(line);
-	CHECK(memmem(line, size - (size_t)(line - s), " keyring ", 9));
-	CHECK(memmem(line, size - (size_t)(line - s), ".dm-verity:", 11));
+	CHECK(size > 9 && !memcmp(s, hex, 8) && s[8] == ' ' && s[9] == 'I');
+	CHECK(memmem(s, size, " keyring ", 9) && memmem(s, size, " .dm-verity: ", 13));
 	return 0;
 }

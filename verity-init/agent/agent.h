@@ -115,8 +115,9 @@ bool vi_agent_measure_fallback(struct agent *a);
 /* The same with "dm-verity-fallback:WHAT": "shell" for a shell the initramfs opens outside the
  * fail list (dracut's breakpoints and emergency shell, systemd's shell units). */
 bool vi_agent_measure_fallback_as(struct agent *a, const char *what);
-/* fallback ops' shell_refused: a->fallback.measured false (see above) refuses the shell. */
-const char *vi_agent_shell_refused_tpm(struct agent *a);
+/* fallback ops' shell_refused: a keyring left open (a->keyring_open), or a->fallback.measured
+ * false (see above), refuses the shell. */
+const char *vi_agent_shell_refused(struct agent *a);
 /* dm-verity's own keyring (Linux 7.0; include/keyring.h): the initramfs's certificates
  * (VI_CERTS_DIR) added, then the keyring sealed, before any device is read; one log line.
  * A keyring that cannot be sealed sets a->keyring_open, which the configuration refuses. */

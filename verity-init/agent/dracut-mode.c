@@ -240,7 +240,7 @@ int vi_dracut_answer(struct agent *a, const char *result, const char *action, un
 /* Walk the fail list from entry first. Not PID 1: the last resort is the kernel's panic. */
 int vi_dracut_walk(struct agent *a, unsigned first)
 {
-	static const struct vi_fallback_ops ops = { dracut_recovery, vi_agent_shell_refused_tpm,
+	static const struct vi_fallback_ops ops = { dracut_recovery, vi_agent_shell_refused,
 						    dracut_shell, dracut_power };
 	unsigned next;
 

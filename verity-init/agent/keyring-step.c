@@ -10,13 +10,16 @@ void vi_agent_seal_dmverity_keyring(struct agent *a)
 	struct vi_dmverity_keyring k;
 	struct vi_error err = { "" };
 	uint64_t t0 = vi_now_us();
-	int r = vi_dmverity_keyring_seal(VI_PROC_KEYS, VI_CERTS_DIR, &k, &err);
+	int r = vi_dmverity_keyring_seal(&vi_dmverity_paths_boot, &k, &err);
 	unsigned long long us = (unsigned long long)(vi_now_us() - t0);
 	unsigned long long kus = (unsigned long long)k.kernel_us;
 
 	if (r < 0) {
-		a->keyring_open = true;
-		vi_kmsg_log(&a->log, KMSG_ERR, "%s", err.msg);
+		/* sealed all the same (a certificate directory it could not list): the boot goes
+		 * on without them; not sealed: a key added later would be trusted */
+		a->keyring_open = a->keyring_open || !k.sealed;
+		vi_kmsg_log(&a->log, KMSG_ERR, "%s%s", err.msg,
+			    k.sealed ? " (the keyring is sealed)" : "");
 		return;
 	}
 	if (k.refused[0])

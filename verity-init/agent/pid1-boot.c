@@ -338,7 +338,7 @@ static void boot_slot(struct agent *a, bool *switched)
 
 static void fallback(struct agent *a, bool switched)
 {
-	static const struct vi_fallback_ops ops = { pid1_recovery, vi_agent_shell_refused_tpm,
+	static const struct vi_fallback_ops ops = { pid1_recovery, vi_agent_shell_refused,
 						    pid1_shell, pid1_power };
 	unsigned next;
 

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "fileio.h"
 #include "ipe.h"
+#include "keyring.h"
 #include "measure.h"
 #include "tpm.h"
 #include "tpmhint.h"
@@ -175,7 +176,9 @@ int vi_agent_activate_ipe(struct agent *a, const struct vi_target *t)
 	return 0;
 }
 
-const char *vi_agent_shell_refused_tpm(struct agent *a)
+const char *vi_agent_shell_refused(struct agent *a)
 {
+	if (a->keyring_open)
+		return "the kernel's " VI_DMVERITY_KEYRING " keyring could not be sealed";
 	return a->fallback.measured || !a->fallback.unmeasured[0] ? NULL : a->fallback.unmeasured;
 }
