@@ -6,8 +6,9 @@
  * NV_WriteLock); here, their sequence on the TPM device. The index's attributes are fixed
  * (VI_TPM_FLOOR_ATTRS): an index at the handle with any other attributes or type (an ordinary
  * index could be written downwards) is refused. NV_WriteLock stops every increment until the
- * TPM is next reset: the agent locks the counter at every boot. lib/boot/tpmnv.c. Functions
- * return 0 or a negative errno. */
+ * TPM is next reset: the agent locks the counter at every boot. Here too, systemd's `verity`
+ * NvPCR, an extend index (vi_tpm_nvpcr_extend). lib/boot/tpmnv.c. Functions return 0 or a
+ * negative errno. */
 #ifndef VERITY_TPMNV_H
 #define VERITY_TPMNV_H
 
@@ -46,5 +47,26 @@ int vi_tpm_floor_raise(const char *dev, uint32_t index, uint64_t to, unsigned ma
 /* NV_WriteLock of the counter at index: no increment until the next TPM Reset or Restart.
  * -EIO (*ret_rc: the code) when the TPM refuses it. */
 int vi_tpm_floor_lock(const char *dev, uint32_t index, uint32_t *ret_rc, struct vi_error *err);
+
+/* systemd's `verity` NvPCR (include/tpm2.h, include/measure.h "NvPCR"): what one extend did. */
+struct vi_tpm_nvpcr {
+	bool defined;       /* the index did not exist and was defined now */
+	bool replaced;      /* it was an NvPCR under another policy (systemd's), not yet written
+			     * this boot: undefined and defined with the agent's */
+	bool anchored;      /* this call made the boot's first write (32 zero bytes) */
+	uint16_t name_size; /* the index's TPM name after the write (nameAlg, digest) */
+	uint8_t name[2 + 64];
+};
+
+/* Extend the NvPCR at index on dev with the 32 bytes of data, as systemd extends its NvPCRs
+ * (TPM2_NV_Extend, the index's value becomes SHA-256(value | data)): define the index when it is
+ * missing (vi_tpm_nv_define_nvpcr_command), replace an NvPCR of another policy that nobody
+ * wrote this boot, make the boot's first write (32 zero bytes, systemd's anchor) when nobody
+ * has, then extend, each write through a policy session of the index's policy. All on one
+ * descriptor (the sessions live on it). -ENODEV: no TPM device; -EPERM: another kind of index at
+ * the handle, or an NvPCR of another policy already written this boot; -EIO: the TPM refused a
+ * command. */
+int vi_tpm_nvpcr_extend(const char *dev, uint32_t index, const uint8_t data[32],
+			struct vi_tpm_nvpcr *ret, struct vi_error *err);
 
 #endif

@@ -28,19 +28,26 @@ static int io_wait(int fd, short events)
 	return r == 0 ? -ETIMEDOUT : 0;
 }
 
-int vi_tpm_exchange(const char *dev, const uint8_t *cmd, size_t len, uint8_t *rsp,
-		    size_t rsp_size, size_t *ret_len, struct vi_error *err)
+int vi_tpm_open(const char *dev, struct vi_error *err)
 {
-	ssize_t n;
-	int fd, r;
+	int fd = open(dev, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
-	fd = open(dev, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
-		r = -errno;
+		int r = -errno;
+
 		if (r == -ENOENT)
 			return vi_errno(err, -ENODEV, "no TPM (%.100s)", dev);
 		return vi_errno(err, r, "%.100s: %s", dev, strerror(-r));
 	}
+	return fd;
+}
+
+int vi_tpm_call(int fd, const char *dev, const uint8_t *cmd, size_t len, uint8_t *rsp,
+		size_t rsp_size, size_t *ret_len, struct vi_error *err)
+{
+	ssize_t n;
+	int r;
+
 	/* the kernel's TPM character devices take one whole command per write and give one whole
 	 * response per read */
 	do
@@ -48,25 +55,31 @@ int vi_tpm_exchange(const char *dev, const uint8_t *cmd, size_t len, uint8_t *rs
 	while (n < 0 && errno == EINTR);
 	if (n < 0 || (size_t)n != len) {
 		r = n < 0 ? -errno : -EIO;
-		vi_errno(err, r, "writing to %.100s: %s", dev, n < 0 ? strerror(errno) : "short write");
-		goto out;
+		return vi_errno(err, r, "writing to %.100s: %s", dev,
+				n < 0 ? strerror(-r) : "short write");
 	}
 	r = io_wait(fd, POLLIN);
-	if (r < 0) {
-		vi_errno(err, r, "no answer from %.100s: %s", dev, strerror(-r));
-		goto out;
-	}
+	if (r < 0)
+		return vi_errno(err, r, "no answer from %.100s: %s", dev, strerror(-r));
 	do
 		n = read(fd, rsp, rsp_size);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		r = -errno;
-		vi_errno(err, r, "reading from %.100s: %s", dev, strerror(-r));
-		goto out;
+		return vi_errno(err, r, "reading from %.100s: %s", dev, strerror(-r));
 	}
 	*ret_len = (size_t)n;
-	r = 0;
-out:
+	return 0;
+}
+
+int vi_tpm_exchange(const char *dev, const uint8_t *cmd, size_t len, uint8_t *rsp,
+		    size_t rsp_size, size_t *ret_len, struct vi_error *err)
+{
+	int fd = vi_tpm_open(dev, err), r;
+
+	if (fd < 0)
+		return fd;
+	r = vi_tpm_call(fd, dev, cmd, len, rsp, rsp_size, ret_len, err);
 	close(fd);
 	return r;
 }

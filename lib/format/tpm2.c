@@ -18,7 +18,20 @@
  *   NV_WriteLock    8002 | size | 00000138 | authHandle (the index) | nvIndex | 00000009 |
  *                   password session
  *   NV_DefineSpace  8002 | size | 0000012a | TPM_RH_OWNER | 00000009 | password session |
- *                   TPM2B_AUTH (empty) | TPM2B_NV_PUBLIC (14 bytes)
+ *                   TPM2B_AUTH (empty) | TPM2B_NV_PUBLIC (14 bytes; an NvPCR's: 46, its
+ *                   authPolicy 32)
+ *   NV_UndefineSpace 8002 | size | 00000122 | TPM_RH_OWNER | nvIndex | 00000009 |
+ *                   password session
+ *   StartAuthSession 8001 | size | 00000176 | tpmKey TPM_RH_NULL | bind TPM_RH_NULL |
+ *                   nonceCaller (0010 + 16 bytes) | encryptedSalt (0000) | sessionType 01
+ *                   (policy) | symmetric 0010 (TPM_ALG_NULL) | authHash 000b
+ *                -> 8001 | size | rc | sessionHandle | TPM2B_NONCE nonceTPM
+ *   PolicyNvWritten 8001 | size | 0000018f | policySession | writtenSet u8  -> 8001 | 10 | rc
+ *   PolicyOR        8001 | size | 00000171 | policySession | TPML_DIGEST (count 2, then
+ *                   0020 + 32 bytes each)  -> 8001 | 10 | rc
+ *   NV_Extend       8002 | size | 00000136 | authHandle (the index) | nvIndex | 00000009 |
+ *                   policy session (its handle, empty nonce, attributes 0, empty hmac) |
+ *                   TPM2B_MAX_NV_BUFFER
  *
  * The password session (TPMS_AUTH_COMMAND: TPM_RS_PW, empty nonce, attributes 0, empty password)
  * is 9 bytes; the session's answer (TPMS_AUTH_RESPONSE) is nonce u16+bytes | attributes u8 |
@@ -35,7 +48,12 @@
 
 #define ST_NO_SESSIONS   0x8001u
 #define ST_SESSIONS      0x8002u
+#define CC_NV_UNDEFINE   0x00000122u
 #define CC_NV_DEFINE     0x0000012au
+#define CC_NV_EXTEND     0x00000136u
+#define CC_POLICY_OR     0x00000171u
+#define CC_START_SESSION 0x00000176u
+#define CC_POLICY_NV_WRITTEN 0x0000018fu
 #define CC_NV_INCREMENT  0x00000134u
 #define CC_NV_WRITELOCK  0x00000138u
 #define CC_PCR_EVENT     0x0000013cu
@@ -43,17 +61,52 @@
 #define CC_NV_READPUBLIC 0x00000169u
 #define RS_PW            0x40000009u   /* TPM_RS_PW: the password "session" */
 #define RH_OWNER         0x40000001u
+#define RH_NULL          0x40000007u
+#define SE_POLICY        0x01u
+#define ALG_NULL         0x0010u
+#define NONCE_SIZE       16u  /* the least nonceCaller StartAuthSession takes */
 #define HEADER           10u
 #define SESSION_SIZE     9u   /* the password session's TPMS_AUTH_COMMAND, as put below */
 #define ANSWER_MIN       5u   /* a TPMS_AUTH_RESPONSE: empty nonce, attributes, empty hmac */
 #define PUBLIC_SIZE      14u  /* the floor's TPMS_NV_PUBLIC: no authPolicy */
+#define NVPCR_PUBLIC_SIZE (PUBLIC_SIZE + VI_TPM_POLICY_SIZE)
 #define POLICY_MAX       64u  /* the largest digest: SHA-512 */
 
 /* header, PCR handle, authorization size and session, TPM2B_EVENT size */
 #define EVENT_CMD_HEADER (HEADER + 4u + 4u + SESSION_SIZE + 2u)
 /* header, the owner's handle, authorization size and session, TPM2B_AUTH, TPM2B_NV_PUBLIC */
 #define DEFINE_CMD_SIZE  (HEADER + 4u + 4u + SESSION_SIZE + 2u + 2u + PUBLIC_SIZE)
-_Static_assert(VI_TPM_NV_CMD_MAX >= DEFINE_CMD_SIZE, "VI_TPM_NV_CMD_MAX holds NV_DefineSpace");
+#define DEFINE_NVPCR_CMD_SIZE (DEFINE_CMD_SIZE + VI_TPM_POLICY_SIZE)
+/* header, the two handles, authorization size and session, TPM2B_MAX_NV_BUFFER */
+#define EXTEND_CMD_HEADER (HEADER + 4u + 4u + 4u + SESSION_SIZE + 2u)
+#define EXTEND_DATA_MAX   64u
+_Static_assert(VI_TPM_NV_CMD_MAX >= DEFINE_NVPCR_CMD_SIZE, "VI_TPM_NV_CMD_MAX holds NV_DefineSpace");
+_Static_assert(VI_TPM_NV_CMD_MAX >= EXTEND_CMD_HEADER + EXTEND_DATA_MAX,
+	       "VI_TPM_NV_CMD_MAX holds NV_Extend");
+
+/* The three digests of include/tpm2.h's NvPCR write policy, each SHA-256 over the previous
+ * policy digest (zeros at a session's start) and the policy command (Part 3, 23.x):
+ *   written = H(0^32 | 0000018f | 01)         PolicyNvWritten(YES)
+ *   first   = H(0^32 | 0000018f | 00)         PolicyNvWritten(NO)
+ *   policy  = H(0^32 | 00000171 | first | written)   PolicyOR
+ * Constants, recomputed in tests/unit/test_tpm2.c; written is the digest systemd's tools log as
+ * "PolicyNvWritten calculated digest", and the OR is computed as systemd computes its own. */
+static const struct vi_tpm_nvpcr_policy nvpcr_policy = {
+	.written = { 0xf7, 0x88, 0x7d, 0x15, 0x8a, 0xe8, 0xd3, 0x8b, 0xe0, 0xac, 0x53, 0x19, 0xf3,
+		     0x7a, 0x9e, 0x07, 0x61, 0x8b, 0xf5, 0x48, 0x85, 0x45, 0x3c, 0x7a, 0x54, 0xdd,
+		     0xb0, 0xc6, 0xa6, 0x19, 0x3b, 0xeb },
+	.first = { 0x3c, 0x32, 0x63, 0x23, 0x67, 0x0e, 0x28, 0xad, 0x37, 0xbd, 0x57, 0xf6, 0x3b,
+		   0x4c, 0xc3, 0x4d, 0x26, 0xab, 0x20, 0x5e, 0xf2, 0x2f, 0x27, 0x5c, 0x58, 0xd4,
+		   0x7f, 0xab, 0x24, 0x85, 0x46, 0x6e },
+	.policy = { 0x45, 0xe0, 0xba, 0x58, 0xe5, 0xa0, 0x65, 0x5e, 0x57, 0x39, 0x12, 0x57, 0x0d,
+		    0xd5, 0x37, 0x76, 0x91, 0xc0, 0x0e, 0x1c, 0x52, 0x3c, 0xf7, 0x81, 0xa7, 0xff,
+		    0x79, 0x4a, 0x85, 0x43, 0x40, 0xcd },
+};
+
+const struct vi_tpm_nvpcr_policy *vi_tpm_nvpcr_policy(void)
+{
+	return &nvpcr_policy;
+}
 
 static const struct {
 	uint16_t alg;
@@ -228,24 +281,140 @@ int vi_tpm_nv_write_lock_command(uint32_t index, uint8_t *buf, size_t size, stru
 	return index_command(CC_NV_WRITELOCK, index, 0, buf, size, &w, err);
 }
 
-int vi_tpm_nv_define_floor_command(uint32_t index, uint8_t *buf, size_t size,
-				   struct vi_error *err)
+/* NV_DefineSpace of index with a SHA-256 name, an empty authorization value, attrs, the
+ * policy_size bytes of policy and data_size bytes of data, authorized by the owner. */
+static int define_command(uint32_t index, uint32_t attrs, const uint8_t *policy,
+			  uint16_t policy_size, uint16_t data_size, uint8_t *buf, size_t size,
+			  struct vi_error *err)
 {
+	size_t len = DEFINE_CMD_SIZE + policy_size;
 	struct put w = { buf };
-	int r = command_start(&w, size, DEFINE_CMD_SIZE, ST_SESSIONS, CC_NV_DEFINE, "TPM NV", err);
+	int r = command_start(&w, size, len, ST_SESSIONS, CC_NV_DEFINE, "TPM NV", err);
 
 	if (r < 0)
 		return r;
 	put32(&w, RH_OWNER);
 	put_pw_session(&w);
 	put16(&w, 0);                   /* the index's authorization value: empty */
-	put16(&w, PUBLIC_SIZE);
+	put16(&w, (uint16_t)(PUBLIC_SIZE + policy_size));
 	put32(&w, index);
 	put16(&w, VI_TPM_ALG_SHA256);   /* nameAlg */
-	put32(&w, VI_TPM_FLOOR_ATTRS);
-	put16(&w, 0);                   /* authPolicy: none */
-	put16(&w, VI_TPM_NV_COUNTER_SIZE);
-	return (int)DEFINE_CMD_SIZE;
+	put32(&w, attrs);
+	put16(&w, policy_size);
+	if (policy_size)
+		memcpy(w.p, policy, policy_size);
+	w.p += policy_size;
+	put16(&w, data_size);
+	return (int)len;
+}
+
+int vi_tpm_nv_define_floor_command(uint32_t index, uint8_t *buf, size_t size,
+				   struct vi_error *err)
+{
+	return define_command(index, VI_TPM_FLOOR_ATTRS, NULL, 0, VI_TPM_NV_COUNTER_SIZE, buf, size,
+			      err);
+}
+
+int vi_tpm_nv_define_nvpcr_command(uint32_t index, uint8_t *buf, size_t size,
+				   struct vi_error *err)
+{
+	return define_command(index, VI_TPM_NVPCR_ATTRS, nvpcr_policy.policy, VI_TPM_POLICY_SIZE,
+			      VI_TPM_NVPCR_SIZE, buf, size, err);
+}
+
+int vi_tpm_nv_undefine_command(uint32_t index, uint8_t *buf, size_t size, struct vi_error *err)
+{
+	size_t len = HEADER + 4 + 4 + 4 + SESSION_SIZE;
+	struct put w = { buf };
+	int r = command_start(&w, size, len, ST_SESSIONS, CC_NV_UNDEFINE, "TPM NV", err);
+
+	if (r < 0)
+		return r;
+	put32(&w, RH_OWNER);
+	put32(&w, index);
+	put_pw_session(&w);
+	return (int)len;
+}
+
+int vi_tpm_policy_session_command(const uint8_t nonce[16], uint8_t *buf, size_t size,
+				  struct vi_error *err)
+{
+	size_t len = HEADER + 4 + 4 + 2 + NONCE_SIZE + 2 + 1 + 2 + 2;
+	struct put w = { buf };
+	int r = command_start(&w, size, len, ST_NO_SESSIONS, CC_START_SESSION, "TPM policy", err);
+
+	if (r < 0)
+		return r;
+	put32(&w, RH_NULL);            /* tpmKey: no salt */
+	put32(&w, RH_NULL);            /* bind: none */
+	put16(&w, NONCE_SIZE);
+	memcpy(w.p, nonce, NONCE_SIZE);
+	w.p += NONCE_SIZE;
+	put16(&w, 0);                  /* encryptedSalt */
+	*w.p++ = SE_POLICY;
+	put16(&w, ALG_NULL);           /* symmetric: no parameter encryption */
+	put16(&w, VI_TPM_ALG_SHA256);  /* authHash: the policy digest's */
+	return (int)len;
+}
+
+int vi_tpm_policy_nv_written_command(uint32_t session, bool written, uint8_t *buf, size_t size,
+				     struct vi_error *err)
+{
+	size_t len = HEADER + 4 + 1;
+	struct put w = { buf };
+	int r = command_start(&w, size, len, ST_NO_SESSIONS, CC_POLICY_NV_WRITTEN, "TPM policy",
+			      err);
+
+	if (r < 0)
+		return r;
+	put32(&w, session);
+	*w.p++ = written ? 1 : 0;
+	return (int)len;
+}
+
+int vi_tpm_policy_or_nvpcr_command(uint32_t session, uint8_t *buf, size_t size,
+				   struct vi_error *err)
+{
+	size_t len = HEADER + 4 + 4 + 2 * (2 + VI_TPM_POLICY_SIZE);
+	struct put w = { buf };
+	int r = command_start(&w, size, len, ST_NO_SESSIONS, CC_POLICY_OR, "TPM policy", err);
+
+	if (r < 0)
+		return r;
+	put32(&w, session);
+	put32(&w, 2);
+	put16(&w, VI_TPM_POLICY_SIZE);
+	memcpy(w.p, nvpcr_policy.first, VI_TPM_POLICY_SIZE);
+	w.p += VI_TPM_POLICY_SIZE;
+	put16(&w, VI_TPM_POLICY_SIZE);
+	memcpy(w.p, nvpcr_policy.written, VI_TPM_POLICY_SIZE);
+	return (int)len;
+}
+
+int vi_tpm_nv_extend_command(uint32_t index, uint32_t session, const uint8_t *data, size_t n,
+			     uint8_t *buf, size_t size, struct vi_error *err)
+{
+	size_t len = EXTEND_CMD_HEADER + n;
+	struct put w = { buf };
+	int r;
+
+	if (n == 0 || n > EXTEND_DATA_MAX)
+		return vi_errno(err, -EINVAL, "NV_Extend of %zu bytes (1-%u)", n, EXTEND_DATA_MAX);
+	r = command_start(&w, size, len, ST_SESSIONS, CC_NV_EXTEND, "TPM NV", err);
+	if (r < 0)
+		return r;
+	put32(&w, index);     /* authHandle: the index, whose policy authorizes the write */
+	put32(&w, index);
+	/* TPMS_AUTH_COMMAND of the policy session: no nonce, no HMAC (the policy has no
+	 * PolicyAuthValue), attributes 0: the session ends with the command */
+	put32(&w, SESSION_SIZE);
+	put32(&w, session);
+	put16(&w, 0);
+	*w.p++ = 0;
+	put16(&w, 0);
+	put16(&w, (uint16_t)n);
+	memcpy(w.p, data, n);
+	return (int)len;
 }
 
 /* --- responses --- */
@@ -387,6 +556,46 @@ int vi_tpm_event_digests(const uint8_t *buf, size_t len, struct vi_tpm_digest *d
 	return 0;
 }
 
+int vi_tpm_plain_response_check(const uint8_t *buf, size_t len, uint32_t *ret_rc,
+				struct vi_error *err)
+{
+	struct reader t;
+	uint32_t rc;
+	int tag = header(buf, len, &rc, &t, err);
+
+	if (ret_rc)
+		*ret_rc = rc;
+	if (tag < 0)
+		return tag;
+	if (tag != ST_NO_SESSIONS || t.left)
+		return vi_errno(err, -EPROTO, "TPM success response of %zu bytes with tag 0x%04x "
+				"(a bare header was expected)", len, (unsigned)tag);
+	return 0;
+}
+
+int vi_tpm_policy_session_parse(const uint8_t *rsp, size_t len, uint32_t *ret_rc,
+				uint32_t *ret_session, struct vi_error *err)
+{
+	struct reader t;
+	uint32_t rc, handle;
+	size_t nonce;
+	int tag = header(rsp, len, &rc, &t, err);
+
+	if (ret_rc)
+		*ret_rc = rc;
+	if (tag < 0)
+		return tag;
+	handle = take(&t, 4);
+	nonce = take(&t, 2);
+	skip(&t, nonce);
+	if (tag != ST_NO_SESSIONS || t.short_ || t.left || nonce > VI_TPM_MAX_DIGEST ||
+	    handle >> 24 != 0x03)
+		return vi_errno(err, -EPROTO, "TPM StartAuthSession response of %zu bytes: not a "
+				"policy session's handle (0x%08x) and nonce", len, handle);
+	*ret_session = handle;
+	return 0;
+}
+
 /* The header of a response to an NV command sent with want_tag. */
 static int nv_header(const uint8_t *rsp, size_t len, uint16_t want_tag, uint32_t *ret_rc,
 		     struct reader *t, struct vi_error *err)
@@ -423,16 +632,21 @@ int vi_tpm_nv_public_parse(const uint8_t *rsp, size_t len, uint32_t *ret_rc,
 	if (pub.policy_size > POLICY_MAX)
 		return vi_errno(err, -EPROTO, "TPM NV public area with a %u-byte policy",
 				pub.policy_size);
+	memset(pub.policy, 0, sizeof(pub.policy));
+	if (!t.short_ && t.left >= pub.policy_size)
+		memcpy(pub.policy, t.p, pub.policy_size);
 	skip(&t, pub.policy_size);
 	pub.data_size = (uint16_t)take(&t, 2);
 	if (t.short_ || inner_start - t.left != outer)
 		return vi_errno(err, -EPROTO, "TPM NV public area of %zu bytes says it has %zu",
 				t.short_ ? 0 : inner_start - t.left, outer);
 	name = take(&t, 2);
-	skip(&t, name);
-	if (t.short_ || t.left)
+	if (t.short_ || name > sizeof(pub.name) || t.left != name)
 		return vi_errno(err, -EPROTO, "TPM NV_ReadPublic response of %zu bytes: its name "
 				"does not end it", len);
+	pub.name_size = (uint16_t)name;
+	memset(pub.name, 0, sizeof(pub.name));
+	memcpy(pub.name, t.p, name);
 	*ret = pub;
 	return 0;
 }
@@ -496,4 +710,19 @@ int vi_tpm_nv_floor_check(const struct vi_tpm_nv_public *pub, uint32_t index,
 				"sha256, none)", index, pub->attrs, pub->name_alg, pub->policy_size,
 				VI_TPM_FLOOR_ATTRS);
 	return 0;
+}
+
+int vi_tpm_nvpcr_check(const struct vi_tpm_nv_public *pub, uint32_t index, struct vi_error *err)
+{
+	if (pub->index != index)
+		return vi_errno(err, -EPERM, "the TPM answered for NV index 0x%08x, not 0x%08x",
+				pub->index, index);
+	if ((pub->attrs & ~VI_TPMA_NV_WRITTEN) != VI_TPM_NVPCR_ATTRS ||
+	    pub->name_alg != VI_TPM_ALG_SHA256 || pub->data_size != VI_TPM_NVPCR_SIZE ||
+	    pub->policy_size != VI_TPM_POLICY_SIZE)
+		return vi_errno(err, -EPERM, "TPM NV index 0x%08x is not an NvPCR (attributes "
+				"0x%08x, name algorithm 0x%04x, %u bytes, policy %u bytes; an NvPCR's: "
+				"0x%08x, sha256, 32, 32)", index, pub->attrs, pub->name_alg,
+				pub->data_size, pub->policy_size, VI_TPM_NVPCR_ATTRS);
+	return memcmp(pub->policy, nvpcr_policy.policy, VI_TPM_POLICY_SIZE) == 0;
 }
