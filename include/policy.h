@@ -29,6 +29,10 @@
  *                                  when there is none
  *   tpm_pcr=14                     the PCR the measurement extends, 8-15 (the operating
  *                                  system's static PCRs; the comment below says why 14)
+ *   tpm_measure=pcr                where the measurement goes (include/measure.h): pcr, the
+ *                                  agent's event into tpm_pcr; nvpcr, systemd's event into
+ *                                  its `verity` NvPCR (NV index 0x01d10202) as systemd >= 260
+ *                                  measures verity activations; both
  *   allow_unverified_root=no       yes: a verified /usr may run under an unverified, writable
  *                                  root= partition (its /etc, units and ld.so.preload are
  *                                  then whoever can write it; docs/security.md)
@@ -77,6 +81,9 @@
                                                  * checked by the agent after reading it */
 #define VI_WEAK_VERITY_OFF          (1u << 5)   /* systemd.verity=0 */
 
+#define VI_TPM_MEASURE_PCR   1u   /* the agent's event into tpm_pcr */
+#define VI_TPM_MEASURE_NVPCR 2u   /* systemd's event into its verity NvPCR */
+
 struct vi_policy {
 	enum vi_fail_action fail[VI_MAX_FAIL];
 	bool fail_set;
@@ -94,6 +101,7 @@ struct vi_policy {
 	bool require_tpm;
 	bool allow_unverified_root; /* a verified /usr under an unverified root= partition */
 	unsigned tpm_pcr;           /* VI_POLICY_TPM_PCR_DEFAULT */
+	unsigned tpm_measure;       /* tpm_measure=: VI_TPM_MEASURE_PCR and/or _NVPCR */
 	char ipe_policy[VI_MAX_PATH];   /* "" or the signed IPE policy to activate */
 	unsigned slot_count;        /* slots=: 2..4 A/B slots; 0: no A/B boot */
 	char slot_store[VI_MAX_PATH];   /* slot_store=, VI_POLICY_SLOT_STORE_DEFAULT */

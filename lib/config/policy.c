@@ -45,6 +45,7 @@ void vi_policy_init(struct vi_policy *p)
 	p->fail[0] = VI_FAIL_PANIC;
 	p->timeout_s = VI_DEFAULT_TIMEOUT_S;
 	p->tpm_pcr = VI_POLICY_TPM_PCR_DEFAULT;
+	p->tpm_measure = VI_TPM_MEASURE_PCR;
 	snprintf(p->slot_store, sizeof(p->slot_store), "%s", VI_POLICY_SLOT_STORE_DEFAULT);
 	snprintf(p->slot_prefix, sizeof(p->slot_prefix), "%s", VI_POLICY_SLOT_PREFIX_DEFAULT);
 	p->slot_floor_nv = VI_TPM_FLOOR_NV_DEFAULT;
@@ -54,7 +55,7 @@ enum pkey {
 	P_FAIL, P_TIMEOUT, P_ALLOW_SHELL, P_ALLOW_WEAK, P_REQSIG, P_MIN_VERSION, P_INIT,
 	P_INIT_ENV, P_REQ_MANIFEST, P_REQ_TPM, P_TPM_PCR, P_IPE_POLICY, P_SLOTS,
 	P_SLOT_STORE, P_SLOT_PREFIX, P_ALLOW_UNVERIFIED_ROOT, P_SLOT_FLOOR, P_SLOT_FLOOR_NV,
-	P__MAX
+	P_TPM_MEASURE, P__MAX
 };
 
 static const char *const pkeys[P__MAX] = {
@@ -65,7 +66,7 @@ static const char *const pkeys[P__MAX] = {
 	[P_TPM_PCR] = "tpm_pcr", [P_IPE_POLICY] = "ipe_policy", [P_SLOTS] = "slots",
 	[P_SLOT_STORE] = "slot_store", [P_SLOT_PREFIX] = "slot_prefix",
 	[P_ALLOW_UNVERIFIED_ROOT] = "allow_unverified_root", [P_SLOT_FLOOR] = "slot_floor",
-	[P_SLOT_FLOOR_NV] = "slot_floor_nv",
+	[P_SLOT_FLOOR_NV] = "slot_floor_nv", [P_TPM_MEASURE] = "tpm_measure",
 };
 
 const char *vi_policy_forced_modparams(const struct vi_policy *p)
@@ -285,6 +286,16 @@ static int set_value(struct vi_policy *p, enum pkey k, const char *v, size_t n,
 		if (vi_parse_u64(v, n, &u) < 0 || u < 8 || u > 15)
 			return vi_err(err, "tpm_pcr: not one of the operating system's PCRs (8-15)");
 		p->tpm_pcr = (unsigned)u;
+		return 0;
+	case P_TPM_MEASURE:
+		if (vi_str_eq(v, n, "pcr"))
+			p->tpm_measure = VI_TPM_MEASURE_PCR;
+		else if (vi_str_eq(v, n, "nvpcr"))
+			p->tpm_measure = VI_TPM_MEASURE_NVPCR;
+		else if (vi_str_eq(v, n, "both"))
+			p->tpm_measure = VI_TPM_MEASURE_PCR | VI_TPM_MEASURE_NVPCR;
+		else
+			return vi_err(err, "tpm_measure: not pcr, nvpcr or both");
 		return 0;
 	case P_IPE_POLICY:
 		return set_path(p->ipe_policy, pkeys[k], true, v, n, err);

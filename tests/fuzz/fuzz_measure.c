@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* libFuzzer target: the measurement log record built from an event string (vi_measure_record;
- * what the TPM answers to the measurement is fuzz_tpm2's). Input: the bytes, cut at the first
- * NUL, as the event string. Oracles besides the sanitizers: a record is built only from
- * printable ASCII without '"' or '\', starts with 0x1E, ends with the one newline, holds no
- * other control byte, and contains the event verbatim. */
+/* libFuzzer target: the measurement log record built from an event string (vi_measure_record, and
+ * vi_measure_record_of for systemd's verity NvPCR), systemd's NvPCR word with the bytes as its
+ * signers (vi_measure_verity_word); what the TPM answers to the measurement is fuzz_tpm2's.
+ * Input: the bytes, cut at the first NUL, as the event string. Oracles besides the sanitizers: a
+ * record is built only from printable ASCII without '"' or '\', starts with 0x1E, ends with the
+ * one newline, holds no other control byte, and contains the event verbatim; the same for the
+ * NvPCR record, whose content starts with "nvIndexName":"verity"; a word is built only from
+ * signers so checked (and without ':'), and is "verity:root:00:" and the signers. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,6 +32,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		elen++;
 	memcpy(event, data, elen);
 	event[elen] = '\0';
+	struct vi_target t = { .enabled = true, .name = "root", .root_hash_len = 1 };
+	char word[VI_MEASURE_WORD_MAX];
+
+	r = vi_measure_verity_word(&t, event, word, sizeof(word), &err);
+	CHECK(r == 0 || r == -EINVAL || r == -ENOBUFS);
+	if (r == 0) {
+		CHECK(!strncmp(word, "verity:root:00:", 15) && !strcmp(word + 15, event));
+		for (size_t i = 0; i < elen; i++)
+			CHECK(event[i] > 0x20 && event[i] < 0x7f && event[i] != '"' &&
+			      event[i] != '\\' && event[i] != ':');
+	}
+	r = vi_measure_record_of(&(const struct vi_measure_rec){
+			.nv_name = "verity", .index = VI_TPM_NVPCR_VERITY, .d = &d, .n = 1,
+			.event = event, .event_type = "dm-verity",
+			.boot_id = "0123456789abcdef0123456789abcdef", .timestamp_us = 1 },
+		rec, sizeof(rec), &err);
+	CHECK(r == -EINVAL || r == -ENOBUFS || (r > 0 && (size_t)r == strlen(rec) &&
+		strstr(rec, "\"content\":{\"nvIndexName\":\"verity\",\"string\":\"") &&
+		strstr(rec, event) && rec[r - 1] == '\n'));
 	r = vi_measure_record(14, &d, 1, event, "0123456789abcdef0123456789abcdef", 1, rec,
 			      sizeof(rec), &err);
 	if (r < 0) {

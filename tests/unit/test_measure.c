@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* lib/boot/tpm.c and lib/boot/measure.c: the exchange with the device, the event string and
- * systemd's log record (the PCR_Event bytes and its answer: test_tpm2.c). The extend itself is
- * tested against a real (emulated) TPM in tests/vm/tpm_measure_test.sh. */
+ * systemd's log record (the PCR_Event bytes and its answer: test_tpm2.c); systemd's verity NvPCR
+ * word, its anchor event and its record, held against systemd's documentation and against what
+ * systemd 262's own tools wrote. The extends themselves are tested against a real (emulated)
+ * TPM in tests/vm/tpm_measure_test.sh. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "digest.h"
 #include "measure.h"
 #include "tpm.h"
 #include "tpm2.h"
@@ -210,6 +213,117 @@ static void test_measure_without_tpm(void **state)
 	assert_non_null(strstr(err.msg, "no TPM (/nonexistent/tpmrm0)"));
 }
 
+/* systemd's docs/TPM2_PCR_MEASUREMENTS.md, NvPCR `verity`: "the string `verity:`, followed by
+ * the Verity device name, followed by `:`, followed by a hexadecimal formatted string indicating
+ * the root hash of the Verity image, followed by `:`, followed by a comma separated list of
+ * PKCS#7 signature key's serial (formatted in hexadecimal), `/`, and key issuer (formatted in
+ * Base64)". */
+static void test_verity_word_is_systemds(void **state)
+{
+	struct vi_target t = { .enabled = true, .name = "root", .root_hash_len = 32 };
+	char w[VI_MEASURE_WORD_MAX];
+	struct vi_error err = { "" };
+
+	(void)state;
+	for (unsigned i = 0; i < 32; i++)
+		t.root_hash[i] = (uint8_t)(0xa0 + i);
+	assert_int_equal(vi_measure_verity_word(&t, "", w, sizeof(w), &err), 0);
+	assert_string_equal(w, "verity:root:"
+			    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf:");
+	assert_int_equal(vi_measure_verity_word(&t, "020101/MA8xDTALBgNVBAMMBHRlc3Q=", w,
+						sizeof(w), &err), 0);
+	assert_string_equal(w, "verity:root:"
+			    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf:"
+			    "020101/MA8xDTALBgNVBAMMBHRlc3Q=");
+	snprintf(t.name, sizeof(t.name), "usr-verity.b");
+	t.root_hash_len = 4;
+	assert_int_equal(vi_measure_verity_word(&t, "", w, sizeof(w), &err), 0);
+	assert_string_equal(w, "verity:usr-verity.b:a0a1a2a3:");
+	/* refusals: too long, no root hash, a name systemd would escape, a quote in signers */
+	assert_int_equal(vi_measure_verity_word(&t, "", w, 29, &err), -ENOBUFS);
+	snprintf(t.name, sizeof(t.name), "a:b");
+	assert_int_equal(vi_measure_verity_word(&t, "", w, sizeof(w), &err), -EINVAL);
+	snprintf(t.name, sizeof(t.name), "root");
+	assert_int_equal(vi_measure_verity_word(&t, "a\"b", w, sizeof(w), &err), -EINVAL);
+	t.root_hash_len = 0;
+	assert_int_equal(vi_measure_verity_word(&t, "", w, sizeof(w), &err), -EINVAL);
+}
+
+/* The NvPCR record and the anchor's event, byte for byte as systemd 262 wrote them:
+ * `systemd-pcrextend --nvpcr=verity --event-type=dm-verity verity:usr:0123abcd:` (the digest is
+ * SHA-256 of the word: what NV_Extend got) and systemd-tpm2-setup's PCR 9 event for its verity
+ * NvPCR, whose TPM name tpm2_nvreadpublic showed. */
+static void test_nvpcr_record_is_systemds(void **state)
+{
+	static const char sd_record[] =
+		"\x1e{\"nv_index\":30474754,\"digests\":[{\"hashAlg\":\"sha256\",\"digest\":"
+		"\"27ec2aef5e09df222bd3157e6ddd6276e89d04c94e2b93ded747c1b4044398f5\"}],"
+		"\"content_type\":\"systemd\",\"content\":{\"nvIndexName\":\"verity\","
+		"\"string\":\"verity:usr:0123abcd:\",\"bootId\":\"e1ad6dbcc24d427dbaae86706487dc91\","
+		"\"timestamp\":418494726,\"eventType\":\"dm-verity\"}}\n";
+	static const uint8_t sd_name[] = {
+		0x00, 0x0b, 0x08, 0x44, 0x30, 0x4b, 0x17, 0xce, 0x93, 0x53, 0x37, 0x74, 0x49, 0xc5,
+		0x5c, 0x88, 0xcd, 0x24, 0xe6, 0x54, 0xa8, 0x25, 0x4c, 0xec, 0xd6, 0x51, 0x56, 0x52,
+		0x1a, 0x47, 0x12, 0xef, 0x81, 0x29 };
+	const char *word = "verity:usr:0123abcd:";
+	struct vi_tpm_digest d = { .alg = VI_TPM_ALG_SHA256 };
+	struct vi_digest_ctx *c = NULL;
+	char rec[VI_MEASURE_RECORD_MAX], ev[128];
+	struct vi_error err = { "" };
+	int n;
+
+	(void)state;
+	assert_int_equal(vi_digest_openssl_ops.new_ctx("sha256", &c), 0);
+	assert_int_equal(vi_digest_openssl_ops.update(c, word, strlen(word)), 0);
+	assert_int_equal(vi_digest_openssl_ops.final(c, d.value, 32), 0);
+	vi_digest_openssl_ops.free(c);
+	n = vi_measure_record_of(&(const struct vi_measure_rec){
+			.nv_name = "verity", .index = VI_TPM_NVPCR_VERITY, .d = &d, .n = 1,
+			.event = word, .event_type = "dm-verity",
+			.boot_id = "e1ad6dbcc24d427dbaae86706487dc91", .timestamp_us = 418494726 },
+		rec, sizeof(rec), &err);
+	assert_int_equal(n, (int)strlen(sd_record));
+	assert_string_equal(rec, sd_record);
+	assert_int_equal(vi_measure_nvpcr_init_event("verity", VI_TPM_NVPCR_VERITY, sd_name,
+						     sizeof(sd_name), ev, sizeof(ev), &err), 0);
+	assert_string_equal(ev, "nvpcr-init:verity:0x1d10202:"
+			    "000b0844304b17ce9353377449c55c88cd24e654a8254cecd65156521a4712ef8129");
+	assert_int_equal(vi_measure_nvpcr_init_event("verity", VI_TPM_NVPCR_VERITY, sd_name,
+						     sizeof(sd_name), ev, 40, &err), -ENOBUFS);
+	assert_int_equal(vi_measure_nvpcr_init_event("verity", VI_TPM_NVPCR_VERITY, sd_name, 0,
+						     ev, sizeof(ev), &err), -EINVAL);
+	/* the PCR record of the anchor: eventType nvpcr-init, no nvIndexName */
+	n = vi_measure_record_of(&(const struct vi_measure_rec){
+			.index = 9, .d = &d, .n = 1, .event = ev, .event_type = "nvpcr-init",
+			.boot_id = "e1ad6dbcc24d427dbaae86706487dc91", .timestamp_us = 1 },
+		rec, sizeof(rec), &err);
+	assert_true(n > 0);
+	assert_non_null(strstr(rec, "\x1e{\"pcr\":9,\"digests\":[{\"hashAlg\":\"sha256\""));
+	assert_non_null(strstr(rec, "\"content\":{\"string\":\"nvpcr-init:verity:0x1d10202:000b"));
+	assert_non_null(strstr(rec, "\"timestamp\":1,\"eventType\":\"nvpcr-init\"}}\n"));
+}
+
+/* No TPM device: -ENODEV, nothing written. */
+static void test_nvpcr_without_tpm(void **state)
+{
+	char top[] = "/tmp/vi-nvpcr-XXXXXX", auth[128];
+	struct vi_measure_opts o = {
+		.dev = "/nonexistent/tpmrm0", .boot_id_path = "/proc/sys/kernel/random/boot_id",
+		.ops = &vi_digest_openssl_ops,
+	};
+	struct vi_measure_nvpcr_result res;
+	struct vi_error err = { "" };
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	snprintf(auth, sizeof(auth), "%s/nvpcr/verity.auth", top);
+	o.nvpcr_auth_path = auth;
+	assert_int_equal(vi_measure_nvpcr(&o, "verity:root:00:", &res, &err), -ENODEV);
+	assert_non_null(strstr(err.msg, "no TPM (/nonexistent/tpmrm0)"));
+	assert_int_equal(access(auth, F_OK), -1);
+	rmdir(top);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +334,9 @@ int main(void)
 		cmocka_unit_test(test_event_longest),
 		cmocka_unit_test(test_record_is_systemds_format),
 		cmocka_unit_test(test_measure_without_tpm),
+		cmocka_unit_test(test_verity_word_is_systemds),
+		cmocka_unit_test(test_nvpcr_record_is_systemds),
+		cmocka_unit_test(test_nvpcr_without_tpm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

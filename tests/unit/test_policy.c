@@ -452,12 +452,22 @@ static void test_tpm_and_ipe(void **state)
 		{ "require_tpm=maybe", "require_tpm: not yes or no" },
 		{ "ipe_policy=relative.p7s", "ipe_policy:" },
 		{ "ipe_policy=/etc/../x", "ipe_policy:" },
+		{ "tpm_measure=nvpcr14", "tpm_measure: not pcr, nvpcr or both" },
+		{ "tpm_measure=", "tpm_measure: not pcr, nvpcr or both" },
+		{ "tpm_measure=PCR", "tpm_measure: not pcr, nvpcr or both" },
 	};
 
 	(void)state;
 	pok("");
 	assert_false(pol.require_tpm);
 	assert_int_equal(pol.tpm_pcr, 14);
+	assert_int_equal(pol.tpm_measure, VI_TPM_MEASURE_PCR);
+	pok("tpm_measure=nvpcr");
+	assert_int_equal(pol.tpm_measure, VI_TPM_MEASURE_NVPCR);
+	pok("tpm_measure=both");
+	assert_int_equal(pol.tpm_measure, VI_TPM_MEASURE_PCR | VI_TPM_MEASURE_NVPCR);
+	pok("tpm_measure=pcr");
+	assert_int_equal(pol.tpm_measure, VI_TPM_MEASURE_PCR);
 	assert_string_equal(pol.ipe_policy, "");
 	pok("require_tpm=yes\ntpm_pcr=15\nipe_policy=/etc/verity-init/ipe.p7s");
 	assert_true(pol.require_tpm);

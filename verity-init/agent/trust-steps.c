@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The trust steps the agent adds right before the switch (docs/signing.md): the TPM
- * measurement of each booted target and of a fallback (lib/boot/measure.c), and the signed IPE
+ * measurement of each booted target and of a fallback (lib/boot/measure.c: into the policy's
+ * PCR, systemd's verity NvPCR or both, tpm_measure=), and the signed IPE
  * policy, read before the switch and activated after it (lib/boot/ipe.c). Declared in agent.h. */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 
 #include "agent.h"
 #include "clock.h"
+#include "digest.h"
 #include "fileio.h"
 #include "ipe.h"
 #include "keyring.h"
@@ -26,7 +28,7 @@ bool vi_agent_no_tpm(int r)
 
 /* Extend the policy's PCR with event (include/measure.h) and log it with the time taken, the
  * agent's own and the TPM's answer. A failure is returned with err set. */
-static int measure_event(struct agent *a, const char *event, struct vi_error *err)
+static int measure_pcr(struct agent *a, const char *event, struct vi_error *err)
 {
 	const struct vi_measure_opts o = {
 		.pcr = a->plan.policy.tpm_pcr,
@@ -42,12 +44,8 @@ static int measure_event(struct agent *a, const char *event, struct vi_error *er
 	r = vi_measure(&o, event, &res, err);
 	total = vi_now_us() - t0;
 	own = total - res.tpm_us;
-	if (r < 0) {
-		if (r == -ENODEV && !vi_agent_no_tpm(r))
-			vi_err_wrap(err, r, "the firmware announces a TPM (ACPI TPM2 table) but the "
-				    "kernel has no TPM device: ");
+	if (r < 0)
 		return r;
-	}
 	for (size_t i = 0; i < res.banks; i++)
 		snprintf(banks + strlen(banks), sizeof(banks) - strlen(banks), "%s%s", i ? "," : "",
 			 vi_tpm_alg_name(res.digests[i].alg));
@@ -60,10 +58,55 @@ static int measure_event(struct agent *a, const char *event, struct vi_error *er
 	return 0;
 }
 
+/* Extend systemd's verity NvPCR with word (include/measure.h, "NvPCR") and log it. */
+static int measure_nvpcr(struct agent *a, const char *word, struct vi_error *err)
+{
+	const struct vi_measure_opts o = {
+		.dev = VI_TPM_DEV,
+		.log_path = VI_MEASURE_LOG,
+		.boot_id_path = VI_MEASURE_BOOT_ID,
+		.ops = &vi_digest_afalg_ops,
+		.nvpcr_auth_path = VI_MEASURE_NVPCR_AUTH,
+	};
+	struct vi_measure_nvpcr_result res;
+	uint64_t t0 = vi_now_us();
+	int r = vi_measure_nvpcr(&o, word, &res, err);
+
+	if (r < 0)
+		return r;
+	vi_kmsg_log(&a->log, KMSG_INFO, "measured into NvPCR verity (NV index 0x%08x%s%s) in %llu "
+		 "us (%llu us the TPM's answers): %s", VI_TPM_NVPCR_VERITY,
+		 res.nv.defined ? ", defined" : res.nv.replaced ? ", replaced" : "",
+		 res.nv.anchored ? ", anchored in PCR 9" : "",
+		 (unsigned long long)(vi_now_us() - t0), (unsigned long long)res.tpm_us, word);
+	if (!res.logged || (res.nv.anchored && !res.anchor.logged))
+		vi_kmsg_log(&a->log, KMSG_WARNING, "NvPCR measurement not all in " VI_MEASURE_LOG
+			 ": %s", res.log_note.msg[0] ? res.log_note.msg : res.anchor.log_note.msg);
+	return 0;
+}
+
+/* Measure where the policy's tpm_measure= says: event into the PCR, nvpcr_word (event when
+ * NULL) into the NvPCR. */
+static int measure_event(struct agent *a, const char *event, const char *nvpcr_word,
+			 struct vi_error *err)
+{
+	unsigned where = a->plan.policy.tpm_measure;
+	int r = 0;
+
+	if (where & VI_TPM_MEASURE_PCR)
+		r = measure_pcr(a, event, err);
+	if (r == 0 && (where & VI_TPM_MEASURE_NVPCR))
+		r = measure_nvpcr(a, nvpcr_word ? nvpcr_word : event, err);
+	if (r == -ENODEV && !vi_agent_no_tpm(r))
+		vi_err_wrap(err, r, "the firmware announces a TPM (ACPI TPM2 table) but the kernel "
+			    "has no TPM device: ");
+	return r;
+}
+
 int vi_agent_measure(struct agent *a, const struct vi_target *t)
 {
 	const struct vi_config *cfg = &a->plan.cfg;
-	char signer[VI_MAX_PATH + 16], event[VI_MEASURE_EVENT_MAX];
+	char signer[VI_MAX_PATH + 16], event[VI_MEASURE_EVENT_MAX], word[VI_MEASURE_WORD_MAX];
 	/* the root and /usr are booted in the command line's layout; a recovery root alone, on
 	 * its own /usr (an A/B slot is the root: slots come without a verified /usr) */
 	const enum vi_layout layout = t == &cfg->root || t == &cfg->usr ? cfg->layout :
@@ -77,7 +120,9 @@ int vi_agent_measure(struct agent *a, const struct vi_target *t)
 	if (r == 0)
 		r = vi_measure_event(t, layout, role, signer, event, sizeof(event), &err);
 	if (r == 0)
-		r = measure_event(a, event, &err);
+		r = vi_measure_verity_word(t, "", word, sizeof(word), &err);
+	if (r == 0)
+		r = measure_event(a, event, word, &err);
 	if (r < 0 && a->plan.policy.require_tpm)
 		return vi_agent_fail_target(a, VI_STAGE_MEASURE, t, r, &err);
 	if (r < 0)
@@ -116,7 +161,7 @@ bool vi_agent_measure_fallback_as(struct agent *a, const char *what)
 
 	a->fallback.unmeasured[0] = '\0';
 	snprintf(event, sizeof(event), "dm-verity-fallback:%s", what);
-	r = measure_event(a, event, &err);
+	r = measure_event(a, event, NULL, &err);
 	if (r == 0)
 		return true;
 	vi_kmsg_log(&a->log, vi_agent_no_tpm(r) ? KMSG_INFO : KMSG_WARNING,
