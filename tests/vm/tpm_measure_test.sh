@@ -6,7 +6,10 @@
 # recomputes the PCR on the host from the root hash, for an unsigned root and for another root
 # signed with a manifest (another PCR value), and under dracut. Without a TPM the step is skipped with one log
 # line (asserted on the first good boot of agent_boot_test.sh, which has no TPM); with
-# require_tpm=yes in the initramfs policy the boot is refused instead.
+# require_tpm=yes in the initramfs policy the boot is refused instead. With tpm_measure=both the
+# agent also measures as systemd >= 260 measures verity activations: systemd's word into its
+# `verity` NvPCR (NV index 0x01d10202), which the root reads back with raw TPM commands; the
+# host recomputes the index's value, its TPM name and the PCR 9 anchor.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/vm/agent_lib.sh
@@ -172,6 +175,86 @@ test_dracut_systemd_breakpoint_extends_the_fallback() {
 	rd=$(vm_dracut_image systemd) || { fail "dracut image"; return; }
 	dracut_shell_pcr tpm-dracut-systemd-break "$rd" \
 		"roothash=$RH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb rootfstype=ext4" hook
+}
+
+# NVPCR_NAME : the TPM name of the NvPCR as the agent defines it, once written (nameAlg sha256 and
+# SHA-256 of its public area: index, nameAlg, attributes with TPMA_NV_WRITTEN, the policy, the
+# size), computed here from include/tpm2.h's values.
+NVPCR_POLICY=45e0ba58e5a0655e573912570dd5377691c00e1c523cf781a7ff794a854340cd
+NVPCR_FIRST=3c326323670e28ad37bd57f63b4cc34d26ab205ef22f275c58d47fab2485466e
+nvpcr_name() {
+	echo "000b$(printf '01d10202000b2c0600480020%s0020' "$NVPCR_POLICY" | tr a-f A-F |
+		basenc --base16 -d | openssl dgst -sha256 -r | cut -d' ' -f1)"
+}
+
+# nvpcr_expected WORD... : the NvPCR's value after systemd's anchor (32 zero bytes) and each
+# WORD: SHA-256(value | SHA-256(WORD)), from 32 zero bytes.
+nvpcr_expected() {
+	local v d z
+	z=$(printf '%064d' 0)
+	v=$(printf '%s%s' "$z" "$z" | basenc --base16 -d | openssl dgst -sha256 -r | cut -d' ' -f1)
+	for w in "$@"; do
+		d=$(printf '%s' "$w" | openssl dgst -sha256 -r | cut -d' ' -f1)
+		v=$(printf '%s%s' "$v" "$d" | tr a-f A-F | basenc --base16 -d | openssl dgst -sha256 -r | cut -d' ' -f1)
+	done
+	echo "$v"
+}
+
+# A root whose init reads the NvPCR with what root on the running system can send: NV_Read of its
+# 32 bytes (authorized by the index's own empty password), NV_ReadPublic, and systemd's marker.
+nvpcr_root() {
+	local d=$1 t=$1/tree
+	rm -rf "$t" && mkdir -p "$d" || return 1
+	vm_rootfs_tree "$t" nvpcr || return 1
+	for a in printf dd od; do ln -sf busybox "$t/bin/$a" || return 1; done
+	cat >"$t/etc/vm-root-hook" <<'HOOK'
+exec 3<>/dev/tpmrm0
+printf '\200\002\000\000\000\043\000\000\001\116\001\321\002\002\001\321\002\002\000\000\000\011\100\000\000\011\000\000\000\000\000\000\040\000\000' >&3
+echo "VERITY-TEST-NVREAD $(dd bs=4096 count=1 <&3 2>/dev/null | od -An -tx1 -v | tr -d ' \n')"
+printf '\200\001\000\000\000\016\000\000\001\151\001\321\002\002' >&3
+echo "VERITY-TEST-NVPUBLIC $(dd bs=4096 count=1 <&3 2>/dev/null | od -An -tx1 -v | tr -d ' \n')"
+exec 3>&-
+echo "VERITY-TEST-NVAUTH $(cat /run/systemd/nvpcr/verity.auth 2>&1)"
+HOOK
+	vm_mkfs ext4 "$t" "$d/data.img" || return 1
+	rm -f "$d/hash.img"
+	vm_verity_format "$VM_VERITY_TOOL" "$d/data.img" "$d/hash.img"
+}
+
+# tpm_measure=both: PCR 14 as before, and systemd's measurement: the NvPCR holds the anchor and
+# the root's word, its public area is systemd's NvPCR with the agent's policy, the log has
+# systemd's NvPCR record and PCR 9's anchor record, PCR 9 holds the anchor, and systemd's marker
+# is in /run.
+test_nvpcr_measured_as_systemd_measures() {
+	local w rd rh word name got anchor
+	w=$(vm_workdir tpm-nvpcr)
+	rh=$(nvpcr_root "$w") || { fail "root"; return; }
+	rd=$(agent_initramfs --policy "tpm_measure=both") || { fail "initramfs"; return; }
+	measured_boot tpm-nvpcr "$rd" "roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root verity.fail=poweroff" "$w" || return
+	vm_assert_marker "$VM_LOG" nvpcr || return
+	word="verity:root:$rh:"
+	name=$(nvpcr_name)
+	anchor="nvpcr-init:verity:0x1d10202:$name"
+	vm_assert_log_contains "$VM_LOG" "verity-init\[[0-9]+\]: measured into NvPCR verity \(NV index 0x01d10202, defined, anchored in PCR 9\) in [0-9]+ us \([0-9]+ us the TPM.s answers\): $word" \
+		"the agent did not log the NvPCR measurement" || return
+	# PCR 14 holds the agent's own event, as with tpm_measure=pcr
+	assertEquals "PCR 14 (sha256)" "$(tpm_expected_pcr sha256 "dm-verity:root:$rh:none")" \
+		"$(tpm_guest_pcr "$VM_LOG" sha256 14)" || return
+	# NV_Read: TPM_RC_SUCCESS, parameters, the 32 bytes
+	got=$(grep -a -o -m1 'VERITY-TEST-NVREAD [0-9a-f]*' "$VM_LOG" | cut -d' ' -f2)
+	assertEquals "NV_Read's answer head" "80020000003500000000000000220020" "${got:0:32}" || return
+	assertEquals "the NvPCR's value" "$(nvpcr_expected "$word")" "${got:32:64}" || return
+	# NV_ReadPublic: systemd's NvPCR (written), the agent's policy, the name computed here
+	got=$(grep -a -o -m1 'VERITY-TEST-NVPUBLIC [0-9a-f]*' "$VM_LOG" | cut -d' ' -f2)
+	assertEquals "the NvPCR's public area and name" \
+		"80010000005e00000000002e01d10202000b2c0600480020${NVPCR_POLICY}00200022$name" "$got" || return
+	assertEquals "PCR 9 (sha256): the anchor" "$(tpm_expected_pcr sha256 "$anchor")" \
+		"$(tpm_guest_pcr "$VM_LOG" sha256 9)" || return
+	vm_assert_log_contains "$VM_LOG" "VERITY-TEST-NVAUTH $NVPCR_FIRST" "no systemd marker" || return
+	vm_assert_log_contains "$VM_LOG" "VERITY-TEST-MEASURE \{\"nv_index\":30474754,\"digests\":\[\{\"hashAlg\":\"sha256\",\"digest\":\"$(printf '%s' "$word" | openssl dgst -sha256 -r | cut -d' ' -f1)\"\}\],\"content_type\":\"systemd\",\"content\":\{\"nvIndexName\":\"verity\",\"string\":\"$word\",\"bootId\":\"[0-9a-f]{32}\",\"timestamp\":[0-9]+,\"eventType\":\"dm-verity\"\}\}" \
+		"no NvPCR record in /run/log/systemd/tpm2-measure.log" || return
+	vm_assert_log_contains "$VM_LOG" "VERITY-TEST-MEASURE \{\"pcr\":9,\"digests\":\[.*\{\"hashAlg\":\"sha256\",\"digest\":\"$(printf '%s' "$anchor" | openssl dgst -sha256 -r | cut -d' ' -f1)\"\}.*\],\"content_type\":\"systemd\",\"content\":\{\"string\":\"$anchor\",\"bootId\":\"[0-9a-f]{32}\",\"timestamp\":[0-9]+,\"eventType\":\"nvpcr-init\"\}\}" \
+		"no anchor record in /run/log/systemd/tpm2-measure.log"
 }
 
 test_require_tpm_without_tpm_refuses_the_boot() {
