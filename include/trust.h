@@ -28,6 +28,7 @@
 #include "config.h"
 #include "manifest.h"
 #include "minisign.h"
+#include "p7s.h"
 
 #define VI_KEYS_DIR  "/etc/verity-init/keys"
 struct vi_trust_ctx {
@@ -47,6 +48,10 @@ struct vi_trust_result {
 		size_t len;
 		uint64_t own_us;   /* reading, checking and adding it to the keyring,
 		                    * device wait excluded */
+		/* its signers as systemd's verity NvPCR names them (vi_p7s_signers), kept
+		 * after the key leaves the keyring; signers_ok false: unreadable */
+		bool signers_ok;
+		char signers[VI_P7S_SIGNERS_MAX];
 	} root_sig, recovery_sig, usr_sig;
 	bool recovery_dropped;     /* the recovery root must not be booted: see recovery_note */
 	char recovery_note[256];   /* why: unsigned while signatures are required, bad signature */

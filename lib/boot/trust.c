@@ -311,6 +311,10 @@ static int signature_step(struct vi_target *t, const struct vi_trust_ctx *ctx,
 	snprintf(t->sig_key_desc, sizeof(t->sig_key_desc), "%s", desc);
 	res->serial = serial;
 	res->len = len;
+	/* for the NvPCR measurement only: the kernel, not this, decides whether the signature is
+	 * good */
+	res->signers_ok = vi_p7s_signers(sig, len, res->signers, sizeof(res->signers),
+					 &(struct vi_error){ "" }) == 0;
 	elapsed = vi_now_us() - t0;
 	waited = (*wait_ms - w0) * 1000u;
 	res->own_us = elapsed > waited ? elapsed - waited : 0;

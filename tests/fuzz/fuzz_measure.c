@@ -6,13 +6,16 @@
  * record is built only from printable ASCII without '"' or '\', starts with 0x1E, ends with the
  * one newline, holds no other control byte, and contains the event verbatim; the same for the
  * NvPCR record, whose content starts with "nvIndexName":"verity"; a word is built only from
- * signers so checked (and without ':'), and is "verity:root:00:" and the signers. */
+ * signers so checked (and without ':'), and is "verity:root:00:" and the signers. The whole
+ * input is also a PKCS#7 signature for vi_p7s_signers: what it finds is hex, '/', base64 and
+ * ',' only, and makes a word. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "measure.h"
+#include "p7s.h"
 #include "tpm2.h"
 
 #define CHECK(x) do { if (!(x)) abort(); } while (0)
@@ -51,6 +54,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(r == -EINVAL || r == -ENOBUFS || (r > 0 && (size_t)r == strlen(rec) &&
 		strstr(rec, "\"content\":{\"nvIndexName\":\"verity\",\"string\":\"") &&
 		strstr(rec, event) && rec[r - 1] == '\n'));
+	{
+		static char signers[VI_P7S_SIGNERS_MAX];
+
+		r = vi_p7s_signers(data, size, signers, sizeof(signers), &err);
+		CHECK(r == 0 || r == -EINVAL || r == -ENOBUFS);
+		CHECK(memchr(signers, '\0', sizeof(signers)));
+		if (r == 0) {
+			CHECK(signers[0] && strchr(signers, '/'));
+			for (const char *c = signers; *c; c++)
+				CHECK((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') ||
+				      (*c >= 'A' && *c <= 'Z') || *c == '/' || *c == '+' ||
+				      *c == '=' || *c == ',');
+			CHECK(vi_measure_verity_word(&t, signers, word, sizeof(word), &err) == 0);
+		} else {
+			CHECK(!signers[0]);
+		}
+	}
 	r = vi_measure_record(14, &d, 1, event, "0123456789abcdef0123456789abcdef", 1, rec,
 			      sizeof(rec), &err);
 	if (r < 0) {

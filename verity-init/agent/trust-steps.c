@@ -103,6 +103,21 @@ static int measure_event(struct agent *a, const char *event, const char *nvpcr_w
 	return r;
 }
 
+/* The signers of t's PKCS#7 signature for the NvPCR word ("" without one), or NULL when they
+ * could not be read from it. */
+static const char *signers_of(const struct agent *a, const struct vi_target *t)
+{
+	const struct vi_config *cfg = &a->plan.cfg;
+	const struct vi_trust_result *tr = &a->plan.trust;
+	const struct vi_trust_sig *s = t == &cfg->root ? &tr->root_sig :
+				       t == &cfg->usr ? &tr->usr_sig :
+				       t == &cfg->recovery ? &tr->recovery_sig : NULL;
+
+	if (!t->sig_key_desc[0])
+		return "";
+	return s && s->signers_ok ? s->signers : NULL;
+}
+
 int vi_agent_measure(struct agent *a, const struct vi_target *t)
 {
 	const struct vi_config *cfg = &a->plan.cfg;
@@ -113,14 +128,18 @@ int vi_agent_measure(struct agent *a, const struct vi_target *t)
 				      VI_LAYOUT_ROOT;
 	const enum vi_measure_role role = t == &cfg->usr ? VI_MEASURE_ROLE_USR :
 					  VI_MEASURE_ROLE_ROOT;
+	const char *signers = signers_of(a, t);
 	struct vi_error err = { "" };
 	int r;
 
 	r = vi_measure_signer(t, t == &cfg->root, &a->plan.trust, signer, sizeof(signer), &err);
 	if (r == 0)
 		r = vi_measure_event(t, layout, role, signer, event, sizeof(event), &err);
+	if (r == 0 && !signers && (a->plan.policy.tpm_measure & VI_TPM_MEASURE_NVPCR))
+		r = vi_err(&err, "%s: the signers of its signature cannot be "
+			   "read for systemd's NvPCR word", t->name);
 	if (r == 0)
-		r = vi_measure_verity_word(t, "", word, sizeof(word), &err);
+		r = vi_measure_verity_word(t, signers ? signers : "", word, sizeof(word), &err);
 	if (r == 0)
 		r = measure_event(a, event, word, &err);
 	if (r < 0 && a->plan.policy.require_tpm)
