@@ -20,6 +20,8 @@
 . "$(dirname "$0")/lib-tpm.sh"
 # shellcheck source=tests/vm/lib-dracut.sh
 . "$(dirname "$0")/lib-dracut.sh"
+# shellcheck source=tests/vm/lib-debian.sh
+. "$(dirname "$0")/lib-debian.sh"
 
 oneTimeSetUp() {
 	vm_require_tools qemu-system-x86_64 mkfs.ext4 debugfs cpio modprobe openssl basenc || exit 1
@@ -255,6 +257,45 @@ test_nvpcr_measured_as_systemd_measures() {
 		"no NvPCR record in /run/log/systemd/tpm2-measure.log" || return
 	vm_assert_log_contains "$VM_LOG" "VERITY-TEST-MEASURE \{\"pcr\":9,\"digests\":\[.*\{\"hashAlg\":\"sha256\",\"digest\":\"$(printf '%s' "$anchor" | openssl dgst -sha256 -r | cut -d' ' -f1)\"\}.*\],\"content_type\":\"systemd\",\"content\":\{\"string\":\"$anchor\",\"bootId\":\"[0-9a-f]{32}\",\"timestamp\":[0-9]+,\"eventType\":\"nvpcr-init\"\}\}" \
 		"no anchor record in /run/log/systemd/tpm2-measure.log"
+}
+
+# sid_root : set DEB_DATA, DEB_HASH, DEB_ROOTHASH to a Debian sid root with systemd-tpm (systemd
+# >= 260) and tests/vm/debian-nvpcr-hook.sh's init, built by mmdebstrap from the host's archive
+# (tests/vm/lib-debian.sh, cached under $BUILD/debian-root). Fails when the archive has no sid.
+sid_root() {
+	local src=$BUILD/debian-root/sid.list
+	# the host's archive, its sid suite; a mirror frozen at a date serves a sid whose Release
+	# file has expired: its date is not what this root is for
+	mkdir -p "$BUILD/debian-root" &&
+	sed -n 's/^URIs: *\(.*\)/deb [check-valid-until=no] \1 sid main/p' "$DEB_SOURCES" | grep -v security |
+		head -n 1 >"$src" && [ -s "$src" ] || return 1
+	DEB_SUITE=sid DEB_SOURCES=$src DEB_INCLUDE=systemd,systemd-tpm,libtss2-tcti-device0t64 \
+		DEB_HOOK=$VM_SRCDIR/debian-nvpcr-hook.sh debian_verity ext4
+}
+
+# systemd's own tool reads the agent's measurement: a sid root (systemd >= 260) booted with
+# tpm_measure=nvpcr, whose init runs `systemd-analyze nvpcrs verity`; it reports the value the
+# host computes from the root hash. Skipped where no sid root can be built (no archive with sid,
+# no network).
+test_systemd_reads_the_nvpcr() {
+	local rd extra got want
+	if ! sid_root; then
+		startSkipping
+		echo "no Debian sid root with systemd >= 260 (mmdebstrap from the host's archive)" >&2
+		return
+	fi
+	rd=$(agent_initramfs --policy "tpm_measure=nvpcr") || { fail "initramfs"; return; }
+	extra=$(tpm_start "$VM_WORKROOT/tpm-sid-tpm") || { fail "swtpm"; return; }
+	VM_BIOS=seabios VM_BOOT_KERNEL=$VM_KERNEL VM_QEMU_EXTRA="$extra" \
+		vm_boot --timeout "${DEB_TIMEOUT:-300}" --mem "$DEB_MEM" --disk "$DEB_DATA" --disk "$DEB_HASH" \
+		tpm-sid "$rd" "roothash=$DEB_ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root verity.fail=poweroff init=/usr/lib/verity-test/nvpcr-init"
+	vm_assert_booted || return
+	vm_assert_marker "$VM_LOG" sid || return
+	got=$(grep -a -o -m1 'VERITY-TEST-SYSTEMD systemd [0-9]*' "$VM_LOG" | awk '{ print $3 }')
+	[ "${got:-0}" -ge 260 ] || { fail "systemd ${got:-unknown} in the sid root, not >= 260"; return; }
+	want=$(nvpcr_expected "verity:root:$DEB_ROOTHASH:")
+	vm_assert_log_contains "$VM_LOG" "VERITY-TEST-SDNVPCR \[\{\"name\":\"verity\",\"nvindex\":30474754,\"priority\":[0-9]+,\"value\":\"$want\"\}\]" \
+		"systemd-analyze nvpcrs did not read the value the host computes ($want)"
 }
 
 test_require_tpm_without_tpm_refuses_the_boot() {
