@@ -333,7 +333,8 @@ static int write_nvpcr_auth(const char *path, struct vi_error *err)
 				strerror(-r));
 	if (vi_hex_encode(vi_tpm_nvpcr_policy()->first, VI_TPM_POLICY_SIZE, hex, sizeof(hex)) < 0)
 		return vi_err(err, "%.100s: no room for the policy", path);
-	strcat(hex, "\n");
+	hex[2 * VI_TPM_POLICY_SIZE] = '\n';
+	hex[2 * VI_TPM_POLICY_SIZE + 1] = '\0';
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
 	if (fd < 0) {
 		r = -errno;
