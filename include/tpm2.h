@@ -162,9 +162,11 @@ int vi_tpm_policy_session_command(const uint8_t nonce[16], uint8_t *buf, size_t 
 /* PolicyNvWritten(written) on the policy session. */
 int vi_tpm_policy_nv_written_command(uint32_t session, bool written, uint8_t *buf, size_t size,
 				     struct vi_error *err);
-/* PolicyOR on the policy session over the NvPCR policy's two branches (first, written). */
-int vi_tpm_policy_or_nvpcr_command(uint32_t session, uint8_t *buf, size_t size,
-				   struct vi_error *err);
+/* PolicyOR on the policy session over an NvPCR policy's two branches: first (NULL: the agent's,
+ * vi_tpm_nvpcr_policy; systemd's own is its PolicyAuthorize digest, which it writes to
+ * /run/systemd/nvpcr/NAME.auth) and written. */
+int vi_tpm_policy_or_nvpcr_command(uint32_t session, const uint8_t *first, uint8_t *buf,
+				   size_t size, struct vi_error *err);
 /* NV_Extend of index (authorized by itself) with the n bytes of data (1..64), through the policy
  * session, which ends with the command. */
 int vi_tpm_nv_extend_command(uint32_t index, uint32_t session, const uint8_t *data, size_t n,

@@ -54,6 +54,7 @@ struct vi_tpm_nvpcr {
 	bool replaced;      /* it was an NvPCR under another policy (systemd's), not yet written
 			     * this boot: undefined and defined with the agent's */
 	bool anchored;      /* this call made the boot's first write (32 zero bytes) */
+	bool theirs;        /* systemd's NvPCR, written this boot: extended through its policy */
 	uint16_t name_size; /* the index's TPM name after the write (nameAlg, digest) */
 	uint8_t name[2 + 64];
 };
@@ -62,11 +63,13 @@ struct vi_tpm_nvpcr {
  * (TPM2_NV_Extend, the index's value becomes SHA-256(value | data)): define the index when it is
  * missing (vi_tpm_nv_define_nvpcr_command), replace an NvPCR of another policy that nobody
  * wrote this boot, make the boot's first write (32 zero bytes, systemd's anchor) when nobody
- * has, then extend, each write through a policy session of the index's policy. All on one
- * descriptor (the sessions live on it). -ENODEV: no TPM device; -EPERM: another kind of index at
- * the handle, or an NvPCR of another policy already written this boot; -EIO: the TPM refused a
- * command. */
+ * has, then extend, each write through a policy session of the index's policy. An NvPCR of
+ * systemd's policy that systemd already wrote this boot is extended as systemd's tools extend
+ * it, with its_first (the first branch systemd wrote to its auth file; NULL: none) in the OR.
+ * All on one descriptor (the sessions live on it). -ENODEV: no TPM device; -EPERM: another kind
+ * of index at the handle, or an NvPCR of another policy already written this boot without
+ * its_first; -EIO: the TPM refused a command (its_first not the index's branch, among others). */
 int vi_tpm_nvpcr_extend(const char *dev, uint32_t index, const uint8_t data[32],
-			struct vi_tpm_nvpcr *ret, struct vi_error *err);
+			const uint8_t *its_first, struct vi_tpm_nvpcr *ret, struct vi_error *err);
 
 #endif

@@ -348,9 +348,23 @@ static int write_nvpcr_auth(const char *path, struct vi_error *err)
 	return r;
 }
 
+/* The first policy branch in systemd's auth file at path (64 hex digits and a newline), into
+ * first; false when there is none or it is not that. */
+static bool read_nvpcr_auth(const char *path, uint8_t first[VI_TPM_POLICY_SIZE])
+{
+	char hex[2 * VI_TPM_POLICY_SIZE + 8];
+
+	if (!path || vi_fileio_read_text_at(AT_FDCWD, path, hex, sizeof(hex)) < 0)
+		return false;
+	return strlen(hex) == 2 * VI_TPM_POLICY_SIZE + 1 && hex[2 * VI_TPM_POLICY_SIZE] == '\n' &&
+	       vi_hex_decode_exact(hex, first, VI_TPM_POLICY_SIZE) == 0;
+}
+
 int vi_measure_nvpcr(const struct vi_measure_opts *o, const char *word,
 		     struct vi_measure_nvpcr_result *res, struct vi_error *err)
 {
+	uint8_t its_first[VI_TPM_POLICY_SIZE];
+	bool have_first;
 	char rec[VI_MEASURE_RECORD_MAX], boot_id[33], anchor[128];
 	struct vi_tpm_digest d = { .alg = VI_TPM_ALG_SHA256 };
 	struct vi_digest_ctx *c = NULL;
@@ -367,8 +381,11 @@ int vi_measure_nvpcr(const struct vi_measure_opts *o, const char *word,
 		o->ops->free(c);
 	if (r < 0)
 		return vi_errno(err, r, "SHA-256 of the NvPCR measurement: %s", strerror(-r));
+	/* systemd's own initrd may have initialized the NvPCR already this boot */
+	have_first = read_nvpcr_auth(o->nvpcr_auth_path, its_first);
 	t0 = vi_now_us();
-	r = vi_tpm_nvpcr_extend(o->dev, VI_TPM_NVPCR_VERITY, res->digest, &res->nv, err);
+	r = vi_tpm_nvpcr_extend(o->dev, VI_TPM_NVPCR_VERITY, res->digest,
+				have_first ? its_first : NULL, &res->nv, err);
 	res->tpm_us = vi_now_us() - t0;
 	if (r < 0)
 		return r;

@@ -187,8 +187,8 @@ static int nv_owner(const struct nv *nv, int (*build)(uint32_t, uint8_t *, size_
  * index's two branches, NV_Extend (which ends the session; a session left by a failure goes
  * with the descriptor). The caller's nonce only feeds HMACs and parameter encryption, which
  * this session has neither of: a constant serves. */
-static int nv_policy_extend(const struct nv *nv, bool written, const uint8_t *data,
-			    struct vi_error *err)
+static int nv_policy_extend(const struct nv *nv, bool written, const uint8_t *first,
+			    const uint8_t *data, struct vi_error *err)
 {
 	static const uint8_t nonce[16] = { 'v', 'e', 'r', 'i', 't', 'y', '-', 'i', 'n', 'i',
 					   't', '-', 'n', 'v', 'p', 'c' };
@@ -208,7 +208,8 @@ static int nv_policy_extend(const struct nv *nv, bool written, const uint8_t *da
 	if (r == 0)
 		r = vi_tpm_plain_response_check(rsp, n, NULL, err);
 	if (r == 0)
-		r = nv_call(nv, cmd, vi_tpm_policy_or_nvpcr_command(session, cmd, sizeof(cmd), err),
+		r = nv_call(nv, cmd, vi_tpm_policy_or_nvpcr_command(session, first, cmd, sizeof(cmd),
+								     err),
 			    rsp, &n, err);
 	if (r == 0)
 		r = vi_tpm_plain_response_check(rsp, n, NULL, err);
@@ -222,8 +223,8 @@ static int nv_policy_extend(const struct nv *nv, bool written, const uint8_t *da
 	return r;
 }
 
-static int nvpcr_extend(const struct nv *nv, const uint8_t data[32], struct vi_tpm_nvpcr *f,
-			struct vi_error *err)
+static int nvpcr_extend(const struct nv *nv, const uint8_t data[32], const uint8_t *its_first,
+			struct vi_tpm_nvpcr *f, struct vi_error *err)
 {
 	static const uint8_t anchor[VI_TPM_NVPCR_SIZE];
 	struct vi_tpm_nv_public pub;
@@ -243,10 +244,13 @@ static int nvpcr_extend(const struct nv *nv, const uint8_t data[32], struct vi_t
 	r = vi_tpm_nvpcr_check(&pub, nv->index, err);
 	if (r < 0)
 		return r;
-	if (r == 0 && (pub.attrs & VI_TPMA_NV_WRITTEN))
+	if (r == 0 && (pub.attrs & VI_TPMA_NV_WRITTEN) && !its_first)
 		return vi_errno(err, -EPERM, "TPM NvPCR 0x%08x was written this boot under another "
-				"policy (systemd's): the agent cannot extend it", nv->index);
-	if (r == 0) {
+				"policy (systemd's) and its first branch is unknown: the agent cannot "
+				"extend it", nv->index);
+	if (r == 0 && (pub.attrs & VI_TPMA_NV_WRITTEN)) {
+		f->theirs = true;
+	} else if (r == 0) {
 		/* as systemd-tpm2-setup replaces an NvPCR whose policy is not its own */
 		r = nv_owner(nv, vi_tpm_nv_undefine_command, err);
 		if (r == 0)
@@ -257,12 +261,12 @@ static int nvpcr_extend(const struct nv *nv, const uint8_t data[32], struct vi_t
 		pub.attrs &= ~VI_TPMA_NV_WRITTEN;
 	}
 	if (!(pub.attrs & VI_TPMA_NV_WRITTEN)) {
-		r = nv_policy_extend(nv, false, anchor, err);
+		r = nv_policy_extend(nv, false, NULL, anchor, err);
 		if (r < 0)
 			return vi_err_wrap(err, r, "first write of TPM NvPCR 0x%08x: ", nv->index);
 		f->anchored = true;
 	}
-	r = nv_policy_extend(nv, true, data, err);
+	r = nv_policy_extend(nv, true, f->theirs ? its_first : NULL, data, err);
 	if (r < 0)
 		return vi_err_wrap(err, r, "extending TPM NvPCR 0x%08x: ", nv->index);
 	r = nv_public(nv, &rc, &pub, err);
@@ -274,7 +278,7 @@ static int nvpcr_extend(const struct nv *nv, const uint8_t data[32], struct vi_t
 }
 
 int vi_tpm_nvpcr_extend(const char *dev, uint32_t index, const uint8_t data[32],
-			struct vi_tpm_nvpcr *ret, struct vi_error *err)
+			const uint8_t *its_first, struct vi_tpm_nvpcr *ret, struct vi_error *err)
 {
 	struct vi_tpm_nvpcr f = { 0 };
 	struct nv nv = { -1, dev, index };
@@ -283,7 +287,7 @@ int vi_tpm_nvpcr_extend(const char *dev, uint32_t index, const uint8_t data[32],
 	nv.fd = vi_tpm_open(dev, err);
 	if (nv.fd < 0)
 		return nv.fd;
-	r = nvpcr_extend(&nv, data, &f, err);
+	r = nvpcr_extend(&nv, data, its_first, &f, err);
 	close(nv.fd);
 	if (r == 0)
 		*ret = f;

@@ -372,8 +372,8 @@ int vi_tpm_policy_nv_written_command(uint32_t session, bool written, uint8_t *bu
 	return (int)len;
 }
 
-int vi_tpm_policy_or_nvpcr_command(uint32_t session, uint8_t *buf, size_t size,
-				   struct vi_error *err)
+int vi_tpm_policy_or_nvpcr_command(uint32_t session, const uint8_t *first, uint8_t *buf,
+				   size_t size, struct vi_error *err)
 {
 	size_t len = HEADER + 4 + 4 + 2 * (2 + VI_TPM_POLICY_SIZE);
 	struct put w = { buf };
@@ -384,7 +384,7 @@ int vi_tpm_policy_or_nvpcr_command(uint32_t session, uint8_t *buf, size_t size,
 	put32(&w, session);
 	put32(&w, 2);
 	put16(&w, VI_TPM_POLICY_SIZE);
-	memcpy(w.p, nvpcr_policy.first, VI_TPM_POLICY_SIZE);
+	memcpy(w.p, first ? first : nvpcr_policy.first, VI_TPM_POLICY_SIZE);
 	w.p += VI_TPM_POLICY_SIZE;
 	put16(&w, VI_TPM_POLICY_SIZE);
 	memcpy(w.p, nvpcr_policy.written, VI_TPM_POLICY_SIZE);

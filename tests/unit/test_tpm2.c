@@ -524,10 +524,18 @@ static void test_nvpcr_command_bytes(void **state)
 	assert_int_equal(vi_tpm_policy_nv_written_command(0x03000000, false, buf, sizeof(buf),
 							  &err), (int)sizeof(written));
 	assert_int_equal(buf[14], 0);
-	assert_int_equal(vi_tpm_policy_or_nvpcr_command(0x03000000, buf, sizeof(buf), &err), 86);
+	assert_int_equal(vi_tpm_policy_or_nvpcr_command(0x03000000, NULL, buf, sizeof(buf), &err),
+			 86);
 	assert_memory_equal(buf, or_head, sizeof(or_head));
 	assert_memory_equal(buf + 20, p->first, 32);
 	assert_int_equal(buf[52] << 8 | buf[53], 32);
+	assert_memory_equal(buf + 54, p->written, 32);
+	/* systemd's index: its own first branch */
+	memset(data, 0x6b, 32);
+	assert_int_equal(vi_tpm_policy_or_nvpcr_command(0x03000000, data, buf, sizeof(buf), &err),
+			 86);
+	assert_memory_equal(buf, or_head, sizeof(or_head));
+	assert_memory_equal(buf + 20, data, 32);
 	assert_memory_equal(buf + 54, p->written, 32);
 	memset(data, 0x11, sizeof(data));
 	assert_int_equal(vi_tpm_nv_extend_command(VI_TPM_NVPCR_VERITY, 0x03000000, data, 32, buf,
@@ -541,7 +549,7 @@ static void test_nvpcr_command_bytes(void **state)
 						  sizeof(buf), &err), -EINVAL);
 	assert_int_equal(vi_tpm_nv_extend_command(VI_TPM_NVPCR_VERITY, 0x03000000, data, 32, buf,
 						  64, &err), -ENOBUFS);
-	assert_int_equal(vi_tpm_policy_or_nvpcr_command(0x03000000, buf, 85, &err), -ENOBUFS);
+	assert_int_equal(vi_tpm_policy_or_nvpcr_command(0x03000000, NULL, buf, 85, &err), -ENOBUFS);
 }
 
 /* StartAuthSession's answer and the bare success of the policy commands, as swtpm gave them. */
