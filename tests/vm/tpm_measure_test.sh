@@ -95,14 +95,14 @@ test_other_root_with_manifest_gives_another_pcr() {
 
 # A refused root, then the recovery root: before the fail action the agent extends
 # "dm-verity-fallback:STAGE", so the PCR can no longer reach a good boot's value, then the
-# recovery root is measured on top; the log replays to the PCR.
+# recovery root is measured on top; the log replays to the PCR. With tpm_measure=both the
+# NvPCR gets the fallback first too (its first write anchors it), then the recovery root's word.
 test_fallback_is_measured_before_the_recovery_root() {
-	local rd rec rrh bad
+	local rd rec rrh bad nv='"nv_index":30474754,"digests":\[\{"hashAlg":"sha256","digest":"[0-9a-f]{64}"\}\],"content_type":"systemd","content":\{"nvIndexName":"verity","string":'
 	rec=$(vm_workdir tpm-recovery)
 	rrh=$(VM_ROOT_ID=recovery vm_verity_setup ext4 "$rec") || { fail "setup"; return; }
 	bad=$(printf '%s' "$RH" | tr '0-9a-f' '1-9a-f0')
-	# shellcheck disable=SC2119
-	rd=$(agent_initramfs) || { fail "initramfs"; return; }
+	rd=$(agent_initramfs --policy "tpm_measure=both") || { fail "initramfs"; return; }
 	measured_boot tpm-fallback "$rd" "roothash=$bad systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root verity.fail=recovery,poweroff verity.recovery.roothash=$rrh verity.recovery.data=/dev/vdc verity.recovery.hash=/dev/vdd" "$D" \
 		--disk "$rec/data.img" --disk "$rec/hash.img" || return
 	vm_assert_marker "$VM_LOG" recovery || return
@@ -113,7 +113,13 @@ test_fallback_is_measured_before_the_recovery_root() {
 		"$(tpm_expected_pcr sha256 "dm-verity-fallback:preflight" "dm-verity:recovery:$rrh:none")" \
 		"$(tpm_guest_pcr "$VM_LOG" sha256 14)" || return
 	[ "$(grep -a -c 'VERITY-TEST-MEASURE {"pcr":14' "$VM_LOG")" = 2 ] ||
-		fail "the log does not hold the two records"
+		{ fail "the log does not hold the two records"; return; }
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: measured into NvPCR verity \(NV index 0x01d10202, defined, anchored in PCR 9\) .*: dm-verity-fallback:preflight' \
+		"the fallback did not go into the NvPCR first" || return
+	vm_assert_log_order "$VM_LOG" "VERITY-TEST-MEASURE \\{$nv\"dm-verity-fallback:preflight\"" \
+		"VERITY-TEST-MEASURE \\{$nv\"verity:recovery:$rrh:\"" || return
+	[ "$(grep -a -c 'VERITY-TEST-MEASURE {"nv_index":30474754' "$VM_LOG")" = 2 ] ||
+		fail "the log does not hold the two NvPCR records"
 }
 
 # Under dracut (shell init) the agent's setup measures the root the same way, before dracut
