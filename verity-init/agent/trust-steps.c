@@ -95,8 +95,12 @@ static int measure_event(struct agent *a, const char *event, const char *nvpcr_w
 
 	if (where & VI_TPM_MEASURE_PCR)
 		r = measure_pcr(a, event, err);
-	if (r == 0 && (where & VI_TPM_MEASURE_NVPCR))
+	if (r == 0 && (where & VI_TPM_MEASURE_NVPCR)) {
 		r = measure_nvpcr(a, nvpcr_word ? nvpcr_word : event, err);
+		if (r < 0 && r != -ENODEV)
+			vi_err_wrap(err, r, "systemd's verity NvPCR%s: ",
+				    where & VI_TPM_MEASURE_PCR ? " (PCR measured)" : "");
+	}
 	if (r == -ENODEV && !vi_agent_no_tpm(r))
 		vi_err_wrap(err, r, "the firmware announces a TPM (ACPI TPM2 table) but the kernel "
 			    "has no TPM device: ");
