@@ -70,7 +70,7 @@ const char *vi_corrupt_type_name(enum vi_report_type t);
  * fit. */
 int vi_corruption_record_format(char *out, size_t size, const struct vi_corruption_record *r);
 
-/* Parse such a line (len bytes, no newline) strictly: the keys in that order, numbers decimal,
+/* Parse such a line (len bytes, no newline) strictly: the keys in that order, numbers decimal without a leading zero,
  * names as above, the file printable ASCII. 0 or -EINVAL. */
 int vi_corruption_record_parse(const char *line, size_t len, struct vi_corruption_record *ret);
 

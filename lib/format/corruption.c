@@ -244,6 +244,14 @@ int vi_corruption_record_format(char *out, size_t size, const struct vi_corrupti
 	return (int)len;
 }
 
+/* A decimal number as the formatter writes it: no leading zero. */
+static int parse_canonical(const char *s, size_t len, uint64_t *ret)
+{
+	if (len > 1 && s[0] == '0')
+		return -EINVAL;
+	return vi_parse_u64(s, len, ret);
+}
+
 /* "KEY=" then the value up to the next space (or the end when last): advance past it. */
 static bool field(const char **s, size_t *len, const char *key, bool last, const char **val,
 		  size_t *vlen)
@@ -274,9 +282,9 @@ int vi_corruption_record_parse(const char *line, size_t len, struct vi_corruptio
 	for (unsigned i = 0; i < 7; i++)
 		if (!field(&line, &len, keys[i], i == 6, &v[i], &vl[i]))
 			return -EINVAL;
-	if (vi_parse_u64(v[0], vl[0], &r.time) < 0 || !name_ok(v[1], vl[1]) ||
+	if (parse_canonical(v[0], vl[0], &r.time) < 0 || !name_ok(v[1], vl[1]) ||
 	    vi_strlcpy_exact(r.mapping, sizeof(r.mapping), v[1], vl[1]) < 0 ||
-	    vi_parse_u64(v[3], vl[3], &r.block) < 0 || vi_parse_u64(v[4], vl[4], &r.count) < 0 ||
+	    parse_canonical(v[3], vl[3], &r.block) < 0 || parse_canonical(v[4], vl[4], &r.count) < 0 ||
 	    !name_ok(v[5], vl[5]) || vi_strlcpy_exact(r.source, sizeof(r.source), v[5], vl[5]) < 0 ||
 	    vi_strlcpy_exact(r.file, sizeof(r.file), v[6], vl[6]) < 0)
 		return -EINVAL;
