@@ -8,8 +8,6 @@
 #include "corruption.h"
 #include "strutil.h"
 
-#define UEVENT_KEY "DM_VERITY_ERR_BLOCK_NR"
-
 /* "MAJ:MIN" over exactly len bytes. */
 static int parse_devnum(const char *s, size_t len, unsigned *maj, unsigned *min)
 {
@@ -41,7 +39,7 @@ int vi_corruption_uevent(const char *buf, size_t len, struct vi_corrupt_report *
 {
 	enum { ACTION, SUBSYSTEM, MAJOR, MINOR, BLOCK, NKEYS };
 	static const char *const keys[NKEYS] = { "ACTION=", "SUBSYSTEM=", "MAJOR=", "MINOR=",
-						 UEVENT_KEY "=" };
+						 "DM_VERITY_ERR_BLOCK_NR=" };
 	const char *val[NKEYS] = { NULL };
 	size_t vlen[NKEYS] = { 0 };
 	struct vi_corrupt_report ev = { .type = VI_REPORT_DATA };

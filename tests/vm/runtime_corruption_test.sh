@@ -148,9 +148,11 @@ test_mark_good_full_read_refuses_a_corrupted_unread_block() {
 # The twin: slot b, clean, is marked good after the same full read, and nothing is reported.
 test_mark_good_full_read_marks_a_clean_slot_good() {
 	local j
-	slot_store_json "$W" >/dev/null &&
+	if ! { slot_store_json "$W" >/dev/null &&
 		"$BUILD/verity-init" slot --store "$W/store.bin" set-primary b >/dev/null &&
-		slot_store_put "$W" || { fail "set-primary b"; return; }
+		slot_store_put "$W"; }; then
+		fail "set-primary b"; return
+	fi
 	vm_boot --disk "$W/slots.img" --disk-rw "$W/store.img" runtime-corruption-b "$RD" "$CMDLINE"
 	vm_assert_booted || return
 	vm_assert_marker "$VM_LOG" slotb || return

@@ -99,7 +99,7 @@ static int records_write(const char *dir, const struct records *rs, struct vi_er
 {
 	char path[512], tmp[520], line[1400];
 	FILE *f;
-	int fd, r = 0;
+	int fd, r;
 
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return vi_errno(err, -errno, "cannot create %.150s: %s", dir, strerror(errno));
@@ -291,7 +291,7 @@ static void check_extents(struct lookup *lk, int fd, size_t plen)
 	for (;;) {
 		unsigned last = 0;
 
-		memset(&u, 0, sizeof(u));
+		memset(u.bytes, 0, sizeof(u.bytes));
 		u.fm.fm_start = start;
 		u.fm.fm_length = FIEMAP_MAX_OFFSET - start;
 		u.fm.fm_extent_count = 32;
