@@ -498,7 +498,8 @@ static void note(struct monitor *mon, const struct mapping *m, enum vi_report_ty
 	if (type != VI_REPORT_DATA)
 		snprintf(r->file, sizeof(r->file), "%s",
 			 type == VI_REPORT_METADATA ? "(a block of the hash tree, not of a file)"
-						     : "(reported before the monitor ran)");
+						     : "(blocks not known: reported before the "
+						       "monitor ran)");
 	if (mon->nfresh < VI_CORRUPTION_RECORDS_MAX)
 		mon->fresh[mon->nfresh++] = r;
 	mon->dirty = true;
@@ -545,8 +546,8 @@ static void settle(struct monitor *mon)
 		const struct vi_corruption_record *r = mon->fresh[i];
 
 		if (r->type == VI_REPORT_UNKNOWN)
-			say("corruption: mapping %s: status C, corrupted blocks were found before the "
-			    "monitor ran %s", r->mapping, r->file);
+			say("corruption: mapping %s: status C: corrupted blocks were found before the "
+			    "monitor ran, and the kernel log no longer names them", r->mapping);
 		else
 			say("corruption: mapping %s: %s block %llu is corrupted: %s%s (seen by %s)",
 			    r->mapping, vi_corrupt_type_name(r->type), (unsigned long long)r->block,
