@@ -197,7 +197,6 @@ test_other_verbs_leave_the_floor() {
 # refuse when it cannot be read (here: no such mapping; the VM test reads a real one);
 # --no-full-read overrides the default, --full-read asks for it without one.
 test_full_read_default_from_the_status_file() {
-	local before out
 	booted b
 	printf 'full_read=yes\n' >>"$ST"
 	sed -i 's/^name=root$/name=vi-test-no-such-mapping/' "$ST"
