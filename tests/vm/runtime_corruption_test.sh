@@ -5,9 +5,13 @@
 # `verity-init monitor`, reads one of the files (the kernel answers EIO and reports the block),
 # shows `verity-init status --json`, then runs `verity-init slot mark-good`, which under the
 # policy's slot_full_read=yes reads the whole mapping first and meets the other file's block,
-# which nothing had read. The twin: the clean slot b, marked good after the same full read.
+# which nothing had read. In the same boot two more verity mappings, an erofs and a squashfs
+# root whose /sbin/init was corrupted after their trees were built, are set up, mounted and
+# read: the erofs block is named with its file, the squashfs one with the reason it cannot be
+# (no FIEMAP). The twin: the clean slot b, marked good after the same full read.
 # Disks: vda = slots (root-a, root-a-verity, root-b, root-b-verity; read-only),
-#        vdb = the store (partition verity-slots; writable).
+#        vdb = the store (partition verity-slots; writable),
+#        vdc, vdd = the erofs data and hash, vde, vdf = the squashfs data and hash (slot a's boot).
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/vm/agent_lib.sh
@@ -40,6 +44,24 @@ slot_full_read=yes") || exit 1
 	vm_corrupt_file "$W/a/data.img" ext4 /etc/rt-one >/dev/null &&
 		vm_corrupt_file "$W/a/data.img" ext4 /etc/rt-two >/dev/null || exit 1
 	slot_disks "$W" "$W/a" "$W/b" || exit 1
+	# the other filesystems: the vm tests' root, /sbin/init corrupted after the tree
+	ERO_RH=$(vm_verity_setup erofs "$W/ero") && SQ_RH=$(vm_verity_setup squashfs "$W/sq") || exit 1
+	ERO_BLOCK=$(( $(vm_corrupt_file "$W/ero/data.img" erofs /sbin/init) / 4096 )) &&
+		SQ_BLOCK=$(( $(vm_corrupt_file "$W/sq/data.img" squashfs /sbin/init) / 4096 )) || exit 1
+}
+
+# root_modules TREE MODULE... : the modules (dependencies first, decompressed) as
+# TREE/lib/rtmod/NN-NAME.ko, for the root's init to insmod: the initramfs loads a filesystem's
+# module only before a mount of that type, and the test root has no modprobe.
+root_modules() {
+	local t=$1 n=10 p; shift
+	mkdir -p "$t/lib/rtmod" || return 1
+	for p in $(vm_module_paths "$@"); do
+		case $p in
+		*.xz) xz -dc "$p" ;; *.zst) zstd -qdc "$p" ;; *.gz) gzip -dc "$p" ;; *) cat "$p" ;;
+		esac >"$t/lib/rtmod/$n-$(basename "${p%.ko*}").ko" || return 1
+		n=$(( n + 1 ))
+	done
 }
 
 # block_of IMAGE PATH : the ext4 block (4096 bytes, the verity data block size) of PATH's first
@@ -60,7 +82,8 @@ slot_image() {
 	rm -rf "$t" && mkdir -p "$d" || return 1
 	vm_rootfs_tree "$t" "slot$s" || return 1
 	mkdir -p "$t/usr/sbin" && cp "$VM_AGENT" "$t/usr/sbin/verity-init" || return 1
-	for a in sed grep; do ln -sf busybox "$t/bin/$a" || return 1; done
+	for a in sed grep cp mkdir insmod; do ln -sf busybox "$t/bin/$a" || return 1; done
+	root_modules "$t" erofs squashfs || return 1
 	for a in one two; do
 		awk -v w="rt-$a-$s" 'BEGIN { for (i = 0; i < 400; i++) printf "%s %05d padding line\n", w, i }' \
 			>"$t/etc/rt-$a" || return 1
@@ -78,6 +101,24 @@ fi
 out=$($vi slot mark-good 2>&1); rc=$?
 echo "$out" | sed 's/^/RUNTIME-MARKGOOD /'
 echo "RUNTIME-CHECK mark-good rc=$rc"
+rt_ero=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^rt_ero=//p')
+rt_sq=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^rt_sq=//p')
+if [ -n "$rt_ero" ]; then
+	for m in /lib/rtmod/*.ko; do insmod "$m" 2>/dev/null; done
+	# `setup` writes the status file of the mapping it made: the boot's is kept
+	cp /run/verity-init/status /run/status.boot
+	$vi setup --cmdline "verity.name=ero roothash=$rt_ero verity.data=/dev/vdc verity.hash=/dev/vdd" >/dev/null 2>&1
+	echo "RUNTIME-CHECK setup ero rc=$?"
+	$vi setup --cmdline "verity.name=sq roothash=$rt_sq verity.data=/dev/vde verity.hash=/dev/vdf" >/dev/null 2>&1
+	echo "RUNTIME-CHECK setup sq rc=$?"
+	cp /run/status.boot /run/verity-init/status
+	mkdir -p /run/ero /run/sq
+	mount -t erofs -o ro /dev/mapper/ero /run/ero; echo "RUNTIME-CHECK mount ero rc=$?"
+	mount -t squashfs -o ro /dev/mapper/sq /run/sq; echo "RUNTIME-CHECK mount sq rc=$?"
+	cat /run/ero/sbin/init >/dev/null 2>&1; echo "RUNTIME-CHECK read ero rc=$?"
+	cat /run/sq/sbin/init >/dev/null 2>&1; echo "RUNTIME-CHECK read sq rc=$?"
+	n=0; until [ "$(grep -c 'is corrupted' /run/monitor.log)" -ge 4 ] || [ $n -ge 60 ]; do sleep 1; n=$((n + 1)); done
+fi
 sleep 2
 sed 's/^/RUNTIME-MONITOR /' /run/monitor.log
 echo "RUNTIME-JSON-END $($vi status --json)"
@@ -99,8 +140,9 @@ json_line() {
 }
 
 slot_a_boot() {
-	vm_boot --disk "$W/slots.img" --disk-rw "$W/store.img" runtime-corruption-a "$RD" \
-		"$CMDLINE rt_read=$READ"
+	vm_boot --disk "$W/slots.img" --disk-rw "$W/store.img" --disk "$W/ero/data.img" \
+		--disk "$W/ero/hash.img" --disk "$W/sq/data.img" --disk "$W/sq/hash.img" \
+		runtime-corruption-a "$RD" "$CMDLINE rt_read=$READ rt_ero=$ERO_RH rt_sq=$SQ_RH"
 }
 
 # The running system reads a corrupted file: the kernel's own line names the block, the
@@ -143,6 +185,27 @@ test_mark_good_full_read_refuses_a_corrupted_unread_block() {
 		"$(printf '%s' "$j" | jq -c ".corruption[] | select(.block == $BUNREAD) | .file")" || return
 	j=$(slot_store_json "$W") || { fail "slot status: $j"; return; }
 	assert_slot "$j" a '"successful":false'
+}
+
+# erofs names the file of a block through FIEMAP as ext4 does; squashfs cannot (no FIEMAP, no
+# bmap: docs/security.md), and the record says so instead of a path.
+test_erofs_names_the_file_squashfs_says_why_not() {
+	local j
+	vm_shared_boot slot-a slot_a_boot
+	vm_assert_booted || return
+	vm_assert_log_contains "$VM_LOG" "RUNTIME-CHECK mount ero rc=0" "the erofs mapping was not mounted" ||
+		return
+	vm_assert_log_contains "$VM_LOG" "RUNTIME-CHECK mount sq rc=0" "the squashfs mapping was not mounted" ||
+		return
+	vm_assert_log_contains "$VM_LOG" "RUNTIME-CHECK read ero rc=1" || return
+	vm_assert_log_contains "$VM_LOG" "RUNTIME-CHECK read sq rc=1" || return
+	vm_assert_log_contains "$VM_LOG" "RUNTIME-MONITOR corruption: mapping ero: data block $ERO_BLOCK is corrupted: file /run/ero/sbin/init \(seen by (uevent|kmsg)\)" \
+		"the monitor did not name the erofs file" || return
+	vm_assert_log_contains "$VM_LOG" "RUNTIME-MONITOR corruption: mapping sq: data block $SQ_BLOCK is corrupted: \(squashfs maps no block to a file: no FIEMAP\)" \
+		"the monitor did not say why the squashfs block has no file" || return
+	j=$(json_line "$VM_LOG" RUNTIME-JSON-END) || return
+	assertEquals "status --json: the squashfs record" "null (squashfs maps no block to a file: no FIEMAP)" \
+		"$(printf '%s' "$j" | jq -r '.corruption[] | select(.mapping == "sq") | "\(.file) \(.note)"')"
 }
 
 # The twin: slot b, clean, is marked good after the same full read, and nothing is reported.
