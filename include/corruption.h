@@ -9,8 +9,8 @@
  *    DM_VERITY_ERR_BLOCK_NR=TYPE,BLOCK (TYPE 0: a data block, 1: a hash-tree block);
  *  - a kernel log line "device-mapper: verity: MAJ:MIN: data block N is corrupted" (or
  *    "metadata block"), MAJ:MIN being the *data device's* number, rate-limited;
- *  - the target's status, "V" or "C" for ever once one block failed (a count of blocks FEC
- *    corrected may follow on kernels that print one). */
+ *  - the target's status, "V" or "C" for ever once one block failed; newer kernels (Debian's
+ *    7.3) add a field: the count of blocks FEC corrected, "-" without FEC. */
 #ifndef VERITY_CORRUPTION_H
 #define VERITY_CORRUPTION_H
 
@@ -43,8 +43,8 @@ int vi_corruption_uevent(const char *buf, size_t len, struct vi_corrupt_report *
  * microseconds since boot (may be NULL). */
 int vi_corruption_kmsg(const char *rec, size_t len, struct vi_corrupt_report *ret, uint64_t *ret_usec);
 
-/* A verity target's status text: "V" or "C", optionally " N" (blocks FEC corrected). 0 with
- * *corrupted and *fec (UINT64_MAX: no count printed); -EINVAL for anything else. */
+/* A verity target's status text: "V" or "C", optionally " N" (blocks FEC corrected) or " -"
+ * (no FEC). 0 with *corrupted and *fec (UINT64_MAX: no count); -EINVAL for anything else. */
 int vi_corruption_status(const char *s, size_t len, bool *corrupted, uint64_t *fec);
 
 /* What the monitor keeps of one corrupted block (a line of /run/verity-init/corruption). */

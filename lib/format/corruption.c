@@ -182,7 +182,9 @@ int vi_corruption_status(const char *s, size_t len, bool *corrupted, uint64_t *f
 
 	if (len < 1 || (s[0] != 'V' && s[0] != 'C'))
 		return -EINVAL;
-	if (len > 1 && (s[1] != ' ' || vi_parse_u64(s + 2, len - 2, &n) < 0))
+	/* a second field on newer kernels (7.x): the blocks FEC corrected, "-" without FEC */
+	if (len > 1 && (s[1] != ' ' || (!vi_str_eq(s + 2, len - 2, "-") &&
+					vi_parse_u64(s + 2, len - 2, &n) < 0)))
 		return -EINVAL;
 	*corrupted = s[0] == 'C';
 	*fec = n;

@@ -117,6 +117,14 @@ static void test_status(void **state)
 	assert_true(c);
 	assert_int_equal(vi_corruption_status("C 17", 4, &c, &fec), 0);
 	assert_int_equal(fec, 17);
+	/* Debian's 7.3 kernel: a second field, "-" without FEC */
+	assert_int_equal(vi_corruption_status("V -", 3, &c, &fec), 0);
+	assert_false(c);
+	assert_true(fec == UINT64_MAX);
+	assert_int_equal(vi_corruption_status("C -", 3, &c, &fec), 0);
+	assert_true(c);
+	assert_int_equal(vi_corruption_status("C --", 4, &c, &fec), -EINVAL);
+	assert_int_equal(vi_corruption_status("C - 1", 5, &c, &fec), -EINVAL);
 	assert_int_equal(vi_corruption_status("", 0, &c, &fec), -EINVAL);
 	assert_int_equal(vi_corruption_status("X", 1, &c, &fec), -EINVAL);
 	assert_int_equal(vi_corruption_status("V ", 2, &c, &fec), -EINVAL);
