@@ -92,7 +92,12 @@ slot_image() {
 vi=/usr/sbin/verity-init
 rt_read=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^rt_read=//p')
 $vi monitor >/run/monitor.log 2>&1 &
+mon=$!
 n=0; until grep -q 'monitor: watching' /run/monitor.log || [ $n -ge 60 ]; do sleep 1; n=$((n + 1)); done
+# idle: the monitor's user and system CPU ticks before and after 3 s in which nothing happens
+echo "RUNTIME-IDLE before $(cut -d' ' -f14,15 /proc/$mon/stat) wchan=$(cat /proc/$mon/wchan)"
+sleep 3
+echo "RUNTIME-IDLE after $(cut -d' ' -f14,15 /proc/$mon/stat)"
 if [ -n "$rt_read" ]; then
 	cat "$rt_read" >/dev/null 2>&1; echo "RUNTIME-CHECK read $rt_read rc=$?"
 	n=0; until grep -q 'is corrupted' /run/monitor.log || [ $n -ge 60 ]; do sleep 1; n=$((n + 1)); done
@@ -208,7 +213,8 @@ test_erofs_names_the_file_squashfs_says_why_not() {
 		"$(printf '%s' "$j" | jq -r '.corruption[] | select(.mapping == "sq") | "\(.file) \(.note)"')"
 }
 
-# The twin: slot b, clean, is marked good after the same full read, and nothing is reported.
+# The twin: slot b, clean, is marked good after the same full read, and nothing is reported;
+# the monitor, idle, spends no CPU.
 test_mark_good_full_read_marks_a_clean_slot_good() {
 	local j
 	if ! { slot_store_json "$W" >/dev/null &&
@@ -224,6 +230,12 @@ test_mark_good_full_read_marks_a_clean_slot_good() {
 	vm_assert_log_contains "$VM_LOG" "RUNTIME-MARKGOOD slot b marked good" || return
 	vm_assert_log_contains "$VM_LOG" "RUNTIME-MONITOR monitor: watching 1 verity mapping; 0 corrupted blocks recorded" ||
 		return
+	# no timer: idle, the monitor waits in poll() and spends no CPU tick
+	vm_assert_log_contains "$VM_LOG" "RUNTIME-IDLE before [0-9]+ [0-9]+ wchan=do_sys_poll" \
+		"the monitor does not wait in poll()" || return
+	assertEquals "the monitor's CPU ticks over 3 idle seconds" \
+		"$(grep -a '^RUNTIME-IDLE before' "$VM_LOG" | cut -d' ' -f3,4)" \
+		"$(grep -a '^RUNTIME-IDLE after' "$VM_LOG" | cut -d' ' -f3,4 | tr -d '\r')" || return
 	j=$(json_line "$VM_LOG" RUNTIME-JSON-END) || return
 	assertEquals "status --json: nothing reported" '[]' "$(printf '%s' "$j" | jq -c .corruption)" ||
 		return

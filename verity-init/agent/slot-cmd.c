@@ -212,21 +212,10 @@ static int save(const struct slot_cmd *c, int fd, struct vi_slots_store *st,
 	return 0;
 }
 
-/* JSON string: printable ASCII as is (quote and backslash escaped), anything else \u00XX. */
+/* JSON string on stdout (runtime.c's, one escaping for every JSON the agent prints). */
 static void json_str(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20 || ch > 0x7e)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
+	vi_json_str(stdout, s);
 }
 
 static void kv(const char *key, const char *value)
