@@ -127,6 +127,7 @@ fi
 sleep 2
 sed 's/^/RUNTIME-MONITOR /' /run/monitor.log
 echo "RUNTIME-JSON-END $($vi status --json)"
+$vi status | sed 's/^/RUNTIME-TEXT /'
 HOOK
 	vm_mkfs ext4 "$t" "$d/data.img" || return 1
 	rm -f "$d/hash.img"
@@ -188,6 +189,12 @@ test_mark_good_full_read_refuses_a_corrupted_unread_block() {
 	j=$(json_line "$VM_LOG" RUNTIME-JSON-END) || return
 	assertEquals "status --json: the file of block $BUNREAD" "\"$UNREAD\"" \
 		"$(printf '%s' "$j" | jq -c ".corruption[] | select(.block == $BUNREAD) | .file")" || return
+	# the same records as key=value lines, after the kernel's verdict and the status file's keys
+	vm_assert_log_order "$VM_LOG" "RUNTIME-TEXT verdict=corruption detected" "RUNTIME-TEXT agent.slot=a" ||
+		return
+	vm_assert_log_order "$VM_LOG" "RUNTIME-TEXT agent.slot=a" "RUNTIME-TEXT corruption\.[0-9]+\.block=$BUNREAD" ||
+		return
+	vm_assert_log_contains "$VM_LOG" "RUNTIME-TEXT corruption\.[0-9]+\.file=$UNREAD" || return
 	j=$(slot_store_json "$W") || { fail "slot status: $j"; return; }
 	assert_slot "$j" a '"successful":false'
 }
