@@ -186,8 +186,11 @@ install: all
 		>$(DESTDIR)$(SYSTEMDUNITDIR)/rauc.service.d/verity-init.conf
 	sed 's|/usr/sbin/verity-init|$(SBINDIR)/verity-init|' systemd/verity-init-mark-good.service \
 		>$(DESTDIR)$(SYSTEMDUNITDIR)/verity-init-mark-good.service
+	sed 's|/usr/sbin/verity-init|$(SBINDIR)/verity-init|' systemd/verity-init-monitor.service \
+		>$(DESTDIR)$(SYSTEMDUNITDIR)/verity-init-monitor.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/rauc.service.d/verity-init.conf \
-		$(DESTDIR)$(SYSTEMDUNITDIR)/verity-init-mark-good.service
+		$(DESTDIR)$(SYSTEMDUNITDIR)/verity-init-mark-good.service \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/verity-init-monitor.service
 
 # Removes exactly what install installs (same variables, same globs), then the module's directory
 # unless it holds files of others; directories shared with the system (sbin, bin, man8) stay.
@@ -198,7 +201,7 @@ UNINSTALL_FILES = $(SBINDIR)/verity-init $(BINDIR)/verity-image $(SBINDIR)/verit
 	$(patsubst dracut-module/%,$(DRACUTDIR)/90verity-init/%,$(wildcard dracut-module/*.sh dracut-module/*.service)) \
 	$(addprefix $(MANDIR)/man8/,$(MAN8)) \
 	$(LIBEXECDIR)/verity-init-rauc-backend $(SYSTEMDUNITDIR)/verity-init-mark-good.service \
-	$(SYSTEMDUNITDIR)/rauc.service.d/verity-init.conf
+	$(SYSTEMDUNITDIR)/verity-init-monitor.service $(SYSTEMDUNITDIR)/rauc.service.d/verity-init.conf
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(UNINSTALL_FILES))
 	for d in $(DRACUTDIR)/90verity-init $(LIBEXECDIR) $(SYSTEMDUNITDIR)/rauc.service.d; do \
@@ -308,7 +311,8 @@ help:
 	@echo "  install         install the programs (verity-init, verity-image,"
 	@echo "                  verity-init-mkinitramfs, verity-init-mkuki), the man pages, the"
 	@echo "                  dracut module, the A/B slot pieces (verity-init-mark-good.service,"
-	@echo "                  RAUC's backend in LIBEXECDIR, a rauc.service drop-in)"
+	@echo "                  RAUC's backend in LIBEXECDIR, a rauc.service drop-in), the"
+	@echo "                  corruption monitor's verity-init-monitor.service"
 	@echo "                  (DESTDIR, PREFIX=$(PREFIX), SBINDIR, BINDIR, MANDIR,"
 	@echo "                  DRACUTDIR=$(DRACUTDIR), LIBEXECDIR=$(LIBEXECDIR),"
 	@echo "                  SYSTEMDUNITDIR=$(SYSTEMDUNITDIR))"

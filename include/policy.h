@@ -49,6 +49,10 @@
  *                                  `slot mark-good` raises (include/tpmnv.h); without a TPM
  *                                  the store's floor alone, or no boot with require_tpm=yes
  *   slot_floor_nv=0x01005649       that counter's NV index, in the owner's range
+ *   slot_full_read=no              yes: `verity-init slot mark-good` (and RAUC's mark-good)
+ *                                  first reads every block of the running slot's mapping and
+ *                                  refuses a slot whose read fails (the status file's
+ *                                  full_read=yes tells the running system)
  * Unknown keys, a key repeated with another value, lines without "=" are errors. No file at
  * all means the strictest defaults (nothing weakening, no shell). */
 #ifndef VERITY_POLICY_H
@@ -108,6 +112,7 @@ struct vi_policy {
 	char slot_prefix[VI_POLICY_SLOT_PREFIX_MAX];   /* slot_prefix=, "root-" */
 	bool slot_floor_tpm;        /* slot_floor=tpm: the rollback floor in a TPM NV counter */
 	uint32_t slot_floor_nv;     /* slot_floor_nv=, VI_TPM_FLOOR_NV_DEFAULT */
+	bool slot_full_read;        /* slot_full_read=: mark-good reads the whole slot first */
 };
 
 /* The module parameters the policy forces ("module.param=value" words, or NULL): the kernel's

@@ -25,6 +25,9 @@ struct vi_status {
 	const char *floor_nv;  /* A/B: the TPM NV counter holding the rollback floor
 	                        * (slot_floor=tpm), "0x01005649"; NULL or "": no line (not
 	                        * read back by vi_status_parse) */
+	const char *full_read; /* A/B: "yes" when the policy has mark-good read the whole slot
+	                        * first (slot_full_read=yes); NULL: no line (not read back by
+	                        * vi_status_parse) */
 	const char *usr;       /* the verified /usr mapping set up with the root; NULL: no line */
 	const char *usr_hash;  /* its root hash (usrhash=); NULL: no line */
 };

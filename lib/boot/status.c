@@ -58,6 +58,8 @@ int vi_status_write(const char *dir, const struct vi_status *st, struct vi_error
 		put(f, "skipped", st->skipped);
 	if (st->floor_nv && st->floor_nv[0])
 		put(f, "floor_nv", st->floor_nv);
+	if (st->full_read)
+		put(f, "full_read", st->full_read);
 	if (st->usr)
 		put(f, "usr", st->usr);
 	if (st->usr_hash)

@@ -192,6 +192,34 @@ test_other_verbs_leave_the_floor() {
 	assertEquals "mark-bad of the running a" "4 a:false:4 b:false:5" "$(floor_state)"
 }
 
+# The policy's slot_full_read=yes, as the agent writes it into the status file (full_read=yes):
+# mark-good and RAUC's set-state good of the running slot read the running mapping first and
+# refuse when it cannot be read (here: no such mapping; the VM test reads a real one);
+# --no-full-read overrides the default, --full-read asks for it without one.
+test_full_read_default_from_the_status_file() {
+	booted b
+	printf 'full_read=yes\n' >>"$ST"
+	sed -i 's/^name=root$/name=vi-test-no-such-mapping/' "$ST"
+	before=$(j '[.seq, .slots[1].successful]|join(" ")')
+	out=$(slot mark-good 2>&1)
+	assertEquals "mark-good refused: rc" "1" "$?"
+	assertContains "$out" "slot b: full read of mapping vi-test-no-such-mapping: "
+	assertContains "$out" ": not marked good"
+	out=$(VERITY_INIT="$VI" VERITY_INIT_STORE="$S" VERITY_INIT_STATUS="$ST" \
+		sh "$BACKEND" set-state b good 2>&1)
+	assertEquals "RAUC's set-state b good refused: rc" "1" "$?"
+	assertContains "$out" "full read of mapping vi-test-no-such-mapping: "
+	assertEquals "the store untouched" "$before" "$(j '[.seq, .slots[1].successful]|join(" ")')"
+	assertEquals "--no-full-read" "slot b marked good (rollback floor 0)" "$(slot mark-good --no-full-read)"
+	# without the default, --full-read asks for it
+	booted b
+	sed -i 's/^name=root$/name=vi-test-no-such-mapping/' "$ST"
+	slot mark-good --full-read >/dev/null 2>&1
+	assertEquals "--full-read without the default: rc" "1" "$?"
+	slot get-primary --full-read >/dev/null 2>&1
+	assertEquals "--full-read with another verb: usage" "2" "$?"
+}
+
 test_sequence_wrap() {
 	cp "$SEEDS/four-slots-wrap" "$S"
 	assertEquals "copy 1 (seq 0) is newer than copy 0 (seq 2^64-1)" "copy1 0 9 4 d" \

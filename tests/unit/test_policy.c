@@ -480,9 +480,23 @@ static void test_tpm_and_ipe(void **state)
 	pbad_rows(rows, UT_ARRAY_SIZE(rows));
 }
 
+/* slot_full_read=: mark-good's full read of the running slot, off unless yes */
+static void test_slot_full_read(void **state)
+{
+	(void)state;
+	pok("");
+	assert_false(pol.slot_full_read);
+	pok("slots=a,b\nslot_full_read=yes");
+	assert_true(pol.slot_full_read);
+	pok("slot_full_read=no");
+	assert_false(pol.slot_full_read);
+	pbad("slot_full_read=always", "slot_full_read: not yes or no");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_slot_full_read),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_parse_rejections),
 		cmocka_unit_test(test_load),

@@ -24,11 +24,12 @@ DR_TIMEOUT=${VM_DRACUT_TIMEOUT:-300}
 CMDLINE="verity.fail=reboot"
 
 # dracut_slot_image FLAVOUR OUT : the shell or systemd flavour with /etc/verity-init.conf =
-# slots=a,b and keys/test.pub, through dracut.conf's verity_init_conf= and verity_init_keys=.
+# slots=a,b (and slot_full_read=yes, which the status file hands to mark-good) and
+# keys/test.pub, through dracut.conf's verity_init_conf= and verity_init_keys=.
 dracut_slot_image() {
 	local fl=$1 out=$2 d=$VM_DIR/dracut-slot-conf-$1 mods=()
 	rm -rf "$d" && mkdir -p "$d/conf" "$d/keys" || return 1
-	echo "slots=a,b" >"$d/verity-init.conf" && cp "$SIGN_KEYS/test.pub" "$d/keys/" || return 1
+	printf 'slots=a,b\nslot_full_read=yes\n' >"$d/verity-init.conf" && cp "$SIGN_KEYS/test.pub" "$d/keys/" || return 1
 	printf 'verity_init_conf="%s"\nverity_init_keys="%s"\n' "$d/verity-init.conf" "$d/keys" \
 		>"$d/conf/50-slots.conf" || return 1
 	[ "$fl" = systemd ] && mods=(-m "$VM_DRACUT_MODULES_SYSTEMD verity-init")
@@ -42,7 +43,7 @@ oneTimeSetUp() {
 	declare -gA RD
 	for fl in shell systemd; do
 		RD[$fl]=$VM_CACHE/dracut-$fl-slots-$VM_KVER.img
-		key=$(vm_dracut_key "$fl-slots" "$(cat "$SIGN_KEYS/test.pub")" "${VM_DRACUT_AGENT:-}")
+		key=$(vm_dracut_key "$fl-slots-full-read" "$(cat "$SIGN_KEYS/test.pub")" "${VM_DRACUT_AGENT:-}")
 		vm_cached "$key" "${RD[$fl]}" dracut_slot_image "$fl" "${RD[$fl]}.tmp" || exit 1
 	done
 }
@@ -80,6 +81,7 @@ a_then_b() {   # FLAVOUR
 	sign_assert_status "$VM_LOG" result ok || return
 	sign_assert_status "$VM_LOG" slot a || return
 	sign_assert_status "$VM_LOG" store /dev/vdb1 || return
+	sign_assert_status "$VM_LOG" full_read yes || return
 	vm_assert_log_lacks "$VM_LOG" "VERITY-TEST-STATUS skipped=" "a skipped= line on a clean boot" || return
 	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
 	assert_slot "$j" a '"priority":15,"tries":2,.*"version":1' || return

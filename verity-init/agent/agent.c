@@ -120,6 +120,7 @@ void vi_agent_write_status(struct agent *a, const char *result, const char *acti
 		vi_status_set_slot(&st, a->slots.slot, a->slots.store);
 		vi_status_set_skipped(&st, a->slots.skipped);
 		st.floor_nv = a->slots.floor_nv;
+		st.full_read = a->plan.policy.slot_full_read ? "yes" : NULL;
 	}
 	if (booted && booted != &a->plan.cfg.recovery && a->plan.cfg.usr.enabled)
 		vi_status_set_usr(&st, &a->plan.cfg.usr, &hashes);

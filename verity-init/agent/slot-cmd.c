@@ -10,8 +10,12 @@
  *   set-primary SLOT           boot SLOT next, with fresh tries
  *   set-state SLOT good|bad    as RAUC's custom backend means them (good: bootable; as
  *                              mark-good only for the running slot)
- *   mark-good [--json]         the running slot booted completely (raises the floor; the
- *                              TPM's at the next boot)
+ *   mark-good [--json] [--full-read | --no-full-read]
+ *                              the running slot booted completely (raises the floor; the
+ *                              TPM's at the next boot); with a full read (the option, or the
+ *                              policy's slot_full_read=yes recorded as full_read=yes in the
+ *                              status file) only once every block of its mapping was read
+ *                              and verified
  *   mark-bad [--reason TEXT]   the running slot is bad
  *   tpm-floor                  the TPM NV counter holding the floor (slot_floor=tpm)
  *
@@ -30,7 +34,10 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "fileio.h"
+#include "corruption.h"
+#include "runtime.h"
 #include "slot-cmd.h"
 #include "slot-tpm.h"
 #include "slots.h"
@@ -46,6 +53,11 @@ struct slot_cmd {
 	const char *cmdline;   /* --cmdline, else /proc/cmdline is read */
 	const char *reason;    /* mark-bad --reason */
 	bool json;
+	int full_read_opt;     /* --full-read 1, --no-full-read 0, else -1 */
+	bool full_read;        /* the status file's full_read=yes (the policy's slot_full_read=),
+	                        * unless the option says otherwise */
+	char mapping[VI_CORRUPT_MAPPING_MAX];   /* the status file's name=: the running root's
+	                                      * mapping, read by the full read */
 	char store_buf[512];
 	char current[8];       /* the booted slot's name, "" when unknown */
 	char result[16];       /* the status file's result= ("ok": the agent switched to the
@@ -73,7 +85,8 @@ static int usage(FILE *f)
 {
 	fputs("Usage: verity-init slot [--store DEV] [--status FILE] [--cmdline STRING] VERB\n"
 	      "  status [--json] | get-primary | get-current | get-state SLOT |\n"
-	      "  set-primary SLOT | set-state SLOT good|bad | mark-good [--json] |\n"
+	      "  set-primary SLOT | set-state SLOT good|bad |\n"
+	      "  mark-good [--json] [--full-read | --no-full-read] |\n"
 	      "  mark-bad [--reason TEXT] | tpm-floor\n"
 	      "See verity-init(8), docs/slots.md.\n",
 	      f);
@@ -125,7 +138,7 @@ static bool cmdline_slot(const char *cmdline, char *out, size_t size)
 /* What the agent recorded at boot: the slot and the store it used (docs/slots.md). */
 static void read_boot_record(struct slot_cmd *c)
 {
-	char file[4096], cmdline[CMDLINE_MAX], name[8];
+	char file[4096], cmdline[CMDLINE_MAX], name[8], full[8];
 
 	c->booted = true;   /* no status file: the boot loader chose the slot (verity.slot=) */
 	if (vi_fileio_read_text_at(AT_FDCWD, c->status, file, sizeof(file)) == 0) {
@@ -133,6 +146,10 @@ static void read_boot_record(struct slot_cmd *c)
 		bool ab_boot = status_value(file, "store", store, sizeof(store));
 
 		status_value(file, "floor_nv", c->floor_nv, sizeof(c->floor_nv));
+		if (status_value(file, "full_read", full, sizeof(full)))
+			c->full_read = !strcmp(full, "yes");
+		if (!status_value(file, "name", c->mapping, sizeof(c->mapping)))
+			c->mapping[0] = '\0';
 		status_value(file, "result", c->result, sizeof(c->result));
 		/* a slot= of a boot that failed (under dracut after setup, a recovery root runs)
 		 * is where the boot stopped, not a version that proved itself */
@@ -195,21 +212,10 @@ static int save(const struct slot_cmd *c, int fd, struct vi_slots_store *st,
 	return 0;
 }
 
-/* JSON string: printable ASCII as is (quote and backslash escaped), anything else \u00XX. */
+/* JSON string on stdout (runtime.c's, one escaping for every JSON the agent prints). */
 static void json_str(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20 || ch > 0x7e)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
+	vi_json_str(stdout, s);
 }
 
 static void kv(const char *key, const char *value)
@@ -371,6 +377,28 @@ static int tpm_floor_next(const struct slot_cmd *c, const struct vi_slots *s, un
 	return 0;
 }
 
+/* Before the running slot is marked good under a full read: every block of its mapping read
+ * and verified, or a refusal that names the block. */
+static int full_read_check(const struct slot_cmd *c, unsigned i)
+{
+	struct vi_error err = { "" };
+	struct vi_scrub_result res;
+
+	if (!c->full_read)
+		return 0;
+	if (vi_scrub(c->mapping, true, c->json, &res, &err) < 0)
+		return fail("slot %s: full read of mapping %s: %s: not marked good", vi_slot_name(i),
+			    c->mapping, err.msg);
+	if (res.nbad)
+		return fail("slot %s: full read of mapping %s: data block %llu is corrupted "
+			    "(or cannot be read): not marked good", vi_slot_name(i), c->mapping,
+			    (unsigned long long)res.bad[0]);
+	fprintf(stderr, "verity-init: slot %s: full read of mapping %s: %llu MiB verified in "
+		"%.1f s\n", vi_slot_name(i), c->mapping, (unsigned long long)(res.bytes >> 20),
+		(double)res.usec / 1e6);
+	return 0;
+}
+
 /* What mark-good did, and under a TPM floor what the next boot does. */
 static void print_marked_good(const struct slot_cmd *c, const struct vi_slots *s, unsigned i,
 			      uint64_t counter)
@@ -431,8 +459,12 @@ static int verb_set_state(const struct verb_args *a)
 	if (!good) {
 		vi_slots_mark_bad(&next, i, "set-state bad");
 	} else {
-		if (vi_slots_floor_may_rise(&next, i, running))
-			rc = tpm_floor_next(c, &next, i, &counter);
+		/* RAUC's mark-good of the running slot: as mark-good, the full read included */
+		if (vi_slots_floor_may_rise(&next, i, running)) {
+			rc = full_read_check(c, i);
+			if (!rc)
+				rc = tpm_floor_next(c, &next, i, &counter);
+		}
 		vi_slots_mark_good(&next, i, running);
 	}
 	return rc ? rc : save(c, a->fd, st, &next);
@@ -451,6 +483,9 @@ static int verb_mark_good(const struct verb_args *a)
 	if (!vi_slots_floor_may_rise(&next, i, running))
 		return fail("slot %s did not boot completely (result=%s in %s): not marked good",
 			    vi_slot_name(i), c->result, c->status);
+	rc = full_read_check(c, i);
+	if (rc)
+		return rc;
 	vi_slots_mark_good(&next, i, running);
 	rc = tpm_floor_next(c, &next, i, &counter);
 	if (!rc)
@@ -533,7 +568,8 @@ static int verb_of(const struct slot_cmd *c, int argc, char **argv)
 		if (strcmp(argv[0], verbs[v].name))
 			continue;
 		if (argc != verbs[v].argc || (c->json && v != STATUS && v != MARK_GOOD) ||
-		    (c->reason && v != MARK_BAD))
+		    (c->reason && v != MARK_BAD) ||
+		    (c->full_read_opt >= 0 && v != MARK_GOOD && v != SET_STATE))
 			return -1;
 		if (v == SET_STATE && strcmp(argv[2], "good") && strcmp(argv[2], "bad"))
 			return -1;
@@ -567,7 +603,7 @@ static int run_verb(struct slot_cmd *c, int argc, char **argv)
 
 int vi_slot_cmd_main(int argc, char **argv)
 {
-	struct slot_cmd c = { .status = STATUS_PATH };
+	struct slot_cmd c = { .status = STATUS_PATH, .full_read_opt = -1 };
 	char *pos[4];
 	int n = 0;
 
@@ -585,6 +621,8 @@ int vi_slot_cmd_main(int argc, char **argv)
 			return usage(stdout);
 		} else if (!strcmp(a, "--json")) {
 			c.json = true;
+		} else if (!strcmp(a, "--full-read") || !strcmp(a, "--no-full-read")) {
+			c.full_read_opt = a[2] == 'f';
 		} else if (a[0] == '-' || opt || n == (int)(sizeof(pos) / sizeof(pos[0]))) {
 			return usage(stderr);
 		} else {
@@ -594,6 +632,10 @@ int vi_slot_cmd_main(int argc, char **argv)
 	if (!n)
 		return usage(stderr);
 	read_boot_record(&c);
+	if (!c.mapping[0])
+		snprintf(c.mapping, sizeof(c.mapping), "%s", VI_DEFAULT_NAME);
+	if (c.full_read_opt >= 0)
+		c.full_read = c.full_read_opt;
 	if (!c.store)
 		c.store = VI_SLOT_STORE_DEFAULT;
 	return run_verb(&c, n, pos);

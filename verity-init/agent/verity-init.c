@@ -10,7 +10,9 @@
  *   parse [--cmdline S] [--shell]   print the resolved configuration; touches no device.
  *   generator DIR...    (or run as verity-init-generator) the dracut module's systemd
  *                       generator (dracut-generator.c).
- *   status [NAME]       the mapping's table, the kernel's verdict and the status file.
+ *   status [--json] [NAME]   the mapping's table, the kernel's verdict, the status file and
+ *                       the corruption the monitor recorded.
+ *   monitor, scrub      verification failures on the running system (runtime.c).
  *   check-init ...      the dracut module's check of a root by itself (dracut-prepivot.c).
  *   slot ...            the A/B slot store from the running system (slot-cmd.c).          */
 #include <fcntl.h>
@@ -23,11 +25,13 @@
 #include "activate.h"
 #include "agent.h"
 #include "config_print.h"
+#include "corruption.h"
 #include "dm.h"
 #include "dracut-generator.h"
 #include "fileio.h"
 #include "kmsg.h"
 #include "policy.h"
+#include "runtime.h"
 #include "slot-cmd.h"
 #include "status.h"
 #include "strutil.h"
@@ -112,30 +116,91 @@ static int run_parse(struct agent *a, const char *cmdline, bool shell)
 		       : EXIT_SUCCESS;
 }
 
-static int run_status(const char *name)
+/* The status file's lines as JSON members: every KEY=VALUE line, whatever its key. */
+static void status_file_json(char *file)
+{
+	bool first = true;
+
+	putchar('{');
+	for (char *p = strtok(file, "\n"); p; p = strtok(NULL, "\n")) {
+		char *eq = strchr(p, '=');
+
+		if (!eq || eq == p)
+			continue;
+		*eq = '\0';
+		if (!first)
+			putchar(',');
+		first = false;
+		vi_json_str(stdout, p);
+		putchar(':');
+		vi_json_str(stdout, eq + 1);
+	}
+	putchar('}');
+}
+
+static int run_status(const char *name, bool json)
 {
 	struct vi_error err = { "" };
 	char type[32], table[VI_TABLE_MAX], status[128], file[2048];
-	uint64_t sectors = 0;
+	uint64_t sectors = 0, fec = UINT64_MAX;
+	bool mapped, corrupted = false;
+	const char *verdict = "unknown";
 	int rc = EXIT_SUCCESS;
 
 	vi_dm_init(VI_DM_NODES_SELF);
-	if (vi_dm_table(name, type, sizeof(type), table, sizeof(table), &sectors, &err) < 0 ||
-	    vi_dm_status(name, status, sizeof(status), &err) < 0) {
-		printf("name=%s\nmapping=absent\n", name);
+	mapped = vi_dm_table(name, type, sizeof(type), table, sizeof(table), &sectors, &err) == 0 &&
+		 vi_dm_status(name, status, sizeof(status), &err) == 0;
+	if (!mapped) {
 		fprintf(stderr, "verity-init: %s\n", err.msg);
 		rc = EXIT_FAILURE;
 	} else {
-		printf("name=%s\ntarget=%s\nsectors=%llu\ntable=%s\n", name, type,
-		       (unsigned long long)sectors, table);
-		printf("kernel_status=%s\nverdict=%s\n", status,
-		       !strcmp(type, "verity") && status[0] == 'V' ? "verified"
-		       : status[0] == 'C'                          ? "corruption detected"
-								   : "unknown");
-		if (strcmp(type, "verity") || status[0] != 'V')
+		bool verity = !strcmp(type, "verity");
+
+		if (verity && vi_corruption_status(status, strlen(status), &corrupted, &fec) == 0)
+			verdict = corrupted ? "corruption detected" : "verified";
+		else if (status[0] == 'C')
+			verdict = "corruption detected";
+		if (!verity || strcmp(verdict, "verified"))
 			rc = EXIT_FAILURE;
 	}
-	if (vi_fileio_read_text_at(AT_FDCWD, VI_STATUS_DIR "/" VI_STATUS_FILE, file, sizeof(file)) == 0) {
+	if (vi_fileio_read_text_at(AT_FDCWD, VI_STATUS_DIR "/" VI_STATUS_FILE, file, sizeof(file)) < 0)
+		file[0] = '\0';
+	if (json) {
+		fputs("{\"name\":", stdout);
+		vi_json_str(stdout, name);
+		fputs(",\"mapping\":", stdout);
+		if (mapped) {
+			fputs("{\"target\":", stdout);
+			vi_json_str(stdout, type);
+			printf(",\"sectors\":%llu,\"table\":", (unsigned long long)sectors);
+			vi_json_str(stdout, table);
+			fputs(",\"kernel_status\":", stdout);
+			vi_json_str(stdout, status);
+			printf(",\"verdict\":\"%s\",\"fec_corrected\":", verdict);
+			if (fec != UINT64_MAX)
+				printf("%llu}", (unsigned long long)fec);
+			else
+				fputs("null}", stdout);
+		} else {
+			fputs("null", stdout);
+		}
+		fputs(",\"agent\":", stdout);
+		status_file_json(file);
+		fputs(",\"corruption\":", stdout);
+		vi_corruption_print(stdout, VI_STATUS_DIR, true);
+		puts("}");
+		return rc;
+	}
+	if (!mapped) {
+		printf("name=%s\nmapping=absent\n", name);
+	} else {
+		printf("name=%s\ntarget=%s\nsectors=%llu\ntable=%s\n", name, type,
+		       (unsigned long long)sectors, table);
+		printf("kernel_status=%s\nverdict=%s\n", status, verdict);
+		if (fec != UINT64_MAX)
+			printf("fec_corrected=%llu\n", (unsigned long long)fec);
+	}
+	if (file[0]) {
 		char line[sizeof(file)];
 
 		/* re-sanitized: the file may not have been written by us */
@@ -144,6 +209,7 @@ static int run_status(const char *name)
 			printf("agent.%s\n", line);
 		}
 	}
+	vi_corruption_print(stdout, VI_STATUS_DIR, false);
 	return rc;
 }
 
@@ -155,7 +221,9 @@ static void usage(FILE *f)
 	      "                                         (the dracut module)\n"
 	      "       verity-init parse [--cmdline STRING] [--shell]\n"
 	      "       verity-init generator [--root DIR] NORMAL [EARLY [LATE]] | --print-cmdline\n"
-	      "       verity-init status [NAME]\n"
+	      "       verity-init status [--json] [NAME]\n"
+	      "       verity-init monitor [--state-dir DIR]   (corruption reports; a service)\n"
+	      "       verity-init scrub [--quiet] [NAME]      (read every block of a mapping)\n"
 	      "       verity-init check-init [--name NAME | --device MAJ:MIN] [--init PATH] ROOT\n"
 	      "       verity-init slot [--store DEV] VERB ...   (A/B slots; verity-init slot --help)\n"
 	      "       verity-init --help | --version\n"
@@ -201,13 +269,35 @@ static int cmd_parse(struct agent *a, int argc, char **argv)
 	return run_parse(a, cmdline, shell);
 }
 
-/* `status [NAME]` */
+/* `status [--json] [NAME]` */
 static int cmd_status(struct agent *a, int argc, char **argv)
 {
+	const char *name = VI_DEFAULT_NAME;
+	bool json = false;
+	int n = 0;
+
 	(void)a;
-	if (argc > 2)
-		return usage_error();
-	return run_status(argc == 2 ? argv[1] : VI_DEFAULT_NAME);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (argv[i][0] != '-' && !n++)
+			name = argv[i];
+		else
+			return usage_error();
+	}
+	return run_status(name, json);
+}
+
+static int cmd_monitor(struct agent *a, int argc, char **argv)
+{
+	(void)a;
+	return vi_monitor_main(argc, argv);
+}
+
+static int cmd_scrub(struct agent *a, int argc, char **argv)
+{
+	(void)a;
+	return vi_scrub_main(argc, argv);
 }
 
 /* `check-init [--name NAME | --device MAJ:MIN] [--init PATH] ROOT` (dracut-prepivot.c) */
@@ -241,6 +331,8 @@ static const struct verb {
 	{ "check-init", cmd_check_init },
 	{ "generator", cmd_generator },
 	{ "slot", cmd_slot },
+	{ "monitor", cmd_monitor },
+	{ "scrub", cmd_scrub },
 	/* the dracut runtime's (dracut-mode.c), as `setup --fallback` */
 	{ "fail", vi_dracut_main },
 	{ "before-shell", vi_dracut_main },
