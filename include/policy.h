@@ -53,6 +53,10 @@
  *                                  first reads every block of the running slot's mapping and
  *                                  refuses a slot whose read fails (the status file's
  *                                  full_read=yes tells the running system)
+ *   managed=no                     yes: a boot that ended on a dm-verity corruption (a pstore
+ *                                  record) marks its slot bad, or without slots boots the same
+ *                                  root again with I/O errors for bad blocks until its root
+ *                                  hash changes (include/managed.h)
  * Unknown keys, a key repeated with another value, lines without "=" are errors. No file at
  * all means the strictest defaults (nothing weakening, no shell). */
 #ifndef VERITY_POLICY_H
@@ -111,6 +115,7 @@ struct vi_policy {
 	char slot_store[VI_MAX_PATH];   /* slot_store=, VI_POLICY_SLOT_STORE_DEFAULT */
 	char slot_prefix[VI_POLICY_SLOT_PREFIX_MAX];   /* slot_prefix=, "root-" */
 	bool slot_floor_tpm;        /* slot_floor=tpm: the rollback floor in a TPM NV counter */
+	bool managed;               /* managed=yes: managed recovery after the switch (managed.h) */
 	uint32_t slot_floor_nv;     /* slot_floor_nv=, VI_TPM_FLOOR_NV_DEFAULT */
 	bool slot_full_read;        /* slot_full_read=: mark-good reads the whole slot first */
 };

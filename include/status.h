@@ -30,6 +30,11 @@ struct vi_status {
 	                        * vi_status_parse) */
 	const char *usr;       /* the verified /usr mapping set up with the root; NULL: no line */
 	const char *usr_hash;  /* its root hash (usrhash=); NULL: no line */
+	const char *on_corruption; /* what the kernel does on a bad block of the booted root:
+	                            * eio, restart, panic, ignore; NULL: no line */
+	const char *managed;   /* policy managed=yes: "normal", or "degraded" when the root boots
+	                        * with I/O errors after a corruption (include/managed.h); NULL: no
+	                        * line */
 };
 
 /* Room for a hex root hash, for vi_status_from_failure. */
@@ -57,8 +62,8 @@ void vi_status_set_skipped(struct vi_status *st, const char *skipped);
 #define VI_STATUS_MAX 4096
 
 /* Fill *ret from the text of a status file, in place: lines KEY=VALUE, the known keys only, the
- * last of a repeated key wins, a key absent is "" (slot, store, skipped, usr and usrhash:
- * NULL, as for writing). The
+ * last of a repeated key wins, a key absent is "" (slot, store, skipped, usr, usrhash,
+ * on_corruption and managed: NULL, as for writing). The
  * strings point into text, whose line ends become NULs. Pure; never fails. */
 void vi_status_parse(char *text, struct vi_status *ret);
 /* Read dir/status into buf (size bytes; what does not fit is cut) and parse it. -errno when it

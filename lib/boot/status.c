@@ -64,6 +64,10 @@ int vi_status_write(const char *dir, const struct vi_status *st, struct vi_error
 		put(f, "usr", st->usr);
 	if (st->usr_hash)
 		put(f, "usrhash", st->usr_hash);
+	if (st->on_corruption)
+		put(f, "on_corruption", st->on_corruption);
+	if (st->managed)
+		put(f, "managed", st->managed);
 	if (fclose(f) != 0) {
 		r = -EIO;
 		goto out_unlink;
@@ -127,13 +131,16 @@ void vi_status_from_failure(const char *result, const char *action, const struct
 void vi_status_parse(char *text, struct vi_status *ret)
 {
 	static const char *const keys[] = { "result", "name", "roothash", "stage", "reason",
-					    "action", "booted", "slot", "store", "usr", "usrhash" };
+					    "action", "booted", "slot", "store", "usr", "usrhash",
+					    "on_corruption", "managed" };
 	const char **fields[] = { &ret->result, &ret->name, &ret->root_hash, &ret->stage,
 				  &ret->reason, &ret->action, &ret->booted, &ret->slot,
-				  &ret->store, &ret->usr, &ret->usr_hash };
+				  &ret->store, &ret->usr, &ret->usr_hash, &ret->on_corruption,
+				  &ret->managed };
 	char *line = text, *next;
 
-	/* the optional lines (slot, store, skipped, usr, usrhash) are NULL when absent */
+	/* the optional lines (slot, store, skipped, usr, usrhash, on_corruption, managed) are
+	 * NULL when absent */
 	memset(ret, 0, sizeof(*ret));
 	for (size_t i = 0; i < 7; i++)
 		*fields[i] = "";

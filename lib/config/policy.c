@@ -55,7 +55,8 @@ enum pkey {
 	P_FAIL, P_TIMEOUT, P_ALLOW_SHELL, P_ALLOW_WEAK, P_REQSIG, P_MIN_VERSION, P_INIT,
 	P_INIT_ENV, P_REQ_MANIFEST, P_REQ_TPM, P_TPM_PCR, P_IPE_POLICY, P_SLOTS,
 	P_SLOT_STORE, P_SLOT_PREFIX, P_ALLOW_UNVERIFIED_ROOT, P_SLOT_FLOOR, P_SLOT_FLOOR_NV,
-	P_TPM_MEASURE, P_SLOT_FULL_READ, P__MAX
+	P_TPM_MEASURE, P_SLOT_FULL_READ, P_MANAGED,
+	P__MAX
 };
 
 static const char *const pkeys[P__MAX] = {
@@ -67,7 +68,7 @@ static const char *const pkeys[P__MAX] = {
 	[P_SLOT_STORE] = "slot_store", [P_SLOT_PREFIX] = "slot_prefix",
 	[P_ALLOW_UNVERIFIED_ROOT] = "allow_unverified_root", [P_SLOT_FLOOR] = "slot_floor",
 	[P_SLOT_FLOOR_NV] = "slot_floor_nv", [P_TPM_MEASURE] = "tpm_measure",
-	[P_SLOT_FULL_READ] = "slot_full_read",
+	[P_SLOT_FULL_READ] = "slot_full_read", [P_MANAGED] = "managed",
 };
 
 const char *vi_policy_forced_modparams(const struct vi_policy *p)
@@ -220,6 +221,7 @@ static bool *bool_field(struct vi_policy *p, enum pkey k)
 	case P_ALLOW_UNVERIFIED_ROOT: return &p->allow_unverified_root;
 	case P_REQ_TPM: return &p->require_tpm;
 	case P_SLOT_FULL_READ: return &p->slot_full_read;
+	case P_MANAGED: return &p->managed;
 	default: return NULL;
 	}
 }
@@ -328,6 +330,7 @@ static int set_value(struct vi_policy *p, enum pkey k, const char *v, size_t n,
 	case P_ALLOW_UNVERIFIED_ROOT:
 	case P_REQ_TPM:
 	case P_SLOT_FULL_READ:
+	case P_MANAGED:
 		break;   /* bool_field() */
 	case P_SLOT_FLOOR_NV:
 		if (vi_tpm_nv_index_parse(v, n, &p->slot_floor_nv) < 0)

@@ -10,6 +10,7 @@
 #include "agent.h"
 #include "digest.h"
 #include "efivars.h"
+#include "params.h"
 #include "policy.h"
 #include "status.h"
 
@@ -124,6 +125,10 @@ void vi_agent_write_status(struct agent *a, const char *result, const char *acti
 	}
 	if (booted && booted != &a->plan.cfg.recovery && a->plan.cfg.usr.enabled)
 		vi_status_set_usr(&st, &a->plan.cfg.usr, &hashes);
+	if (booted)
+		st.on_corruption = vi_corruption_word(booted->opts.corruption, VI_SPELL_MANIFEST);
+	if (a->plan.policy.managed)
+		st.managed = a->managed.degraded ? "degraded" : "normal";
 	if (vi_status_write(a->status_dir, &st, &err) < 0)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
 }

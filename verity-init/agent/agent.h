@@ -11,6 +11,7 @@
 #include "failure.h"
 #include "ipe.h"
 #include "kmsg.h"
+#include "managedio.h"
 #include "mountroot.h"
 #include "plan.h"
 #include "slot-boot.h"
@@ -56,6 +57,16 @@ struct agent_fallback_tpm {
 	char unmeasured[320];      /* why a shell must not open when it did not */
 };
 
+/* Managed recovery after the switch (policy managed=yes; managed-boot.c, include/managed.h):
+ * how the last boot ended, read once per boot, and what this boot makes of it. */
+struct agent_managed {
+	bool read;                 /* the pstore records and the variable were read */
+	struct vi_pstore_scan scan;
+	bool have_last;            /* the variable was there and decoded */
+	struct vi_managed_record last;
+	bool degraded;             /* the root boots with I/O errors for bad blocks */
+};
+
 /* The dracut runtime's own state (dracut-mode.c). */
 struct dracut_state;
 
@@ -65,6 +76,7 @@ struct agent {
 	struct vi_failure failure; /* the failure being handled (the first one, during recovery) */
 	struct vi_slot_boot slots; /* A/B boot (policy slots=): slot-boot.c */
 	struct agent_fallback_tpm fallback;
+	struct agent_managed managed;
 	const char *status_dir;    /* VI_STATUS_DIR (the dracut runtime's tests name another) */
 	const char *cmdline;       /* --cmdline (the dracut runtime), NULL: /proc/cmdline only */
 	bool efivarfs_tried;       /* vi_agent_configure mounted efivarfs (or could not) */
@@ -102,6 +114,9 @@ void vi_agent_write_status(struct agent *a, const char *result, const char *acti
  * when the extend fails, one log line and 0 unless the policy says require_tpm=yes: then the
  * failure is recorded (stage measure) and returned. */
 int vi_agent_measure(struct agent *a, const struct vi_target *t);
+/* A degraded root (managed recovery) before its own event: "dm-verity-degraded:NAME:ROOTHASH",
+ * so the PCR never reaches a normal boot's value; a failure as vi_agent_measure's. */
+int vi_agent_measure_degraded(struct agent *a, const struct vi_target *t);
 /* r (from a TPM command) means a machine without a TPM: no TPM device, and no TPM the firmware
  * announces (one it announces but the kernel does not show is a driver left out, e.g. with
  * module_blacklist=, not a machine without one). */
@@ -127,6 +142,18 @@ void vi_agent_seal_dmverity_keyring(struct agent *a);
  * policy to deny. A failure is recorded (stage ipe) and returned. */
 int vi_agent_read_ipe(struct agent *a, const struct vi_target *t);
 int vi_agent_activate_ipe(struct agent *a, const struct vi_target *t);
+
+/* Managed recovery (policy managed=yes, else these do nothing): read how the last boot ended
+ * (the pstore records, consumed; the agent's EFI variable), once per boot, with one log line. */
+void vi_agent_managed_read(struct agent *a);
+/* Without slots, before the root t is set up: degraded when its last boot ended on dm-verity
+ * or it booted degraded before with the same root hash: its table then says nothing for a bad
+ * block (I/O errors, no restart, no panic, never ignore_corruption). */
+void vi_agent_managed_root(struct agent *a, struct vi_target *t);
+/* Right before the switch to the root t: the variable written when its root hash or state
+ * changed; a degraded root measured as such ("dm-verity-degraded:NAME:ROOTHASH", before its own
+ * event). A failure of the measurement is returned as vi_agent_measure's. */
+int vi_agent_managed_commit(struct agent *a, const struct vi_target *t);
 
 #ifndef VERITY_INIT_VERSION
 #define VERITY_INIT_VERSION "0.1"

@@ -252,6 +252,8 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 	if (r < 0)
 		goto out_umount;
 	if (t->enabled)
+		r = vi_agent_managed_commit(a, t);
+	if (r == 0 && t->enabled)
 		r = vi_agent_measure(a, t);
 	if (r == 0 && with_usr)
 		r = vi_agent_measure(a, usr);
@@ -333,6 +335,8 @@ static void boot_slot(struct agent *a, bool *switched)
 	a->slots.wait_ms = &a->time.wait_ms;
 	a->slots.boot = boot_slot_target;
 	a->slots.ctx = a;
+	a->slots.crash_end = a->managed.scan.end;
+	a->slots.crash_last = a->managed.have_last ? &a->managed.last : NULL;
 	vi_slot_boot_run(&a->slots, switched);
 }
 
@@ -374,10 +378,14 @@ static int run_pid1(struct agent *a)
 		vi_agent_log_failure(a);
 	/* the signature step is part of the set-up time, its device wait is not */
 	a->time.setup_ms = vi_now_ms() - t0 - (a->time.wait_ms - w0);
-	if (r == 0 && a->plan.slots)
+	if (r == 0)
+		vi_agent_managed_read(a);
+	if (r == 0 && a->plan.slots) {
 		boot_slot(a, &switched);
-	else if (r == 0)
+	} else if (r == 0) {
+		vi_agent_managed_root(a, &a->plan.cfg.root);
 		boot_target(a, &a->plan.cfg.root, "ok", "none", &switched);
+	}
 	fallback(a, switched);
 	return EXIT_FAILURE;
 }

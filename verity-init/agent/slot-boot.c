@@ -158,6 +158,7 @@ struct slot_run {
 	 * reading the store (read_us) and the decision (decide_us: resize, skip list, pick,
 	 * admission); the TPM's answers, the slot's manifest and the store write are apart */
 	uint64_t read_us, decide_us;
+	bool picked;                 /* a slot was taken in this boot already */
 };
 
 /* The store found, opened and read; the policy's slot count, the TPM floor, the slots that are
@@ -265,14 +266,26 @@ static enum slot_outcome try_slot(struct slot_run *run, unsigned i, bool *ret_sw
 	enum vi_slot_blame blame;
 	enum slot_outcome o;
 	const char *stage;
+	bool first;
 	int r;
 
 	sb->slot = vi_slot_name(i);
+	first = !run->picked;
+	run->picked = true;
 	vi_kmsg_log(sb->log, KMSG_NOTICE, "slot %s: priority %u, %u tries left: setting up",
 		    sb->slot, run->st.state.slot[i].priority, run->st.state.slot[i].tries);
 	r = slot_trust(sb, &run->base, i, &stage, &blame, &err);
 	if (r < 0) {
 		slot_failed(sb, run->fd, &run->st, i, blame, false, stage, err.msg);
+		return SLOT_NEXT;
+	}
+	/* managed recovery: its last boot ended on a corruption found after the switch */
+	if (vi_managed_slot_crashed(sb->crash_end, sb->crash_last, sb->plan->cfg.root.root_hash,
+				    sb->plan->cfg.root.root_hash_len, first)) {
+		slot_failed(sb, run->fd, &run->st, i, VI_SLOT_BLAME_CONTENT, false, "corruption",
+			    sb->crash_end == VI_PSTORE_IO_ERROR ?
+			    "its last boot ended on a dm-verity I/O error (pstore)" :
+			    "its last boot ended on a dm-verity corruption (pstore)");
 		return SLOT_NEXT;
 	}
 	o = admit_slot(run, i);

@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "digest.h"
 #include "fileio.h"
+#include "hex.h"
 #include "ipe.h"
 #include "keyring.h"
 #include "measure.h"
@@ -151,6 +152,24 @@ int vi_agent_measure(struct agent *a, const struct vi_target *t)
 	if (r < 0)
 		vi_kmsg_log(&a->log, vi_agent_no_tpm(r) ? KMSG_INFO : KMSG_WARNING,
 			    "%s: not measured: %s", t->name, err.msg);
+	return 0;
+}
+
+int vi_agent_measure_degraded(struct agent *a, const struct vi_target *t)
+{
+	char hex[2 * VERITY_MAX_DIGEST + 1], event[VI_MEASURE_EVENT_MAX];
+	struct vi_error err = { "" };
+	int r;
+
+	if (vi_hex_encode(t->root_hash, t->root_hash_len, hex, sizeof(hex)) < 0)
+		hex[0] = '\0';
+	snprintf(event, sizeof(event), "dm-verity-degraded:%s:%s", t->name, hex);
+	r = measure_event(a, event, &err);
+	if (r < 0 && a->plan.policy.require_tpm)
+		return vi_agent_fail_target(a, VI_STAGE_MEASURE, t, r, &err);
+	if (r < 0)
+		vi_kmsg_log(&a->log, vi_agent_no_tpm(r) ? KMSG_INFO : KMSG_WARNING,
+			    "%s: degraded boot not measured: %s", t->name, err.msg);
 	return 0;
 }
 

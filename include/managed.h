@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Managed recovery from a verification failure after the switch (docs/security.md, "After the
+ * switch"), the pure part (lib/format/managed.c): what a pstore record of the last boot says,
+ * the agent's own EFI variable that ties that record to a root hash, and the decision.
+ *
+ * dm-verity checks a block when it is read, so most corruption is found long after the switch;
+ * with panic-on-corruption (or panic-on-error) the kernel's panic dumps its log into pstore
+ * (efi-pstore, ramoops), and the next boot's agent reads it from /sys/fs/pstore. The record is
+ * untrusted: it can only make a boot more conservative (a slot marked bad, a root booted with
+ * I/O errors instead of a reboot), never let an unverified byte through.
+ *
+ * The variable VerityInitManaged-<VI_MANAGED_GUID> holds one line
+ *
+ *     verity-init-managed 1 roothash=HEX state=restart|degraded\n
+ *
+ * the root hash the agent last switched to and whether it booted degraded; it is written only
+ * when that changes (an update, a corruption), never on a boot like the last. Functions return 0
+ * or a negative errno. */
+#ifndef VERITY_MANAGED_H
+#define VERITY_MANAGED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "superblock.h"   /* VERITY_MAX_DIGEST */
+
+#define VI_MANAGED_GUID      "3af7829d-8a96-4776-92ff-f0596c1422c0"
+#define VI_MANAGED_VAR       "VerityInitManaged-" VI_MANAGED_GUID
+#define VI_MANAGED_TEXT_MAX  (40u + 2u * VERITY_MAX_DIGEST)
+#define VI_PSTORE_RECORD_MAX 65536u   /* what is read of one pstore file */
+#define VI_PSTORE_REASON_MAX 16u
+
+/* How the boot a pstore record describes ended, as far as dm-verity is concerned. */
+enum vi_pstore_end {
+	VI_PSTORE_OTHER = 0,      /* not by dm-verity (another oops or panic, or not a dump) */
+	VI_PSTORE_CORRUPTION,     /* "dm-verity device corrupted": a block failed its hash */
+	VI_PSTORE_IO_ERROR,       /* "dm-verity device has I/O error" (*_on_error, 6.12+) */
+};
+
+/* One file of the pstore filesystem (a dmesg-BACKEND-ID record) from its first len bytes: a
+ * dump's header line "REASON#N PartM" (pstore's: Panic, Oops, Emergency, Shutdown, ...), then
+ * the kernel log's last lines; the end is dm-verity's when a line carries its panic or restart
+ * message. reason gets the header's REASON (letters only, VI_PSTORE_REASON_MAX with the NUL;
+ * "" without a header); a file without a header is VI_PSTORE_OTHER. Bytes may be anything. */
+enum vi_pstore_end vi_pstore_parse(const char *buf, size_t len, char reason[VI_PSTORE_REASON_MAX]);
+const char *vi_pstore_end_name(enum vi_pstore_end end);   /* "corruption", "I/O error", "other" */
+
+/* What the variable holds. */
+struct vi_managed_record {
+	uint8_t root_hash[VERITY_MAX_DIGEST];
+	unsigned root_hash_len;   /* 1..VERITY_MAX_DIGEST */
+	bool degraded;
+};
+
+/* The variable's text (without the 4 attribute bytes efivarfs puts first) into buf (size bytes,
+ * VI_MANAGED_TEXT_MAX is enough): its length, or -EINVAL / -ENOBUFS. */
+int vi_managed_encode(const struct vi_managed_record *rec, char *buf, size_t size,
+		      struct vi_error *err);
+/* The variable's text from len bytes: exactly the line above, lower-case hex of an even length
+ * up to 2 * VERITY_MAX_DIGEST; -EINVAL with a reason otherwise, *ret untouched. */
+int vi_managed_decode(const char *buf, size_t len, struct vi_managed_record *ret,
+		      struct vi_error *err);
+
+/* The decision for a boot without slots of the root with root hash hash (len bytes), from how
+ * the last boot ended (end: the pstore records found) and the variable as read (last, NULL: none
+ * or unreadable). */
+struct vi_managed_decision {
+	bool degraded;            /* boot this root with I/O errors for a bad block (no restart,
+	                           * no panic: EIO), measure and report it as degraded */
+	bool crashed;             /* the record names this boot's root (its last boot ended on
+	                           * dm-verity); false with end set: an earlier root's */
+	bool write;               /* next differs from last: write the variable */
+	struct vi_managed_record next;   /* what the variable is to hold */
+};
+/* degraded when the record's boot was of this root (the variable's root hash, or this one when
+ * no variable says which: the conservative answer), or when the variable says this root booted
+ * degraded before: restart mode returns only with another root hash (an update). */
+int vi_managed_decide(enum vi_pstore_end end, const struct vi_managed_record *last,
+		      const uint8_t *hash, unsigned len, struct vi_managed_decision *ret);
+
+/* A/B slots: whether the slot with root hash hash is the one whose last boot ended on
+ * dm-verity (end), by the variable's root hash; without a variable, the slot the agent takes
+ * first in this boot (first), the one that booted last as long as no other slot failed before
+ * it. The slot is then marked bad (its content is to blame) and the next one set up. */
+bool vi_managed_slot_crashed(enum vi_pstore_end end, const struct vi_managed_record *last,
+			     const uint8_t *hash, unsigned len, bool first);
+
+#endif

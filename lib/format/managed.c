@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Managed recovery after the switch, the pure part (include/managed.h): the pstore record's
+ * reading, the EFI variable's text, the decision. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hex.h"
+#include "managed.h"
+
+#define PREFIX "verity-init-managed 1 roothash="
+
+/* The messages dm-verity prints right before it restarts or panics the machine (its
+ * verity_handle_err and I/O error paths); nothing else in the kernel prints them. */
+static const struct {
+	const char *text;
+	enum vi_pstore_end end;
+} endings[] = {
+	{ "dm-verity device corrupted", VI_PSTORE_CORRUPTION },
+	{ "dm-verity device has I/O error", VI_PSTORE_IO_ERROR },
+};
+
+const char *vi_pstore_end_name(enum vi_pstore_end end)
+{
+	switch (end) {
+	case VI_PSTORE_CORRUPTION: return "corruption";
+	case VI_PSTORE_IO_ERROR: return "I/O error";
+	default: return "other";
+	}
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_alpha(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* pstore's header "REASON#N PartM" over the line [p, e): the reason copied, or false. */
+static bool header(const char *p, const char *e, char reason[VI_PSTORE_REASON_MAX])
+{
+	size_t n = 0;
+
+	while (p + n < e && is_alpha(p[n]) && n < VI_PSTORE_REASON_MAX - 1)
+		n++;
+	if (n == 0 || p + n >= e || p[n] != '#')
+		return false;
+	memcpy(reason, p, n);
+	reason[n] = '\0';
+	p += n + 1;
+	if (p >= e || !is_digit(*p))
+		return false;
+	while (p < e && is_digit(*p))
+		p++;
+	if (e - p < 6 || memcmp(p, " Part", 5) != 0)
+		return false;
+	for (p += 5; p < e && is_digit(*p); p++)
+		;
+	return p == e;
+}
+
+enum vi_pstore_end vi_pstore_parse(const char *buf, size_t len, char reason[VI_PSTORE_REASON_MAX])
+{
+	const char *p = buf, *e, *end = buf + len;
+	enum vi_pstore_end ret = VI_PSTORE_OTHER;
+
+	reason[0] = '\0';
+	if (!buf || len == 0)
+		return VI_PSTORE_OTHER;
+	if (len > VI_PSTORE_RECORD_MAX)
+		end = buf + VI_PSTORE_RECORD_MAX;
+	e = memchr(p, '\n', (size_t)(end - p));
+	if (!e)
+		e = end;
+	if (!header(p, e, reason)) {
+		reason[0] = '\0';
+		return VI_PSTORE_OTHER;
+	}
+	for (p = e; p < end && ret == VI_PSTORE_OTHER; p = e + 1) {
+		e = memchr(p, '\n', (size_t)(end - p));
+		if (!e)
+			e = end;
+		for (size_t i = 0; i < sizeof(endings) / sizeof(endings[0]); i++)
+			if (memmem(p, (size_t)(e - p), endings[i].text, strlen(endings[i].text)))
+				ret = endings[i].end;
+		if (e == end)
+			break;
+	}
+	return ret;
+}
+
+int vi_managed_encode(const struct vi_managed_record *rec, char *buf, size_t size,
+		      struct vi_error *err)
+{
+	char hex[2 * VERITY_MAX_DIGEST + 1];
+	int n;
+
+	if (rec->root_hash_len == 0 || rec->root_hash_len > VERITY_MAX_DIGEST)
+		return vi_err(err, "managed record: root hash of %u bytes", rec->root_hash_len);
+	if (vi_hex_encode(rec->root_hash, rec->root_hash_len, hex, sizeof(hex)) < 0)
+		return vi_err(err, "managed record: root hash not encodable");
+	n = snprintf(buf, size, PREFIX "%s state=%s\n", hex, rec->degraded ? "degraded" : "restart");
+	if (n < 0 || (size_t)n >= size)
+		return vi_errno(err, -ENOBUFS, "managed record: does not fit %zu bytes", size);
+	return n;
+}
+
+int vi_managed_decode(const char *buf, size_t len, struct vi_managed_record *ret,
+		      struct vi_error *err)
+{
+	const size_t plen = sizeof(PREFIX) - 1;
+	struct vi_managed_record rec = { .root_hash_len = 0 };
+	const char *p, *end = buf + len;
+	size_t n = 0;
+
+	if (len < plen || memcmp(buf, PREFIX, plen) != 0)
+		return vi_err(err, "managed record: not a verity-init-managed 1 line");
+	for (p = buf + plen; p + n < end && ((p[n] >= '0' && p[n] <= '9') ||
+					      (p[n] >= 'a' && p[n] <= 'f')); n++)
+		;
+	if (n == 0 || n % 2 || n > 2 * VERITY_MAX_DIGEST)
+		return vi_err(err, "managed record: root hash of %zu hex digits", n);
+	if (vi_hex_decode_exact(p, rec.root_hash, n / 2) < 0)
+		return vi_err(err, "managed record: root hash not hex");
+	rec.root_hash_len = (unsigned)(n / 2);
+	p += n;
+	if ((size_t)(end - p) == sizeof(" state=restart\n") - 1 &&
+	    !memcmp(p, " state=restart\n", (size_t)(end - p)))
+		rec.degraded = false;
+	else if ((size_t)(end - p) == sizeof(" state=degraded\n") - 1 &&
+		 !memcmp(p, " state=degraded\n", (size_t)(end - p)))
+		rec.degraded = true;
+	else
+		return vi_err(err, "managed record: no state=restart or state=degraded line end");
+	*ret = rec;
+	return 0;
+}
+
+static bool same_root(const struct vi_managed_record *rec, const uint8_t *hash, unsigned len)
+{
+	return rec->root_hash_len == len && !memcmp(rec->root_hash, hash, len);
+}
+
+int vi_managed_decide(enum vi_pstore_end end, const struct vi_managed_record *last,
+		      const uint8_t *hash, unsigned len, struct vi_managed_decision *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	if (len == 0 || len > VERITY_MAX_DIGEST)
+		return -EINVAL;
+	if (end != VI_PSTORE_OTHER)
+		ret->crashed = !last || same_root(last, hash, len);
+	ret->degraded = ret->crashed || (last && last->degraded && same_root(last, hash, len));
+	memcpy(ret->next.root_hash, hash, len);
+	ret->next.root_hash_len = len;
+	ret->next.degraded = ret->degraded;
+	ret->write = !last || !same_root(last, hash, len) || last->degraded != ret->degraded;
+	return 0;
+}
+
+bool vi_managed_slot_crashed(enum vi_pstore_end end, const struct vi_managed_record *last,
+			     const uint8_t *hash, unsigned len, bool first)
+{
+	if (end == VI_PSTORE_OTHER)
+		return false;
+	return last ? same_root(last, hash, len) : first;
+}
