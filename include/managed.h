@@ -28,7 +28,7 @@
 
 #define VI_MANAGED_GUID      "3af7829d-8a96-4776-92ff-f0596c1422c0"
 #define VI_MANAGED_VAR       "VerityInitManaged-" VI_MANAGED_GUID
-#define VI_MANAGED_TEXT_MAX  (40u + 2u * VERITY_MAX_DIGEST)
+#define VI_MANAGED_TEXT_MAX  (64u + 2u * VERITY_MAX_DIGEST)
 #define VI_PSTORE_RECORD_MAX 65536u   /* what is read of one pstore file */
 #define VI_PSTORE_REASON_MAX 16u
 

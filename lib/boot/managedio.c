@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -110,6 +112,23 @@ int vi_managed_var_read(const char *efivars_dir, struct vi_managed_record *ret,
 	return vi_managed_decode(buf + 4, len - 4, ret, err);
 }
 
+/* efivarfs makes a variable it does not know immutable, so that nobody removes one by
+ * accident (rm -rf of the directory has bricked machines); like systemd, the writer of its own
+ * variable lifts the flag first. */
+static void unset_immutable(const char *path)
+{
+	int fd, flags;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_IMMUTABLE_FL)) {
+		flags &= ~FS_IMMUTABLE_FL;
+		(void)ioctl(fd, FS_IOC_SETFLAGS, &flags);
+	}
+	close(fd);
+}
+
 int vi_managed_var_write(const char *efivars_dir, const struct vi_managed_record *rec,
 			 struct vi_error *err)
 {
@@ -123,6 +142,7 @@ int vi_managed_var_write(const char *efivars_dir, const struct vi_managed_record
 	buf[0] = (char)VAR_ATTRIBUTES;
 	buf[1] = buf[2] = buf[3] = 0;
 	snprintf(path, sizeof(path), "%.200s/%s", efivars_dir, VI_MANAGED_VAR);
+	unset_immutable(path);
 	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return vi_errno(err, -errno, "%s: %s", VI_MANAGED_VAR, strerror(errno));

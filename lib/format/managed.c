@@ -55,7 +55,7 @@ static bool header(const char *p, const char *e, char reason[VI_PSTORE_REASON_MA
 		return false;
 	while (p < e && is_digit(*p))
 		p++;
-	if (e - p < 6 || memcmp(p, " Part", 5) != 0)
+	if ((size_t)(e - p) < sizeof(" Part1") - 1 || memcmp(p, " Part", 5) != 0 || !is_digit(p[5]))
 		return false;
 	for (p += 5; p < e && is_digit(*p); p++)
 		;
@@ -123,7 +123,7 @@ int vi_managed_decode(const char *buf, size_t len, struct vi_managed_record *ret
 		;
 	if (n == 0 || n % 2 || n > 2 * VERITY_MAX_DIGEST)
 		return vi_err(err, "managed record: root hash of %zu hex digits", n);
-	if (vi_hex_decode_exact(p, rec.root_hash, n / 2) < 0)
+	if (vi_hex_decode(p, n, rec.root_hash, sizeof(rec.root_hash), NULL) < 0)
 		return vi_err(err, "managed record: root hash not hex");
 	rec.root_hash_len = (unsigned)(n / 2);
 	p += n;

@@ -450,6 +450,7 @@ static void test_tpm_and_ipe(void **state)
 		{ "tpm_pcr=23", "PCRs (8-15)" },
 		{ "tpm_pcr=x", "PCRs (8-15)" },
 		{ "require_tpm=maybe", "require_tpm: not yes or no" },
+		{ "managed=restart", "managed: not yes or no" },
 		{ "ipe_policy=relative.p7s", "ipe_policy:" },
 		{ "ipe_policy=/etc/../x", "ipe_policy:" },
 		{ "tpm_measure=nvpcr14", "tpm_measure: not pcr, nvpcr or both" },
@@ -460,6 +461,7 @@ static void test_tpm_and_ipe(void **state)
 	(void)state;
 	pok("");
 	assert_false(pol.require_tpm);
+	assert_false(pol.managed);
 	assert_int_equal(pol.tpm_pcr, 14);
 	assert_int_equal(pol.tpm_measure, VI_TPM_MEASURE_PCR);
 	pok("tpm_measure=nvpcr");
@@ -475,6 +477,8 @@ static void test_tpm_and_ipe(void **state)
 	assert_string_equal(pol.ipe_policy, "/etc/verity-init/ipe.p7s");
 	pok("ipe_policy=none");
 	assert_string_equal(pol.ipe_policy, "");
+	pok("managed=yes");
+	assert_true(pol.managed);
 	/* the operating system's static PCRs only: not the firmware's, not the resettable or
 	 * dynamic-launch ones */
 	pbad_rows(rows, UT_ARRAY_SIZE(rows));

@@ -68,9 +68,12 @@ static void test_read(void **state)
 	assert_non_null(mkdtemp(top));
 	assert_null(st.slot);
 	assert_null(st.store);
+	assert_null(st.on_corruption);
+	assert_null(st.managed);
 	st = (struct vi_status){ .result = "failed", .name = "root", .root_hash = "abcd",
 				 .stage = "init", .reason = "reading init failed",
-				 .action = "recovery", .booted = "cdcd", .slot = "b" };
+				 .action = "recovery", .booted = "cdcd", .slot = "b",
+				 .on_corruption = "eio", .managed = "degraded" };
 	assert_int_equal(vi_status_write(top, &st, &err), 0);
 	assert_int_equal(vi_status_read(top, buf, sizeof(buf), &back), 0);
 	assert_string_equal(back.result, "failed");
@@ -81,6 +84,8 @@ static void test_read(void **state)
 	assert_string_equal(back.booted, "cdcd");
 	assert_string_equal(back.slot, "b");
 	assert_null(back.store);
+	assert_string_equal(back.on_corruption, "eio");
+	assert_string_equal(back.managed, "degraded");
 	assert_int_equal(ut_rm_tree(top), 0);
 	assert_true(vi_status_read(top, buf, sizeof(buf), &back) < 0);
 }

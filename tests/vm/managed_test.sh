@@ -1,0 +1,177 @@
+#!/bin/bash
+# Managed recovery after the switch (policy managed=yes; docs/security.md, "After the switch"):
+# a root whose file is corrupted on its data image after formatting, read by the running system
+# after the switch. With panic-on-corruption the kernel panics and its log lands in efi-pstore
+# (OVMF, one variable store kept across the boots of a test); the next boot's agent reads the
+# record, removes it, and
+#   - with A/B slots marks the slot bad and boots the other one at once (one reboot, not three);
+#   - without slots boots the same root degraded: I/O errors for bad blocks, status
+#     managed=degraded, the event dm-verity-degraded measured before the root's own; a root
+#     hash that changed (an update) boots in panic mode again.
+# Secure Boot off (the Secure Boot build of OVMF with an empty store, whose variables persist:
+# tests/vm/efi_options_test.sh).
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/vm/agent_lib.sh
+. "$(dirname "$0")/agent_lib.sh"
+# shellcheck source=tests/vm/lib-uefi.sh
+. "$(dirname "$0")/lib-uefi.sh"
+# shellcheck source=tests/vm/lib-tpm.sh
+. "$(dirname "$0")/lib-tpm.sh"
+# shellcheck source=tests/vm/sign_lib.sh
+. "$(dirname "$0")/sign_lib.sh"
+# shellcheck source=tests/vm/slot_lib.sh
+. "$(dirname "$0")/slot_lib.sh"
+
+MODULES="$VM_MODULES_DEFAULT efivarfs efi_pstore"
+
+oneTimeSetUp() {
+	uefi_require || exit 1
+	tpm_require || exit 1
+	vm_require_tools qemu-system-x86_64 mkfs.ext4 debugfs cpio sgdisk jq || exit 1
+	RD=$(agent_initramfs --policy "managed=yes" --modules "$MODULES") || exit 1
+	RD_SLOTS=$(agent_initramfs --policy "slots=a,b
+managed=yes" --modules "$MODULES" \
+		--file "$(sign_cfile "$SIGN_KEYS/test.pub")" /etc/verity-init/keys/test.pub) || exit 1
+}
+
+# managed_root DIR ID [format options...] : DIR/data.img (root ID, whose init reads
+# /etc/managed-data after the switch) with that file's block corrupted after formatting,
+# DIR/hash.img; prints the root hash.
+managed_root() {
+	local d=$1 id=$2 t=$1/tree rh; shift 2
+	rm -rf "$t" && mkdir -p "$d" || return 1
+	vm_rootfs_tree "$t" "$id" || return 1
+	head -c 4096 /dev/zero | tr '\0' 'm' >"$t/etc/managed-data"
+	cat >"$t/etc/vm-root-hook" <<'HOOK'
+if cat /etc/managed-data >/dev/null 2>&1; then echo "MANAGED-READ ok"; else echo "MANAGED-READ failed"; fi
+HOOK
+	vm_mkfs ext4 "$t" "$d/data.img" || return 1
+	rm -f "$d/hash.img"
+	rh=$(vm_verity_format "$VM_VERITY_TOOL" "$d/data.img" "$d/hash.img" "$@") || return 1
+	vm_corrupt_file "$d/data.img" ext4 /etc/managed-data >/dev/null || return 1
+	echo "$rh"
+}
+
+# managed_boot NAME INITRD CMDLINE VARS [uefi_boot options...] : the unsigned UKI of INITRD and
+# CMDLINE on an ESP, booted with the variable store VARS kept.
+managed_boot() {
+	local name=$1 rd=$2 cl=$3 vars=$4 w; shift 4
+	w=$(vm_workdir "$name") || return 1
+	uefi_uki "$w/uki.efi" "$rd" "$cl" --unsigned || { fail "uki"; return 1; }
+	uefi_esp "$w/esp.img" "$w/uki.efi" || { fail "esp"; return 1; }
+	UEFI_VARS=$UEFI_VARS_NOSB uefi_boot --timeout 300 --vars "$vars" "$@" "$name" "$w/esp.img"
+	[ "$VM_STATUS" = 0 ] || { fail "$name: boot ended with status $VM_STATUS"; return 1; }
+}
+
+# assert_panicked LOG ID : root ID ran and its read of the corrupted file ended in dm-verity's
+# panic, nothing after it.
+assert_panicked() {
+	vm_assert_marker "$1" "$2" || return 1
+	vm_assert_log_contains "$1" 'device-mapper: verity: [0-9]+:[0-9]+: data block [0-9]+ is corrupted' || return 1
+	vm_assert_log_contains "$1" 'Kernel panic - not syncing: dm-verity device corrupted' || return 1
+	vm_assert_log_lacks "$1" 'MANAGED-READ' "the read came back"
+}
+
+# Without slots: boot 1 panics on the corrupted block; boot 2 boots the same root degraded
+# (the read fails with an I/O error, no panic), reports and measures it; boot 3, with no record
+# left, is degraded still (the agent's variable); boot 4, the same data under another root hash
+# (an update), is in panic mode again and panics on the same block.
+test_without_slots_degraded_until_the_root_hash_changes() {
+	local w rh1 rh2 cl tpm a x
+	w=$(vm_workdir managed-noslot)
+	rm -f "$w/vars.fd"
+	rh1=$(managed_root "$w/r1" main) || { fail "root 1"; return; }
+	cl="systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root rootfstype=ext4 verity.options=panic-on-corruption verity.fail=poweroff"
+
+	managed_boot managed-noslot-1 "$RD" "roothash=$rh1 $cl" "$w/vars.fd" \
+		--disk "$w/r1/data.img" --disk "$w/r1/hash.img" || return
+	assert_panicked "$VM_LOG" main || return
+	sign_assert_status "$VM_LOG" managed normal || return
+	sign_assert_status "$VM_LOG" on_corruption panic || return
+
+	tpm=$(tpm_start "$w/tpm") || { fail "swtpm"; return; }
+	a=()
+	for x in $tpm; do a+=(--qemu "$x"); done
+	managed_boot managed-noslot-2 "$RD" "roothash=$rh1 $cl" "$w/vars.fd" \
+		--disk "$w/r1/data.img" --disk "$w/r1/hash.img" "${a[@]}" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: managed recovery: the last boot ended on a dm-verity corruption \(pstore dmesg-efi-[0-9]+, Panic; [0-9]+ records\), removed' || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root: degraded: its last boot ended on a dm-verity corruption; bad blocks are I/O errors \(was panic\) until its root hash changes' || return
+	vm_assert_marker "$VM_LOG" main || return
+	vm_assert_log_contains "$VM_LOG" 'MANAGED-READ failed' "the read did not fail with an I/O error" || return
+	vm_assert_log_contains "$VM_LOG" 'device-mapper: verity: [0-9]+:[0-9]+: data block [0-9]+ is corrupted' || return
+	vm_assert_log_lacks "$VM_LOG" 'Kernel panic' "the degraded root panicked" || return
+	sign_assert_status "$VM_LOG" managed degraded || return
+	sign_assert_status "$VM_LOG" on_corruption eio || return
+	vm_assert_log_contains "$VM_LOG" "VERITY-TEST-MEASURE .*\"string\":\"dm-verity-degraded:root:$rh1\"" \
+		"no degraded event in the measurement log" || return
+	vm_assert_log_order "$VM_LOG" "measured into PCR 14 .*: dm-verity-degraded:root:$rh1" \
+		"measured into PCR 14 .*: dm-verity:root:$rh1:none" || return
+	assertEquals "PCR 14 (sha256)" "$(tpm_expected_pcr sha256 "dm-verity-degraded:root:$rh1" "dm-verity:root:$rh1:none")" \
+		"$(tpm_guest_pcr "$VM_LOG" sha256 14)" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: managed recovery: VerityInitManaged-[-0-9a-f]+ recorded \(degraded\)' || return
+	vm_assert_log_lacks "$VM_LOG" 'verity-init\[1\]: managed recovery: (managed record|VerityInitManaged-[-0-9a-f]+: )' \
+		"the agent's variable was not read or written" || return
+
+	# no record this time: the variable keeps the root degraded until its root hash changes
+	managed_boot managed-noslot-3 "$RD" "roothash=$rh1 $cl" "$w/vars.fd" \
+		--disk "$w/r1/data.img" --disk "$w/r1/hash.img" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: managed recovery: no dm-verity end in pstore' || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root: degraded: it booted degraded before; bad blocks are I/O errors \(was panic\) until its root hash changes' || return
+	vm_assert_log_contains "$VM_LOG" 'MANAGED-READ failed' "the read did not fail with an I/O error" || return
+	vm_assert_log_lacks "$VM_LOG" 'Kernel panic' "the degraded root panicked" || return
+	vm_assert_log_lacks "$VM_LOG" 'VerityInitManaged-[-0-9a-f]+ recorded' "the variable was written again" || return
+	sign_assert_status "$VM_LOG" managed degraded || return
+
+	# the same data, formatted with another salt: another root hash, as an update brings
+	rh2=$(managed_root "$w/r2" main --salt 0102030405060708) || { fail "root 2"; return; }
+	[ "$rh2" != "$rh1" ] || { fail "the root hash did not change"; return; }
+	managed_boot managed-noslot-4 "$RD" "roothash=$rh2 $cl" "$w/vars.fd" \
+		--disk "$w/r2/data.img" --disk "$w/r2/hash.img" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: managed recovery: no dm-verity end in pstore' || return
+	vm_assert_log_lacks "$VM_LOG" 'root: degraded' "the updated root booted degraded" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: managed recovery: VerityInitManaged-[-0-9a-f]+ recorded \(restart\)' || return
+	sign_assert_status "$VM_LOG" managed normal || return
+	sign_assert_status "$VM_LOG" on_corruption panic || return
+	assert_panicked "$VM_LOG" main
+}
+
+# slot_image DIR SLOT ID : slot SLOT's root (ID) with the corrupted file, its manifest signed for
+# SLOT's partitions with on-corruption panic.
+slot_image() {
+	local out
+	managed_root "$1" "$3" >/dev/null || return 1
+	out=$("$VI_TOOL" sign "$1/hash.img" --data-device "PARTLABEL=root-$2" \
+		--hash-device "PARTLABEL=root-$2-verity" --minisign-key "$SIGN_KEYS/test.key" \
+		--version 3 --on-corruption panic --embed 2>&1) || { vm_die "sign slot $2: $out"; return 1; }
+}
+
+# With slots: slot a panics after the switch; the next boot marks it bad for that and boots b
+# at once, one reboot after the corruption instead of three.
+test_slot_whose_boot_ended_on_corruption_is_marked_bad() {
+	local w j
+	w=$(vm_workdir managed-slot)
+	rm -f "$w/vars.fd"
+	slot_image "$w/a" a slota || { fail "image a"; return; }
+	slot_image "$w/b" b slotb || { fail "image b"; return; }
+	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
+	managed_boot managed-slot-1 "$RD_SLOTS" "root=/dev/mapper/root verity.fail=poweroff" \
+		"$w/vars.fd" --disk "$w/slots.img" --qemu -drive --qemu "file=$w/store.img,format=raw,if=virtio" || return
+	assert_panicked "$VM_LOG" slota || return
+	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
+	assert_slot "$j" a '"tries":2,' || return
+
+	managed_boot managed-slot-2 "$RD_SLOTS" "root=/dev/mapper/root verity.fail=poweroff" \
+		"$w/vars.fd" --disk "$w/slots.img" --qemu -drive --qemu "file=$w/store.img,format=raw,if=virtio" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: managed recovery: the last boot ended on a dm-verity corruption' || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: slot a marked bad \(corruption: its last boot ended on a dm-verity corruption \(pstore\)\)' || return
+	vm_assert_marker "$VM_LOG" slotb || return
+	sign_assert_status "$VM_LOG" slot b || return
+	sign_assert_status "$VM_LOG" skipped "a:corruption:its last boot ended on a dm-verity corruption \\(pstore\\)" || return
+	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
+	assert_slot "$j" a '"tries":0,.*"reason":"corruption: its last boot ended on a dm-verity corruption \(pstore\)"' || return
+	assert_slot "$j" b '"tries":2,'
+}
+
+# shellcheck source=/dev/null
+. shunit2
