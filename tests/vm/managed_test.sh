@@ -36,8 +36,8 @@ managed=yes" --modules "$MODULES" \
 }
 
 # managed_root DIR ID [format options...] : DIR/data.img (root ID, whose init reads
-# /etc/managed-data after the switch) with that file's block corrupted after formatting,
-# DIR/hash.img; prints the root hash.
+# /etc/managed-data after the switch) with that file's block corrupted after formatting (unless
+# MANAGED_CLEAN=1), DIR/hash.img; prints the root hash.
 managed_root() {
 	local d=$1 id=$2 t=$1/tree rh; shift 2
 	rm -rf "$t" && mkdir -p "$d" || return 1
@@ -49,7 +49,9 @@ HOOK
 	vm_mkfs ext4 "$t" "$d/data.img" || return 1
 	rm -f "$d/hash.img"
 	rh=$(vm_verity_format "$VM_VERITY_TOOL" "$d/data.img" "$d/hash.img" "$@") || return 1
-	vm_corrupt_file "$d/data.img" ext4 /etc/managed-data >/dev/null || return 1
+	if [ "${MANAGED_CLEAN:-0}" != 1 ]; then
+		vm_corrupt_file "$d/data.img" ext4 /etc/managed-data >/dev/null || return 1
+	fi
 	echo "$rh"
 }
 
@@ -136,8 +138,8 @@ test_without_slots_degraded_until_the_root_hash_changes() {
 	assert_panicked "$VM_LOG" main
 }
 
-# slot_image DIR SLOT ID : slot SLOT's root (ID) with the corrupted file, its manifest signed for
-# SLOT's partitions with on-corruption panic.
+# slot_image DIR SLOT ID : slot SLOT's root (ID) with the corrupted file (MANAGED_CLEAN=1: without
+# the corruption), its manifest signed for SLOT's partitions with on-corruption panic.
 slot_image() {
 	local out
 	managed_root "$1" "$3" >/dev/null || return 1
@@ -153,7 +155,7 @@ test_slot_whose_boot_ended_on_corruption_is_marked_bad() {
 	w=$(vm_workdir managed-slot)
 	rm -f "$w/vars.fd"
 	slot_image "$w/a" a slota || { fail "image a"; return; }
-	slot_image "$w/b" b slotb || { fail "image b"; return; }
+	MANAGED_CLEAN=1 slot_image "$w/b" b slotb || { fail "image b"; return; }
 	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
 	managed_boot managed-slot-1 "$RD_SLOTS" "root=/dev/mapper/root verity.fail=poweroff" \
 		"$w/vars.fd" --disk "$w/slots.img" --qemu -drive --qemu "file=$w/store.img,format=raw,if=virtio" || return
@@ -166,6 +168,7 @@ test_slot_whose_boot_ended_on_corruption_is_marked_bad() {
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: managed recovery: the last boot ended on a dm-verity corruption' || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: slot a marked bad \(corruption: its last boot ended on a dm-verity corruption \(pstore\)\)' || return
 	vm_assert_marker "$VM_LOG" slotb || return
+	vm_assert_log_contains "$VM_LOG" 'MANAGED-READ ok' "slot b's read failed" || return
 	sign_assert_status "$VM_LOG" slot b || return
 	sign_assert_status "$VM_LOG" skipped "a:corruption:its last boot ended on a dm-verity corruption \\(pstore\\)" || return
 	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
