@@ -177,6 +177,21 @@ untrusted comment: k2" "$(cpio -i --quiet --to-stdout 'etc/verity-init/keys/*' <
 		"$(cpio -i --quiet --to-stdout etc/verity-init/manifest <"$T/rd")"
 }
 
+# managed=yes in the policy (managed recovery, docs/security.md): the pstore backend efi_pstore
+# and efivarfs go into the base list, also without the base modules; not without the key.
+test_managed_policy_adds_the_pstore_backend() {
+	printf 'fail=reboot\n  Managed = Yes\n' >"$T/policy-managed"
+	mk --no-base-modules -f "" -c "$T/policy-managed" -z none "$T/rd" || { fail "$(cat "$T/out")"; return; }
+	local mods
+	mods=$(cpio -i --quiet --to-stdout etc/verity-init/modules <"$T/rd")
+	assertContains "efi_pstore listed" "$mods" "/efi-pstore.ko"
+	assertContains "efivarfs listed" "$mods" "/efivarfs.ko"
+	printf 'managed=no\n' >"$T/policy-managed"
+	mk --no-base-modules -f "" -c "$T/policy-managed" -z none "$T/rd" || { fail "$(cat "$T/out")"; return; }
+	mods=$(cpio -i --quiet --to-stdout etc/verity-init/modules <"$T/rd")
+	assertNotContains "no efi_pstore" "$mods" "efi-pstore"
+}
+
 # A module stored compressed (.ko.xz) goes in decompressed, under the .ko name, when the
 # kernel's config is not there to say that the kernel decompresses it.
 test_compressed_module_from_basedir() {

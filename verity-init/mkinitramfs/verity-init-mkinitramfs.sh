@@ -511,6 +511,11 @@ set -f   # module names and aliases are words, never file patterns
 		add_modules 1 $BASE_OPTIONAL
 	fi
 	add_modules 0 $extra
+	# the policy's managed=yes (yes as the agent reads a boolean): the pstore backend the agent
+	# reads the last boot's end from under UEFI, and efivarfs for its variable
+	if [ -n "$conf" ] && grep -Eiq '^[[:blank:]]*managed[[:blank:]]*=[[:blank:]]*(1|yes|y|true|t|on)[[:blank:]]*$' "$conf"; then
+		add_modules 1 efi_pstore efivarfs
+	fi
 	add_fs_modules $fs
 }
 set +f
