@@ -146,13 +146,15 @@ int vi_agent_activate_ipe(struct agent *a, const struct vi_target *t);
 /* Managed recovery (policy managed=yes, else these do nothing): read how the last boot ended
  * (the pstore records, consumed; the agent's EFI variable), once per boot, with one log line. */
 void vi_agent_managed_read(struct agent *a);
-/* Without slots, before the root t is set up: degraded when its last boot ended on dm-verity
- * or it booted degraded before with the same root hash: its table then says nothing for a bad
- * block (I/O errors, no restart, no panic, never ignore_corruption). */
-void vi_agent_managed_root(struct agent *a, struct vi_target *t);
-/* Right before the switch to the root t: the variable written when its root hash or state
- * changed; a degraded root measured as such ("dm-verity-degraded:NAME:ROOTHASH", before its own
- * event). A failure of the measurement is returned as vi_agent_measure's. */
+/* Without slots, before the targets are set up: degraded when the last boot of the root (of
+ * the verified /usr under a tmpfs root) ended on dm-verity, or it booted degraded before with
+ * the same root hash: the tables of the root and /usr then say nothing for a bad block (I/O
+ * errors, no restart, no panic, never ignore_corruption). */
+void vi_agent_managed_boot(struct agent *a);
+/* Right before the switch, for each target t measured: for the root (the /usr under a tmpfs
+ * root) the variable written when its root hash or state changed, and a degraded boot measured
+ * as such ("dm-verity-degraded:NAME:ROOTHASH", before the target's own event). A failure of the
+ * measurement is returned as vi_agent_measure's. */
 int vi_agent_managed_commit(struct agent *a, const struct vi_target *t);
 
 #ifndef VERITY_INIT_VERSION

@@ -38,12 +38,29 @@ void vi_agent_managed_read(struct agent *a)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "managed recovery: %s", err.msg);
 }
 
-void vi_agent_managed_root(struct agent *a, struct vi_target *t)
+/* A bad block is an I/O error for t: no restart, no panic (never ignore_corruption: a bad block
+ * stays an error the system sees). */
+static void degrade(struct vi_target *t)
+{
+	if (t->opts.corruption != VI_CORRUPT_IGNORE)
+		t->opts.corruption = VI_CORRUPT_EIO;
+	t->opts.ioerror = VI_IOERR_EIO;
+}
+
+/* The target whose root hash the variable keeps: the root, or a verified /usr under a tmpfs. */
+static struct vi_target *keyed(struct agent *a)
+{
+	return a->plan.cfg.root.enabled ? &a->plan.cfg.root :
+	       a->plan.cfg.usr.enabled ? &a->plan.cfg.usr : NULL;
+}
+
+void vi_agent_managed_boot(struct agent *a)
 {
 	struct agent_managed *m = &a->managed;
 	struct vi_managed_decision d;
+	struct vi_target *t = keyed(a);
 
-	if (!a->plan.policy.managed || !t->enabled ||
+	if (!a->plan.policy.managed || !t ||
 	    vi_managed_decide(m->scan.end, m->have_last ? &m->last : NULL, t->root_hash,
 			      t->root_hash_len, &d) < 0)
 		return;
@@ -60,10 +77,10 @@ void vi_agent_managed_root(struct agent *a, struct vi_target *t)
 		    vi_corruption_word(t->opts.corruption, VI_SPELL_MANIFEST),
 		    t->opts.ioerror ? ", on I/O errors " : "",
 		    t->opts.ioerror ? vi_ioerror_word(t->opts.ioerror, VI_SPELL_MANIFEST) : "");
-	/* never ignore_corruption: a bad block stays an error the system sees */
-	if (t->opts.corruption != VI_CORRUPT_IGNORE)
-		t->opts.corruption = VI_CORRUPT_EIO;
-	t->opts.ioerror = VI_IOERR_EIO;
+	/* the panic may have come from either mapping: both boot degraded */
+	degrade(t);
+	if (a->plan.cfg.usr.enabled)
+		degrade(&a->plan.cfg.usr);
 }
 
 int vi_agent_managed_commit(struct agent *a, const struct vi_target *t)
@@ -73,7 +90,7 @@ int vi_agent_managed_commit(struct agent *a, const struct vi_target *t)
 	struct vi_error err = { "" };
 	int r;
 
-	if (!a->plan.policy.managed || t != &a->plan.cfg.root || !t->root_hash_len ||
+	if (!a->plan.policy.managed || !t || t != keyed(a) || !t->root_hash_len ||
 	    t->root_hash_len > sizeof(rec.root_hash))
 		return 0;
 	memcpy(rec.root_hash, t->root_hash, t->root_hash_len);

@@ -255,6 +255,8 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 		r = vi_agent_managed_commit(a, t);
 	if (r == 0 && t->enabled)
 		r = vi_agent_measure(a, t);
+	if (r == 0 && with_usr && !t->enabled)
+		r = vi_agent_managed_commit(a, usr);
 	if (r == 0 && with_usr)
 		r = vi_agent_measure(a, usr);
 	if (r < 0)
@@ -383,7 +385,7 @@ static int run_pid1(struct agent *a)
 	if (r == 0 && a->plan.slots) {
 		boot_slot(a, &switched);
 	} else if (r == 0) {
-		vi_agent_managed_root(a, &a->plan.cfg.root);
+		vi_agent_managed_boot(a);
 		boot_target(a, &a->plan.cfg.root, "ok", "none", &switched);
 	}
 	fallback(a, switched);
