@@ -116,6 +116,13 @@ install() {
 			mkdir -p "$initdir"/etc/modprobe.d
 			echo "options dm_verity require_signatures=1" > "$initdir"/etc/modprobe.d/verity-init-policy.conf
 		fi
+		# managed=yes (yes as the agent reads a boolean): the pstore backend the agent reads
+		# the last boot's end from, loaded by the setup job before the agent runs
+		if grep -Eiq '^[[:space:]]*managed[[:space:]]*=[[:space:]]*(1|yes|y|true|t|on)[[:space:]]*$' "$_conf"; then
+			hostonly='' instmods efi_pstore
+			mkdir -p "$initdir"/etc/verity-init
+			: > "$initdir"/etc/verity-init/managed
+		fi
 	fi
 
 	# signed manifests (docs/signing.md): the minisign public keys the agent trusts, from

@@ -428,6 +428,9 @@ vi_agent_after_shell() {
 vi_setup() {
 	vi_load
 	[ $? = 1 ] && return 0
+	# managed recovery (the policy's managed=yes): the pstore backend, so that the agent finds
+	# the record of a last boot that ended on a dm-verity corruption
+	[ -e /etc/verity-init/managed ] && modprobe -q efi_pstore
 	# the agent waits for the devices it resolved (bounded by verity.timeout=): no device
 	# string of the command line reaches dracut's initqueue, which sources what it is given
 	vi_agent setup --fallback

@@ -272,6 +272,21 @@ test_install_policy_requiring_kernel_signatures_forces_the_module_parameter() {
 	assertFalse "only for kernel-checked signatures" "[ -e '$initdir/etc/modprobe.d/verity-init-policy.conf' ]"
 }
 
+# managed=yes (managed recovery): the pstore backend and the marker the setup job loads it by
+test_install_managed_policy_brings_the_pstore_backend() {
+	verity_init_conf=$SHUNIT_TMPDIR/policy.conf
+	printf 'fail=reboot\n Managed = on\n' >"$verity_init_conf"
+	install
+	assertContains "$(calls)" "instmods hostonly=[] efi_pstore"
+	assertTrue "the marker" "[ -e '$initdir/etc/verity-init/managed' ]"
+	echo "managed=no" >"$verity_init_conf"
+	rm -rf "$initdir" && mkdir -p "$initdir"
+	: >"$CALLS"
+	install
+	assertNotContains "$(calls)" "efi_pstore"
+	assertFalse "no marker" "[ -e '$initdir/etc/verity-init/managed' ]"
+}
+
 test_install_missing_named_config_fails() {
 	verity_init_conf=$SHUNIT_TMPDIR/absent.conf
 	(install; echo "install returned" >>"$CALLS")

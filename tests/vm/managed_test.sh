@@ -176,5 +176,42 @@ test_slot_whose_boot_ended_on_corruption_is_marked_bad() {
 	assert_slot "$j" b '"tries":2,'
 }
 
+# dracut_managed_image OUT : dracut's shell flavour with the module and the policy managed=yes
+# (dracut.conf's verity_init_conf=): the module installs efi_pstore, its setup job loads it.
+dracut_managed_image() {
+	local d=$VM_DIR/dracut-managed-conf
+	rm -rf "$d" && mkdir -p "$d/conf" || return 1
+	echo "managed=yes" >"$d/verity-init.conf" &&
+		printf 'verity_init_conf="%s"\n' "$d/verity-init.conf" >"$d/conf/50-managed.conf" || return 1
+	vm_dracut_initramfs "$1" --confdir "$d/conf"
+}
+
+# Under dracut (shell init): the same corruption panics the first boot, the second boots the
+# root degraded through the agent's setup job.
+test_under_dracut_degraded_after_a_corruption() {
+	local w rh cl rd key
+	vm_require_tools dracut || return
+	rd=$VM_CACHE/dracut-shell-managed-$VM_KVER.img
+	key=$(vm_dracut_key shell-managed)
+	vm_cached "$key" "$rd" dracut_managed_image "$rd.tmp" || { fail "dracut image"; return; }
+	w=$(vm_workdir managed-dracut)
+	rm -f "$w/vars.fd"
+	rh=$(managed_root "$w/r1" main) || { fail "root"; return; }
+	cl="roothash=$rh systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root verity.options=panic-on-corruption verity.fail=poweroff"
+	managed_boot managed-dracut-1 "$rd" "$cl" "$w/vars.fd" \
+		--disk "$w/r1/data.img" --disk "$w/r1/hash.img" || return
+	assert_panicked "$VM_LOG" main || return
+	sign_assert_status "$VM_LOG" managed normal || return
+	managed_boot managed-dracut-2 "$rd" "$cl" "$w/vars.fd" \
+		--disk "$w/r1/data.img" --disk "$w/r1/hash.img" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: managed recovery: the last boot ended on a dm-verity corruption \(pstore dmesg-efi[_a-z]*-[0-9]+, Panic; [0-9]+ records\), removed' || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: root: degraded: its last boot ended on a dm-verity corruption' || return
+	vm_assert_marker "$VM_LOG" main || return
+	vm_assert_log_contains "$VM_LOG" 'MANAGED-READ failed' "the read did not fail with an I/O error" || return
+	vm_assert_log_lacks "$VM_LOG" 'Kernel panic' "the degraded root panicked" || return
+	sign_assert_status "$VM_LOG" managed degraded || return
+	sign_assert_status "$VM_LOG" on_corruption eio
+}
+
 # shellcheck source=/dev/null
 . shunit2

@@ -302,7 +302,11 @@ static int setup_targets(struct agent *a)
 		r = vi_dracut_record_mappings(a, cfg->root.enabled ? &cfg->root : &cfg->usr, names,
 						n);
 	if (r == 0 && cfg->root.enabled)
+		r = vi_agent_managed_commit(a, &cfg->root);
+	if (r == 0 && cfg->root.enabled)
 		r = vi_agent_measure(a, &cfg->root);
+	if (r == 0 && cfg->usr.enabled && !cfg->root.enabled)
+		r = vi_agent_managed_commit(a, &cfg->usr);
 	if (r == 0 && cfg->usr.enabled)
 		r = vi_agent_measure(a, &cfg->usr);
 	if (r < 0)
@@ -348,6 +352,8 @@ static int dracut_setup(struct agent *a, const struct dracut_args *o)
 	if (o->resume >= 0)
 		return vi_dracut_walk(a, (unsigned)o->resume);
 	save_cmdline(a, o->cmdline);
+	if (r == 0)
+		vi_agent_managed_read(a);
 	if (r < 0) {
 		vi_agent_log_failure(a);
 	} else if (a->plan.policy.ipe_policy[0]) {
@@ -355,9 +361,11 @@ static int dracut_setup(struct agent *a, const struct dracut_args *o)
 	} else if (a->plan.slots) {
 		a->slots = (struct vi_slot_boot){ .log = &a->log, .plan = &a->plan,
 			.failure = &a->failure, .wait_ms = &a->time.wait_ms, .boot = setup_slot,
-			.ctx = a };
+			.ctx = a, .crash_end = a->managed.scan.end,
+			.crash_last = a->managed.have_last ? &a->managed.last : NULL };
 		r = vi_slot_boot_run(&a->slots, &switched);
 	} else {
+		vi_agent_managed_boot(a);
 		r = setup_targets(a);
 	}
 	if (r < 0)
