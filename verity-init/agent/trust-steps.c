@@ -164,7 +164,8 @@ int vi_agent_measure_degraded(struct agent *a, const struct vi_target *t)
 	if (vi_hex_encode(t->root_hash, t->root_hash_len, hex, sizeof(hex)) < 0)
 		hex[0] = '\0';
 	snprintf(event, sizeof(event), "dm-verity-degraded:%s:%s", t->name, hex);
-	r = measure_event(a, event, &err);
+	/* the NvPCR gets the same word, as a fallback's */
+	r = measure_event(a, event, NULL, &err);
 	if (r < 0 && a->plan.policy.require_tpm)
 		return vi_agent_fail_target(a, VI_STAGE_MEASURE, t, r, &err);
 	if (r < 0)
