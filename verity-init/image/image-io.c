@@ -18,6 +18,8 @@ const char *image_io_reason(int r)
 		return "is a symbolic link (outputs are written as new files, never through a link)";
 	case -EEXIST:
 		return "exists and is not a regular file";
+	case -ENOSPC:
+		return "too many output files";
 	default:
 		return strerror(-r);
 	}
@@ -25,12 +27,14 @@ const char *image_io_reason(int r)
 
 /* A symlink would be replaced by the file, not written through, and a device node or FIFO
  * replaced by a file is never what was meant: an existing path must be a regular file. */
-int image_write_file(const char *path, const void *buf, size_t len)
+int image_outputs_add(struct image_outputs *o, const char *path, const void *buf, size_t len)
 {
 	struct stat st;
-	char tmp[4096];
+	char *tmp;
 	int fd, r = 0;
 
+	if (o->n == IMAGE_OUTPUTS_MAX)
+		return -ENOSPC;
 	if (lstat(path, &st) == 0) {
 		if (S_ISLNK(st.st_mode))
 			return -ELOOP;
@@ -39,8 +43,10 @@ int image_write_file(const char *path, const void *buf, size_t len)
 	} else if (errno != ENOENT) {
 		return -errno;
 	}
-	if (snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path) >= (int)sizeof(tmp))
+	if (snprintf(o->f[o->n].path, sizeof(o->f[0].path), "%s", path) >= (int)sizeof(o->f[0].path))
 		return -ENAMETOOLONG;
+	tmp = o->f[o->n].tmp;
+	snprintf(tmp, sizeof(o->f[0].tmp), "%s.tmpXXXXXX", path);
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -errno;
@@ -48,9 +54,38 @@ int image_write_file(const char *path, const void *buf, size_t len)
 		r = errno ? -errno : -EIO;
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
+	if (r < 0) {
 		unlink(tmp);
-	return r;
+		return r;
+	}
+	o->n++;
+	return 0;
+}
+
+int image_outputs_commit(struct image_outputs *o, const char **ret_path)
+{
+	unsigned i;
+
+	for (i = 0; i < o->n; i++) {
+		if (rename(o->f[i].tmp, o->f[i].path) < 0) {
+			int r = -errno;
+
+			*ret_path = o->f[i].path;
+			for (; i < o->n; i++)
+				unlink(o->f[i].tmp);
+			o->n = 0;
+			return r;
+		}
+	}
+	o->n = 0;
+	return 0;
+}
+
+void image_outputs_abort(struct image_outputs *o)
+{
+	unsigned i;
+
+	for (i = 0; i < o->n; i++)
+		unlink(o->f[i].tmp);
+	o->n = 0;
 }

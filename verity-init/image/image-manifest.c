@@ -2,11 +2,16 @@
 /* `verity-image sign`, path 2 of docs/signing.md (image-manifest.h): the manifest of the image
  * (lib/config/manifest.c) signed with a minisign key, written as MANIFEST + MANIFEST.minisig
  * and/or as a bundle (a file for a partition, or on the hash device right after the tree, where
- * it must leave the data, the tree and everything FEC covers alone). */
+ * it must leave the data, the tree and everything FEC covers alone). Without the key here the
+ * manifest is prepared (the exact bytes minisign signs) and a .minisig made elsewhere is joined
+ * after it verified with the public key. The manifest has no time in it, so the same image and
+ * options give the same bytes at both steps; minisign's trusted comment takes its time stamp
+ * from SOURCE_DATE_EPOCH when that is set, and Ed25519 signatures are deterministic. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +22,7 @@
 #include "fileio.h"
 #include "image-io.h"
 #include "image-manifest.h"
+#include "image-pkcs11.h"
 #include "manifest.h"
 #include "minisign.h"
 #include "prog.h"
@@ -76,13 +82,13 @@ static int check_embed_layout(const struct vi_manifest *m, const struct vi_geome
 	return 0;
 }
 
-/* The signed manifest where o asks for it: MANIFEST + MANIFEST.minisig, a bundle file, and the
- * bundle on the hash device (fd) at bundle_off. 0 or the exit code, the error printed. */
-static int write_outputs(const struct sign_manifest_opts *o, const char *hash_path, int fd,
-			 const char *man, size_t mlen, const char *sig, size_t slen,
-			 uint64_t bundle_off)
+/* The signed manifest where o asks for it: MANIFEST + MANIFEST.minisig and a bundle file added
+ * to outs; the bundle for the hash device into bundle (VI_BUNDLE_MAX bytes). 0 or the exit code,
+ * the error printed. */
+static int add_outputs(const struct sign_manifest_opts *o, struct image_outputs *outs,
+		       const char *man, size_t mlen, const char *sig, size_t slen, char *bundle)
 {
-	char path[4096], bundle[VI_BUNDLE_MAX];
+	char path[4096];
 	int r;
 
 	if (o->manifest) {
@@ -92,64 +98,130 @@ static int write_outputs(const struct sign_manifest_opts *o, const char *hash_pa
 		if (snprintf(path, sizeof(path), "%s.minisig", o->manifest) >= (int)sizeof(path))
 			r = -ENAMETOOLONG;
 		if (r == 0)
-			r = image_write_file(o->manifest, man, mlen);
+			r = image_outputs_add(outs, o->manifest, man, mlen);
 		if (r == 0) {
 			what = path;
-			r = image_write_file(path, sig, slen);
+			r = image_outputs_add(outs, path, sig, slen);
 		}
-		if (r < 0) {
+		if (r < 0)
 			return die(EXIT_IO, "writing %s: %s", what, image_io_reason(r));
-		}
 	}
 	if (o->bundle || o->embed) {
-		if (mlen + slen > sizeof(bundle)) {
+		if (mlen + slen > VI_BUNDLE_MAX)
 			return die(EXIT_INTERNAL, "bundle larger than %u bytes", VI_BUNDLE_MAX);
-		}
 		/* padded with NULs to the whole region size, so a longer old bundle is erased */
-		memset(bundle, 0, sizeof(bundle));
+		memset(bundle, 0, VI_BUNDLE_MAX);
 		memcpy(bundle, man, mlen);
 		memcpy(bundle + mlen, sig, slen);
 		if (o->bundle) {
-			r = image_write_file(o->bundle, bundle, sizeof(bundle));
-			if (r < 0) {
+			r = image_outputs_add(outs, o->bundle, bundle, VI_BUNDLE_MAX);
+			if (r < 0)
 				return die(EXIT_IO, "writing %s: %s", o->bundle, image_io_reason(r));
-			}
-		}
-		if (o->embed) {
-			if (pwrite(fd, bundle, sizeof(bundle), (off_t)bundle_off) !=
-				    (ssize_t)sizeof(bundle) || fsync(fd) < 0) {
-				return die(EXIT_IO, "%s: writing the bundle at %" PRIu64 " failed: %s",
-					hash_path, bundle_off, strerror(errno));
-			}
-			printf("bundle_offset=%" PRIu64 "\n", bundle_off);
 		}
 	}
 	return 0;
 }
 
-int sign_manifest(const struct sign_manifest_opts *o, const char *hash_path, int fd,
-		  const struct vi_params *p, const struct vi_geometry *g, const uint8_t *root)
+/* minisign's default trusted comment: the signing time (SOURCE_DATE_EPOCH when set, for
+ * reproducible builds) and the version. 0 or the exit code, the error printed. */
+static int default_comment(char *tc, size_t size, uint64_t version)
+{
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	long long t = (long long)time(NULL);
+
+	if (sde) {
+		uint64_t v;
+
+		if (prog_parse_u64(sde, &v) < 0 || v > INT64_MAX)
+			return die(EXIT_USAGE, "SOURCE_DATE_EPOCH='%s' is not a number of seconds", sde);
+		t = (long long)v;
+	}
+	snprintf(tc, size, "timestamp:%lld\tverity-manifest version:%" PRIu64, t, version);
+	return 0;
+}
+
+/* The signature of man: made with o->key (*ret_key_id its key id), or o->sig read and verified
+ * with o->pubkey. Into sig (MINISIGN_MAX_FILE bytes). 0 or the exit code, the error printed. */
+static int manifest_signature(const struct sign_manifest_opts *o, const char *man, size_t mlen,
+			      uint64_t version, char *sig, size_t *ret_slen,
+			      uint8_t ret_key_id[MINISIGN_KEYID_LEN])
 {
 	struct vi_error err = { "" };
 	struct vi_minisign_seckey sk;
-	struct vi_manifest m;
-	char keybuf[MINISIGN_MAX_FILE], man[VI_MANIFEST_MAX], sig[MINISIGN_MAX_FILE];
-	char tc[MINISIGN_COMMENT_MAX + 1];
-	size_t klen = 0, mlen = 0, slen = 0;
-	uint64_t bundle_off = 0;
+	struct vi_minisign_pubkey pk;
+	struct vi_minisign_sig ms;
+	char buf[MINISIGN_MAX_FILE], tc[MINISIGN_COMMENT_MAX + 1];
+	size_t len = 0;
 	int r;
 
-	r = vi_fileio_read_all(o->key, keybuf, sizeof(keybuf), &klen);
+	if (o->sig) {
+		r = vi_fileio_read_all(o->pubkey, buf, sizeof(buf), &len);
+		if (r < 0)
+			return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", o->pubkey,
+				   r == -EFBIG ? "too large for a minisign key" : image_io_reason(r));
+		if (vi_minisign_pubkey_parse(buf, len, &pk, &err) < 0)
+			return die(EXIT_INVALID, "%s: %s", o->pubkey, err.msg);
+		r = vi_fileio_read_all(o->sig, sig, MINISIGN_MAX_FILE - 1, &len);
+		if (r < 0)
+			return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", o->sig,
+				   r == -EFBIG ? "too large for a minisign signature" :
+				   image_io_reason(r));
+		sig[len] = '\0';
+		if (vi_minisign_sig_parse(sig, len, &ms, &err) < 0)
+			return die(EXIT_INVALID, "%s: %s", o->sig, err.msg);
+		r = vi_minisign_verify(&pk, &ms, (const uint8_t *)man, mlen, false, &err);
+		if (r < 0)
+			return die(r == -EPROTO ? EXIT_INVALID : EXIT_MISMATCH, "%s: not a signature "
+				   "of the prepared manifest by %s: %s", o->sig, o->pubkey, err.msg);
+		memcpy(ret_key_id, pk.key_id, MINISIGN_KEYID_LEN);
+		*ret_slen = len;
+		return 0;
+	}
+	r = vi_fileio_read_all(o->key, buf, sizeof(buf), &len);
 	if (r < 0) {
-		sodium_memzero(keybuf, sizeof(keybuf));
+		sodium_memzero(buf, sizeof(buf));
 		return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", o->key,
 			   r == -EFBIG ? "too large for a minisign key" : image_io_reason(r));
 	}
-	r = vi_minisign_seckey_parse(keybuf, klen, &sk, &err);
-	sodium_memzero(keybuf, sizeof(keybuf));
+	r = vi_minisign_seckey_parse(buf, len, &sk, &err);
+	sodium_memzero(buf, sizeof(buf));
 	if (r < 0)
 		return die(EXIT_INVALID, "%s: %s", o->key, err.msg);
+	if (o->tc)
+		snprintf(tc, sizeof(tc), "%s", o->tc);
+	else if ((r = default_comment(tc, sizeof(tc), version)) != 0)
+		goto out;
+	if (vi_minisign_sign(&sk, (const uint8_t *)man, mlen, tc, NULL, sig, MINISIGN_MAX_FILE,
+			     ret_slen, &err) < 0) {
+		r = die(EXIT_INVALID, "%s", err.msg);
+		goto out;
+	}
+	memcpy(ret_key_id, sk.key_id, MINISIGN_KEYID_LEN);
+	r = 0;
+out:
+	sodium_memzero(&sk, sizeof(sk));
+	return r;
+}
 
+int sign_manifest(const struct sign_manifest_opts *o, const char *hash_path, int fd,
+		  const struct vi_params *p, const struct vi_geometry *g, const uint8_t *root,
+		  struct image_outputs *outs)
+{
+	struct vi_error err = { "" };
+	struct vi_manifest m;
+	char man[VI_MANIFEST_MAX], sig[MINISIGN_MAX_FILE], bundle[VI_BUNDLE_MAX], id[17];
+	uint8_t key_id[MINISIGN_KEYID_LEN];
+	size_t mlen = 0, slen = 0;
+	uint64_t bundle_off = 0;
+	int r = 0;
+
+	if (image_is_pkcs11_uri(o->key))
+		/* OpenSSL's pkcs11 engine in Debian 12 (libp11 0.4.12) has no Ed25519 keys, and no
+		 * pkcs11 provider is packaged: a minisign key cannot be used on a token here. */
+		return die(EXIT_USAGE, "--minisign-key: a PKCS#11 URI cannot sign the manifest: "
+			   "minisign signatures are Ed25519, which OpenSSL's pkcs11 engine (libp11 "
+			   "0.4.12) cannot use; prepare the manifest (--prepare-manifest), sign it with "
+			   "minisign where the key is, and join the signature (--minisign-signature)");
 	memset(&m, 0, sizeof(m));
 	m.version = o->version;
 	memcpy(m.root_hash, root, g->digest_size);
@@ -168,44 +240,50 @@ int sign_manifest(const struct sign_manifest_opts *o, const char *hash_path, int
 	m.opts = o->opts;
 	if (!o->data_spec || strlen(o->data_spec) >= sizeof(m.data.spec) ||
 	    (o->hash_spec && strlen(o->hash_spec) >= sizeof(m.hash.spec)))
-		r = die(EXIT_USAGE, "device spec too long");
-	else if (vi_manifest_format(&m, man, sizeof(man), &mlen, &err) < 0)
-		r = die(EXIT_INVALID, "%s", err.msg);
-	if (r > 0)
-		goto out;
+		return die(EXIT_USAGE, "device spec too long");
+	if (vi_manifest_format(&m, man, sizeof(man), &mlen, &err) < 0)
+		return die(EXIT_INVALID, "%s", err.msg);
+	if (o->prepare) {
+		r = image_outputs_add(outs, o->prepare, man, mlen);
+		if (r < 0)
+			return die(EXIT_IO, "writing %s: %s", o->prepare, image_io_reason(r));
+		printf("manifest_prepared=%s\n", o->prepare);
+		printf("manifest_version=%" PRIu64 "\n", m.version);
+		{
+			uint8_t d[crypto_hash_sha256_BYTES];
+			char hex[2 * crypto_hash_sha256_BYTES + 1];
+
+			crypto_hash_sha256(d, (const uint8_t *)man, mlen);
+			sodium_bin2hex(hex, sizeof(hex), d, sizeof(d));
+			printf("manifest_prepared_sha256=%s\n", hex);
+		}
+		return 0;
+	}
 	/* before anything is written */
 	if (o->embed) {
-		if (vi_bundle_offset(p, &bundle_off, &err) < 0) {
-			r = die(EXIT_INVALID, "%s", err.msg);
-			goto out;
-		}
+		if (vi_bundle_offset(p, &bundle_off, &err) < 0)
+			return die(EXIT_INVALID, "%s", err.msg);
 		r = check_embed_layout(&m, g, bundle_off);
 		if (r)
-			goto out;
+			return r;
 	}
-
-	if (o->tc)
-		snprintf(tc, sizeof(tc), "%s", o->tc);
-	else
-		snprintf(tc, sizeof(tc), "timestamp:%lld\tverity-manifest version:%" PRIu64,
-			 (long long)time(NULL), m.version);
-	r = vi_minisign_sign(&sk, (const uint8_t *)man, mlen, tc, NULL, sig, sizeof(sig), &slen, &err);
-	if (r < 0) {
-		r = die(EXIT_INVALID, "%s", err.msg);
-		goto out;
-	}
-	r = write_outputs(o, hash_path, fd, man, mlen, sig, slen, bundle_off);
+	r = manifest_signature(o, man, mlen, m.version, sig, &slen, key_id);
 	if (r)
-		goto out;
-	printf("manifest_version=%" PRIu64 "\n", m.version);
-	{
-		char id[17];
-
-		vi_minisign_key_id_format(sk.key_id, id);
-		printf("minisign_key_id=%s\n", id);
+		return r;
+	r = add_outputs(o, outs, man, mlen, sig, slen, bundle);
+	if (r)
+		return r;
+	if (o->embed) {
+		if (pwrite(fd, bundle, sizeof(bundle), (off_t)bundle_off) != (ssize_t)sizeof(bundle) ||
+		    fsync(fd) < 0)
+			return die(EXIT_IO, "%s: writing the bundle at %" PRIu64 " failed: %s",
+				   hash_path, bundle_off, strerror(errno));
+		printf("bundle_offset=%" PRIu64 "\n", bundle_off);
 	}
-	r = 0;
-out:
-	sodium_memzero(&sk, sizeof(sk));
-	return r;
+	printf("manifest_version=%" PRIu64 "\n", m.version);
+	vi_minisign_key_id_format(key_id, id);
+	printf("minisign_key_id=%s\n", id);
+	if (o->sig)
+		printf("minisign_joined=%s\n", o->sig);
+	return 0;
 }

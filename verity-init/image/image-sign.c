@@ -10,11 +10,17 @@
  *           what systemd-repart and mkosi make and the kernel's dm-verity checks; and
  *           optionally systemd's verity-signature partition JSON (--dps-sig FILE).
  *
+ * Either path can also run without its private key on this machine: the PKCS#7 key may be on a
+ * PKCS#11 token (image-pkcs11.c), and each path can prepare the exact bytes to be signed
+ * (--prepare-manifest, --prepare-pkcs7) and, in a second run on the same image, join a signature
+ * made elsewhere (--minisign-signature, --pkcs7-signature), which is verified first.
+ *
  * The parameters come from the superblock on the hash device; the root hash is computed from
  * the top hash block (and must equal --root-hash when given). This file: the options, the image
  * loaded, and the command itself; path 2 is written by image-manifest.c (image-manifest.h),
- * path 1 by image-pkcs7.c (image-pkcs7.h), each output by image-io.c. Exit codes:
- * verity-init/image/prog.h. */
+ * path 1 by image-pkcs7.c (image-pkcs7.h). Every output file is staged (image-io.c) and put in
+ * place only when all of them are complete; the bundle on the hash device is written last. Exit
+ * codes: verity-init/image/prog.h. */
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -47,6 +53,9 @@ static const char usage_text[] =
 	"  --root-hash HEX           expected root hash (checked against the tree)\n"
 	"Signed manifest (path 2, minisign):\n"
 	"  --minisign-key FILE       unencrypted minisign secret key (minisign -G -W)\n"
+	"  --prepare-manifest FILE   write the manifest to be signed elsewhere (minisign -S)\n"
+	"  --minisign-signature FILE join that signature (FILE.minisig) made elsewhere ...\n"
+	"  --public-key FILE         ... once it verifies with this minisign public key\n"
 	"  --version N               manifest version (anti-rollback), >= 1\n"
 	"  --manifest FILE           write FILE and FILE.minisig\n"
 	"  --bundle FILE             write manifest+signature as one bundle (for a partition)\n"
@@ -56,14 +65,19 @@ static const char usage_text[] =
 	"  --on-corruption eio|ignore|restart|panic  --on-error eio|restart|panic\n"
 	"  --ignore-zero-blocks  --check-at-most-once\n"
 	"Kernel-verified signature (path 1, PKCS#7):\n"
-	"  --pkcs7-key PEM --pkcs7-cert PEM\n"
+	"  --pkcs7-key PEM|URI       the private key: a PEM file or a PKCS#11 URI (pkcs11:...;\n"
+	"                            PIN in the URI's pin-source or $VERITY_INIT_PKCS11_PIN)\n"
+	"  --pkcs7-cert PEM          its certificate\n"
+	"  --prepare-pkcs7 FILE      write the bytes to be signed elsewhere (the root hash text)\n"
+	"  --pkcs7-signature FILE    join a signature of them made elsewhere (DER PKCS#7, or raw\n"
+	"                            with SHA-256), once it verifies with --pkcs7-cert\n"
 	"  --p7s FILE                write roothash.p7s (DER)\n"
 	"  --dps-sig FILE            write systemd's verity-signature partition JSON\n";
 
 enum {
 	O_DATA = 256, O_HASHDEV, O_OFFSET, O_ROOT, O_MKEY, O_VERSION, O_MANIFEST, O_BUNDLE,
 	O_EMBED, O_TC, O_FEC, O_FEC_OFF, O_FEC_ROOTS, O_CORRUPT, O_ERROR, O_ZERO, O_ONCE,
-	O_PKEY, O_PCERT, O_P7S, O_DPS, O_HELP,
+	O_PKEY, O_PCERT, O_P7S, O_DPS, O_MSIG, O_PUB, O_MPREP, O_PSIG, O_PPREP, O_HELP,
 };
 
 static const struct option opts[] = {
@@ -88,6 +102,11 @@ static const struct option opts[] = {
 	{ "pkcs7-cert", required_argument, NULL, O_PCERT },
 	{ "p7s", required_argument, NULL, O_P7S },
 	{ "dps-sig", required_argument, NULL, O_DPS },
+	{ "minisign-signature", required_argument, NULL, O_MSIG },
+	{ "public-key", required_argument, NULL, O_PUB },
+	{ "prepare-manifest", required_argument, NULL, O_MPREP },
+	{ "pkcs7-signature", required_argument, NULL, O_PSIG },
+	{ "prepare-pkcs7", required_argument, NULL, O_PPREP },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -98,9 +117,63 @@ struct sign_opts {
 	const char *hash_path;
 	uint64_t hash_offset;
 	const char *root_hex;
-	struct sign_manifest_opts man;   /* path 2, with --minisign-key */
-	struct sign_pkcs7_opts p7;       /* path 1, with --pkcs7-key */
+	struct sign_manifest_opts man;   /* path 2: --minisign-key, its join or --prepare-manifest */
+	struct sign_pkcs7_opts p7;       /* path 1: --pkcs7-key, its join or --prepare-pkcs7 */
 };
+
+/* How many of the three ways of a path were asked for. */
+static int count3(const void *a, const void *b, const void *c)
+{
+	return (a != NULL) + (b != NULL) + (c != NULL);
+}
+
+/* Each path is signed here, joined or prepared, with the options that way needs. */
+static int check_modes(const struct sign_opts *o)
+{
+	const struct sign_manifest_opts *m = &o->man;
+	const struct sign_pkcs7_opts *p = &o->p7;
+	bool m_out = m->manifest || m->bundle || m->embed, p_out = p->p7s || p->dps;
+
+	if (count3(m->key, m->sig, m->prepare) > 1)
+		return die(EXIT_USAGE, "--minisign-key, --minisign-signature and --prepare-manifest "
+			   "exclude each other (sign here, join, or prepare)");
+	if (!m->sig != !m->pubkey)
+		return die(EXIT_USAGE, "--minisign-signature and --public-key go together");
+	if (m->prepare && (m_out || m->tc))
+		return die(EXIT_USAGE, "--prepare-manifest writes only the manifest to be signed: "
+			   "--manifest, --bundle, --embed and --trusted-comment belong to the join");
+	if (!m->key && !m->sig && m_out)
+		return die(EXIT_USAGE, "--manifest/--bundle/--embed need --minisign-key or "
+			   "--minisign-signature");
+	if ((m->key || m->sig) && !m_out)
+		return die(EXIT_USAGE, "%s needs --manifest, --bundle or --embed",
+			   m->key ? "--minisign-key" : "--minisign-signature");
+	if (m->sig && m->tc)
+		return die(EXIT_USAGE, "--trusted-comment: a joined signature has its own");
+	if ((m->key || m->sig || m->prepare) && m->version == 0)
+		return die(EXIT_USAGE, "--version N (>= 1) is required for a manifest");
+	if (count3(p->key, p->sig, p->prepare) > 1)
+		return die(EXIT_USAGE, "--pkcs7-key, --pkcs7-signature and --prepare-pkcs7 exclude "
+			   "each other (sign here, join, or prepare)");
+	if (p->prepare && (p_out || p->cert))
+		return die(EXIT_USAGE, "--prepare-pkcs7 writes only the bytes to be signed: "
+			   "--pkcs7-cert, --p7s and --dps-sig belong to the join");
+	if ((p->key || p->sig) && !p->cert)
+		return die(EXIT_USAGE, "%s needs --pkcs7-cert",
+			   p->key ? "--pkcs7-key" : "--pkcs7-signature");
+	if (p->cert && !p->key && !p->sig)
+		return die(EXIT_USAGE, "--pkcs7-cert needs --pkcs7-key or --pkcs7-signature");
+	if ((p->key || p->sig) && !p_out)
+		return die(EXIT_USAGE, "%s needs --p7s or --dps-sig",
+			   p->key ? "--pkcs7-key" : "--pkcs7-signature");
+	if (p_out && !p->key && !p->sig)
+		return die(EXIT_USAGE, "--p7s/--dps-sig need --pkcs7-key or --pkcs7-signature "
+			   "(with --pkcs7-cert)");
+	if (!m->key && !m->sig && !m->prepare && !p->key && !p->sig && !p->prepare)
+		return die(EXIT_USAGE, "nothing to do: give --minisign-key and/or --pkcs7-key (or "
+			   "their --prepare-* / signature options)");
+	return 0;
+}
 
 static int parse_args(int argc, char **argv, struct sign_opts *o)
 {
@@ -129,6 +202,11 @@ static int parse_args(int argc, char **argv, struct sign_opts *o)
 		case O_PCERT: o->p7.cert = a; break;
 		case O_P7S: o->p7.p7s = a; break;
 		case O_DPS: o->p7.dps = a; break;
+		case O_MSIG: o->man.sig = a; break;
+		case O_PUB: o->man.pubkey = a; break;
+		case O_MPREP: o->man.prepare = a; break;
+		case O_PSIG: o->p7.sig = a; break;
+		case O_PPREP: o->p7.prepare = a; break;
 		case O_OFFSET:
 		case O_FEC_OFF:
 		case O_VERSION:
@@ -174,21 +252,7 @@ static int parse_args(int argc, char **argv, struct sign_opts *o)
 	o->hash_path = argv[optind];
 	if (!o->man.data_spec)
 		return die(EXIT_USAGE, "--data-device SPEC is required (how the agent finds it)");
-	if (!o->man.key && (o->man.manifest || o->man.bundle || o->man.embed))
-		return die(EXIT_USAGE, "--manifest/--bundle/--embed need --minisign-key");
-	if (o->man.key && !(o->man.manifest || o->man.bundle || o->man.embed))
-		return die(EXIT_USAGE, "--minisign-key needs --manifest, --bundle or --embed");
-	if (o->man.key && o->man.version == 0)
-		return die(EXIT_USAGE, "--version N (>= 1) is required for a manifest");
-	if ((o->p7.key || o->p7.cert) && !(o->p7.key && o->p7.cert))
-		return die(EXIT_USAGE, "--pkcs7-key and --pkcs7-cert go together");
-	if (o->p7.key && !(o->p7.p7s || o->p7.dps))
-		return die(EXIT_USAGE, "--pkcs7-key needs --p7s or --dps-sig");
-	if ((o->p7.p7s || o->p7.dps) && !o->p7.key)
-		return die(EXIT_USAGE, "--p7s/--dps-sig need --pkcs7-key and --pkcs7-cert");
-	if (!o->man.key && !o->p7.key)
-		return die(EXIT_USAGE, "nothing to do: give --minisign-key and/or --pkcs7-key");
-	return 0;
+	return check_modes(o);
 }
 
 /* Superblock, geometry, and the root hash computed from the top hash block. */
@@ -250,8 +314,10 @@ int image_sign_main(int argc, char **argv)
 	struct sign_opts o;
 	struct vi_params p = { 0 };
 	struct vi_geometry g = { 0 };
+	struct image_outputs outs = { .n = 0 };
 	uint8_t root[VERITY_MAX_DIGEST];
 	char root_hex[2 * VERITY_MAX_DIGEST + 1];
+	const char *failed = NULL;
 	int fd, r;
 
 	r = parse_args(argc, argv, &o);
@@ -269,14 +335,22 @@ int image_sign_main(int argc, char **argv)
 		goto out;
 	vi_hex_encode(root, g.digest_size, root_hex, sizeof(root_hex));
 	printf("root_hash=%s\n", root_hex);
-	if (o.man.key) {
-		r = sign_manifest(&o.man, o.hash_path, fd, &p, &g, root);
+	/* path 1 first: the bundle on the hash device is the last thing written */
+	if (o.p7.key || o.p7.sig || o.p7.prepare) {
+		r = sign_pkcs7(&o.p7, root_hex, &outs);
 		if (r)
 			goto out;
 	}
-	if (o.p7.key)
-		r = sign_pkcs7(&o.p7, root_hex);
+	if (o.man.key || o.man.sig || o.man.prepare) {
+		r = sign_manifest(&o.man, o.hash_path, fd, &p, &g, root, &outs);
+		if (r)
+			goto out;
+	}
+	r = image_outputs_commit(&outs, &failed);
+	if (r < 0)
+		r = die(EXIT_IO, "writing %s: %s", failed, image_io_reason(r));
 out:
+	image_outputs_abort(&outs);
 	close(fd);
 	return r;
 }

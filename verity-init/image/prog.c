@@ -46,13 +46,14 @@ void prog_verbose_outcome(int status)
 		[EXIT_IO] = "I/O error",
 		[EXIT_INVALID] = "invalid superblock or parameters",
 		[EXIT_INTERNAL] = "internal error",
+		[EXIT_KEY] = "signing key unavailable",
 	};
 
 	if (status == 0)
 		printf("Command successful.\n");
 	else
 		printf("Command failed with code %d (%s).\n", -status,
-		       status > 0 && status <= EXIT_INTERNAL ? meaning[status] : "unknown error");
+		       status > 0 && status <= EXIT_KEY ? meaning[status] : "unknown error");
 }
 
 void prog_print_version(void)

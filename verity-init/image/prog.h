@@ -20,6 +20,8 @@ enum {
 	EXIT_IO = 3,              /* I/O error */
 	EXIT_INVALID = 4,         /* invalid superblock or parameters */
 	EXIT_INTERNAL = 5,        /* memory, algorithm unavailable */
+	EXIT_KEY = 6,             /* sign: the signing key is unavailable (PKCS#11 token missing,
+	                           * locked, wrong PIN, no such key) */
 };
 
 /* The command being run ("format", "sign", ...), named in every error line; "" before one is

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Signing keys on a PKCS#11 token (image-pkcs11.h), through OpenSSL's pkcs11 engine. The engine
+ * API is the one OpenSSL 3.0 marks deprecated; Debian 12 has no pkcs11 provider, and the engine
+ * is also what sbsign uses for the UKI (verity-init-mkuki), so one token setup serves both. */
+#define OPENSSL_SUPPRESS_DEPRECATED 1
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/engine.h>
+#include <openssl/err.h>
+
+#include "image-pkcs11.h"
+#include "prog.h"
+
+bool image_is_pkcs11_uri(const char *s)
+{
+	return s && strncmp(s, "pkcs11:", 7) == 0;
+}
+
+/* The path part, without "pin-..." attributes (RFC 7512 puts the PIN in the query; libp11 also
+ * reads one from the path). */
+void image_pkcs11_redact(const char *uri, char *out, size_t size)
+{
+	size_t n = 0;
+	const char *p = uri;
+
+	if (size == 0)
+		return;
+	while (*p && *p != '?' && n + 1 < size) {
+		size_t len = strcspn(p, ";?");
+
+		if (strncmp(p, "pin-", 4) != 0) {
+			if (n > 0 && p > uri && p[-1] == ';' && n + 1 < size)
+				out[n++] = ';';
+			if (len > size - 1 - n)
+				len = size - 1 - n;
+			memcpy(out + n, p, len);
+			n += len;
+		}
+		p += len;
+		if (*p == ';')
+			p++;
+	}
+	out[n] = '\0';
+}
+
+/* The reason the engine gave, from OpenSSL's error queue (emptied): the token's own (CKR_*,
+ * "PIN incorrect") before the engine's ("object not found") before OpenSSL's generic one. */
+static const char *engine_reason(char *buf, size_t size)
+{
+	unsigned long e;
+	const char *best = NULL;
+	int best_rank = -1;
+
+	while ((e = ERR_get_error()) != 0) {
+		const char *lib = ERR_lib_error_string(e), *why = ERR_reason_error_string(e);
+		int rank;
+
+		if (!why)
+			continue;
+		if (lib && strstr(lib, "PKCS#11"))
+			rank = 3;
+		else if (lib && strstr(lib, "pkcs11"))
+			rank = 2;
+		else
+			rank = 1;
+		if (rank > best_rank) {
+			snprintf(buf, size, "%s", why);
+			best = buf;
+			best_rank = rank;
+		}
+	}
+	return best ? best : "the engine gave no reason";
+}
+
+/* libp11 prints its own lines to stderr ("The private key was not found at: URI", the URI with
+ * any PIN in it); the one error line is ours. stderr is pointed at /dev/null around the engine's
+ * calls and restored after. */
+static int quiet_begin(void)
+{
+	int saved = dup(STDERR_FILENO), null;
+
+	if (saved < 0)
+		return -1;
+	fflush(stderr);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null < 0 || dup2(null, STDERR_FILENO) < 0) {
+		if (null >= 0)
+			close(null);
+		close(saved);
+		return -1;
+	}
+	close(null);
+	return saved;
+}
+
+static void quiet_end(int saved)
+{
+	if (saved < 0)
+		return;
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+}
+
+int image_pkcs11_load_key(const char *option, const char *uri, struct image_token_key *ret)
+{
+	char shown[512], why[256];
+	const char *pin = getenv(IMAGE_PKCS11_PIN_ENV);
+	ENGINE *e;
+	EVP_PKEY *key;
+	int saved, r;
+
+	image_pkcs11_redact(uri, shown, sizeof(shown));
+	ret->key = NULL;
+	ret->engine = NULL;
+	ERR_clear_error();
+	saved = quiet_begin();
+	e = ENGINE_by_id("pkcs11");
+	if (!e) {
+		quiet_end(saved);
+		ERR_clear_error();
+		return die(EXIT_INTERNAL, "%s %s: OpenSSL's pkcs11 engine is not installed "
+			   "(Debian: libengine-pkcs11-openssl)", option, shown);
+	}
+	/* QUIET: no "was not found at" lines; a failing ctrl only means an older engine */
+	ENGINE_ctrl_cmd_string(e, "QUIET", NULL, 1);
+	if (pin && *pin && !ENGINE_ctrl_cmd_string(e, "PIN", pin, 0)) {
+		quiet_end(saved);
+		r = die(EXIT_INTERNAL, "%s %s: the engine refused the PIN from $%s: %s", option,
+			shown, IMAGE_PKCS11_PIN_ENV, engine_reason(why, sizeof(why)));
+		ENGINE_free(e);
+		return r;
+	}
+	if (!ENGINE_init(e)) {
+		quiet_end(saved);
+		r = die(EXIT_KEY, "%s %s: the pkcs11 engine did not start: %s", option, shown,
+			engine_reason(why, sizeof(why)));
+		ENGINE_free(e);
+		return r;
+	}
+	key = ENGINE_load_private_key(e, uri, NULL, NULL);
+	quiet_end(saved);
+	if (!key) {
+		r = die(EXIT_KEY, "%s %s: no private key from the token: %s", option, shown,
+			engine_reason(why, sizeof(why)));
+		ENGINE_finish(e);
+		ENGINE_free(e);
+		return r;
+	}
+	ret->key = key;
+	ret->engine = e;
+	return 0;
+}
+
+void image_token_key_free(struct image_token_key *k)
+{
+	EVP_PKEY_free(k->key);
+	k->key = NULL;
+	if (k->engine) {
+		ENGINE_finish(k->engine);
+		ENGINE_free(k->engine);
+		k->engine = NULL;
+	}
+}
