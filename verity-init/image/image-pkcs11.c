@@ -145,8 +145,20 @@ int image_pkcs11_load_key(const char *option, const char *uri, struct image_toke
 	key = ENGINE_load_private_key(e, uri, NULL, NULL);
 	quiet_end(saved);
 	if (!key) {
-		r = die(EXIT_KEY, "%s %s: no private key from the token: %s", option, shown,
-			engine_reason(why, sizeof(why)));
+		const char *reason = engine_reason(why, sizeof(why)), *hint = "";
+
+		/* libp11's words, said for what they mean here */
+		if (strcmp(reason, "object not found") == 0)
+			hint = " (no token matches, or it has no such private key)";
+		else if (strcmp(reason, "PIN incorrect") == 0)
+			hint = " (wrong PIN)";
+		else if (strcmp(reason, "PIN locked") == 0)
+			hint = " (the token's user PIN is locked: its security officer must reset it)";
+		else if (!(pin && *pin) && !strstr(uri, "pin-"))
+			hint = " (no PIN was given: pin-source=file:PATH in the URI, or $"
+			       IMAGE_PKCS11_PIN_ENV ")";
+		r = die(EXIT_KEY, "%s %s: no private key from the token: %s%s", option, shown,
+			reason, hint);
 		ENGINE_finish(e);
 		ENGINE_free(e);
 		return r;

@@ -58,8 +58,11 @@ Build a standalone initramfs with the static verity-init agent as /init.
       --cmdline TEXT      the UKI's embedded command line (with the root hash:
                           see verity-image cmdline); or --cmdline-file FILE
       --os-release FILE   the UKI's .osrel (default /etc/os-release)
-      --sign-key KEY      sign the UKI for Secure Boot (sbsign) with KEY (PEM) ...
+      --sign-key KEY      sign the UKI for Secure Boot (sbsign) with KEY (PEM, or a
+                          PKCS#11 URI: see verity-init-mkuki) ...
       --sign-cert CERT    ... and its certificate CERT (PEM); both or neither
+      --sign-prepare      leave the UKI unsigned, to be signed elsewhere (sbsign --detached)
+      --sign-join SIG     attach SIG, that detached signature, checked with --sign-cert
   -v, --verbose           list the modules and files put in
   -h, --help              this text
 EOF
@@ -86,7 +89,7 @@ comp=gzip
 epoch=${SOURCE_DATE_EPOCH:-0}
 verbose=0
 includes=()
-uki="" ukernel="" ucmdline="" ucmdfile="" uosrel="" skey="" scert="" uki_opts=0
+uki="" ukernel="" ucmdline="" ucmdfile="" uosrel="" skey="" scert="" sprep=0 sjoin="" uki_opts=0
 
 need() { [ $# -ge 2 ] || die "option $1 needs a value"; }
 while [ $# -gt 0 ]; do
@@ -114,6 +117,8 @@ while [ $# -gt 0 ]; do
 	--os-release) need "$@"; uosrel=$2; uki_opts=1; shift 2 ;;
 	--sign-key) need "$@"; skey=$2; uki_opts=1; shift 2 ;;
 	--sign-cert) need "$@"; scert=$2; uki_opts=1; shift 2 ;;
+	--sign-prepare) sprep=1; uki_opts=1; shift ;;
+	--sign-join) need "$@"; sjoin=$2; uki_opts=1; shift 2 ;;
 	-v | --verbose) verbose=1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; break ;;
@@ -126,12 +131,18 @@ out=$1
 
 # --uki: checked before anything is built (nothing is written when the UKI cannot be made)
 if [ -z "$uki" ]; then
-	[ "$uki_opts" = 0 ] || die "--kernel, --cmdline, --cmdline-file, --os-release, --sign-key and --sign-cert go only with --uki"
+	[ "$uki_opts" = 0 ] || die "--kernel, --cmdline, --cmdline-file, --os-release, --sign-key, --sign-cert, --sign-prepare and --sign-join go only with --uki"
 else
 	[ -n "$ucmdline" ] || [ -n "$ucmdfile" ] ||
 		die "--uki needs --cmdline or --cmdline-file (the command line carries the root hash)"
 	[ -z "$ucmdline" ] || [ -z "$ucmdfile" ] || die "--cmdline and --cmdline-file: give one"
-	if { [ -n "$skey" ] && [ -z "$scert" ]; } || { [ -z "$skey" ] && [ -n "$scert" ]; }; then
+	if [ "$sprep" = 1 ] && { [ -n "$skey" ] || [ -n "$scert" ] || [ -n "$sjoin" ]; }; then
+		die "--sign-prepare leaves the UKI unsigned: no --sign-key, --sign-cert or --sign-join"
+	fi
+	if [ -n "$sjoin" ]; then
+		[ -z "$skey" ] || die "--sign-join and --sign-key exclude each other"
+		[ -n "$scert" ] || die "--sign-join needs --sign-cert (the signature is checked against it)"
+	elif { [ -n "$skey" ] && [ -z "$scert" ]; } || { [ -z "$skey" ] && [ -n "$scert" ]; }; then
 		die "--sign-key and --sign-cert go together"
 	fi
 	if [ -n "${VERITY_INIT_MKUKI:-}" ]; then
@@ -146,7 +157,10 @@ else
 	if [ -z "$mkuki" ] || [ ! -x "$mkuki" ]; then
 		die "--uki: verity-init-mkuki not found (next to $prog or in PATH)"
 	fi
-	for f in ${ucmdfile:+"$ucmdfile"} ${uosrel:+"$uosrel"} ${skey:+"$skey"} ${scert:+"$scert"}; do
+	# a PKCS#11 URI is no file: verity-init-mkuki hands it to sbsign's pkcs11 engine
+	skeyfile=$skey
+	case $skey in pkcs11:*) skeyfile="" ;; esac
+	for f in ${ucmdfile:+"$ucmdfile"} ${uosrel:+"$uosrel"} ${skeyfile:+"$skeyfile"} ${scert:+"$scert"} ${sjoin:+"$sjoin"}; do
 		if [ ! -f "$f" ] || [ ! -r "$f" ]; then die "--uki: cannot read '$f'"; fi
 	done
 fi
@@ -650,8 +664,10 @@ if [ -n "$uki" ]; then
 	if [ -n "$ucmdfile" ]; then ua+=(--cmdline-file "$ucmdfile"); else ua+=(--cmdline "$ucmdline"); fi
 	[ -z "$uosrel" ] || ua+=(--os-release "$uosrel")
 	[ -z "$skey" ] || ua+=(--key "$skey" --cert "$scert")
+	[ -z "$sjoin" ] || ua+=(--join-signature "$sjoin" --cert "$scert")
+	[ "$sprep" = 0 ] || ua+=(--prepare)
 	[ "$verbose" = 1 ] && ua+=(-v)
 	# a failed UKI leaves neither file behind (exit status 1: nothing written)
 	"$mkuki" "${ua[@]}" "$uki" || { rm -f -- "$out"; die "--uki: the UKI was not built (see above); $out removed"; }
-	printf '%s: %s bytes, UKI of %s%s\n' "$uki" "$(stat -c %s "$uki")" "$ukernel" "${skey:+, signed}"
+	printf '%s: %s bytes, UKI of %s%s\n' "$uki" "$(stat -c %s "$uki")" "$ukernel" "${skey:+, signed}${sjoin:+, signature joined}"
 fi
