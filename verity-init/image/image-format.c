@@ -7,10 +7,13 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <openssl/evp.h>
 
 #include "digest.h"
 #include "fileio.h"
@@ -39,6 +42,62 @@ static int write_root_hash_file(const char *path, const char *root_hex)
 	if (close(fd) < 0)
 		return die(EXIT_IO, "cannot write %s: %s", path, strerror(errno));
 	return 0;
+}
+
+/* For reproducible builds (SOURCE_DATE_EPOCH set): the salt and UUID that were not given,
+ * derived from the data's content instead of drawn at random, so that the same data gives the
+ * same hash device. seed = SHA-256(label | every data byte); salt = SHA-256("salt" | seed), uuid
+ * = the first 16 bytes of SHA-256("uuid" | seed) as a version 4 UUID. Two images of different
+ * content never share them; the same data formatted twice always does, which is the point. */
+static int derive_from_data(const struct image *img, struct vi_params *p, bool salt, bool uuid)
+{
+	static const char label[] = "verity-image reproducible format";
+	uint64_t left = p->data_blocks * (uint64_t)p->data_block_size, off = 0;
+	uint8_t seed[32], d[32], *buf = malloc(1u << 20);
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	int r = EXIT_INTERNAL;
+
+	if (!buf || !md || !EVP_DigestInit_ex(md, EVP_sha256(), NULL) ||
+	    !EVP_DigestUpdate(md, label, sizeof(label))) {
+		r = die(EXIT_INTERNAL, "SHA-256 unavailable");
+		goto out;
+	}
+	while (left > 0) {
+		size_t want = left < (1u << 20) ? (size_t)left : (1u << 20);
+		ssize_t n = pread(img->data_fd, buf, want, (off_t)off);
+
+		if (n <= 0) {
+			r = die(EXIT_IO, "%s: cannot read the data to derive the salt: %s",
+				img->data_path, n < 0 ? strerror(errno) : "short device");
+			goto out;
+		}
+		if (!EVP_DigestUpdate(md, buf, (size_t)n))
+			goto out;
+		off += (uint64_t)n;
+		left -= (uint64_t)n;
+	}
+	if (!EVP_DigestFinal_ex(md, seed, NULL))
+		goto out;
+	if (salt) {
+		if (!EVP_DigestInit_ex(md, EVP_sha256(), NULL) || !EVP_DigestUpdate(md, "salt", 4) ||
+		    !EVP_DigestUpdate(md, seed, sizeof(seed)) || !EVP_DigestFinal_ex(md, d, NULL))
+			goto out;
+		memcpy(p->salt, d, 32);
+		p->salt_size = 32;
+	}
+	if (uuid) {
+		if (!EVP_DigestInit_ex(md, EVP_sha256(), NULL) || !EVP_DigestUpdate(md, "uuid", 4) ||
+		    !EVP_DigestUpdate(md, seed, sizeof(seed)) || !EVP_DigestFinal_ex(md, d, NULL))
+			goto out;
+		memcpy(p->uuid, d, 16);
+		p->uuid[6] = (uint8_t)((p->uuid[6] & 0x0f) | 0x40);
+		p->uuid[8] = (uint8_t)((p->uuid[8] & 0x3f) | 0x80);
+	}
+	r = 0;
+out:
+	EVP_MD_CTX_free(md);
+	free(buf);
+	return r;
 }
 
 int image_cmd_format(struct image_opts *o)
@@ -78,6 +137,15 @@ int image_cmd_format(struct image_opts *o)
 	r = image_open(o, IMAGE_FORMAT, &img);
 	if (r)
 		return r;
+	if (getenv("SOURCE_DATE_EPOCH") &&
+	    (!(o->given & VI_GIVEN_SALT) || (!(o->given & VI_GIVEN_UUID) && !img.p.no_superblock))) {
+		r = derive_from_data(&img, &img.p, !(o->given & VI_GIVEN_SALT),
+				     !(o->given & VI_GIVEN_UUID) && !img.p.no_superblock);
+		if (r) {
+			image_close(&img);
+			return r;
+		}
+	}
 	/* Every FEC rule is checked before anything is written. */
 	r = image_open_fec(o, O_RDWR | O_CREAT, &img);
 	if (r)
