@@ -57,7 +57,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all check check-unit check-cli check-vm check-fuzz demo install static clean help \
-        deps lint fuzz bench bench-distro check-sanitize deb
+        deps deps-demo lint fuzz bench bench-distro check-sanitize deb
 .DEFAULT_GOAL := all
 
 all: $(IMAGE) $(AGENT)
@@ -130,6 +130,11 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIBVERITY)
 deps:
 	tests/deps.sh
 
+# only the packages the demo uses (build, static agent, one QEMU boot): a fresh machine's first
+# `make demo` does not wait for the whole test toolchain
+deps-demo:
+	tests/deps.sh --demo
+
 check-unit: $(UNIT_BINS)
 	tests/unit/run.sh $(UNIT_BINS)
 
@@ -151,7 +156,7 @@ check: deps
 	echo "check: $$((n - f)) passed, $$f failed$${failed:+ (failed:$$failed)}"; \
 	[ -z "$$failed" ]
 
-demo: deps
+demo: deps-demo
 	$(MAKE) all static
 	BUILD=$(abspath $(BUILD)) tests/vm/demo.sh
 
@@ -298,6 +303,8 @@ help:
 	@echo "  check-cli       shunit2 tests of the programs' command lines"
 	@echo "  check-vm        boot scenarios in QEMU (Debian kernel, real dm-verity)"
 	@echo "  demo            boot a verified root in QEMU, then a tampered one that is refused"
+	@echo "                  (installs only the packages it uses: tests/deps.sh --demo)"
+	@echo "  deps, deps-demo install the missing Debian packages: all for check, the demo's few"
 	@echo "  bench           benchmarks under tests/bench/ (ratios against veritysetup)"
 	@echo "  bench-distro    a Debian root booted through the standalone initramfs (default and"
 	@echo "                  -f erofs), dracut + the module (shell, systemd) and dracut +"

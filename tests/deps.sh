@@ -2,19 +2,32 @@
 # Install exactly the Debian packages that are missing for building and testing verity-init.
 # As root: apt-get update, then apt-get install of what is missing. Not root: print the line, fail.
 # Already complete: return at once (dpkg-query only, no network).
+# Usage: tests/deps.sh [--demo]   --demo: only what `make demo` uses (build, the static agent, one
+# QEMU boot of the 6.1 kernel); without it, everything `make check` runs.
 set -eu
 
-BUILD_PKGS="gcc make pkg-config libdevmapper-dev libblkid-dev libssl-dev libcmocka-dev libsodium-dev"
+BUILD_PKGS="gcc make pkg-config libdevmapper-dev libblkid-dev libssl-dev libsodium-dev"
 # dpkg-dev, fakeroot-free source unpacking and lvm2's build needs are for build-aux/static-deps.sh.
 STATIC_PKGS="dpkg-dev libaio-dev"
-TEST_PKGS="shunit2 qemu-system-x86 linux-image-amd64 dracut-core cryptsetup-bin busybox-static
-e2fsprogs squashfs-tools erofs-utils cpio kmod minisign gdisk time clang cppcheck clang-tidy
-valgrind systemd udev openssl shellcheck xz-utils zstd lz4 file jq rauc rauc-service
+# tests/vm/demo.sh: a busybox ext4 root, veritysetup (vm_require_tools), the initramfs (cpio,
+# kmod), the kernel it boots and QEMU; xz unpacks the kernel for QEMU's faster PVH entry.
+DEMO_PKGS="qemu-system-x86 linux-image-amd64 busybox-static e2fsprogs cryptsetup-bin cpio kmod
+xz-utils"
+TEST_PKGS="libcmocka-dev shunit2 dracut-core squashfs-tools erofs-utils minisign gdisk time clang
+cppcheck clang-tidy valgrind systemd udev openssl shellcheck zstd lz4 file jq rauc rauc-service
 linux-image-6.12.118+deb12-amd64 ovmf systemd-boot-efi sbsigntool binutils dosfstools mtools
-swtpm swtpm-tools debhelper lintian mmdebstrap"
+swtpm swtpm-tools debhelper lintian mmdebstrap
+softhsm2 opensc libengine-pkcs11-openssl p11-kit"
+
+want="$BUILD_PKGS $STATIC_PKGS $DEMO_PKGS"
+case ${1:-} in
+--demo) ;;
+"") want="$want $TEST_PKGS" ;;
+*) echo "usage: tests/deps.sh [--demo]" >&2; exit 2 ;;
+esac
 
 missing=""
-for p in $BUILD_PKGS $STATIC_PKGS $TEST_PKGS; do
+for p in $want; do
 	status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
 	[ "$status" = installed ] || missing="$missing $p"
 done

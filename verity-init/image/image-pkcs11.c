@@ -152,6 +152,8 @@ int image_pkcs11_load_key(const char *option, const char *uri, struct image_toke
 			hint = " (no token matches, or it has no such private key)";
 		else if (strcmp(reason, "PIN incorrect") == 0)
 			hint = " (wrong PIN)";
+		else if (strcmp(reason, "User pin not initialized") == 0)
+			hint = " (the token is not ready: its user PIN was never set)";
 		else if (strcmp(reason, "PIN locked") == 0)
 			hint = " (the token's user PIN is locked: its security officer must reset it)";
 		else if (!(pin && *pin) && !strstr(uri, "pin-"))
