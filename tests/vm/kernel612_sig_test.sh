@@ -12,6 +12,10 @@
 #   - require_signature=kernel in the initramfs policy: a kernel-signed root boots (with
 #     dm_verity.require_signatures forced to Y), a manifest-only root is refused by the policy
 #     (panic), the same root boots with require_signature=yes.
+# Both signatures made without the key on the build host (docs/signing.md, "Keys off the build
+# host"): the db key imported into a SoftHSM2 token, the root hash signed through it
+# (verity-image --pkcs7-key pkcs11:...), the UKI prepared, signed by sbsign --detached through
+# the token as a signing service would, and joined: the firmware and the kernel accept both.
 # Plus dm-verity 1.10's restart-on-error / panic-on-error, for real (the 6.1 kernel refuses
 # them: hardening_status_test.sh): an I/O error (QEMU blkdebug) on the
 # data block of /sbin/init restarts / panics the machine.
@@ -184,6 +188,43 @@ test_manifest_only_root_boots_without_the_kernel_policy() {
 	vm_assert_booted || return
 	vm_assert_marker "$VM_LOG" main || return
 	vm_assert_root_mapper "$VM_LOG" root ext4
+}
+
+# The db key on a PKCS#11 token (SoftHSM2, a private SOFTHSM2_CONF in the work directory): the
+# root-hash signature made on the token, the UKI prepared here, signed on the token by sbsign
+# --detached (the signing service) and joined. One boot: the firmware accepts the joined UKI
+# under Secure Boot, the kernel the token's root-hash signature, the root runs.
+test_token_signed_root_hash_and_joined_uki_boot() {
+	local w rd uri pin=4711 out
+	for t in softhsm2-util pkcs11-tool sbattach; do
+		command -v $t >/dev/null || { fail "$t missing (tests/deps.sh)"; return; }
+	done
+	w=$(vm_workdir k612-token)
+	rm -rf "$w/tokens" && mkdir -p "$w/tokens"
+	printf 'directories.tokendir = %s\nobjectstore.backend = file\nlog.level = ERROR\n' \
+		"$w/tokens" >"$w/softhsm2.conf"
+	export SOFTHSM2_CONF=$w/softhsm2.conf
+	if ! { softhsm2-util --init-token --free --label db-token --pin "$pin" --so-pin 0000 >/dev/null &&
+		pkcs11-tool --module /usr/lib/softhsm/libsofthsm2.so --token-label db-token --login \
+			--pin "$pin" --write-object "$(uefi_db_key)" --type privkey --id 01 --label db \
+			>/dev/null 2>&1; }; then fail "token"; return; fi
+	uri="pkcs11:token=db-token;object=db;type=private"
+	out=$(VERITY_INIT_PKCS11_PIN=$pin "$VI_TOOL" sign "$D/hash.img" --data-device /dev/vda \
+		--pkcs7-key "$uri" --pkcs7-cert "$UEFI_DB_CERT" --p7s "$w/token.p7s" 2>&1) ||
+		{ fail "verity-image sign on the token: $out"; return; }
+	rd=$(sign_initramfs "" "/etc/verity-init/roothash.p7s=$w/token.p7s") || { fail "initramfs"; return; }
+	local cl="roothash=$RH $KEYS verity.sig=/etc/verity-init/roothash.p7s"
+	uefi_uki "$w/unsigned.efi" "$rd" "$cl" --unsigned --prepare >/dev/null || { fail "prepare"; return; }
+	printf '%s' "$pin" >"$w/pin"
+	sbsign --engine pkcs11 --key "$uri?pin-source=file:$w/pin" --cert "$UEFI_DB_CERT" \
+		--detached --output "$w/uki.pk7" "$w/unsigned.efi" >/dev/null 2>&1 </dev/null ||
+		{ fail "sbsign --detached on the token"; return; }
+	if ! { uefi_uki "$w/uki.efi" "$rd" "$cl" --join-signature "$w/uki.pk7" --cert "$UEFI_DB_CERT" &&
+		uefi_esp "$w/esp.img" "$w/uki.efi"; }; then fail "join"; return; fi
+	unset SOFTHSM2_CONF
+	uefi_boot --disk "$D/data.img" --disk "$D/hash.img" k612-token "$w/esp.img"
+	uki_asserts || return
+	kernel_accepted "$VM_LOG"
 }
 
 # restart-on-error / panic-on-error (dm-verity 1.10): an I/O error (not a hash mismatch) reading
