@@ -120,6 +120,11 @@ testTokenRefusals() {
 		--pkcs7-cert "$W/db.crt" --p7s "$W/r.p7s"
 	refused 6 "wrong PIN in the path" "$W/r.p7s"
 	assertNotContains "the PIN is not printed" "$ERR" "2222"
+	vsign --pkcs7-key "pkcs11:pin-value=3333;token=verity-test;object=db;type=private" \
+		--pkcs7-cert "$W/db.crt" --p7s "$W/r.p7s"
+	refused 6 "wrong PIN first in the path" "$W/r.p7s"
+	assertNotContains "the PIN is not printed" "$ERR" "3333"
+	assertContains "$ERR" "--pkcs7-key pkcs11:token=verity-test;object=db;type=private: "
 	vsign --pkcs7-key "pkcs11:token=no-such-token;object=db;type=private?pin-value=$PIN" \
 		--pkcs7-cert "$W/db.crt" --p7s "$W/r.p7s"
 	refused 6 "missing token" "$W/r.p7s"

@@ -25,27 +25,34 @@ bool image_is_pkcs11_uri(const char *s)
  * reads one from the path). */
 void image_pkcs11_redact(const char *uri, char *out, size_t size)
 {
-	size_t n = 0;
 	const char *p = uri;
+	size_t n = 0;
+	bool first = true;
 
 	if (size == 0)
 		return;
-	while (*p && *p != '?' && n + 1 < size) {
+	out[0] = '\0';
+	if (strncmp(p, "pkcs11:", 7) == 0) {
+		n = (size_t)snprintf(out, size, "pkcs11:");
+		if (n >= size)
+			return;
+		p += 7;
+	}
+	while (*p && *p != '?') {
 		size_t len = strcspn(p, ";?");
 
 		if (strncmp(p, "pin-", 4) != 0) {
-			if (n > 0 && p > uri && p[-1] == ';' && n + 1 < size)
-				out[n++] = ';';
-			if (len > size - 1 - n)
-				len = size - 1 - n;
-			memcpy(out + n, p, len);
-			n += len;
+			int w = snprintf(out + n, size - n, "%s%.*s", first ? "" : ";", (int)len, p);
+
+			if (w < 0 || (size_t)w >= size - n)
+				return;
+			n += (size_t)w;
+			first = false;
 		}
 		p += len;
 		if (*p == ';')
 			p++;
 	}
-	out[n] = '\0';
 }
 
 /* The reason the engine gave, from OpenSSL's error queue (emptied): the token's own (CKR_*,
