@@ -140,17 +140,21 @@ static int default_comment(char *tc, size_t size, uint64_t version)
 	return 0;
 }
 
-/* The signature of man: made with o->key (*ret_key_id its key id), or o->sig read and verified
- * with o->pubkey. Into sig (MINISIGN_MAX_FILE bytes). 0 or the exit code, the error printed. */
-static int manifest_signature(const struct sign_manifest_opts *o, const char *man, size_t mlen,
-			      uint64_t version, char *sig, size_t *ret_slen,
-			      uint8_t ret_key_id[MINISIGN_KEYID_LEN])
-{
-	struct vi_error err = { "" };
+/* What signs or checks the manifest, read before anything else: o->key's secret key, or
+ * o->sig's signature file (text and parsed) with o->pubkey's public key. */
+struct manifest_signer {
 	struct vi_minisign_seckey sk;
 	struct vi_minisign_pubkey pk;
 	struct vi_minisign_sig ms;
-	char buf[MINISIGN_MAX_FILE], tc[MINISIGN_COMMENT_MAX + 1];
+	char sig[MINISIGN_MAX_FILE];
+	size_t slen;
+};
+
+/* Read o's key or signature and public key into s. 0 or the exit code, the error printed. */
+static int load_signer(const struct sign_manifest_opts *o, struct manifest_signer *s)
+{
+	struct vi_error err = { "" };
+	char buf[MINISIGN_MAX_FILE];
 	size_t len = 0;
 	int r;
 
@@ -159,22 +163,16 @@ static int manifest_signature(const struct sign_manifest_opts *o, const char *ma
 		if (r < 0)
 			return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", o->pubkey,
 				   r == -EFBIG ? "too large for a minisign key" : image_io_reason(r));
-		if (vi_minisign_pubkey_parse(buf, len, &pk, &err) < 0)
+		if (vi_minisign_pubkey_parse(buf, len, &s->pk, &err) < 0)
 			return die(EXIT_INVALID, "%s: %s", o->pubkey, err.msg);
-		r = vi_fileio_read_all(o->sig, sig, MINISIGN_MAX_FILE - 1, &len);
+		r = vi_fileio_read_all(o->sig, s->sig, sizeof(s->sig) - 1, &s->slen);
 		if (r < 0)
 			return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", o->sig,
 				   r == -EFBIG ? "too large for a minisign signature" :
 				   image_io_reason(r));
-		sig[len] = '\0';
-		if (vi_minisign_sig_parse(sig, len, &ms, &err) < 0)
+		s->sig[s->slen] = '\0';
+		if (vi_minisign_sig_parse(s->sig, s->slen, &s->ms, &err) < 0)
 			return die(EXIT_INVALID, "%s: %s", o->sig, err.msg);
-		r = vi_minisign_verify(&pk, &ms, (const uint8_t *)man, mlen, false, &err);
-		if (r < 0)
-			return die(r == -EPROTO ? EXIT_INVALID : EXIT_MISMATCH, "%s: not a signature "
-				   "of the prepared manifest by %s: %s", o->sig, o->pubkey, err.msg);
-		memcpy(ret_key_id, pk.key_id, MINISIGN_KEYID_LEN);
-		*ret_slen = len;
 		return 0;
 	}
 	r = vi_fileio_read_all(o->key, buf, sizeof(buf), &len);
@@ -183,24 +181,40 @@ static int manifest_signature(const struct sign_manifest_opts *o, const char *ma
 		return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", o->key,
 			   r == -EFBIG ? "too large for a minisign key" : image_io_reason(r));
 	}
-	r = vi_minisign_seckey_parse(buf, len, &sk, &err);
+	r = vi_minisign_seckey_parse(buf, len, &s->sk, &err);
 	sodium_memzero(buf, sizeof(buf));
 	if (r < 0)
 		return die(EXIT_INVALID, "%s: %s", o->key, err.msg);
+	return 0;
+}
+
+/* The signature of man into s->sig: made with the secret key (*ret_key_id its key id), or the
+ * joined one verified with the public key. 0 or the exit code, the error printed. */
+static int manifest_signature(const struct sign_manifest_opts *o, struct manifest_signer *s,
+			      const char *man, size_t mlen, uint64_t version,
+			      uint8_t ret_key_id[MINISIGN_KEYID_LEN])
+{
+	struct vi_error err = { "" };
+	char tc[MINISIGN_COMMENT_MAX + 1];
+	int r;
+
+	if (o->sig) {
+		r = vi_minisign_verify(&s->pk, &s->ms, (const uint8_t *)man, mlen, false, &err);
+		if (r < 0)
+			return die(r == -EPROTO ? EXIT_INVALID : EXIT_MISMATCH, "%s: not a signature "
+				   "of the prepared manifest by %s: %s", o->sig, o->pubkey, err.msg);
+		memcpy(ret_key_id, s->pk.key_id, MINISIGN_KEYID_LEN);
+		return 0;
+	}
 	if (o->tc)
 		snprintf(tc, sizeof(tc), "%s", o->tc);
 	else if ((r = default_comment(tc, sizeof(tc), version)) != 0)
-		goto out;
-	if (vi_minisign_sign(&sk, (const uint8_t *)man, mlen, tc, NULL, sig, MINISIGN_MAX_FILE,
-			     ret_slen, &err) < 0) {
-		r = die(EXIT_INVALID, "%s", err.msg);
-		goto out;
-	}
-	memcpy(ret_key_id, sk.key_id, MINISIGN_KEYID_LEN);
-	r = 0;
-out:
-	sodium_memzero(&sk, sizeof(sk));
-	return r;
+		return r;
+	if (vi_minisign_sign(&s->sk, (const uint8_t *)man, mlen, tc, NULL, s->sig, sizeof(s->sig),
+			     &s->slen, &err) < 0)
+		return die(EXIT_INVALID, "%s", err.msg);
+	memcpy(ret_key_id, s->sk.key_id, MINISIGN_KEYID_LEN);
+	return 0;
 }
 
 int sign_manifest(const struct sign_manifest_opts *o, const char *hash_path, int fd,
@@ -208,10 +222,11 @@ int sign_manifest(const struct sign_manifest_opts *o, const char *hash_path, int
 		  struct image_outputs *outs)
 {
 	struct vi_error err = { "" };
+	struct manifest_signer *signer = NULL;
 	struct vi_manifest m;
-	char man[VI_MANIFEST_MAX], sig[MINISIGN_MAX_FILE], bundle[VI_BUNDLE_MAX], id[17];
+	char man[VI_MANIFEST_MAX], bundle[VI_BUNDLE_MAX], id[17];
 	uint8_t key_id[MINISIGN_KEYID_LEN];
-	size_t mlen = 0, slen = 0;
+	size_t mlen = 0;
 	uint64_t bundle_off = 0;
 	int r = 0;
 
@@ -222,6 +237,15 @@ int sign_manifest(const struct sign_manifest_opts *o, const char *hash_path, int
 			   "minisign signatures are Ed25519, which OpenSSL's pkcs11 engine (libp11 "
 			   "0.4.12) cannot use; prepare the manifest (--prepare-manifest), sign it with "
 			   "minisign where the key is, and join the signature (--minisign-signature)");
+	/* the key or signature first: a bad one is named before anything about the image */
+	if (!o->prepare) {
+		signer = calloc(1, sizeof(*signer));
+		if (!signer)
+			return die(EXIT_INTERNAL, "out of memory");
+		r = load_signer(o, signer);
+		if (r)
+			goto out;
+	}
 	memset(&m, 0, sizeof(m));
 	m.version = o->version;
 	memcpy(m.root_hash, root, g->digest_size);
@@ -239,10 +263,14 @@ int sign_manifest(const struct sign_manifest_opts *o, const char *hash_path, int
 	}
 	m.opts = o->opts;
 	if (!o->data_spec || strlen(o->data_spec) >= sizeof(m.data.spec) ||
-	    (o->hash_spec && strlen(o->hash_spec) >= sizeof(m.hash.spec)))
-		return die(EXIT_USAGE, "device spec too long");
-	if (vi_manifest_format(&m, man, sizeof(man), &mlen, &err) < 0)
-		return die(EXIT_INVALID, "%s", err.msg);
+	    (o->hash_spec && strlen(o->hash_spec) >= sizeof(m.hash.spec))) {
+		r = die(EXIT_USAGE, "device spec too long");
+		goto out;
+	}
+	if (vi_manifest_format(&m, man, sizeof(man), &mlen, &err) < 0) {
+		r = die(EXIT_INVALID, "%s", err.msg);
+		goto out;
+	}
 	if (o->prepare) {
 		r = image_outputs_add(outs, o->prepare, man, mlen);
 		if (r < 0)
@@ -261,23 +289,27 @@ int sign_manifest(const struct sign_manifest_opts *o, const char *hash_path, int
 	}
 	/* before anything is written */
 	if (o->embed) {
-		if (vi_bundle_offset(p, &bundle_off, &err) < 0)
-			return die(EXIT_INVALID, "%s", err.msg);
+		if (vi_bundle_offset(p, &bundle_off, &err) < 0) {
+			r = die(EXIT_INVALID, "%s", err.msg);
+			goto out;
+		}
 		r = check_embed_layout(&m, g, bundle_off);
 		if (r)
-			return r;
+			goto out;
 	}
-	r = manifest_signature(o, man, mlen, m.version, sig, &slen, key_id);
+	r = manifest_signature(o, signer, man, mlen, m.version, key_id);
 	if (r)
-		return r;
-	r = add_outputs(o, outs, man, mlen, sig, slen, bundle);
+		goto out;
+	r = add_outputs(o, outs, man, mlen, signer->sig, signer->slen, bundle);
 	if (r)
-		return r;
+		goto out;
 	if (o->embed) {
 		if (pwrite(fd, bundle, sizeof(bundle), (off_t)bundle_off) != (ssize_t)sizeof(bundle) ||
-		    fsync(fd) < 0)
-			return die(EXIT_IO, "%s: writing the bundle at %" PRIu64 " failed: %s",
-				   hash_path, bundle_off, strerror(errno));
+		    fsync(fd) < 0) {
+			r = die(EXIT_IO, "%s: writing the bundle at %" PRIu64 " failed: %s",
+				hash_path, bundle_off, strerror(errno));
+			goto out;
+		}
 		printf("bundle_offset=%" PRIu64 "\n", bundle_off);
 	}
 	printf("manifest_version=%" PRIu64 "\n", m.version);
@@ -285,5 +317,11 @@ int sign_manifest(const struct sign_manifest_opts *o, const char *hash_path, int
 	printf("minisign_key_id=%s\n", id);
 	if (o->sig)
 		printf("minisign_joined=%s\n", o->sig);
-	return 0;
+	r = 0;
+out:
+	if (signer) {
+		sodium_memzero(&signer->sk, sizeof(signer->sk));
+		free(signer);
+	}
+	return r;
 }
