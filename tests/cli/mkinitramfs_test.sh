@@ -475,6 +475,43 @@ test_uki_unsigned_without_a_key() {
 	assertEquals "--cmdline-file without its newline" "console=ttyS0 roothash=00" "$(cat "$T/s.cl")"
 }
 
+# A UKI signed elsewhere: --sign-prepare leaves it unsigned, the signing service signs it
+# (sbsign --detached), --sign-join attaches that signature to the same build made again: the
+# initramfs and the UKI are byte-identical under one SOURCE_DATE_EPOCH, the joined UKI verifies.
+# A signature for another build is refused and neither file is left.
+test_uki_sign_prepare_then_join() {
+	for t in sbsign sbattach sbverify openssl; do
+		command -v "$t" >/dev/null || { startSkipping; fail "$t missing (tests/deps.sh)"; return; }
+	done
+	if [ ! -r /usr/lib/systemd/boot/efi/linuxx64.efi.stub ] || [ ! -r "/boot/vmlinuz-$KVER" ]; then
+		startSkipping; fail "systemd-stub or the kernel missing"; return
+	fi
+	uki_key || { fail "openssl"; return; }
+	local cl="console=ttyS0 roothash=00"
+	SOURCE_DATE_EPOCH=1700000000 mk -m virtio_blk -f ext4 --uki "$T/p.efi" --cmdline "$cl" \
+		--sign-prepare "$T/rd-p" || { fail "$(cat "$T/out")"; return; }
+	assertContains "prepare prints the digest" "$(cat "$T/out")" "uki_prepared_sha256=$(sha256sum "$T/p.efi" | cut -d' ' -f1)"
+	sbsign --key "$T/db.key" --cert "$T/db.crt" --detached --output "$T/p.pk7" "$T/p.efi" >/dev/null 2>&1 ||
+		{ fail "sbsign --detached"; return; }
+	sleep 1
+	SOURCE_DATE_EPOCH=1700000000 mk -m virtio_blk -f ext4 --uki "$T/j.efi" --cmdline "$cl" \
+		--sign-cert "$T/db.crt" --sign-join "$T/p.pk7" "$T/rd-j" || { fail "$(cat "$T/out")"; return; }
+	assertTrue "the initramfs built again is byte-identical" "cmp -s '$T/rd-p' '$T/rd-j'"
+	# the signature covers the prepared UKI's Authenticode digest: it verifies only on the same bytes
+	assertTrue "the joined UKI verifies: $(sbverify --cert "$T/db.crt" "$T/j.efi" 2>&1)" \
+		"sbverify --cert '$T/db.crt' '$T/j.efi'"
+	# another command line: another UKI, the signature does not fit
+	SOURCE_DATE_EPOCH=1700000000 mk -m virtio_blk -f ext4 --uki "$T/x.efi" --cmdline "$cl x" \
+		--sign-cert "$T/db.crt" --sign-join "$T/p.pk7" "$T/rd-x"
+	assertEquals "a signature of another UKI" 1 $?
+	assertContains "$(cat "$T/out")" "not a signature of this UKI"
+	assertFalse "no UKI" "[ -e '$T/x.efi' ]"
+	assertFalse "no initramfs" "[ -e '$T/rd-x' ]"
+	mk --uki "$T/x.efi" --cmdline "$cl" --sign-join "$T/p.pk7" "$T/rd-x"
+	assertEquals "--sign-join without --sign-cert" 1 $?
+	assertContains "$(cat "$T/out")" "--sign-join needs --sign-cert"
+}
+
 test_uki_option_refusals_write_nothing() {
 	uki_key || { fail "openssl"; return; }
 	mk --uki "$T/x.efi" "$T/x.rd"
