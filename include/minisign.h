@@ -87,6 +87,20 @@ int vi_minisign_sign(const struct vi_minisign_seckey *sk, const uint8_t *msg, si
 		  const char *trusted_comment, const char *untrusted_comment,
 		  char *out, size_t out_size, size_t *ret_len, struct vi_error *err);
 
+/* An Ed25519 signer for vi_minisign_sign_with: sig = the signature of msg by the key whose id
+ * goes into the file. 0, or a negative errno. */
+typedef int (*vi_minisign_signer_fn)(void *ctx, const uint8_t *msg, size_t len,
+				     uint8_t sig[MINISIGN_SIG_LEN]);
+
+/* vi_minisign_sign with the two Ed25519 signatures (of the BLAKE2b-512 prehash, then of the
+ * signature and the trusted comment) made by sign(ctx, ...): a key outside this process (a
+ * token, a signing helper). Nothing is checked here: the caller verifies the result with the
+ * public key (vi_minisign_verify). -EINVAL with err set when the signer fails. */
+int vi_minisign_sign_with(const uint8_t key_id[MINISIGN_KEYID_LEN], vi_minisign_signer_fn sign,
+		       void *ctx, const uint8_t *msg, size_t msg_len, const char *trusted_comment,
+		       const char *untrusted_comment, char *out, size_t out_size, size_t *ret_len,
+		       struct vi_error *err);
+
 /* Write the public key file of sk into out (NUL-terminated). -ENOBUFS if too small. */
 int vi_minisign_pubkey_format(const struct vi_minisign_seckey *sk, char *out, size_t out_size,
 			   struct vi_error *err);

@@ -334,9 +334,29 @@ static bool comment_ok(const char *c)
 	return strlen(c) <= MINISIGN_COMMENT_MAX && !strpbrk(c, "\r\n");
 }
 
+/* The libsodium signer of vi_minisign_sign: ctx is the secret key. */
+static int sodium_signer(void *ctx, const uint8_t *msg, size_t len, uint8_t sig[MINISIGN_SIG_LEN])
+{
+	const struct vi_minisign_seckey *sk = ctx;
+
+	crypto_sign_ed25519_detached(sig, NULL, msg, len, sk->sk);
+	return 0;
+}
+
 int vi_minisign_sign(const struct vi_minisign_seckey *sk, const uint8_t *msg, size_t msg_len,
 		  const char *trusted_comment, const char *untrusted_comment,
 		  char *out, size_t out_size, size_t *ret_len, struct vi_error *err)
+{
+	/* Ed25519 signing is deterministic and needs no sodium_init() here; the program calls it
+	 * as libsodium asks (verity-init/image/image-sign.c). */
+	return vi_minisign_sign_with(sk->key_id, sodium_signer, (void *)sk, msg, msg_len,
+				     trusted_comment, untrusted_comment, out, out_size, ret_len, err);
+}
+
+int vi_minisign_sign_with(const uint8_t key_id[MINISIGN_KEYID_LEN], vi_minisign_signer_fn sign,
+		       void *ctx, const uint8_t *msg, size_t msg_len, const char *trusted_comment,
+		       const char *untrusted_comment, char *out, size_t out_size, size_t *ret_len,
+		       struct vi_error *err)
 {
 	uint8_t prehash[crypto_generichash_blake2b_BYTES_MAX];
 	uint8_t blob[SIG_BLOB_LEN];
@@ -350,18 +370,20 @@ int vi_minisign_sign(const struct vi_minisign_seckey *sk, const uint8_t *msg, si
 	if (!trusted_comment || !comment_ok(trusted_comment) || !comment_ok(untrusted_comment))
 		return vi_err(err, "comments must be one line of at most %u bytes",
 			      MINISIGN_COMMENT_MAX);
-	/* Ed25519 signing is deterministic and needs no sodium_init() here; the program calls it
-	 * as libsodium asks (verity-init/image/image-sign.c). */
 	if (out_size == 0)
 		return -ENOBUFS;
 	tc_len = strlen(trusted_comment);
 	crypto_generichash_blake2b(prehash, sizeof(prehash), msg, msg_len, NULL, 0);
 	memcpy(blob, "ED", 2);
-	memcpy(blob + 2, sk->key_id, MINISIGN_KEYID_LEN);
-	crypto_sign_ed25519_detached(blob + 2 + MINISIGN_KEYID_LEN, NULL, prehash, sizeof(prehash), sk->sk);
+	memcpy(blob + 2, key_id, MINISIGN_KEYID_LEN);
+	r = sign(ctx, prehash, sizeof(prehash), blob + 2 + MINISIGN_KEYID_LEN);
+	if (r < 0)
+		return vi_err(err, "the signer failed on the message");
 	memcpy(global_msg, blob + 2 + MINISIGN_KEYID_LEN, MINISIGN_SIG_LEN);
 	memcpy(global_msg + MINISIGN_SIG_LEN, trusted_comment, tc_len);
-	crypto_sign_ed25519_detached(global_sig, NULL, global_msg, MINISIGN_SIG_LEN + tc_len, sk->sk);
+	r = sign(ctx, global_msg, MINISIGN_SIG_LEN + tc_len, global_sig);
+	if (r < 0)
+		return vi_err(err, "the signer failed on the trusted comment");
 
 	out[0] = '\0';
 	if ((r = put(out, out_size, &pos, UNTRUSTED_PREFIX, strlen(UNTRUSTED_PREFIX))) < 0 ||

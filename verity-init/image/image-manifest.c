@@ -8,12 +8,15 @@
  * options give the same bytes at both steps; minisign's trusted comment takes its time stamp
  * from SOURCE_DATE_EPOCH when that is set, and Ed25519 signatures are deterministic. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -158,13 +161,15 @@ static int load_signer(const struct sign_manifest_opts *o, struct manifest_signe
 	size_t len = 0;
 	int r;
 
-	if (o->sig) {
+	if (o->sig || o->helper) {
 		r = vi_fileio_read_all(o->pubkey, buf, sizeof(buf), &len);
 		if (r < 0)
 			return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", o->pubkey,
 				   r == -EFBIG ? "too large for a minisign key" : image_io_reason(r));
 		if (vi_minisign_pubkey_parse(buf, len, &s->pk, &err) < 0)
 			return die(EXIT_INVALID, "%s: %s", o->pubkey, err.msg);
+		if (o->helper)
+			return 0;
 		r = vi_fileio_read_all(o->sig, s->sig, sizeof(s->sig) - 1, &s->slen);
 		if (r < 0)
 			return die(r == -EFBIG ? EXIT_INVALID : EXIT_IO, "%s: %s", o->sig,
@@ -186,6 +191,98 @@ static int load_signer(const struct sign_manifest_opts *o, struct manifest_signe
 	if (r < 0)
 		return die(EXIT_INVALID, "%s: %s", o->key, err.msg);
 	return 0;
+}
+
+/* --minisign-signing-helper: the program, what it was last asked, and why it failed. */
+struct helper_ctx {
+	const char *prog, *pubkey;
+	char why[256];
+};
+
+/* One Ed25519 signature by the helper: "PROG ed25519 PUBKEY", the message on its standard
+ * input, exactly MINISIGN_SIG_LEN bytes of signature on its standard output, exit status 0 (as
+ * avbtool's --signing_helper). Its standard error passes through. 0, or -EIO with ctx->why set. */
+static int run_helper(void *vctx, const uint8_t *msg, size_t len, uint8_t sig[MINISIGN_SIG_LEN])
+{
+	struct helper_ctx *ctx = vctx;
+	uint8_t out[MINISIGN_SIG_LEN + 1];
+	int in_pipe[2] = { -1, -1 }, out_pipe[2] = { -1, -1 }, status = 0;
+	size_t got = 0;
+	pid_t pid;
+
+	if (pipe2(in_pipe, O_CLOEXEC) < 0 || pipe2(out_pipe, O_CLOEXEC) < 0) {
+		snprintf(ctx->why, sizeof(ctx->why), "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(ctx->why, sizeof(ctx->why), "fork: %s", strerror(errno));
+		goto fail;
+	}
+	if (pid == 0) {
+		if (dup2(in_pipe[0], STDIN_FILENO) < 0 || dup2(out_pipe[1], STDOUT_FILENO) < 0)
+			_exit(127);
+		execlp(ctx->prog, ctx->prog, "ed25519", ctx->pubkey, (char *)NULL);
+		_exit(127);
+	}
+	close(in_pipe[0]);
+	close(out_pipe[1]);
+	in_pipe[0] = out_pipe[1] = -1;
+	/* the message is at most 64 + 1024 bytes: it fits in the pipe, the write cannot block
+	 * on a helper that writes before it reads */
+	{
+		void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+		ssize_t w = write(in_pipe[1], msg, len);
+
+		signal(SIGPIPE, old);
+		close(in_pipe[1]);
+		in_pipe[1] = -1;
+		if (w != (ssize_t)len)
+			snprintf(ctx->why, sizeof(ctx->why), "it did not read the message");
+	}
+	while (got < sizeof(out)) {
+		ssize_t n = read(out_pipe[0], out + got, sizeof(out) - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(out_pipe[0]);
+	out_pipe[0] = -1;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+			snprintf(ctx->why, sizeof(ctx->why), "could not be run (exit status 127)");
+		else if (WIFEXITED(status))
+			snprintf(ctx->why, sizeof(ctx->why), "failed (exit status %d)",
+				 WEXITSTATUS(status));
+		else
+			snprintf(ctx->why, sizeof(ctx->why), "was killed (signal %d)",
+				 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+		return -EIO;
+	}
+	if (ctx->why[0])
+		return -EIO;
+	if (got != MINISIGN_SIG_LEN) {
+		snprintf(ctx->why, sizeof(ctx->why), "wrote %s%zu bytes, not a %u-byte Ed25519 "
+			 "signature", got > MINISIGN_SIG_LEN ? "more than " : "",
+			 got > MINISIGN_SIG_LEN ? (size_t)MINISIGN_SIG_LEN : got, MINISIGN_SIG_LEN);
+		return -EIO;
+	}
+	memcpy(sig, out, MINISIGN_SIG_LEN);
+	return 0;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (in_pipe[i] >= 0)
+			close(in_pipe[i]);
+		if (out_pipe[i] >= 0)
+			close(out_pipe[i]);
+	}
+	return -EIO;
 }
 
 /* The signature of man into s->sig: made with the secret key (*ret_key_id its key id), or the
@@ -210,6 +307,22 @@ static int manifest_signature(const struct sign_manifest_opts *o, struct manifes
 		snprintf(tc, sizeof(tc), "%s", o->tc);
 	else if ((r = default_comment(tc, sizeof(tc), version)) != 0)
 		return r;
+	if (o->helper) {
+		struct helper_ctx hc = { .prog = o->helper, .pubkey = o->pubkey, .why = "" };
+
+		if (vi_minisign_sign_with(s->pk.key_id, run_helper, &hc, (const uint8_t *)man, mlen,
+					  tc, NULL, s->sig, sizeof(s->sig), &s->slen, &err) < 0)
+			return die(hc.why[0] ? EXIT_KEY : EXIT_INVALID, "--minisign-signing-helper "
+				   "%s: %s", o->helper, hc.why[0] ? hc.why : err.msg);
+		/* what the helper's key signed must verify with the public key, as the agent will
+		 * check it: a helper that signs with another key is caught here */
+		if (vi_minisign_sig_parse(s->sig, s->slen, &s->ms, &err) < 0 ||
+		    vi_minisign_verify(&s->pk, &s->ms, (const uint8_t *)man, mlen, false, &err) < 0)
+			return die(EXIT_MISMATCH, "--minisign-signing-helper %s: its signatures do "
+				   "not verify with %s: %s", o->helper, o->pubkey, err.msg);
+		memcpy(ret_key_id, s->pk.key_id, MINISIGN_KEYID_LEN);
+		return 0;
+	}
 	if (vi_minisign_sign(&s->sk, (const uint8_t *)man, mlen, tc, NULL, s->sig, sizeof(s->sig),
 			     &s->slen, &err) < 0)
 		return die(EXIT_INVALID, "%s", err.msg);

@@ -17,7 +17,10 @@
 struct sign_manifest_opts {
 	const char *key;              /* --minisign-key: unencrypted minisign secret key */
 	const char *sig;              /* --minisign-signature: a .minisig made elsewhere, to join */
-	const char *pubkey;           /* --public-key: the minisign public key it must verify with */
+	const char *helper;           /* --minisign-signing-helper: a program that makes the Ed25519
+	                               * signatures with a key kept elsewhere (a token) */
+	const char *pubkey;           /* --public-key: the minisign public key the joined or the
+	                               * helper's signature must verify with */
 	const char *prepare;          /* --prepare-manifest: write the manifest to be signed */
 	uint64_t version;             /* the manifest's version, >= 1 */
 	const char *manifest;         /* write MANIFEST and MANIFEST.minisig */

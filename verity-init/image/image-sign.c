@@ -55,7 +55,9 @@ static const char usage_text[] =
 	"  --minisign-key FILE       unencrypted minisign secret key (minisign -G -W)\n"
 	"  --prepare-manifest FILE   write the manifest to be signed elsewhere (minisign -S)\n"
 	"  --minisign-signature FILE join that signature (FILE.minisig) made elsewhere ...\n"
-	"  --public-key FILE         ... once it verifies with this minisign public key\n"
+	"  --minisign-signing-helper PROG  ... or sign here, PROG making each Ed25519 signature\n"
+	"                            (message on stdin, 64 bytes out; e.g. pkcs11-tool on a token)\n"
+	"  --public-key FILE         ... either checked with this minisign public key\n"
 	"  --version N               manifest version (anti-rollback), >= 1\n"
 	"  --manifest FILE           write FILE and FILE.minisig\n"
 	"  --bundle FILE             write manifest+signature as one bundle (for a partition)\n"
@@ -77,7 +79,7 @@ static const char usage_text[] =
 enum {
 	O_DATA = 256, O_HASHDEV, O_OFFSET, O_ROOT, O_MKEY, O_VERSION, O_MANIFEST, O_BUNDLE,
 	O_EMBED, O_TC, O_FEC, O_FEC_OFF, O_FEC_ROOTS, O_CORRUPT, O_ERROR, O_ZERO, O_ONCE,
-	O_PKEY, O_PCERT, O_P7S, O_DPS, O_MSIG, O_PUB, O_MPREP, O_PSIG, O_PPREP, O_HELP,
+	O_PKEY, O_PCERT, O_P7S, O_DPS, O_MSIG, O_MHELP, O_PUB, O_MPREP, O_PSIG, O_PPREP, O_HELP,
 };
 
 static const struct option opts[] = {
@@ -103,6 +105,7 @@ static const struct option opts[] = {
 	{ "p7s", required_argument, NULL, O_P7S },
 	{ "dps-sig", required_argument, NULL, O_DPS },
 	{ "minisign-signature", required_argument, NULL, O_MSIG },
+	{ "minisign-signing-helper", required_argument, NULL, O_MHELP },
 	{ "public-key", required_argument, NULL, O_PUB },
 	{ "prepare-manifest", required_argument, NULL, O_MPREP },
 	{ "pkcs7-signature", required_argument, NULL, O_PSIG },
@@ -134,23 +137,26 @@ static int check_modes(const struct sign_opts *o)
 	const struct sign_pkcs7_opts *p = &o->p7;
 	bool m_out = m->manifest || m->bundle || m->embed, p_out = p->p7s || p->dps;
 
-	if (count3(m->key, m->sig, m->prepare) > 1)
-		return die(EXIT_USAGE, "--minisign-key, --minisign-signature and --prepare-manifest "
-			   "exclude each other (sign here, join, or prepare)");
-	if (!m->sig != !m->pubkey)
-		return die(EXIT_USAGE, "--minisign-signature and --public-key go together");
+	if (count3(m->key, m->sig, m->prepare) + (m->helper != NULL) > 1)
+		return die(EXIT_USAGE, "--minisign-key, --minisign-signing-helper, "
+			   "--minisign-signature and --prepare-manifest exclude each other (sign here, "
+			   "join, or prepare)");
+	if (!(m->sig || m->helper) != !m->pubkey)
+		return die(EXIT_USAGE, "--public-key goes with --minisign-signature or "
+			   "--minisign-signing-helper, and they need it");
 	if (m->prepare && (m_out || m->tc))
 		return die(EXIT_USAGE, "--prepare-manifest writes only the manifest to be signed: "
 			   "--manifest, --bundle, --embed and --trusted-comment belong to the join");
-	if (!m->key && !m->sig && m_out)
-		return die(EXIT_USAGE, "--manifest/--bundle/--embed need --minisign-key or "
-			   "--minisign-signature");
-	if ((m->key || m->sig) && !m_out)
+	if (!m->key && !m->sig && !m->helper && m_out)
+		return die(EXIT_USAGE, "--manifest/--bundle/--embed need --minisign-key, "
+			   "--minisign-signing-helper or --minisign-signature");
+	if ((m->key || m->sig || m->helper) && !m_out)
 		return die(EXIT_USAGE, "%s needs --manifest, --bundle or --embed",
-			   m->key ? "--minisign-key" : "--minisign-signature");
+			   m->key ? "--minisign-key" : m->sig ? "--minisign-signature" :
+			   "--minisign-signing-helper");
 	if (m->sig && m->tc)
 		return die(EXIT_USAGE, "--trusted-comment: a joined signature has its own");
-	if ((m->key || m->sig || m->prepare) && m->version == 0)
+	if ((m->key || m->sig || m->helper || m->prepare) && m->version == 0)
 		return die(EXIT_USAGE, "--version N (>= 1) is required for a manifest");
 	if (count3(p->key, p->sig, p->prepare) > 1)
 		return die(EXIT_USAGE, "--pkcs7-key, --pkcs7-signature and --prepare-pkcs7 exclude "
@@ -169,7 +175,7 @@ static int check_modes(const struct sign_opts *o)
 	if (p_out && !p->key && !p->sig)
 		return die(EXIT_USAGE, "--p7s/--dps-sig need --pkcs7-key or --pkcs7-signature "
 			   "(with --pkcs7-cert)");
-	if (!m->key && !m->sig && !m->prepare && !p->key && !p->sig && !p->prepare)
+	if (!m->key && !m->sig && !m->helper && !m->prepare && !p->key && !p->sig && !p->prepare)
 		return die(EXIT_USAGE, "nothing to do: give --minisign-key and/or --pkcs7-key (or "
 			   "their --prepare-* / signature options)");
 	return 0;
@@ -203,6 +209,7 @@ static int parse_args(int argc, char **argv, struct sign_opts *o)
 		case O_P7S: o->p7.p7s = a; break;
 		case O_DPS: o->p7.dps = a; break;
 		case O_MSIG: o->man.sig = a; break;
+		case O_MHELP: o->man.helper = a; break;
 		case O_PUB: o->man.pubkey = a; break;
 		case O_MPREP: o->man.prepare = a; break;
 		case O_PSIG: o->p7.sig = a; break;
@@ -341,7 +348,7 @@ int image_sign_main(int argc, char **argv)
 		if (r)
 			goto out;
 	}
-	if (o.man.key || o.man.sig || o.man.prepare) {
+	if (o.man.key || o.man.sig || o.man.helper || o.man.prepare) {
 		r = sign_manifest(&o.man, o.hash_path, fd, &p, &g, root, &outs);
 		if (r)
 			goto out;
