@@ -51,6 +51,11 @@ oneTimeSetUp() {
 	p11 --write-object "$W/db.key" --type privkey --id 01 --label db >/dev/null 2>&1 || exit 1
 	p11 --write-object "$W/db.crt" --type cert --id 01 --label db >/dev/null 2>&1 || exit 1
 	URI="pkcs11:token=verity-test;object=db;type=private"
+	# the manifest's Ed25519 key on a token of its own (libp11 0.4.12 cannot list a token's keys
+	# when one of them is Ed25519: docs/signing.md)
+	softhsm2-util --init-token --free --label verity-ed --pin "$PIN" --so-pin 0000 >/dev/null || exit 1
+	pkcs11-tool --module "$SOFTHSM_MODULE" --token-label verity-ed --login --pin "$PIN" \
+		--keypairgen --key-type EC:edwards25519 --id 02 --label manifest >/dev/null 2>&1 || exit 1
 	printf '%s' "$PIN" >"$W/pin"
 	chmod 0600 "$W/pin"
 	minisign -G -W -p "$W/m.pub" -s "$W/m.key" >/dev/null || exit 1
@@ -153,6 +158,7 @@ testTokenRefusals() {
 	vsign --minisign-key "$URI?pin-value=$PIN" --version 3 --manifest "$W/r.man"
 	refused 1 "minisign key on a token" "$W/r.man" "$W/r.man.minisig"
 	assertContains "$ERR" "Ed25519, which OpenSSL's pkcs11 engine (libp11 0.4.12) cannot use"
+	assertContains "$ERR" "--minisign-signing-helper"
 	assertContains "$ERR" "--prepare-manifest"
 }
 
@@ -256,6 +262,74 @@ testManifestPrepareAndJoin() {
 	# options of the join refused with the prepare
 	vsign --prepare-manifest "$W/r.man" --version 7 --embed
 	refused 1 "prepare with --embed" "$W/r.man"
+}
+
+# The manifest signed by the token's Ed25519 key (CKM_EDDSA): verity-image makes the two
+# messages minisign signs and a helper program signs each on the token with pkcs11-tool (OpenSC);
+# the result verifies with minisign -V and as the agent verifies it. A helper that fails, writes
+# no signature, or signs with another key is refused and nothing is written.
+testManifestSignedOnTheTokenThroughAHelper() {
+	local pk
+	# the token's public key as a minisign public key (key id 0807060504030201)
+	pk=$(pkcs11-tool --module "$SOFTHSM_MODULE" --token-label verity-ed -O --type pubkey 2>/dev/null |
+		sed -n 's/^ *EC_POINT: *0420\([0-9a-f]\{64\}\)$/\1/p')
+	assertEquals "the token's Ed25519 public key" 64 "${#pk}"
+	{
+		echo "untrusted comment: minisign public key 807060504030201"
+		{ printf 'Ed\001\002\003\004\005\006\007\010'; printf '%s' "$pk" | xxd -r -p; } | base64 -w0
+		echo
+	} >"$W/tok.pub"
+	# the helper: "ed25519 PUBKEY" as arguments, the message on stdin, the signature on stdout
+	cat >"$W/helper" <<'HELPER'
+#!/bin/bash
+set -e
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+[ "$1" = ed25519 ] && [ -r "$2" ]
+cat >"$d/msg"
+pkcs11-tool --module /usr/lib/softhsm/libsofthsm2.so --token-label verity-ed --login \
+	--pin "$HELPER_PIN" --sign -m EDDSA --id 02 -i "$d/msg" -o "$d/sig" >/dev/null 2>&1
+cat "$d/sig"
+HELPER
+	chmod 0755 "$W/helper"
+	cp "$W/hash.img" "$W/hash-tok.img"
+	OUT=$(HELPER_PIN=$PIN "$VI" sign "$W/hash-tok.img" --data-device "PARTUUID=$PARTUUID" \
+		--hash-device /dev/vdb --version 6 --minisign-signing-helper "$W/helper" \
+		--public-key "$W/tok.pub" --embed --manifest "$W/tok.man" 2>&1)
+	assertEquals "signed on the token: $OUT" 0 $?
+	assertContains "$OUT" "minisign_key_id=807060504030201"
+	minisign -V -p "$W/tok.pub" -m "$W/tok.man" >/dev/null 2>&1
+	assertEquals "minisign -V accepts the token's signature" 0 $?
+	"$VI" check-manifest "$W/hash-tok.img" --embedded --public-key "$W/tok.pub" >/dev/null
+	assertEquals "the embedded bundle verifies as the agent verifies it" 0 $?
+
+	# refusals, nothing written
+	cp "$W/hash.img" "$W/hash-ref2.img"
+	HELPER_PIN=1111 vsign --version 6 --minisign-signing-helper "$W/helper" \
+		--public-key "$W/tok.pub" --manifest "$W/r.man" --bundle "$W/r.bundle" --embed
+	refused 6 "helper fails (wrong PIN)" "$W/r.man" "$W/r.man.minisig" "$W/r.bundle"
+	assertContains "$ERR" "--minisign-signing-helper $W/helper: failed (exit status 1)"
+	printf '#!/bin/sh\nprintf 0123456789\n' >"$W/short-helper"
+	chmod 0755 "$W/short-helper"
+	vsign --version 6 --minisign-signing-helper "$W/short-helper" --public-key "$W/tok.pub" \
+		--manifest "$W/r.man"
+	refused 6 "helper writes no signature" "$W/r.man" "$W/r.man.minisig"
+	assertContains "$ERR" "wrote 10 bytes, not a 64-byte Ed25519 signature"
+	vsign --version 6 --minisign-signing-helper "$W/no-such-helper" --public-key "$W/tok.pub" \
+		--manifest "$W/r.man"
+	refused 6 "no such helper" "$W/r.man" "$W/r.man.minisig"
+	assertContains "$ERR" "could not be run"
+	# the token's signatures checked with another public key under the same key id
+	{
+		sed -n 1p "$W/tok.pub"
+		{ printf 'Ed\001\002\003\004\005\006\007\010'; sed -n 2p "$W/m.pub" | base64 -d | tail -c 32; } | base64 -w0
+		echo
+	} >"$W/wrong.pub"
+	HELPER_PIN=$PIN vsign --version 6 --minisign-signing-helper "$W/helper" \
+		--public-key "$W/wrong.pub" --embed --manifest "$W/r.man"
+	refused 2 "signatures of another key" "$W/r.man" "$W/r.man.minisig"
+	assertContains "$ERR" "its signatures do not verify with $W/wrong.pub"
+	assertTrue "hash device untouched" "cmp -s '$W/hash.img' '$W/hash-ref2.img'"
 }
 
 testReproducibleBuilds() {

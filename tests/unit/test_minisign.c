@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sodium.h>
 
 #include "manifest_vectors.h"
 #include "minisign.h"
@@ -250,6 +251,53 @@ static void test_seckey_and_sign(void **state)
 	assert_int_equal(vi_minisign_sign(&sk, MSGB, "a\nb", NULL, out, sizeof(out), &n, &err), -EINVAL);
 }
 
+/* A signer outside the library (a token, a helper program), modelled by libsodium with the test
+ * key; calls counts the signatures asked for, fail_at makes that one fail. */
+struct ext_signer {
+	const struct vi_minisign_seckey *sk;
+	int calls, fail_at;
+};
+
+static int ext_sign(void *ctx, const uint8_t *msg, size_t len, uint8_t sig[MINISIGN_SIG_LEN])
+{
+	struct ext_signer *e = ctx;
+
+	if (++e->calls == e->fail_at)
+		return -EIO;
+	crypto_sign_ed25519_detached(sig, NULL, msg, len, e->sk->sk);
+	return 0;
+}
+
+static void test_sign_with_external_signer(void **state)
+{
+	struct vi_minisign_seckey sk;
+	struct vi_error err = { "" };
+	struct ext_signer e = { 0 };
+	char out[1024];
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(vi_minisign_seckey_parse(S(SEC), &sk, &err), 0);
+	e.sk = &sk;
+	/* two signatures (the prehash, then signature and trusted comment), and the file is the
+	 * one minisign wrote with that key */
+	assert_int_equal(vi_minisign_sign_with(sk.key_id, ext_sign, &e, MSGB,
+					       "verity-init test vector", NULL, out, sizeof(out),
+					       &n, &err), 0);
+	assert_int_equal(e.calls, 2);
+	assert_string_equal(out, VEC_SIG);
+	/* a signer that fails, on either signature: an error, and nothing claimed written */
+	for (int at = 1; at <= 2; at++) {
+		e.calls = 0;
+		e.fail_at = at;
+		n = 0;
+		assert_int_equal(vi_minisign_sign_with(sk.key_id, ext_sign, &e, MSGB, "x", NULL, out,
+						       sizeof(out), &n, &err), -EINVAL);
+		assert_non_null(strstr(err.msg, "the signer failed"));
+		assert_int_equal(n, 0);
+	}
+}
+
 static void test_seckey_rejects(void **state)
 {
 	struct vi_minisign_seckey sk;
@@ -281,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_legacy),
 		cmocka_unit_test(test_sig_rejects),
 		cmocka_unit_test(test_seckey_and_sign),
+		cmocka_unit_test(test_sign_with_external_signer),
 		cmocka_unit_test(test_seckey_rejects),
 	};
 

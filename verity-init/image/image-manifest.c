@@ -345,11 +345,14 @@ int sign_manifest(const struct sign_manifest_opts *o, const char *hash_path, int
 
 	if (image_is_pkcs11_uri(o->key))
 		/* OpenSSL's pkcs11 engine in Debian 12 (libp11 0.4.12) has no Ed25519 keys, and no
-		 * pkcs11 provider is packaged: a minisign key cannot be used on a token here. */
+		 * pkcs11 provider is packaged: a token's Ed25519 key is reached through a signing
+		 * helper instead. */
 		return die(EXIT_USAGE, "--minisign-key: a PKCS#11 URI cannot sign the manifest: "
 			   "minisign signatures are Ed25519, which OpenSSL's pkcs11 engine (libp11 "
-			   "0.4.12) cannot use; prepare the manifest (--prepare-manifest), sign it with "
-			   "minisign where the key is, and join the signature (--minisign-signature)");
+			   "0.4.12) cannot use; sign on the token with --minisign-signing-helper "
+			   "(pkcs11-tool -m EDDSA) and --public-key, or prepare the manifest "
+			   "(--prepare-manifest), sign it where the key is and join the signature "
+			   "(--minisign-signature)");
 	/* the key or signature first: a bad one is named before anything about the image */
 	if (!o->prepare) {
 		signer = calloc(1, sizeof(*signer));
