@@ -168,7 +168,7 @@ testPkcs7PrepareAndJoin() {
 	assertEquals "the bytes to be signed: the hex root hash, no newline" "$ROOTHASH" "$(cat "$W/tbs")"
 	assertEquals "no newline" 64 "$(stat -c %s "$W/tbs")"
 	assertContains "$OUT" "pkcs7_prepared_sha256=$(sha256sum "$W/tbs" | cut -d' ' -f1)"
-	vsign --pkcs7-key "$W/db.key" --pkcs7-cert "$W/db.crt" --p7s "$W/direct.p7s"
+	vsign --pkcs7-key "$W/db.key" --pkcs7-cert "$W/db.crt" --p7s "$W/direct.p7s" --dps-sig "$W/direct.dps"
 	# a signing service with the token: a raw SHA256-RSA-PKCS signature of the prepared bytes
 	p11 --sign -m SHA256-RSA-PKCS --id 01 -i "$W/tbs" -o "$W/raw.sig" >/dev/null 2>&1
 	assertEquals "pkcs11-tool --sign" 0 $?
@@ -177,6 +177,7 @@ testPkcs7PrepareAndJoin() {
 	assertEquals "join a raw signature: $ERR" 0 "$RC"
 	assertContains "$OUT" "pkcs7_joined=$W/raw.sig"
 	assertTrue "joined = signed here" "cmp -s '$W/direct.p7s' '$W/joined.p7s'"
+	assertTrue "joined DPS JSON = signed here" "cmp -s '$W/direct.dps' '$W/joined.dps'"
 	# a CMS/PKCS#7 signature made with openssl elsewhere is kept as it is
 	openssl smime -sign -binary -noattr -outform der -signer "$W/db.crt" -inkey "$W/db.key" \
 		-in "$W/tbs" -out "$W/cms.p7s"
