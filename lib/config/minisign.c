@@ -128,6 +128,37 @@ void sodium_misuse(void)
 {
 	abort();
 }
+
+/* Size, the same way: libsodium's utils.o holds the three helpers its Ed25519 verification
+ * calls (sodium_memzero, sodium_memcmp, sodium_is_zero) next to its guarded allocator, whose
+ * canaries come from randombytes_buf(): the random number generator and its three ChaCha20
+ * implementations would follow into the static agent. These do what libsodium's do, in constant
+ * time where libsodium's are (explicit_bzero() is what its sodium_memzero() calls on glibc). A
+ * link error "multiple definition of sodium_memzero" means the agent now pulls utils.o after
+ * all. */
+void sodium_memzero(void *const pnt, const size_t len)
+{
+	explicit_bzero(pnt, len);
+}
+
+int sodium_memcmp(const void *const b1_, const void *const b2_, size_t len)
+{
+	const volatile unsigned char *b1 = b1_, *b2 = b2_;
+	volatile unsigned char d = 0;
+
+	for (size_t i = 0; i < len; i++)
+		d |= b1[i] ^ b2[i];
+	return (1 & ((d - 1) >> 8)) - 1;
+}
+
+int sodium_is_zero(const unsigned char *n, const size_t nlen)
+{
+	volatile unsigned char d = 0;
+
+	for (size_t i = 0; i < nlen; i++)
+		d |= n[i];
+	return 1 & ((d - 1) >> 8);
+}
 #endif
 
 /* The start every minisign file shares: a size within bounds, an "untrusted comment:" line,
