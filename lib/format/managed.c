@@ -2,6 +2,7 @@
 /* Managed recovery after the switch, the pure part (include/managed.h): the pstore record's
  * reading, the EFI variable's text, the decision. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,15 +11,52 @@
 
 #define PREFIX "verity-init-managed 1 roothash="
 
-/* The messages dm-verity prints right before it restarts or panics the machine (its
- * verity_handle_err and I/O error paths); nothing else in the kernel prints them. */
+/* The lines the kernel prints when dm-verity ends the boot (verity_handle_err and its I/O error
+ * path: panic() or kernel_restart()), whole: the message text of a kernel record (facility 0,
+ * so "<0>".."<7>"; user space cannot write those), after its optional time stamp, is exactly one
+ * of these, and the record's reason fits (a panic is dumped as "Panic", a restart as "Shutdown",
+ * "Restart" on kernels before 5.8, or "Emergency"). A message that merely contains the words
+ * (a file name in an exec warning, a device label) is not dm-verity's end. */
 static const struct {
 	const char *text;
+	bool panic;
 	enum vi_pstore_end end;
 } endings[] = {
-	{ "dm-verity device corrupted", VI_PSTORE_CORRUPTION },
-	{ "dm-verity device has I/O error", VI_PSTORE_IO_ERROR },
+	{ "Kernel panic - not syncing: dm-verity device corrupted", true, VI_PSTORE_CORRUPTION },
+	{ "Kernel panic - not syncing: dm-verity device has I/O error", true, VI_PSTORE_IO_ERROR },
+	{ "reboot: Restarting system with command 'dm-verity device corrupted'", false,
+	  VI_PSTORE_CORRUPTION },
+	{ "reboot: Restarting system with command 'dm-verity device has I/O error'", false,
+	  VI_PSTORE_IO_ERROR },
 };
+
+/* The message text of a kernel record's line [p, e): after "<L>" (L 0-7) and an optional
+ * "[ seconds.fraction] "; NULL when the line is not a kernel record's. */
+static const char *kernel_message(const char *p, const char *e)
+{
+	if (e - p < 3 || p[0] != '<' || p[1] < '0' || p[1] > '7' || p[2] != '>')
+		return NULL;
+	p += 3;
+	if (p < e && *p == '[') {
+		const char *q = memchr(p, ']', (size_t)(e - p));
+
+		if (!q || q + 1 >= e || q[1] != ' ')
+			return NULL;
+		for (const char *c = p + 1; c < q; c++)
+			if (*c != ' ' && *c != '.' && (*c < '0' || *c > '9'))
+				return NULL;
+		p = q + 2;
+	}
+	return p;
+}
+
+static bool reason_is(const char *reason, bool panic)
+{
+	if (panic)
+		return !strcmp(reason, "Panic");
+	return !strcmp(reason, "Shutdown") || !strcmp(reason, "Restart") ||
+	       !strcmp(reason, "Emergency");
+}
 
 const char *vi_pstore_end_name(enum vi_pstore_end end)
 {
@@ -83,8 +121,12 @@ enum vi_pstore_end vi_pstore_parse(const char *buf, size_t len, char reason[VI_P
 		e = memchr(p, '\n', (size_t)(end - p));
 		if (!e)
 			e = end;
-		for (size_t i = 0; i < sizeof(endings) / sizeof(endings[0]); i++)
-			if (memmem(p, (size_t)(e - p), endings[i].text, strlen(endings[i].text)))
+		const char *m = kernel_message(p, e);
+
+		for (size_t i = 0; m && i < sizeof(endings) / sizeof(endings[0]); i++)
+			if ((size_t)(e - m) == strlen(endings[i].text) &&
+			    !memcmp(m, endings[i].text, (size_t)(e - m)) &&
+			    reason_is(reason, endings[i].panic))
 				ret = endings[i].end;
 		if (e == end)
 			break;

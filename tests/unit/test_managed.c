@@ -25,6 +25,8 @@ static const char panic_record[] =
 	"<0>[    8.40] Kernel panic - not syncing: dm-verity device corrupted\n"
 	"<4>[    8.41] CPU: 0 PID: 7 Comm: kworker/u2:0 Not tainted 6.1.0-57-amd64 #1\n";
 
+#define PANIC_LINE "<0>Kernel panic - not syncing: dm-verity device corrupted"
+
 static enum vi_pstore_end parse(const char *s, char *reason)
 {
 	return vi_pstore_parse(s, strlen(s), reason);
@@ -41,9 +43,26 @@ static void test_pstore_records(void **state)
 	assert_int_equal(parse("Shutdown#3 Part2\n<0>[ 9.1] reboot: Restarting system with command "
 			       "'dm-verity device has I/O error'\n", reason), VI_PSTORE_IO_ERROR);
 	assert_string_equal(reason, "Shutdown");
-	/* the message on the last line, without its newline */
-	assert_int_equal(parse("Oops#12 Part10\nx\ndm-verity device corrupted", reason),
-			 VI_PSTORE_CORRUPTION);
+	/* the message on the last line, without its newline; a kernel without time stamps */
+	assert_int_equal(parse("Panic#12 Part10\nx\n<0>Kernel panic - not syncing: dm-verity device "
+			       "corrupted", reason), VI_PSTORE_CORRUPTION);
+	/* the words inside another kernel message (an exec warning's file name, a device label), a
+	 * line user space wrote (facility 1: <8>..), a reason that does not fit the message, text
+	 * after the message: not dm-verity's end */
+	assert_int_equal(parse("Shutdown#1 Part1\n<4>[ 5.1] process 'x' launched '/tmp/dm-verity "
+			       "device corrupted' with NULL argv\n", reason), VI_PSTORE_OTHER);
+	assert_int_equal(parse("Oops#1 Part1\n<6>[ 5.1] BTRFS: device label dm-verity device "
+			       "corrupted\n", reason), VI_PSTORE_OTHER);
+	assert_int_equal(parse("Panic#1 Part1\n<8>[ 5.1] Kernel panic - not syncing: dm-verity "
+			       "device corrupted\n", reason), VI_PSTORE_OTHER);
+	assert_int_equal(parse("Oops#1 Part1\n<0>[ 5.1] Kernel panic - not syncing: dm-verity "
+			       "device corrupted\n", reason), VI_PSTORE_OTHER);
+	assert_int_equal(parse("Panic#1 Part1\n<5>[ 5.1] reboot: Restarting system with command "
+			       "'dm-verity device corrupted'\n", reason), VI_PSTORE_OTHER);
+	assert_int_equal(parse("Panic#1 Part1\n<0>[ 5.1] Kernel panic - not syncing: dm-verity "
+			       "device corrupted!\n", reason), VI_PSTORE_OTHER);
+	assert_int_equal(parse("Panic#1 Part1\n<0>[x5.1] Kernel panic - not syncing: dm-verity "
+			       "device corrupted\n", reason), VI_PSTORE_OTHER);
 	/* another panic, and the corruption line alone (the EIO mode logs it, and a later oops of
 	 * anything dumps it): not dm-verity's end */
 	assert_int_equal(parse("Panic#1 Part1\n<0>Kernel panic - not syncing: Attempted to kill "
@@ -62,20 +81,22 @@ static void test_pstore_records(void **state)
 	for (size_t i = 0; i < sizeof(bad_headers) / sizeof(bad_headers[0]); i++) {
 		char s[128];
 
-		snprintf(s, sizeof(s), "%sdm-verity device corrupted\n", bad_headers[i]);
+		snprintf(s, sizeof(s), "%s<0>Kernel panic - not syncing: dm-verity device corrupted\n",
+			 bad_headers[i]);
 		assert_int_equal(parse(s, reason), VI_PSTORE_OTHER);
 		assert_string_equal(reason, "");
 	}
 	/* NUL bytes and other binary in the text are bytes like any other */
-	static const char bin[] = "Panic#2 Part1\n\0\xff\x01 dm-verity device corrupted\n";
+	static const char bin[] = "Panic#2 Part1\n\0\xff\x01\n<0>Kernel panic - not syncing: dm-verity "
+				  "device corrupted\n";
 	assert_int_equal(vi_pstore_parse(bin, sizeof(bin) - 1, reason), VI_PSTORE_CORRUPTION);
 	assert_int_equal(vi_pstore_parse(NULL, 0, reason), VI_PSTORE_OTHER);
 	/* only the first VI_PSTORE_RECORD_MAX bytes count */
 	memset(big, 'x', sizeof(big));
 	memcpy(big, "Panic#1 Part1\n", 14);
-	memcpy(big + VI_PSTORE_RECORD_MAX + 50, "dm-verity device corrupted", 26);
+	memcpy(big + VI_PSTORE_RECORD_MAX + 50, "\n" PANIC_LINE "\n", sizeof(PANIC_LINE) + 1);
 	assert_int_equal(vi_pstore_parse(big, sizeof(big), reason), VI_PSTORE_OTHER);
-	memcpy(big + VI_PSTORE_RECORD_MAX - 100, "dm-verity device corrupted", 26);
+	memcpy(big + VI_PSTORE_RECORD_MAX - 100, "\n" PANIC_LINE "\n", sizeof(PANIC_LINE) + 1);
 	assert_int_equal(vi_pstore_parse(big, sizeof(big), reason), VI_PSTORE_CORRUPTION);
 	assert_string_equal(vi_pstore_end_name(VI_PSTORE_CORRUPTION), "corruption");
 	assert_string_equal(vi_pstore_end_name(VI_PSTORE_IO_ERROR), "I/O error");
