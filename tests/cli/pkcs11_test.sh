@@ -121,41 +121,44 @@ testTokenPkcs7SignatureIsTheFileKeys() {
 }
 
 testTokenRefusals() {
-	vsign --pkcs7-key "$URI?pin-value=1111" --pkcs7-cert "$W/db.crt" --p7s "$W/r.p7s"
+	printf '1111' >"$W/wrongpin"
+	vsign --pkcs7-key "$URI?pin-source=file:$W/wrongpin" --pkcs7-cert "$W/db.crt" --p7s "$W/r.p7s"
 	refused 6 "wrong PIN" "$W/r.p7s"
-	assertContains "$ERR" "--pkcs7-key pkcs11:token=verity-test;object=db;type=private: "
+	assertContains "$ERR" "--pkcs7-key pkcs11:token=verity-test;object=db;type=private"
 	assertContains "$ERR" "PIN incorrect (wrong PIN)"
 	assertNotContains "the PIN is not printed" "$ERR" "1111"
-	vsign --pkcs7-key "pkcs11:token=verity-test;object=db;type=private;pin-value=2222" \
-		--pkcs7-cert "$W/db.crt" --p7s "$W/r.p7s"
-	refused 6 "wrong PIN in the path" "$W/r.p7s"
-	assertNotContains "the PIN is not printed" "$ERR" "2222"
+	# a PIN in the URI itself would be in the process list: refused before the token is asked,
+	# in the query or in the path, and never printed
+	vsign --pkcs7-key "$URI?pin-value=$PIN" --pkcs7-cert "$W/db.crt" --p7s "$W/r.p7s"
+	refused 1 "PIN in the URI's query" "$W/r.p7s"
+	assertContains "$ERR" "a PIN in the URI (pin-value=) can be read by every user"
+	assertNotContains "the PIN is not printed" "$ERR" "$PIN"
 	vsign --pkcs7-key "pkcs11:pin-value=3333;token=verity-test;object=db;type=private" \
 		--pkcs7-cert "$W/db.crt" --p7s "$W/r.p7s"
-	refused 6 "wrong PIN first in the path" "$W/r.p7s"
+	refused 1 "PIN first in the URI's path" "$W/r.p7s"
 	assertNotContains "the PIN is not printed" "$ERR" "3333"
 	assertContains "$ERR" "--pkcs7-key pkcs11:token=verity-test;object=db;type=private: "
-	vsign --pkcs7-key "pkcs11:token=no-such-token;object=db;type=private?pin-value=$PIN" \
+	vsign --pkcs7-key "pkcs11:token=no-such-token;object=db;type=private?pin-source=file:$W/pin" \
 		--pkcs7-cert "$W/db.crt" --p7s "$W/r.p7s"
 	refused 6 "missing token" "$W/r.p7s"
 	assertContains "$ERR" "pkcs11:token=no-such-token;object=db;type=private: no private key from the token: object not found (no token matches, or it has no such private key)"
-	vsign --pkcs7-key "pkcs11:token=verity-test;object=nokey;type=private?pin-value=$PIN" \
+	vsign --pkcs7-key "pkcs11:token=verity-test;object=nokey;type=private?pin-source=file:$W/pin" \
 		--pkcs7-cert "$W/db.crt" --p7s "$W/r.p7s"
 	refused 6 "no such key" "$W/r.p7s"
 	assertContains "$ERR" "object=nokey"
 	vsign --pkcs7-key "$URI" --pkcs7-cert "$W/db.crt" --p7s "$W/r.p7s"
 	refused 6 "no PIN" "$W/r.p7s"
 	assertContains "$ERR" "no PIN was given"
-	vsign --pkcs7-key "pkcs11:token=no-user-pin;object=db;type=private?pin-value=$PIN" \
+	vsign --pkcs7-key "pkcs11:token=no-user-pin;object=db;type=private?pin-source=file:$W/pin" \
 		--pkcs7-cert "$W/db.crt" --p7s "$W/r.p7s"
 	refused 6 "token not usable" "$W/r.p7s"
 	assertContains "$ERR" "User pin not initialized"
-	vsign --pkcs7-key "$URI?pin-value=$PIN" --pkcs7-cert "$W/other.crt" --p7s "$W/r.p7s" \
+	vsign --pkcs7-key "$URI?pin-source=file:$W/pin" --pkcs7-cert "$W/other.crt" --p7s "$W/r.p7s" \
 		--dps-sig "$W/r.dps"
 	refused 4 "key of another certificate" "$W/r.p7s" "$W/r.dps"
 	assertContains "$ERR" "does not belong to $W/other.crt"
 	# the manifest's Ed25519 key cannot be used through the engine: said, with the way out
-	vsign --minisign-key "$URI?pin-value=$PIN" --version 3 --manifest "$W/r.man"
+	vsign --minisign-key "$URI?pin-source=file:$W/pin" --version 3 --manifest "$W/r.man"
 	refused 1 "minisign key on a token" "$W/r.man" "$W/r.man.minisig"
 	assertContains "$ERR" "Ed25519, which OpenSSL's pkcs11 engine (libp11 0.4.12) cannot use"
 	assertContains "$ERR" "--minisign-signing-helper"
@@ -409,12 +412,15 @@ testUkiTokenAndJoin() {
 	refused 1 "UKI, wrong PIN" "$W/r.efi"
 	assertContains "$ERR" "the token refused the login"
 	assertNotContains "PIN not printed" "$ERR" "1111"
-	ERR=$(bash "$MKUKI" "${common[@]}" --key "pkcs11:token=no-such-token;object=db;type=private?pin-value=$PIN" \
+	ERR=$(bash "$MKUKI" "${common[@]}" --key "pkcs11:token=no-such-token;object=db;type=private?pin-source=file:$W/pin" \
 		--cert "$W/db.crt" "$W/r.efi" 2>&1 </dev/null)
 	RC=$?
 	refused 1 "UKI, missing token" "$W/r.efi"
 	assertContains "$ERR" "no token matches"
-	assertNotContains "PIN not printed" "$ERR" "pin-value=$PIN"
+	ERR=$(bash "$MKUKI" "${common[@]}" --key "$URI?pin-value=$PIN" --cert "$W/db.crt" "$W/r.efi" 2>&1 </dev/null)
+	RC=$?
+	refused 2 "UKI, a PIN in the URI" "$W/r.efi"
+	assertContains "$ERR" "a PIN in the URI (pin-value=) can be read by every user"
 }
 
 # shellcheck source=/dev/null

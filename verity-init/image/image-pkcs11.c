@@ -124,6 +124,11 @@ int image_pkcs11_load_key(const char *option, const char *uri, struct image_toke
 	image_pkcs11_redact(uri, shown, sizeof(shown));
 	ret->key = NULL;
 	ret->engine = NULL;
+	/* a PIN on our command line is in /proc/PID/cmdline for every user to read */
+	if (strstr(uri, "pin-value="))
+		return die(EXIT_USAGE, "%s %s: a PIN in the URI (pin-value=) can be read by every user "
+			   "of this machine: give pin-source=file:PATH or $" IMAGE_PKCS11_PIN_ENV,
+			   option, shown);
 	ERR_clear_error();
 	saved = quiet_begin();
 	e = ENGINE_by_id("pkcs11");

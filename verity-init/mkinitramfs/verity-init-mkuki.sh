@@ -105,6 +105,10 @@ fi
 # a PKCS#11 URI is not a file: sbsign hands it to OpenSSL's pkcs11 engine
 keyfile=$key
 case $key in pkcs11:*) keyfile="" ;; esac
+# a PIN on sbsign's command line is in /proc/PID/cmdline for every user to read
+case $key in
+pkcs11:*pin-value=*) usage_die "--key: a PIN in the URI (pin-value=) can be read by every user of this machine: give pin-source=file:PATH or \$VERITY_INIT_PKCS11_PIN" ;;
+esac
 if [ -z "$osrel" ]; then
 	if [ -r /etc/os-release ]; then osrel=/etc/os-release; else osrel=/usr/lib/os-release; fi
 fi
@@ -183,7 +187,7 @@ if [ -n "$key" ]; then
 		sargs=(--engine pkcs11 --key "$key")
 		# the PIN from the environment reaches the engine through a file only we can read,
 		# never through argv
-		if [ -n "${VERITY_INIT_PKCS11_PIN:-}" ] && [[ $key != *pin-* ]]; then
+		if [ -n "${VERITY_INIT_PKCS11_PIN:-}" ] && [[ ! $key =~ [\;?\&:]pin-(source|value)= ]]; then
 			(umask 077 && printf '%s' "$VERITY_INIT_PKCS11_PIN" >"$tmp/pin") || die "cannot write the PIN file"
 			if [[ $key == *'?'* ]]; then sep='&'; else sep='?'; fi
 			sargs=(--engine pkcs11 --key "$key${sep}pin-source=file:$tmp/pin")
@@ -206,7 +210,9 @@ elif [ "$prepare" = 1 ]; then
 	echo "uki_prepared=$out"
 	echo "uki_prepared_sha256=$(sha256sum "$unsigned" | cut -d' ' -f1)"
 fi
-if ! { cp "$unsigned" "$out.tmp.$$" && mv -f "$out.tmp.$$" "$out"; }; then
-	rm -f "$out.tmp.$$"; die "cannot write '$out'"
+# a name no one can foresee in the output's directory (a planted symlink is not followed)
+outtmp=$(mktemp "$out.XXXXXX") || die "cannot write '$out'"
+if ! { cp "$unsigned" "$outtmp" && mv -f "$outtmp" "$out"; }; then
+	rm -f "$outtmp"; die "cannot write '$out'"
 fi
 say "wrote $out ($(stat -c %s "$out") bytes)"
