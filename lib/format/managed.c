@@ -102,14 +102,13 @@ static bool header(const char *p, const char *e, char reason[VI_PSTORE_REASON_MA
 
 enum vi_pstore_end vi_pstore_parse(const char *buf, size_t len, char reason[VI_PSTORE_REASON_MAX])
 {
-	const char *p = buf, *e, *end = buf + len;
+	const char *p = buf, *e, *end;
 	enum vi_pstore_end ret = VI_PSTORE_OTHER;
 
 	reason[0] = '\0';
 	if (!buf || len == 0)
 		return VI_PSTORE_OTHER;
-	if (len > VI_PSTORE_RECORD_MAX)
-		end = buf + VI_PSTORE_RECORD_MAX;
+	end = buf + (len > VI_PSTORE_RECORD_MAX ? VI_PSTORE_RECORD_MAX : len);
 	e = memchr(p, '\n', (size_t)(end - p));
 	if (!e)
 		e = end;

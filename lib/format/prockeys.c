@@ -85,7 +85,8 @@ int vi_proc_keys_line(const char *line, size_t len, const char *name, int32_t *r
 	desc_len = next_word(&p, end, &desc);
 	if (desc_len != name_len + 1 || memcmp(desc, name, name_len) || desc[name_len] != ':')
 		return -ENOENT;
-	links = link_count(desc, next_word(&p, end, &desc));
+	desc_len = next_word(&p, end, &desc);
+	links = link_count(desc, desc_len);
 	if (links < 0)
 		return -ENOENT;
 	*ret_serial = (int32_t)serial;
