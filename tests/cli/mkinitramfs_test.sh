@@ -513,11 +513,12 @@ test_uki_sign_prepare_then_join() {
 	# --sign-key takes a PKCS#11 URI, which is no file: it reaches sbsign's pkcs11 engine (here a
 	# token that does not exist; tests/cli/pkcs11_test.sh signs on a real one)
 	if [ -e /usr/lib/x86_64-linux-gnu/engines-3/pkcs11.so ]; then
+		printf '0000' >"$T/pin"
 		mk -m virtio_blk -f ext4 --uki "$T/x.efi" --cmdline "$cl" --sign-cert "$T/db.crt" \
-			--sign-key "pkcs11:token=no-such-token;object=db;type=private?pin-value=0000" "$T/rd-x"
+			--sign-key "pkcs11:token=no-such-token;object=db;type=private?pin-source=file:$T/pin" "$T/rd-x"
 		assertEquals "a URI for a missing token" 1 $?
 		assertContains "the URI went to sbsign" "$(cat "$T/out")" "no token matches"
-		assertNotContains "no PIN shown" "$(cat "$T/out")" "pin-value=0000"
+		assertNotContains "no PIN shown" "$(cat "$T/out")" "0000"
 		assertFalse "no UKI" "[ -e '$T/x.efi' ]"
 		assertFalse "no initramfs" "[ -e '$T/rd-x' ]"
 	fi
