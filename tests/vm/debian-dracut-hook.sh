@@ -7,9 +7,14 @@
 # in the tree's /boot:
 #   /boot/initrd.img-KVER-shell    dracut's shell init + verity-init
 #   /boot/initrd.img-KVER-systemd  systemd in the initramfs + verity-init
-# and, when $4 is "anchor" (tests/bench/distro.sh), the anchor of the benchmark:
+# and, for the words of $4 (a comma-separated list):
+#   anchor (tests/bench/distro.sh), the anchor of the benchmark:
 #   /boot/initrd.img-KVER-systemd-veritysetup  systemd in the initramfs + dracut's own
 #                                  systemd-veritysetup module, without verity-init
+#   both (tests/vm/debian13_test.sh), the two owners of roothash= in one image:
+#   /boot/initrd.img-KVER-systemd-both  systemd in the initramfs + systemd-veritysetup + verity-init
+# dracut-ng (Debian 13's dracut 106) moved the shell that runs its scripts into a module of its
+# own, shell-interpreter; it is named where that module exists (dracut 059 has none).
 # The tree has no kernel package: the test kernel is the build host's, so its modules are copied
 # in for dracut and removed afterwards (the booted root loads no module). Its content is part of
 # the root's cache key.
@@ -31,11 +36,19 @@ mkrd() {   # FLAVOUR MODULES...
 		--gzip --force --kver "$kver" --add-drivers "virtio_pci virtio_blk ext4 squashfs erofs" \
 		-m "$*" "/boot/initrd.img-$kver-$fl"
 }
-mkrd shell base dm rootfs-block udev-rules verity-init
-mkrd systemd systemd systemd-initrd dracut-systemd base dm rootfs-block udev-rules verity-init
-if [ "$extra" = anchor ]; then
-	mkrd systemd-veritysetup systemd systemd-initrd dracut-systemd base dm rootfs-block udev-rules \
-		systemd-veritysetup
-fi
+sh=""
+[ ! -d "$r/usr/lib/dracut/modules.d/99shell-interpreter" ] || sh=shell-interpreter
+mkrd shell $sh base dm rootfs-block udev-rules verity-init
+mkrd systemd $sh systemd systemd-initrd dracut-systemd base dm rootfs-block udev-rules verity-init
+case ,$extra, in
+*,anchor,*)
+	mkrd systemd-veritysetup $sh systemd systemd-initrd dracut-systemd base dm rootfs-block \
+		udev-rules systemd-veritysetup ;;
+esac
+case ,$extra, in
+*,both,*)
+	mkrd systemd-both $sh systemd systemd-initrd dracut-systemd base dm rootfs-block udev-rules \
+		systemd-veritysetup verity-init ;;
+esac
 
 rm -rf "${r:?}/usr/lib/modules/$kver" "$r/var/tmp/dracut."*

@@ -1,12 +1,21 @@
 # shellcheck shell=bash
-# The Debian test root (tests/vm/debian_*_test.sh): a bookworm system built by mmdebstrap
+# The Debian test root (tests/vm/debian_*_test.sh): a Debian system built by mmdebstrap
 # (minbase, systemd as /sbin/init, udev, dbus, merged /usr) with the marker unit of
 # tests/vm/debian-root-hook.sh, as ext4, squashfs and erofs images with their hash trees.
 # Sourced after lib.sh. Everything is cached under $BUILD/debian-root/, named by the hash of its
 # inputs: the mmdebstrap run (about 30 s with a warm network, 170 MB) once per change of the
 # package list, the hook or the suite; each image once per root and filesystem.
+#
+# The release: VM_DEBIAN_SUITE=bookworm (Debian 12, the default, the host's own release and
+# archive) or trixie (Debian 13: systemd 257, dracut-ng 106), set before sourcing this file
+# (tests/vm/debian13_test.sh sets trixie). Another suite than the host's comes from the host's
+# mirror through a sources list of its own (debian_sources), never the host's apt configuration.
 
-DEB_SUITE=bookworm
+DEB_SUITE=${VM_DEBIAN_SUITE:-bookworm}
+case $DEB_SUITE in
+bookworm | trixie) ;;
+*) vm_die "VM_DEBIAN_SUITE=$DEB_SUITE: bookworm or trixie"; return 1 ;;
+esac
 DEB_INCLUDE=systemd-sysv,udev,dbus
 # Documentation, manuals and translations are not needed to boot (a smaller image, a faster copy).
 DEB_DPKGOPTS=(--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*'
@@ -16,10 +25,25 @@ DEB_DIR=$BUILD/debian-root
 # A second customize hook and its arguments (debian_use_packages sets them).
 DEB_EXTRA_HOOK=""
 DEB_EXTRA_ARGS=()
-# The host's apt sources: the same archive (or snapshot) as the host's packages.
-DEB_SOURCES=${DEB_SOURCES:-/etc/apt/sources.list.d/debian.sources}
-[ -r "$DEB_SOURCES" ] || DEB_SOURCES=/etc/apt/sources.list
 mkdir -p "$DEB_DIR"
+# The apt sources of the root: for bookworm the host's (the same archive or snapshot as the
+# host's packages); for another suite one line naming the host's mirror and that suite, signed
+# by the archive keyring (which holds Debian 13's keys on Debian 12).
+debian_sources() {
+	local mirror f
+	if [ "$DEB_SUITE" = bookworm ]; then
+		f=${DEB_SOURCES:-/etc/apt/sources.list.d/debian.sources}
+		[ -r "$f" ] || f=/etc/apt/sources.list
+		echo "$f"; return 0
+	fi
+	mirror=$(sed -n 's/^URIs: *\(http[^ ]*debian\)\/*$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
+	[ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $2 !~ /security/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
+	[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+	f=$DEB_DIR/sources.$DEB_SUITE.list
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $DEB_SUITE main" >"$f.$$" &&
+		mv "$f.$$" "$f" && echo "$f"
+}
+DEB_SOURCES=$(debian_sources) || return 1
 # The programs the Debian tests boot and sign with, and the guest's memory. Each test bounds a
 # boot with its own DEB_TIMEOUT.
 # shellcheck disable=SC2034  # the test files read them
@@ -80,10 +104,11 @@ debian_use_packages() {
 		case ${f[0]} in *[,\'[:space:]]*) vm_die "an unusable path ${f[0]}"; return 1 ;; esac
 		debs=$debs,${f[0]}
 	done
-	[ -d "/lib/modules/$VM_KVER" ] || { vm_die "no /lib/modules/$VM_KVER for dracut"; return 1; }
+	[ -d "$VM_MODBASE/lib/modules/$VM_KVER" ] ||
+		{ vm_die "no $VM_MODBASE/lib/modules/$VM_KVER for dracut"; return 1; }
 	DEB_INCLUDE=$DEB_INCLUDE,dracut$debs
 	DEB_EXTRA_HOOK=$VM_SRCDIR/debian-dracut-hook.sh
-	DEB_EXTRA_ARGS=("$VM_KVER" "/lib/modules/$VM_KVER")
+	DEB_EXTRA_ARGS=("$VM_KVER" "$VM_MODBASE/lib/modules/$VM_KVER")
 }
 
 _deb_mmdebstrap() {   # OUT.tmp
