@@ -94,6 +94,7 @@ debian_make_deb() {
 # debian_use_packages DEBDIR : the root of the calling test file gets dracut and the packages of
 # DEBDIR (`make deb`: verity-init, verity-init-dracut) installed by mmdebstrap, and the dracut
 # images of tests/vm/debian-dracut-hook.sh generated inside it for the test kernel (debian_initrd).
+# The caller may add the hook's words to DEB_EXTRA_ARGS (one argument: "anchor", "anchor,both").
 debian_use_packages() {
 	local dir=$1 p f debs=""
 	for p in verity-init verity-init-dracut; do
@@ -107,6 +108,11 @@ debian_use_packages() {
 	[ -d "$VM_MODBASE/lib/modules/$VM_KVER" ] ||
 		{ vm_die "no $VM_MODBASE/lib/modules/$VM_KVER for dracut"; return 1; }
 	DEB_INCLUDE=$DEB_INCLUDE,dracut$debs
+	# Debian 13 moved systemd-veritysetup and its generator out of systemd into
+	# systemd-cryptsetup, which dracut-core recommends (apt brings it with dracut): dracut's
+	# systemd-veritysetup module needs it, and the root's systemd runs the generator after the
+	# switch on the same command line
+	[ "$DEB_SUITE" = bookworm ] || DEB_INCLUDE=$DEB_INCLUDE,systemd-cryptsetup
 	DEB_EXTRA_HOOK=$VM_SRCDIR/debian-dracut-hook.sh
 	DEB_EXTRA_ARGS=("$VM_KVER" "$VM_MODBASE/lib/modules/$VM_KVER")
 }
@@ -355,4 +361,43 @@ debian_usr_disk() {
 	vm_cached "$key" "$dir" _deb_build_usr_disk "$usr" "$dir.tmp" || return 1
 	# shellcheck disable=SC2034  # the test files read them
 	DEB_USR_DISK=$dir/disk.img DEB_USRHASH=$(cat "$dir/usrhash")
+}
+
+# --- the packages built on the root's release (tests/vm/debian13_test.sh) ------------------------
+# The build dependencies of debian/control, and what the build and its check run.
+DEB_BUILD_INCLUDE=debhelper,pkg-config,libdevmapper-dev,libblkid-dev,libssl-dev,libsodium-dev,libaio-dev,libcmocka-dev,lintian,file
+
+_deb_build_packages() {   # SRC.tar OUT.tmp
+	local t0 r log=${2%.tmp}.log
+	t0=$(date +%s)
+	mkdir -p "$2"
+	# as debian_package_test.sh builds them on the host: `make deb` (its static-deps from the
+	# release's own lvm2 source, over the network), then lintian --pedantic -I on the .changes
+	# shellcheck disable=SC2016  # "$1" is the root, for mmdebstrap's hook shell to expand
+	SOURCE_DATE_EPOCH=$VM_EPOCH mmdebstrap --quiet --variant=buildd --format=null \
+		--include="$DEB_BUILD_INCLUDE" \
+		--customize-hook="upload '$1' /tmp/src.tar" \
+		--customize-hook='chroot "$1" sh -ec "mkdir /src && tar -C /src -xf /tmp/src.tar && cd /src && make -s deb BUILD=/src/build DEB_FLAGS=\"-us -uc\" >/src/build-deb.log 2>&1 || { tail -n 40 /src/build-deb.log; exit 1; }; cp /src/build-deb.log /src/build/deb/; lintian --pedantic -I --show-overrides /src/build/deb/verity-init_*.changes >/src/build/deb/lintian.txt 2>&1 || true"' \
+		--customize-hook="sync-out /src/build/deb '$2'" \
+		"$DEB_SUITE" /dev/null "$DEB_SOURCES" >"$log" 2>&1
+	r=$?
+	[ $r = 0 ] || { vm_log_tail "$log"; vm_die "the package build in $DEB_SUITE failed ($r)"; return 1; }
+	vm_log "debian packages: built in $DEB_SUITE in $(( $(date +%s) - t0 ))s"
+}
+
+# debian_built_packages : print the directory of the packages of this tree built inside a root
+# of DEB_SUITE (the .debs, .changes, build-deb.log and lintian.txt), cached by the tree's bytes.
+debian_built_packages() {
+	local src key out
+	src=$DEB_DIR/src.$$.tar
+	case $src in *\'*) vm_die "a quote in $src"; return 1 ;; esac
+	tar -C "$VM_TOPDIR" --exclude-vcs --exclude=./build --exclude=./debian/build --sort=name \
+		--mtime=@"$VM_EPOCH" --owner=0 --group=0 --numeric-owner -cf "$src" . || return 1
+	key=$(vm_cache_key debian-packages "$DEB_SUITE" "$DEB_BUILD_INCLUDE" "$(sha256sum <"$src")" \
+		"$(declare -f _deb_build_packages | sha256sum)")
+	out=$DEB_DIR/packages-$DEB_SUITE
+	vm_cached "$key" "$out" _deb_build_packages "$src" "$out.tmp"
+	local r=$?
+	rm -f "$src"
+	[ $r = 0 ] && echo "$out"
 }
