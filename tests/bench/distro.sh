@@ -54,8 +54,8 @@ vm_require_tools qemu-system-x86_64 mmdebstrap mkfs.erofs || exit 1
 # the anchor's image generated inside it too.
 if [ "$DEB_PKGDIR" = "$BUILD/deb" ]; then debian_make_deb || exit 1; fi
 debian_use_packages "$DEB_PKGDIR" || exit 1
-# Debian 13: the root of tests/vm/debian13_test.sh (the same words to the hook)
-if [ "$DEB_SUITE" = bookworm ]; then DEB_EXTRA_ARGS+=(anchor); else DEB_EXTRA_ARGS+=("anchor,both"); fi
+# Debian 13: the root of tests/vm/debian13_test.sh (the same images)
+if [ "$DEB_SUITE" = bookworm ]; then DEB_EXTRA_ARGS+=(anchor); else debian_trixie_images || exit 1; fi
 debian_verity erofs || exit 1
 W=$(vm_workdir bench-distro)
 declare -A IMG NAME

@@ -37,9 +37,7 @@ oneTimeSetUp() {
 	if [ "$DEB_PKGDIR" = "$BUILD/deb" ]; then debian_make_deb || exit 1; fi
 	# one root for every boot: the standalone agent boots it too (dracut installed is unused there)
 	debian_use_packages "$DEB_PKGDIR" || exit 1
-	# the image with both owners of roothash=, and the anchor of tests/bench/distro.sh (whose
-	# Debian 13 run then finds this root built)
-	DEB_EXTRA_ARGS+=("anchor,both")
+	debian_trixie_images || exit 1
 	RD=$(agent_mkinitramfs -m "virtio_pci virtio_blk" -z zstd) || exit 1
 }
 
@@ -254,6 +252,29 @@ test_trixie_dracut_systemd_usrhash_tmpfs_root_boots_to_running() {
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: init /sbin/init read completely through the layout tmpfs\+usr' \
 		"init was not read through tmpfs+usr" || return
 	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS usrhash='"$DEB_USRHASH"
+}
+
+# Debian 13's 7.x kernel (trixie-backports; its modules .ko.xz, which dracut-ng copies as they
+# are): systemd 257 in the initramfs dracut-ng generated for it, systemd.volatile=state.
+test_trixie_dracut_systemd_boots_on_the_7x_kernel() {
+	local rd words
+	rd=$(debian_initrd systemd "$K7") || { fail "the systemd image for $K7"; return; }
+	debian_verity erofs || { fail "the erofs root image"; return; }
+	words=$("$VI_IMAGE" cmdline "$DEB_HASH" /dev/vda /dev/vdb "$DEB_ROOTHASH") ||
+		{ fail "verity-image cmdline"; return; }
+	VM_BOOT_KERNEL=$K7_BASE/usr/lib/modules/$K7/vmlinuz \
+		vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk "$DEB_DATA" --disk "$DEB_HASH" \
+		trixie-dracut-systemd-k7 "$rd" "$words root=/dev/mapper/root verity.fail=poweroff systemd.volatile=state"
+	vm_assert_booted || return
+	vm_assert_log_contains "$VM_LOG" "Linux version ${K7//+/\\+} " "not the 7.x kernel" || return
+	dracut_ng_asserts "$VM_LOG" systemd || return
+	debian_assert_running "$VM_LOG" || return
+	trixie_asserts "$VM_LOG" || return
+	debian_assert_mount "$VM_LOG" / '/dev/(mapper/root|dm-[0-9]+)' erofs 'ro' || return
+	debian_assert_mount "$VM_LOG" /var tmpfs tmpfs 'rw' || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: root: /dev/mapper/root verified' || return
+	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS result=ok' || return
+	stands_down_asserts "$VM_LOG" root
 }
 
 # systemd 257's veritysetup generator reads roothash= and usrhash= as the agent does. With

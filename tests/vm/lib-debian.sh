@@ -117,6 +117,18 @@ debian_use_packages() {
 	DEB_EXTRA_ARGS=("$VM_KVER" "$VM_MODBASE/lib/modules/$VM_KVER")
 }
 
+# debian_trixie_images : after debian_use_packages, the images of the Debian 13 root that
+# tests/vm/debian13_test.sh boots and tests/bench/distro.sh times (one root for both): the image
+# with both owners of roothash=, the bench's anchor, and the systemd image for Debian 13's 7.x
+# kernel (trixie-backports, fetched once into $BUILD/kernels by tests/vm/fetch-kernel.sh). Sets
+# K7 (its version) and K7_BASE (its unpacked tree).
+debian_trixie_images() {
+	K7=$("$VM_SRCDIR/fetch-kernel.sh" trixie-backports 7 "$BUILD/kernels") ||
+		{ vm_die "cannot fetch Debian 13's 7.x kernel"; return 1; }
+	K7_BASE=$BUILD/kernels/$K7/root
+	DEB_EXTRA_ARGS+=("anchor,both" "$K7" "$K7_BASE/usr/lib/modules/$K7")
+}
+
 _deb_mmdebstrap() {   # OUT.tmp
 	# one log per root: two test files may build their roots at the same time
 	local t0 r log=${1%.tmp}.log
@@ -219,19 +231,21 @@ debian_verity() {
 	DEB_HASH=$dir/hash.img DEB_ROOTHASH=$(cat "$dir/roothash")
 }
 
-_deb_extract_initrd() {   # TAR FLAVOUR OUT.tmp
-	tar -xOf "$1" "./boot/initrd.img-$VM_KVER-$2" >"$3" 2>/dev/null || true
-	[ -s "$3" ] || { vm_die "no /boot/initrd.img-$VM_KVER-$2 in $1"; return 1; }
+_deb_extract_initrd() {   # TAR FLAVOUR KVER OUT.tmp
+	tar -xOf "$1" "./boot/initrd.img-$3-$2" >"$4" 2>/dev/null || true
+	[ -s "$4" ] || { vm_die "no /boot/initrd.img-$3-$2 in $1"; return 1; }
 }
 
-# debian_initrd FLAVOUR : print the path of the dracut image (shell, systemd) generated inside the
-# root of debian_use_packages, taken out of its tree.
+# debian_initrd FLAVOUR [KVER] : print the path of the dracut image (shell, systemd) generated
+# inside the root of debian_use_packages for the test kernel (or KVER, the hook's second kernel),
+# taken out of its tree.
 debian_initrd() {
-	local fl=$1 tar out
+	local fl=$1 k=${2:-$VM_KVER} tar out
 	[ -n "$DEB_EXTRA_HOOK" ] || { vm_die "debian_initrd: no debian_use_packages"; return 1; }
 	tar=$(debian_root_tar) || return 1
 	out=${tar%.tar}.initrd-$fl
-	vm_cached "$(basename "$tar")" "$out" _deb_extract_initrd "$tar" "$fl" "$out.tmp" || return 1
+	[ "$k" = "$VM_KVER" ] || out=${tar%.tar}.initrd-$k-$fl
+	vm_cached "$(basename "$tar")" "$out" _deb_extract_initrd "$tar" "$fl" "$k" "$out.tmp" || return 1
 	echo "$out"
 }
 
