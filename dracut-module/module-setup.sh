@@ -183,11 +183,24 @@ install() {
 			dfatal "verity-init: cannot install the generator"
 			exit 1
 		}
-		# One program owns the root mapping: with verity-init in the image, systemd's
-		# generator would race it for the same keys (roothash=, systemd.verity_root_*).
+		# One program owns each verity mapping: with verity-init in the image, systemd's
+		# generator would race it for the same keys (roothash=, usrhash=,
+		# systemd.verity_root_*). Masked, and said so twice: now, to whoever builds the image,
+		# and on every boot, in the name systemd prints for the setup unit. Only dracut's
+		# systemd-veritysetup module brings the generator (dracut 059 to dracut-ng 106).
 		if dracut_module_included systemd-veritysetup; then
-			inst_dir /etc/systemd/system-generators
-			ln -sfn /dev/null "$initdir"/etc/systemd/system-generators/systemd-veritysetup-generator
+			local _mask=$initdir/etc/systemd/system-generators/systemd-veritysetup-generator
+			local _dropin=$initdir$systemdsystemunitdir/verity-init-setup.service.d
+			{ inst_dir /etc/systemd/system-generators \
+				&& ln -sfn /dev/null "$_mask" && [ "$(readlink "$_mask")" = /dev/null ] \
+				&& mkdir -p "$_dropin" \
+				&& printf '%s\n' "# systemd-veritysetup-generator is masked in this image (module-setup.sh)" \
+					"[Unit]" "Description=Verified root device (verity-init; systemd-veritysetup-generator masked)" \
+					> "$_dropin/veritysetup-masked.conf"; } || {
+				dfatal "verity-init: cannot mask systemd-veritysetup-generator (both would set up roothash=)"
+				exit 1
+			}
+			dinfo "verity-init: systemd-veritysetup-generator masked: verity-init sets up the mappings of roothash= and usrhash= in this image"
 		fi
 	else
 		# the setup job waits in dracut's initqueue (shell init)

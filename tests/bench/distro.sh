@@ -1,8 +1,9 @@
 #!/bin/bash
 # Benchmark (not a timed test): a real distribution's boot through each initramfs. The Debian
-# bookworm root of tests/vm/lib-debian.sh (systemd as PID 1, dracut and the packages of
-# `make deb` installed), verified (erofs and its hash tree on a second disk), booted with
-# systemd.volatile=state to multi-user.target by the same kernel (VM_KVER, Debian's 6.1), with the
+# root of tests/vm/lib-debian.sh (bookworm, or trixie with VM_DEBIAN_SUITE=trixie; systemd as
+# PID 1, dracut and the packages of `make deb` installed), verified (erofs and its hash tree on a
+# second disk), booted with systemd.volatile=state to multi-user.target by the same kernel
+# (VM_KVER: Debian's 6.1 by default; VM_KERNEL_SERIES=6.12 for Debian 13's series), with the
 # same disks and the same command line, through:
 #
 #   agent     the standalone initramfs of verity-init-mkinitramfs (the static agent as /init,
@@ -11,7 +12,8 @@
 #             module of its image, systemd only those asked for, so the default image's ext4
 #             and squashfs drivers cost the agent what they never cost the anchor
 #   shell     dracut's shell init + the verity-init module   } generated inside the root by its
-#   systemd   systemd in the initramfs + the verity-init module } own dracut 059, gzip
+#   systemd   systemd in the initramfs + the verity-init module } own dracut (059; dracut-ng 106
+#                                                                 on trixie), gzip
 #   anchor    systemd in the initramfs + dracut's systemd-veritysetup module, no verity-init
 #             (roothash= + systemd.verity_root_data= + systemd.verity_root_hash=)
 #
@@ -25,6 +27,7 @@
 # time in the initramfs <= 15 % of the anchor's; each dracut + module variant <= the anchor.
 #
 # Environment: BUILD, BENCH_RUNS (3), BENCH_VARIANTS ("agent agent-erofs shell systemd anchor"),
+# VM_DEBIAN_SUITE (bookworm, or trixie), VM_KERNEL_SERIES (6.1, 6.12, 7),
 # DEB_PKGDIR ($BUILD/deb, where `make deb` is run again when the packages are missing or stale),
 # DEB_TIMEOUT (300 s per boot), VM_* (tests/vm/lib.sh).
 set -uo pipefail
@@ -42,8 +45,8 @@ export VM_ACCEL=tcg   # as the other boot benches: comparable across runs and ma
 DEB_PKGDIR=${DEB_PKGDIR:-$BUILD/deb}
 DEB_TIMEOUT=${DEB_TIMEOUT:-300}
 
-echo "bench-distro: command: BUILD=$BUILD BENCH_RUNS=$RUNS BENCH_VARIANTS='$VARIANTS' tests/bench/distro.sh"
-echo "bench-distro: $(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), kernel $VM_KVER, TCG"
+echo "bench-distro: command: BUILD=$BUILD BENCH_RUNS=$RUNS BENCH_VARIANTS='$VARIANTS' VM_DEBIAN_SUITE=$DEB_SUITE VM_KERNEL_SERIES=$VM_KERNEL_SERIES tests/bench/distro.sh"
+echo "bench-distro: $(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), Debian $DEB_SUITE, kernel $VM_KVER, TCG"
 vm_require_tools qemu-system-x86_64 mmdebstrap mkfs.erofs || exit 1
 { [ -x "$VI_STATIC" ] && [ -x "$VI_IMAGE" ]; } || { echo "bench-distro: make all static first" >&2; exit 1; }
 
@@ -51,7 +54,8 @@ vm_require_tools qemu-system-x86_64 mmdebstrap mkfs.erofs || exit 1
 # the anchor's image generated inside it too.
 if [ "$DEB_PKGDIR" = "$BUILD/deb" ]; then debian_make_deb || exit 1; fi
 debian_use_packages "$DEB_PKGDIR" || exit 1
-DEB_EXTRA_ARGS+=(anchor)
+# Debian 13: the root of tests/vm/debian13_test.sh (the same images)
+if [ "$DEB_SUITE" = bookworm ]; then DEB_EXTRA_ARGS+=(anchor); else debian_trixie_images || exit 1; fi
 debian_verity erofs || exit 1
 W=$(vm_workdir bench-distro)
 declare -A IMG NAME

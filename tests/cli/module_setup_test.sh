@@ -175,6 +175,21 @@ test_install_systemd_flavour_masks_systemd_veritysetup_generator() {
 		"$(readlink "$initdir/usr/lib/systemd/system-generators/verity-init-generator")"
 	assertEquals "systemd's generator masked" /dev/null \
 		"$(readlink "$initdir/etc/systemd/system-generators/systemd-veritysetup-generator")"
+	assertContains "said to whoever builds the image" "$(calls)" \
+		"dinfo verity-init: systemd-veritysetup-generator masked"
+	assertContains "said on every boot, in the name systemd prints for the setup unit" \
+		"$(cat "$initdir/usr/lib/systemd/system/verity-init-setup.service.d/veritysetup-masked.conf")" \
+		"Description=Verified root device (verity-init; systemd-veritysetup-generator masked)"
+}
+
+# Unmasked, both programs would set up roothash=: a mask that cannot be made ends the build.
+test_install_systemd_flavour_fails_when_the_mask_cannot_be_made() {
+	INCLUDED="systemd systemd-veritysetup"
+	mkdir -p "$initdir/etc/systemd/system-generators/systemd-veritysetup-generator/in-the-way"
+	(install; echo "install returned" >>"$CALLS")
+	assertEquals "dracut ignores install()'s status: it must exit" 1 $?
+	assertNotContains "$(calls)" "install returned"
+	assertContains "$(calls)" "dfatal verity-init: cannot mask systemd-veritysetup-generator"
 }
 
 # Without its generator the image would boot root= unverified (systemd-fstab-generator's
@@ -193,6 +208,7 @@ test_install_systemd_flavour_alone_masks_nothing() {
 	install
 	assertEquals 0 $?
 	assertFalse "nothing to mask" "[ -e '$initdir/etc/systemd/system-generators/systemd-veritysetup-generator' ]"
+	assertFalse "no drop-in" "[ -e '$initdir/usr/lib/systemd/system/verity-init-setup.service.d' ]"
 	assertEquals /usr/sbin/verity-init \
 		"$(readlink "$initdir/usr/lib/systemd/system-generators/verity-init-generator")"
 	assertNotContains "systemd mounts the tmpfs root itself (sysroot.mount)" "$(calls)" \

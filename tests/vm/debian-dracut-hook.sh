@@ -7,14 +7,22 @@
 # in the tree's /boot:
 #   /boot/initrd.img-KVER-shell    dracut's shell init + verity-init
 #   /boot/initrd.img-KVER-systemd  systemd in the initramfs + verity-init
-# and, when $4 is "anchor" (tests/bench/distro.sh), the anchor of the benchmark:
+# and, for the words of $4 (a comma-separated list):
+#   anchor (tests/bench/distro.sh), the anchor of the benchmark:
 #   /boot/initrd.img-KVER-systemd-veritysetup  systemd in the initramfs + dracut's own
 #                                  systemd-veritysetup module, without verity-init
+#   both (tests/vm/debian13_test.sh), the two owners of roothash= in one image:
+#   /boot/initrd.img-KVER-systemd-both  systemd in the initramfs + systemd-veritysetup + verity-init
+# dracut-ng (Debian 13's dracut 106) moved the shell that runs its scripts into a module of its
+# own, shell-interpreter; it is named where that module exists (dracut 059 has none).
+# and, when $5 and $6 name a second kernel and its module directory (tests/vm/debian13_test.sh:
+# Debian 13's 7.x from trixie-backports), the systemd image for it too:
+#   /boot/initrd.img-KVER2-systemd
 # The tree has no kernel package: the test kernel is the build host's, so its modules are copied
 # in for dracut and removed afterwards (the booted root loads no module). Its content is part of
 # the root's cache key.
 set -eu
-r=$1 kver=$2 moddir=$3 extra=${4:-}
+r=$1 kver=$2 moddir=$3 extra=${4:-} kver2=${5:-} moddir2=${6:-}
 
 [ -r "$r/usr/lib/dracut/modules.d/90verity-init/module-setup.sh" ] || {
 	echo "debian-dracut-hook: the verity-init-dracut package is not installed" >&2
@@ -22,20 +30,35 @@ r=$1 kver=$2 moddir=$3 extra=${4:-}
 }
 mkdir -p "$r/usr/lib/modules"
 cp -a "$moddir" "$r/usr/lib/modules/$kver"
+[ -z "$kver2" ] || cp -a "$moddir2" "$r/usr/lib/modules/$kver2"
 
 # The module sets of tests/vm/lib-dracut.sh (VM_DRACUT_MODULES, VM_DRACUT_MODULES_SYSTEMD) and its
 # options: no host-only detection (a chroot is not the machine that boots), no microcode.
-mkrd() {   # FLAVOUR MODULES...
-	fl=$1; shift
+mkrd() {   # KERNEL FLAVOUR MODULES...
+	k=$1 fl=$2; shift 2
 	chroot "$r" dracut --no-hostonly --no-hostonly-cmdline --no-early-microcode --reproducible \
-		--gzip --force --kver "$kver" --add-drivers "virtio_pci virtio_blk ext4 squashfs erofs" \
-		-m "$*" "/boot/initrd.img-$kver-$fl"
+		--gzip --force --kver "$k" --add-drivers "virtio_pci virtio_blk ext4 squashfs erofs" \
+		-m "$*" "/boot/initrd.img-$k-$fl"
 }
-mkrd shell base dm rootfs-block udev-rules verity-init
-mkrd systemd systemd systemd-initrd dracut-systemd base dm rootfs-block udev-rules verity-init
-if [ "$extra" = anchor ]; then
-	mkrd systemd-veritysetup systemd systemd-initrd dracut-systemd base dm rootfs-block udev-rules \
-		systemd-veritysetup
+sh=""
+[ ! -d "$r/usr/lib/dracut/modules.d/99shell-interpreter" ] || sh=shell-interpreter
+mkrd "$kver" shell $sh base dm rootfs-block udev-rules verity-init
+mkrd "$kver" systemd $sh systemd systemd-initrd dracut-systemd base dm rootfs-block udev-rules verity-init
+case ,$extra, in
+*,anchor,*)
+	mkrd "$kver" systemd-veritysetup $sh systemd systemd-initrd dracut-systemd base dm rootfs-block \
+		udev-rules systemd-veritysetup ;;
+esac
+case ,$extra, in
+*,both,*)
+	mkrd "$kver" systemd-both $sh systemd systemd-initrd dracut-systemd base dm rootfs-block udev-rules \
+		systemd-veritysetup verity-init ;;
+esac
+
+if [ -n "$kver2" ]; then
+	mkrd "$kver2" systemd $sh systemd systemd-initrd dracut-systemd base dm rootfs-block \
+		udev-rules verity-init
+	rm -rf "${r:?}/usr/lib/modules/$kver2"
 fi
 
 rm -rf "${r:?}/usr/lib/modules/$kver" "$r/var/tmp/dracut."*

@@ -9,7 +9,8 @@ mkdir -p "$r/usr/lib/verity-test"
 cat >"$r/usr/lib/verity-test/marker" <<'MARKER'
 #!/bin/sh
 # Once the boot has settled: its state (running, degraded, ...), the failed units, where /,
-# /usr, /etc and /var come from, whether /etc and /var take a new file; then power off.
+# /usr, /etc and /var come from, whether /etc and /var take a new file, the journal of systemd's
+# veritysetup units; then power off.
 exec >/dev/console 2>&1
 state=$(timeout 300 systemctl is-system-running --wait 2>/dev/null)
 read -r up _ </proc/uptime
@@ -32,6 +33,11 @@ if [ -r /run/verity-init/status ]; then
 	while read -r line; do echo "VERITY-TEST-STATUS $line"; done </run/verity-init/status
 fi
 echo "VERITY-TEST-ANALYZE $(systemd-analyze time 2>&1 | head -n 1)"
+# what systemd's own veritysetup units did with the command line's root hashes, in the initramfs
+# and in this root (the root's generator reads roothash= and usrhash= too)
+journalctl -b --no-pager -q -o short-monotonic -u 'systemd-veritysetup@*' 2>&1 | while read -r line; do
+	echo "VERITY-TEST-VERITYSETUP $line"
+done
 echo "VERITY-TEST-END"
 systemctl poweroff
 MARKER

@@ -1,12 +1,21 @@
 # shellcheck shell=bash
-# The Debian test root (tests/vm/debian_*_test.sh): a bookworm system built by mmdebstrap
+# The Debian test root (tests/vm/debian_*_test.sh): a Debian system built by mmdebstrap
 # (minbase, systemd as /sbin/init, udev, dbus, merged /usr) with the marker unit of
 # tests/vm/debian-root-hook.sh, as ext4, squashfs and erofs images with their hash trees.
 # Sourced after lib.sh. Everything is cached under $BUILD/debian-root/, named by the hash of its
 # inputs: the mmdebstrap run (about 30 s with a warm network, 170 MB) once per change of the
 # package list, the hook or the suite; each image once per root and filesystem.
+#
+# The release: VM_DEBIAN_SUITE=bookworm (Debian 12, the default, the host's own release and
+# archive) or trixie (Debian 13: systemd 257, dracut-ng 106), set before sourcing this file
+# (tests/vm/debian13_test.sh sets trixie). Another suite than the host's comes from the host's
+# mirror through a sources list of its own (debian_sources), never the host's apt configuration.
 
-DEB_SUITE=bookworm
+DEB_SUITE=${VM_DEBIAN_SUITE:-bookworm}
+case $DEB_SUITE in
+bookworm | trixie) ;;
+*) vm_die "VM_DEBIAN_SUITE=$DEB_SUITE: bookworm or trixie"; return 1 ;;
+esac
 DEB_INCLUDE=systemd-sysv,udev,dbus
 # Documentation, manuals and translations are not needed to boot (a smaller image, a faster copy).
 DEB_DPKGOPTS=(--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*'
@@ -16,10 +25,25 @@ DEB_DIR=$BUILD/debian-root
 # A second customize hook and its arguments (debian_use_packages sets them).
 DEB_EXTRA_HOOK=""
 DEB_EXTRA_ARGS=()
-# The host's apt sources: the same archive (or snapshot) as the host's packages.
-DEB_SOURCES=${DEB_SOURCES:-/etc/apt/sources.list.d/debian.sources}
-[ -r "$DEB_SOURCES" ] || DEB_SOURCES=/etc/apt/sources.list
 mkdir -p "$DEB_DIR"
+# The apt sources of the root: for bookworm the host's (the same archive or snapshot as the
+# host's packages); for another suite one line naming the host's mirror and that suite, signed
+# by the archive keyring (which holds Debian 13's keys on Debian 12).
+debian_sources() {
+	local mirror f
+	if [ "$DEB_SUITE" = bookworm ]; then
+		f=${DEB_SOURCES:-/etc/apt/sources.list.d/debian.sources}
+		[ -r "$f" ] || f=/etc/apt/sources.list
+		echo "$f"; return 0
+	fi
+	mirror=$(sed -n 's/^URIs: *\(http[^ ]*debian\)\/*$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
+	[ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $2 !~ /security/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
+	[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+	f=$DEB_DIR/sources.$DEB_SUITE.list
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $DEB_SUITE main" >"$f.$$" &&
+		mv "$f.$$" "$f" && echo "$f"
+}
+DEB_SOURCES=$(debian_sources) || return 1
 # The programs the Debian tests boot and sign with, and the guest's memory. Each test bounds a
 # boot with its own DEB_TIMEOUT.
 # shellcheck disable=SC2034  # the test files read them
@@ -70,6 +94,7 @@ debian_make_deb() {
 # debian_use_packages DEBDIR : the root of the calling test file gets dracut and the packages of
 # DEBDIR (`make deb`: verity-init, verity-init-dracut) installed by mmdebstrap, and the dracut
 # images of tests/vm/debian-dracut-hook.sh generated inside it for the test kernel (debian_initrd).
+# The caller may add the hook's words to DEB_EXTRA_ARGS (one argument: "anchor", "anchor,both").
 debian_use_packages() {
 	local dir=$1 p f debs=""
 	for p in verity-init verity-init-dracut; do
@@ -80,10 +105,28 @@ debian_use_packages() {
 		case ${f[0]} in *[,\'[:space:]]*) vm_die "an unusable path ${f[0]}"; return 1 ;; esac
 		debs=$debs,${f[0]}
 	done
-	[ -d "/lib/modules/$VM_KVER" ] || { vm_die "no /lib/modules/$VM_KVER for dracut"; return 1; }
+	[ -d "$VM_MODBASE/lib/modules/$VM_KVER" ] ||
+		{ vm_die "no $VM_MODBASE/lib/modules/$VM_KVER for dracut"; return 1; }
 	DEB_INCLUDE=$DEB_INCLUDE,dracut$debs
+	# Debian 13 moved systemd-veritysetup and its generator out of systemd into
+	# systemd-cryptsetup, which dracut-core recommends (apt brings it with dracut): dracut's
+	# systemd-veritysetup module needs it, and the root's systemd runs the generator after the
+	# switch on the same command line
+	[ "$DEB_SUITE" = bookworm ] || DEB_INCLUDE=$DEB_INCLUDE,systemd-cryptsetup
 	DEB_EXTRA_HOOK=$VM_SRCDIR/debian-dracut-hook.sh
-	DEB_EXTRA_ARGS=("$VM_KVER" "/lib/modules/$VM_KVER")
+	DEB_EXTRA_ARGS=("$VM_KVER" "$VM_MODBASE/lib/modules/$VM_KVER")
+}
+
+# debian_trixie_images : after debian_use_packages, the images of the Debian 13 root that
+# tests/vm/debian13_test.sh boots and tests/bench/distro.sh times (one root for both): the image
+# with both owners of roothash=, the bench's anchor, and the systemd image for Debian 13's 7.x
+# kernel (trixie-backports, fetched once into $BUILD/kernels by tests/vm/fetch-kernel.sh). Sets
+# K7 (its version) and K7_BASE (its unpacked tree).
+debian_trixie_images() {
+	K7=$("$VM_SRCDIR/fetch-kernel.sh" trixie-backports 7 "$BUILD/kernels") ||
+		{ vm_die "cannot fetch Debian 13's 7.x kernel"; return 1; }
+	K7_BASE=$BUILD/kernels/$K7/root
+	DEB_EXTRA_ARGS+=("anchor,both" "$K7" "$K7_BASE/usr/lib/modules/$K7")
 }
 
 _deb_mmdebstrap() {   # OUT.tmp
@@ -188,19 +231,21 @@ debian_verity() {
 	DEB_HASH=$dir/hash.img DEB_ROOTHASH=$(cat "$dir/roothash")
 }
 
-_deb_extract_initrd() {   # TAR FLAVOUR OUT.tmp
-	tar -xOf "$1" "./boot/initrd.img-$VM_KVER-$2" >"$3" 2>/dev/null || true
-	[ -s "$3" ] || { vm_die "no /boot/initrd.img-$VM_KVER-$2 in $1"; return 1; }
+_deb_extract_initrd() {   # TAR FLAVOUR KVER OUT.tmp
+	tar -xOf "$1" "./boot/initrd.img-$3-$2" >"$4" 2>/dev/null || true
+	[ -s "$4" ] || { vm_die "no /boot/initrd.img-$3-$2 in $1"; return 1; }
 }
 
-# debian_initrd FLAVOUR : print the path of the dracut image (shell, systemd) generated inside the
-# root of debian_use_packages, taken out of its tree.
+# debian_initrd FLAVOUR [KVER] : print the path of the dracut image (shell, systemd) generated
+# inside the root of debian_use_packages for the test kernel (or KVER, the hook's second kernel),
+# taken out of its tree.
 debian_initrd() {
-	local fl=$1 tar out
+	local fl=$1 k=${2:-$VM_KVER} tar out
 	[ -n "$DEB_EXTRA_HOOK" ] || { vm_die "debian_initrd: no debian_use_packages"; return 1; }
 	tar=$(debian_root_tar) || return 1
 	out=${tar%.tar}.initrd-$fl
-	vm_cached "$(basename "$tar")" "$out" _deb_extract_initrd "$tar" "$fl" "$out.tmp" || return 1
+	[ "$k" = "$VM_KVER" ] || out=${tar%.tar}.initrd-$k-$fl
+	vm_cached "$(basename "$tar")" "$out" _deb_extract_initrd "$tar" "$fl" "$k" "$out.tmp" || return 1
 	echo "$out"
 }
 
@@ -330,4 +375,43 @@ debian_usr_disk() {
 	vm_cached "$key" "$dir" _deb_build_usr_disk "$usr" "$dir.tmp" || return 1
 	# shellcheck disable=SC2034  # the test files read them
 	DEB_USR_DISK=$dir/disk.img DEB_USRHASH=$(cat "$dir/usrhash")
+}
+
+# --- the packages built on the root's release (tests/vm/debian13_test.sh) ------------------------
+# The build dependencies of debian/control, and what the build and its check run.
+DEB_BUILD_INCLUDE=debhelper,pkg-config,libdevmapper-dev,libblkid-dev,libssl-dev,libsodium-dev,libaio-dev,libcmocka-dev,lintian,file
+
+_deb_build_packages() {   # SRC.tar OUT.tmp
+	local t0 r log=${2%.tmp}.log
+	t0=$(date +%s)
+	mkdir -p "$2"
+	# as debian_package_test.sh builds them on the host: `make deb` (its static-deps from the
+	# release's own lvm2 source, over the network), then lintian --pedantic -I on the .changes
+	# shellcheck disable=SC2016  # "$1" is the root, for mmdebstrap's hook shell to expand
+	SOURCE_DATE_EPOCH=$VM_EPOCH mmdebstrap --quiet --variant=buildd --format=null \
+		--include="$DEB_BUILD_INCLUDE" \
+		--customize-hook="upload '$1' /tmp/src.tar" \
+		--customize-hook='chroot "$1" sh -ec "mkdir /src && tar -C /src -xf /tmp/src.tar && cd /src && make -s deb BUILD=/src/build DEB_FLAGS=\"-us -uc\" >/src/build-deb.log 2>&1 || { tail -n 40 /src/build-deb.log; exit 1; }; cp /src/build-deb.log /src/build/deb/; lintian --pedantic -I --show-overrides /src/build/deb/verity-init_*.changes >/src/build/deb/lintian.txt 2>&1 || true"' \
+		--customize-hook="sync-out /src/build/deb '$2'" \
+		"$DEB_SUITE" /dev/null "$DEB_SOURCES" >"$log" 2>&1
+	r=$?
+	[ $r = 0 ] || { vm_log_tail "$log"; vm_die "the package build in $DEB_SUITE failed ($r)"; return 1; }
+	vm_log "debian packages: built in $DEB_SUITE in $(( $(date +%s) - t0 ))s"
+}
+
+# debian_built_packages : print the directory of the packages of this tree built inside a root
+# of DEB_SUITE (the .debs, .changes, build-deb.log and lintian.txt), cached by the tree's bytes.
+debian_built_packages() {
+	local src key out
+	src=$DEB_DIR/src.$$.tar
+	case $src in *\'*) vm_die "a quote in $src"; return 1 ;; esac
+	tar -C "$VM_TOPDIR" --exclude-vcs --exclude=./build --exclude=./debian/build --sort=name \
+		--mtime=@"$VM_EPOCH" --owner=0 --group=0 --numeric-owner -cf "$src" . || return 1
+	key=$(vm_cache_key debian-packages "$DEB_SUITE" "$DEB_BUILD_INCLUDE" "$(sha256sum <"$src")" \
+		"$(declare -f _deb_build_packages | sha256sum)")
+	out=$DEB_DIR/packages-$DEB_SUITE
+	vm_cached "$key" "$out" _deb_build_packages "$src" "$out.tmp"
+	local r=$?
+	rm -f "$src"
+	[ $r = 0 ] && echo "$out"
 }

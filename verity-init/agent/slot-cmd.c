@@ -139,6 +139,7 @@ static bool cmdline_slot(const char *cmdline, char *out, size_t size)
 static void read_boot_record(struct slot_cmd *c)
 {
 	char file[4096], cmdline[CMDLINE_MAX], name[8], full[8];
+	const char *line;
 
 	c->booted = true;   /* no status file: the boot loader chose the slot (verity.slot=) */
 	if (vi_fileio_read_text_at(AT_FDCWD, c->status, file, sizeof(file)) == 0) {
@@ -169,15 +170,14 @@ static void read_boot_record(struct slot_cmd *c)
 		if (ab_boot)
 			return;
 	}
-	if (!c->cmdline) {
+	line = c->cmdline;
+	if (!line) {
 		if (vi_fileio_read_text_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) < 0)
 			return;
-		c->cmdline = cmdline;
+		line = cmdline;
 	}
-	if (cmdline_slot(c->cmdline, name, sizeof(name)) && slot_name_ok(name, strlen(name)))
+	if (cmdline_slot(line, name, sizeof(name)) && slot_name_ok(name, strlen(name)))
 		memcpy(c->current, name, sizeof(name));
-	if (c->cmdline == cmdline)
-		c->cmdline = NULL;
 }
 
 static int open_store(const struct slot_cmd *c, bool write, int *ret_fd, struct vi_slots_store *st)
