@@ -33,7 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(serial > 0 && serial2 == serial && links == links2 && links < 1000000000);
 	CHECK(!memchr(s, '\0', size) && !memchr(s, '\n', size));
 	snprintf(hex, sizeof(hex), "%08x", (unsigned)serial);
-	CHECK(size > 9 && !memcmp(s, hex, 8) && s[8] == ' ' && s[9] == 'I');
+	CHECK(size > 9 && !memcmp(s, hex, 8) && s[8] == ' ');
+	/* the flags are the next word: a live key's, 'I' first */
+	CHECK(s[8 + strspn(s + 8, " ")] == 'I');
 	CHECK(memmem(s, size, " keyring ", 9) && memmem(s, size, " .dm-verity: ", 13));
 	return 0;
 }
