@@ -44,6 +44,7 @@ struct agent_pid1 {
 	char **init_envp;          /* the kernel's environment, for init (not for us) */
 	struct agent_policy_file policy_file;
 	bool kernel_guard_missing; /* the policy forces dm_verity.require_signatures; it is off */
+	bool certs_present;        /* the image carries certificates for the .dm-verity keyring */
 	struct vi_fs_loader fs_loader; /* a filesystem's modules before its mount */
 	uint32_t fs_modules_tried; /* bit i: vi_root_fs_types[i]'s list was loaded */
 	bool devkmsg_restore;      /* we lifted /dev/kmsg rate limiting: put it back */

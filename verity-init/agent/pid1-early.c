@@ -104,7 +104,7 @@ static void modload_params(const struct agent *a, struct vi_modload_params *mp)
 	mp->forced = policy_forced;
 	/* the device maker's certificates go into dm-verity's keyring before it is sealed
 	 * (keyring-step.c): only the agent opens it, whatever the command line says */
-	if (vi_certs_present(VI_CERTS_DIR)) {
+	if (a->pid1.certs_present) {
 		snprintf(forced, sizeof(forced), "%s%s" VI_DMVERITY_UNSEALED_PARAM,
 			 policy_forced ? policy_forced : "", policy_forced ? " " : "");
 		mp->forced = forced;
@@ -173,6 +173,8 @@ void vi_pid1_load_modules(struct agent *a)
 	/* read once: the configuration pipeline takes this copy (and refuses a bad file) */
 	pf->r = vi_policy_load(VI_POLICY_FILE, &pf->policy, &pf->err);
 	pf->read = true;
+	/* listed once: every module load (the base list, each filesystem's) asks */
+	a->pid1.certs_present = vi_certs_present(VI_CERTS_DIR);
 	a->pid1.fs_loader = (struct vi_fs_loader){ load_fs_modules, a };
 	modload_params(a, &mp);
 	r = vi_modules_load(VI_MODULES_LIST, &mp, &loaded, &skipped, &err);
