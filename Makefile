@@ -193,9 +193,12 @@ install: all
 		>$(DESTDIR)$(SYSTEMDUNITDIR)/verity-init-mark-good.service
 	sed 's|/usr/sbin/verity-init|$(SBINDIR)/verity-init|' systemd/verity-init-monitor.service \
 		>$(DESTDIR)$(SYSTEMDUNITDIR)/verity-init-monitor.service
+	sed 's|/usr/sbin/verity-init|$(SBINDIR)/verity-init|' systemd/verity-init-managed-good.service \
+		>$(DESTDIR)$(SYSTEMDUNITDIR)/verity-init-managed-good.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/rauc.service.d/verity-init.conf \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/verity-init-mark-good.service \
-		$(DESTDIR)$(SYSTEMDUNITDIR)/verity-init-monitor.service
+		$(DESTDIR)$(SYSTEMDUNITDIR)/verity-init-monitor.service \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/verity-init-managed-good.service
 
 # Removes exactly what install installs (same variables, same globs), then the module's directory
 # unless it holds files of others; directories shared with the system (sbin, bin, man8) stay.
@@ -206,7 +209,8 @@ UNINSTALL_FILES = $(SBINDIR)/verity-init $(BINDIR)/verity-image $(SBINDIR)/verit
 	$(patsubst dracut-module/%,$(DRACUTDIR)/90verity-init/%,$(wildcard dracut-module/*.sh dracut-module/*.service)) \
 	$(addprefix $(MANDIR)/man8/,$(MAN8)) \
 	$(LIBEXECDIR)/verity-init-rauc-backend $(SYSTEMDUNITDIR)/verity-init-mark-good.service \
-	$(SYSTEMDUNITDIR)/verity-init-monitor.service $(SYSTEMDUNITDIR)/rauc.service.d/verity-init.conf
+	$(SYSTEMDUNITDIR)/verity-init-monitor.service $(SYSTEMDUNITDIR)/verity-init-managed-good.service \
+	$(SYSTEMDUNITDIR)/rauc.service.d/verity-init.conf
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(UNINSTALL_FILES))
 	for d in $(DRACUTDIR)/90verity-init $(LIBEXECDIR) $(SYSTEMDUNITDIR)/rauc.service.d; do \
@@ -319,7 +323,8 @@ help:
 	@echo "                  verity-init-mkinitramfs, verity-init-mkuki), the man pages, the"
 	@echo "                  dracut module, the A/B slot pieces (verity-init-mark-good.service,"
 	@echo "                  RAUC's backend in LIBEXECDIR, a rauc.service drop-in), the"
-	@echo "                  corruption monitor's verity-init-monitor.service"
+	@echo "                  corruption monitor's verity-init-monitor.service, managed recovery's"
+	@echo "                  verity-init-managed-good.service"
 	@echo "                  (DESTDIR, PREFIX=$(PREFIX), SBINDIR, BINDIR, MANDIR,"
 	@echo "                  DRACUTDIR=$(DRACUTDIR), LIBEXECDIR=$(LIBEXECDIR),"
 	@echo "                  SYSTEMDUNITDIR=$(SYSTEMDUNITDIR))"

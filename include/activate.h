@@ -29,6 +29,8 @@ enum vi_stage {
 	VI_STAGE_SWITCH,       /* (agent) switch_root failed */
 	VI_STAGE_MEASURE,      /* (agent) the TPM measurement the policy requires failed */
 	VI_STAGE_IPE,          /* (agent) the policy's IPE policy was not loaded or activated */
+	VI_STAGE_MANAGED,      /* (agent) managed recovery: a degraded root that did not come up
+	                        * is not booted again (include/managed.h) */
 };
 
 const char *vi_stage_name(enum vi_stage s);

@@ -11,11 +11,17 @@
  *
  * The variable VerityInitManaged-<VI_MANAGED_GUID> holds one line
  *
- *     verity-init-managed 1 roothash=HEX state=restart|degraded\n
+ *     verity-init-managed 1 roothash=HEX state=restart\n
+ *     verity-init-managed 1 roothash=HEX state=degraded boots=N\n
  *
- * the root hash the agent last switched to and whether it booted degraded; it is written only
- * when that changes (an update, a corruption), never on a boot like the last. Functions return 0
- * or a negative errno. */
+ * the root hash the agent last switched to, whether it booted degraded and, when it did, how many
+ * of its degraded boots the running system has not yet confirmed (`verity-init managed
+ * mark-good`). A degraded root is booted again only while that count is below
+ * VI_MANAGED_TRIES: one that did not come up (its bad block in init, in the service manager, in
+ * what the system needs to reach the confirmation) is not booted in a loop. The variable is
+ * written only when that changes (an update, a corruption, a degraded boot and its
+ * confirmation), never on a normal boot like the last. Functions return 0 or a negative
+ * errno. */
 #ifndef VERITY_MANAGED_H
 #define VERITY_MANAGED_H
 
@@ -31,6 +37,8 @@
 #define VI_MANAGED_TEXT_MAX  (64u + 2u * VERITY_MAX_DIGEST)
 #define VI_PSTORE_RECORD_MAX 65536u   /* what is read of one pstore file */
 #define VI_PSTORE_REASON_MAX 16u
+#define VI_MANAGED_TRIES     1u       /* unconfirmed degraded boots before the root is refused */
+#define VI_MANAGED_BOOTS_MAX 9u       /* what the variable's boots=N may say */
 
 /* How the boot a pstore record describes ended, as far as dm-verity is concerned. */
 enum vi_pstore_end {
@@ -52,14 +60,17 @@ struct vi_managed_record {
 	uint8_t root_hash[VERITY_MAX_DIGEST];
 	unsigned root_hash_len;   /* 1..VERITY_MAX_DIGEST */
 	bool degraded;
+	unsigned boots;           /* degraded: boots not confirmed yet, 0..VI_MANAGED_BOOTS_MAX;
+	                           * 0 otherwise */
 };
 
 /* The variable's text (without the 4 attribute bytes efivarfs puts first) into buf (size bytes,
  * VI_MANAGED_TEXT_MAX is enough): its length, or -EINVAL / -ENOBUFS. */
 int vi_managed_encode(const struct vi_managed_record *rec, char *buf, size_t size,
 		      struct vi_error *err);
-/* The variable's text from len bytes: exactly the line above, lower-case hex of an even length
- * up to 2 * VERITY_MAX_DIGEST; -EINVAL with a reason otherwise, *ret untouched. */
+/* The variable's text from len bytes: exactly one of the lines above, lower-case hex of an even
+ * length up to 2 * VERITY_MAX_DIGEST, N one digit; -EINVAL with a reason otherwise, *ret
+ * untouched. */
 int vi_managed_decode(const char *buf, size_t len, struct vi_managed_record *ret,
 		      struct vi_error *err);
 
@@ -71,14 +82,24 @@ struct vi_managed_decision {
 	                           * no panic: EIO), measure and report it as degraded */
 	bool crashed;             /* the record names this boot's root (its last boot ended on
 	                           * dm-verity); false with end set: an earlier root's */
+	bool refused;             /* degraded, and its last VI_MANAGED_TRIES degraded boots were
+	                           * not confirmed: not booted again (next is last) */
 	bool write;               /* next differs from last: write the variable */
 	struct vi_managed_record next;   /* what the variable is to hold */
 };
 /* degraded when the record's boot was of this root (the variable's root hash, or this one when
  * no variable says which: the conservative answer), or when the variable says this root booted
- * degraded before: restart mode returns only with another root hash (an update). */
+ * degraded before: restart mode returns only with another root hash (an update). A degraded
+ * boot counts one more unconfirmed boot in next, before anything of it runs; refused when the
+ * count has reached VI_MANAGED_TRIES. */
 int vi_managed_decide(enum vi_pstore_end end, const struct vi_managed_record *last,
 		      const uint8_t *hash, unsigned len, struct vi_managed_decision *ret);
+
+/* The running system came up on the root with root hash hash (len bytes): its degraded boots
+ * are confirmed. True, with *next (boots 0) to write, when last is that root's degraded record
+ * with boots to confirm; false when there is nothing to write. */
+bool vi_managed_confirm(const struct vi_managed_record *last, const uint8_t *hash, unsigned len,
+			struct vi_managed_record *next);
 
 /* A/B slots: whether the slot with root hash hash is the one whose last boot ended on
  * dm-verity (end), by the variable's root hash; without a variable, the slot the agent takes

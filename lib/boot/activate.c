@@ -26,6 +26,7 @@ const char *vi_stage_name(enum vi_stage s)
 		[VI_STAGE_STATUS] = "status",         [VI_STAGE_MOUNT] = "mount",
 		[VI_STAGE_INIT] = "init",             [VI_STAGE_SWITCH] = "switch-root",
 		[VI_STAGE_MEASURE] = "measure",       [VI_STAGE_IPE] = "ipe",
+		[VI_STAGE_MANAGED] = "managed",
 	};
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) && names[s] ? names[s] : "unknown";

@@ -209,6 +209,7 @@ enum vi_slot_blame vi_slot_setup_blame(enum vi_stage stage, int r, const struct 
 	case VI_STAGE_SWITCH:
 	case VI_STAGE_MEASURE:
 	case VI_STAGE_IPE:
+	case VI_STAGE_MANAGED:
 		break;
 	}
 	return VI_SLOT_BLAME_BOOT;

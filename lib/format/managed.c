@@ -10,6 +10,7 @@
 #include "managed.h"
 
 #define PREFIX "verity-init-managed 1 roothash="
+#define DEGRADED " state=degraded boots="
 
 /* The lines the kernel prints when dm-verity ends the boot (verity_handle_err and its I/O error
  * path: panic() or kernel_restart()), whole: the message text of a kernel record (facility 0,
@@ -143,7 +144,12 @@ int vi_managed_encode(const struct vi_managed_record *rec, char *buf, size_t siz
 		return vi_err(err, "managed record: root hash of %u bytes", rec->root_hash_len);
 	if (vi_hex_encode(rec->root_hash, rec->root_hash_len, hex, sizeof(hex)) < 0)
 		return vi_err(err, "managed record: root hash not encodable");
-	n = snprintf(buf, size, PREFIX "%s state=%s\n", hex, rec->degraded ? "degraded" : "restart");
+	if (rec->boots > VI_MANAGED_BOOTS_MAX || (rec->boots && !rec->degraded))
+		return vi_err(err, "managed record: %u boots", rec->boots);
+	if (rec->degraded)
+		n = snprintf(buf, size, PREFIX "%s state=degraded boots=%u\n", hex, rec->boots);
+	else
+		n = snprintf(buf, size, PREFIX "%s state=restart\n", hex);
 	if (n < 0 || (size_t)n >= size)
 		return vi_errno(err, -ENOBUFS, "managed record: does not fit %zu bytes", size);
 	return n;
@@ -171,11 +177,15 @@ int vi_managed_decode(const char *buf, size_t len, struct vi_managed_record *ret
 	if ((size_t)(end - p) == sizeof(" state=restart\n") - 1 &&
 	    !memcmp(p, " state=restart\n", (size_t)(end - p)))
 		rec.degraded = false;
-	else if ((size_t)(end - p) == sizeof(" state=degraded\n") - 1 &&
-		 !memcmp(p, " state=degraded\n", (size_t)(end - p)))
+	else if ((size_t)(end - p) == sizeof(DEGRADED "N\n") - 1 &&
+		 !memcmp(p, DEGRADED, sizeof(DEGRADED) - 1) && end[-1] == '\n' &&
+		 is_digit(end[-2]) && (unsigned)(end[-2] - '0') <= VI_MANAGED_BOOTS_MAX) {
 		rec.degraded = true;
-	else
-		return vi_err(err, "managed record: no state=restart or state=degraded line end");
+		rec.boots = (unsigned)(end[-2] - '0');
+	} else {
+		return vi_err(err, "managed record: no state=restart or state=degraded boots=N line "
+			      "end");
+	}
 	*ret = rec;
 	return 0;
 }
@@ -191,14 +201,33 @@ int vi_managed_decide(enum vi_pstore_end end, const struct vi_managed_record *la
 	memset(ret, 0, sizeof(*ret));
 	if (len == 0 || len > VERITY_MAX_DIGEST)
 		return -EINVAL;
+	bool was_degraded = last && last->degraded && same_root(last, hash, len);
+
 	if (end != VI_PSTORE_OTHER)
 		ret->crashed = !last || same_root(last, hash, len);
-	ret->degraded = ret->crashed || (last && last->degraded && same_root(last, hash, len));
+	ret->degraded = ret->crashed || was_degraded;
 	memcpy(ret->next.root_hash, hash, len);
 	ret->next.root_hash_len = len;
 	ret->next.degraded = ret->degraded;
-	ret->write = !last || !same_root(last, hash, len) || last->degraded != ret->degraded;
+	if (ret->degraded) {
+		unsigned before = was_degraded ? last->boots : 0;
+
+		ret->refused = before >= VI_MANAGED_TRIES;
+		ret->next.boots = ret->refused ? before : before + 1;
+	}
+	ret->write = !last || !same_root(last, hash, len) || last->degraded != ret->degraded ||
+		     last->boots != ret->next.boots;
 	return 0;
+}
+
+bool vi_managed_confirm(const struct vi_managed_record *last, const uint8_t *hash, unsigned len,
+			struct vi_managed_record *next)
+{
+	if (!last->degraded || !last->boots || !same_root(last, hash, len))
+		return false;
+	*next = *last;
+	next->boots = 0;
+	return true;
 }
 
 bool vi_managed_slot_crashed(enum vi_pstore_end end, const struct vi_managed_record *last,

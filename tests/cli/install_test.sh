@@ -34,6 +34,7 @@ test_uninstall_removes_every_installed_file() {
 		usr/lib/dracut/modules.d/90verity-init/verity-init-pre-pivot.service \
 		usr/lib/verity-init/verity-init-rauc-backend usr/lib/systemd/system/verity-init-mark-good.service \
 		usr/lib/systemd/system/verity-init-monitor.service \
+		usr/lib/systemd/system/verity-init-managed-good.service \
 		usr/lib/systemd/system/rauc.service.d/verity-init.conf; do
 		assertTrue "installed: $f" "[ -f '$D/$f' ]"
 	done
@@ -55,6 +56,8 @@ test_uninstall_honours_the_directory_variables() {
 		"$(cat "$D/opt/vi/lib/systemd/system/verity-init-mark-good.service")" "ExecStart=/opt/vi/s/verity-init slot mark-good"
 	assertContains "the monitor's unit runs the agent in SBINDIR" \
 		"$(cat "$D/opt/vi/lib/systemd/system/verity-init-monitor.service")" "ExecStart=/opt/vi/s/verity-init monitor"
+	assertContains "managed recovery's unit runs the agent in SBINDIR" \
+		"$(cat "$D/opt/vi/lib/systemd/system/verity-init-managed-good.service")" "ExecStart=/opt/vi/s/verity-init managed mark-good"
 	assertFalse "nothing under /usr" "[ -e '$D/usr' ]"
 	# shellcheck disable=SC2086
 	mk uninstall DESTDIR="$D" $vars >"$SHUNIT_TMPDIR/out" 2>&1 || { fail "uninstall: $(cat "$SHUNIT_TMPDIR/out")"; return; }

@@ -7,7 +7,9 @@
  *    only when its message is in the bytes;
  *  - a variable text that decodes encodes back to the very same bytes (one text per record),
  *    and one that does not leaves the record untouched;
- *  - the decision over a decoded record is degraded for a corruption of the same root. */
+ *  - the decision over a decoded record is degraded for a corruption of the same root, refused
+ *    exactly when that root's unconfirmed degraded boots reached VI_MANAGED_TRIES, and its next
+ *    record encodes; a confirmation leaves no boot unconfirmed. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,5 +55,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(vi_managed_decide(VI_PSTORE_CORRUPTION, &rec, rec.root_hash, rec.root_hash_len,
 				&d) == 0);
 	CHECK(d.degraded && d.crashed && d.next.degraded);
+	CHECK(d.refused == (rec.degraded && rec.boots >= VI_MANAGED_TRIES));
+	CHECK(d.next.boots <= VI_MANAGED_BOOTS_MAX && (d.refused || d.next.boots >= 1));
+	CHECK(vi_managed_encode(&d.next, text, sizeof(text), &err) > 0);
+	if (vi_managed_confirm(&rec, rec.root_hash, rec.root_hash_len, &d.next))
+		CHECK(rec.degraded && rec.boots && d.next.degraded && !d.next.boots);
+	else
+		CHECK(!rec.degraded || !rec.boots);
 	return 0;
 }

@@ -126,7 +126,7 @@ static void test_variable_text(void **state)
 	assert_true(n > 0);
 	assert_int_equal((size_t)n, strlen(buf));
 	assert_int_equal(strncmp(buf, "verity-init-managed 1 roothash=abab", 35), 0);
-	assert_string_equal(buf + n - 16, " state=degraded\n");
+	assert_string_equal(buf + n - 24, " state=degraded boots=0\n");
 	assert_int_equal(vi_managed_decode(buf, (size_t)n, &back, &err), 0);
 	assert_memory_equal(&back, &r, sizeof(r));
 	r = record(0x01, VERITY_MAX_DIGEST, false);
@@ -137,6 +137,20 @@ static void test_variable_text(void **state)
 	assert_int_equal(back.root_hash_len, VERITY_MAX_DIGEST);
 	assert_int_equal(vi_managed_encode(&r, buf, 20, &err), -ENOBUFS);
 	r.root_hash_len = 0;
+	assert_int_equal(vi_managed_encode(&r, buf, sizeof(buf), &err), -EINVAL);
+
+	/* a degraded record counts its unconfirmed boots; a restart record has none */
+	r = record(0x01, 32, true);
+	r.boots = 7;
+	n = vi_managed_encode(&r, buf, sizeof(buf), &err);
+	assert_true(n > 0);
+	assert_non_null(strstr(buf, " state=degraded boots=7\n"));
+	assert_int_equal(vi_managed_decode(buf, (size_t)n, &back, &err), 0);
+	assert_int_equal(back.boots, 7);
+	r.boots = VI_MANAGED_BOOTS_MAX + 1;
+	assert_int_equal(vi_managed_encode(&r, buf, sizeof(buf), &err), -EINVAL);
+	r = record(0x01, 32, false);
+	r.boots = 1;
 	assert_int_equal(vi_managed_encode(&r, buf, sizeof(buf), &err), -EINVAL);
 
 	snprintf(line, sizeof(line), "verity-init-managed 1 roothash=%s state=restart\n", hash_hex);
@@ -150,6 +164,12 @@ static void test_variable_text(void **state)
 		"verity-init-managed 1 roothash=AB state=restart\n",
 		"verity-init-managed 1 roothash=ab state=restart",
 		"verity-init-managed 1 roothash=ab state=restart\n\n",
+		"verity-init-managed 1 roothash=ab state=degraded\n",
+		"verity-init-managed 1 roothash=ab state=degraded boots=\n",
+		"verity-init-managed 1 roothash=ab state=degraded boots=10\n",
+		"verity-init-managed 1 roothash=ab state=degraded boots=x\n",
+		"verity-init-managed 1 roothash=ab state=degraded boots=1",
+		"verity-init-managed 1 roothash=ab state=restart boots=1\n",
 		"verity-init-managed 1 roothash=ab state=panic\n",
 		"verity-init-managed 1 roothash=ab  state=restart\n",
 		"verity-init-managed 1 roothash=abxx state=restart\n",
@@ -170,8 +190,9 @@ static void test_variable_text(void **state)
 
 static void test_decision(void **state)
 {
-	const struct vi_managed_record h1 = record(1, 32, false), h1d = record(1, 32, true);
+	const struct vi_managed_record h1 = record(1, 32, false);
 	const struct vi_managed_record h2 = record(2, 32, false);
+	struct vi_managed_record h1d = record(1, 32, true), h1d0, confirmed;
 	struct vi_managed_decision d;
 
 	(void)state;
@@ -190,15 +211,42 @@ static void test_decision(void **state)
 	assert_true(d.degraded);
 	assert_true(d.crashed);
 	assert_true(d.write);
+	assert_false(d.refused);
+	h1d.boots = 1;   /* this boot, unconfirmed until the running system says it came up */
 	assert_memory_equal(&d.next, &h1d, sizeof(h1d));
 	/* an I/O error ending counts the same */
 	assert_int_equal(vi_managed_decide(VI_PSTORE_IO_ERROR, &h1, h1.root_hash, 32, &d), 0);
 	assert_true(d.degraded);
-	/* no record any more: still degraded, nothing to write */
-	assert_int_equal(vi_managed_decide(VI_PSTORE_OTHER, &h1d, h1.root_hash, 32, &d), 0);
+	/* the degraded boot came up: confirmed by the running system, for its own root only */
+	assert_false(vi_managed_confirm(&h1d, h2.root_hash, 32, &confirmed));
+	assert_false(vi_managed_confirm(&h1, h1.root_hash, 32, &confirmed));
+	assert_true(vi_managed_confirm(&h1d, h1.root_hash, 32, &confirmed));
+	assert_true(confirmed.degraded);
+	assert_int_equal(confirmed.boots, 0);
+	h1d0 = confirmed;
+	assert_false(vi_managed_confirm(&h1d0, h1.root_hash, 32, &confirmed));
+	/* no record any more: still degraded, this boot counted */
+	assert_int_equal(vi_managed_decide(VI_PSTORE_OTHER, &h1d0, h1.root_hash, 32, &d), 0);
 	assert_true(d.degraded);
 	assert_false(d.crashed);
+	assert_false(d.refused);
+	assert_true(d.write);
+	assert_int_equal(d.next.boots, 1);
+	/* a degraded boot that never came up (not confirmed): not booted again, nothing written */
+	assert_int_equal(vi_managed_decide(VI_PSTORE_OTHER, &h1d, h1.root_hash, 32, &d), 0);
+	assert_true(d.degraded);
+	assert_true(d.refused);
 	assert_false(d.write);
+	assert_memory_equal(&d.next, &h1d, sizeof(h1d));
+	/* a panic of that boot (a corruption record: it cannot come from EIO mode, but a stale one
+	 * might) changes nothing */
+	assert_int_equal(vi_managed_decide(VI_PSTORE_CORRUPTION, &h1d, h1.root_hash, 32, &d), 0);
+	assert_true(d.refused);
+	/* an update boots in restart mode again */
+	assert_int_equal(vi_managed_decide(VI_PSTORE_OTHER, &h1d, h2.root_hash, 32, &d), 0);
+	assert_false(d.degraded);
+	assert_false(d.refused);
+	assert_true(d.write);
 	/* an update: restart mode returns, recorded */
 	assert_int_equal(vi_managed_decide(VI_PSTORE_OTHER, &h1d, h2.root_hash, 32, &d), 0);
 	assert_false(d.degraded);

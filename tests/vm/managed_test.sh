@@ -6,8 +6,10 @@
 # record, removes it, and
 #   - with A/B slots marks the slot bad and boots the other one at once (one reboot, not three);
 #   - without slots boots the same root degraded: I/O errors for bad blocks, status
-#     managed=degraded, the event dm-verity-degraded measured before the root's own; a root
-#     hash that changed (an update) boots in panic mode again.
+#     managed=degraded, the event dm-verity-degraded measured before the root's own, the boot
+#     counted until the running root confirms it (`verity-init managed mark-good`); a degraded
+#     boot that never came up is not repeated (no loop); a root hash that changed (an update)
+#     boots in panic mode again.
 # Secure Boot off (the Secure Boot build of OVMF with an empty store, whose variables persist:
 # tests/vm/efi_options_test.sh).
 # shellcheck source=tests/vm/lib.sh
@@ -36,15 +38,22 @@ managed=yes" --modules "$MODULES" \
 }
 
 # managed_root DIR ID [format options...] : DIR/data.img (root ID, whose init reads
-# /etc/managed-data after the switch) with that file's block corrupted after formatting (unless
-# MANAGED_CLEAN=1), DIR/hash.img; prints the root hash.
+# /etc/managed-data after the switch, then confirms its boot with `verity-init managed
+# mark-good` unless the command line says managedtest=noconfirm: a boot that never comes up)
+# with that file's block corrupted after formatting (unless MANAGED_CLEAN=1), DIR/hash.img;
+# prints the root hash.
 managed_root() {
 	local d=$1 id=$2 t=$1/tree rh; shift 2
 	rm -rf "$t" && mkdir -p "$d" || return 1
 	vm_rootfs_tree "$t" "$id" || return 1
 	head -c 4096 /dev/zero | tr '\0' 'm' >"$t/etc/managed-data"
+	mkdir -p "$t/usr/sbin" && cp "$VM_AGENT" "$t/usr/sbin/verity-init" || return 1
 	cat >"$t/etc/vm-root-hook" <<'HOOK'
 if cat /etc/managed-data >/dev/null 2>&1; then echo "MANAGED-READ ok"; else echo "MANAGED-READ failed"; fi
+if ! grep -q managedtest=noconfirm /proc/cmdline; then
+	mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
+	echo "MANAGED-CONFIRM $(/usr/sbin/verity-init managed mark-good 2>&1)"
+fi
 HOOK
 	vm_mkfs ext4 "$t" "$d/data.img" || return 1
 	rm -f "$d/hash.img"
@@ -76,9 +85,11 @@ assert_panicked() {
 }
 
 # Without slots: boot 1 panics on the corrupted block; boot 2 boots the same root degraded
-# (the read fails with an I/O error, no panic), reports and measures it; boot 3, with no record
-# left, is degraded still (the agent's variable); boot 4, the same data under another root hash
-# (an update), is in panic mode again and panics on the same block.
+# (the read fails with an I/O error, no panic), reports and measures it, and the running root
+# confirms it; boot 3, with no record left, is degraded still (the agent's variable) and never
+# comes up (no confirmation); boot 4 does not boot that root again: the reboot of the fail list
+# is not taken (it would loop), the machine powers off; boot 5, the same data under another root
+# hash (an update), is in panic mode again and panics on the same block.
 test_without_slots_degraded_until_the_root_hash_changes() {
 	local w rh1 rh2 cl tpm a x
 	w=$(vm_workdir managed-noslot)
@@ -111,24 +122,38 @@ test_without_slots_degraded_until_the_root_hash_changes() {
 		"measured into PCR 14 .*: dm-verity:root:$rh1:none" || return
 	assertEquals "PCR 14 (sha256)" "$(tpm_expected_pcr sha256 "dm-verity-degraded:root:$rh1" "dm-verity:root:$rh1:none")" \
 		"$(tpm_guest_pcr "$VM_LOG" sha256 14)" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: managed recovery: VerityInitManaged-[-0-9a-f]+ recorded \(degraded\)' || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: managed recovery: VerityInitManaged-[-0-9a-f]+ recorded \(degraded, 1 unconfirmed boot\)' || return
 	vm_assert_log_lacks "$VM_LOG" 'verity-init\[1\]: managed recovery: (managed record|VerityInitManaged-[-0-9a-f]+: )' \
 		"the agent's variable was not read or written" || return
+	vm_assert_log_contains "$VM_LOG" "MANAGED-CONFIRM verity-init: managed: the degraded boot of $rh1 confirmed" || return
 
-	# no record this time: the variable keeps the root degraded until its root hash changes
-	managed_boot managed-noslot-3 "$RD" "roothash=$rh1 $cl" "$w/vars.fd" \
+	# no record this time: the variable keeps the root degraded until its root hash changes;
+	# this boot never comes up (no confirmation)
+	managed_boot managed-noslot-3 "$RD" "roothash=$rh1 $cl managedtest=noconfirm" "$w/vars.fd" \
 		--disk "$w/r1/data.img" --disk "$w/r1/hash.img" || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: managed recovery: no dm-verity end in pstore' || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root: degraded: it booted degraded before; bad blocks are I/O errors \(was panic\) until its root hash changes' || return
 	vm_assert_log_contains "$VM_LOG" 'MANAGED-READ failed' "the read did not fail with an I/O error" || return
 	vm_assert_log_lacks "$VM_LOG" 'Kernel panic' "the degraded root panicked" || return
-	vm_assert_log_lacks "$VM_LOG" 'VerityInitManaged-[-0-9a-f]+ recorded' "the variable was written again" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: managed recovery: VerityInitManaged-[-0-9a-f]+ recorded \(degraded, 1 unconfirmed boot\)' || return
+	vm_assert_log_lacks "$VM_LOG" 'MANAGED-CONFIRM' || return
 	sign_assert_status "$VM_LOG" managed degraded || return
+
+	# the same root is not booted again: its last degraded boot did not come up; the fail
+	# list's reboot would come back here, so the machine powers off
+	managed_boot managed-noslot-4 "$RD" "roothash=$rh1 ${cl/verity.fail=poweroff/verity.fail=reboot}" "$w/vars.fd" \
+		--disk "$w/r1/data.img" --disk "$w/r1/hash.img" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root: managed failed: its last degraded boot did not come up \(not confirmed by .verity-init managed mark-good.\): not booted again until its root hash changes' || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: fallback reboot: not taken: the next boot would refuse the same degraded root' || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: fallback: poweroff \(a panic would reboot into the same refused degraded root\)' || return
+	vm_assert_log_contains "$VM_LOG" 'reboot: Power down' "the machine did not power off" || return
+	vm_assert_log_lacks "$VM_LOG" "$VM_MARKER" "the refused root ran" || return
+	vm_assert_log_lacks "$VM_LOG" 'Restarting system' "a reboot was taken" || return
 
 	# the same data, formatted with another salt: another root hash, as an update brings
 	rh2=$(managed_root "$w/r2" main --salt 0102030405060708) || { fail "root 2"; return; }
 	[ "$rh2" != "$rh1" ] || { fail "the root hash did not change"; return; }
-	managed_boot managed-noslot-4 "$RD" "roothash=$rh2 $cl" "$w/vars.fd" \
+	managed_boot managed-noslot-5 "$RD" "roothash=$rh2 $cl" "$w/vars.fd" \
 		--disk "$w/r2/data.img" --disk "$w/r2/hash.img" || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: managed recovery: no dm-verity end in pstore' || return
 	vm_assert_log_lacks "$VM_LOG" 'root: degraded' "the updated root booted degraded" || return

@@ -66,6 +66,8 @@ struct agent_managed {
 	bool have_last;            /* the variable was there and decoded */
 	struct vi_managed_record last;
 	bool degraded;             /* the root boots with I/O errors for bad blocks */
+	bool refused;              /* a degraded root that did not come up: not booted again, and
+	                            * no fail action may reboot into the same refusal */
 };
 
 /* The dracut runtime's own state (dracut-mode.c). */
@@ -150,10 +152,18 @@ void vi_agent_managed_read(struct agent *a);
 /* Without slots, before the targets are set up: degraded when the last boot of the root (of
  * the verified /usr under a tmpfs root) ended on dm-verity, or it booted degraded before with
  * the same root hash: the tables of the root and /usr then say nothing for a bad block (I/O
- * errors, no restart, no panic, never ignore_corruption). */
-void vi_agent_managed_boot(struct agent *a);
+ * errors, no restart, no panic, never ignore_corruption), and the boot is counted in the
+ * variable before anything of it runs. A degraded root whose last degraded boot was never
+ * confirmed (`verity-init managed mark-good`) is refused: the failure recorded (stage managed)
+ * and returned, a->managed.refused set. */
+int vi_agent_managed_boot(struct agent *a);
+/* `verity-init managed mark-good [--efivars DIR] [--status-dir DIR]` on the running system:
+ * argv[0] is "managed". 0 when confirmed or nothing to confirm; 1 when the variable cannot be
+ * read or written, or the running root is not the degraded one; 2: usage. */
+int vi_managed_cmd_main(int argc, char **argv);
 /* Right before the switch, for each target t measured: for the root (the /usr under a tmpfs
- * root) the variable written when its root hash or state changed, and a degraded boot measured
+ * root) the variable written when its root hash or state changed (a degraded boot's was written
+ * by vi_agent_managed_boot), and a degraded boot measured
  * as such ("dm-verity-degraded:NAME:ROOTHASH", before the target's own event). A failure of the
  * measurement is returned as vi_agent_measure's. */
 int vi_agent_managed_commit(struct agent *a, const struct vi_target *t);

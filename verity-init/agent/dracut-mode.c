@@ -365,8 +365,9 @@ static int dracut_setup(struct agent *a, const struct dracut_args *o)
 			.crash_last = a->managed.have_last ? &a->managed.last : NULL };
 		r = vi_slot_boot_run(&a->slots, &switched);
 	} else {
-		vi_agent_managed_boot(a);
-		r = setup_targets(a);
+		r = vi_agent_managed_boot(a);
+		if (r == 0)
+			r = setup_targets(a);
 	}
 	if (r < 0)
 		return vi_dracut_walk(a, 0);

@@ -24,6 +24,12 @@ enum vi_fallback_end vi_fallback_walk(struct agent *a, const struct vi_fallback_
 				return VI_FALLBACK_RECOVERED;
 			continue;
 		case VI_FAIL_REBOOT:
+			if (a->managed.refused) {
+				vi_kmsg_log(&a->log, KMSG_WARNING, "fallback reboot: not taken: "
+					    "the next boot would refuse the same degraded root");
+				continue;
+			}
+			/* fall through */
 		case VI_FAIL_POWEROFF:
 			vi_agent_write_status(a, "failed", name, NULL);
 			vi_kmsg_log(&a->log, KMSG_CRIT, "fallback: %s", name);
@@ -52,6 +58,13 @@ enum vi_fallback_end vi_fallback_walk(struct agent *a, const struct vi_fallback_
 			break;
 		}
 		break; /* panic */
+	}
+	if (a->managed.refused) {
+		/* a panic reboots with panic=N, managed recovery's recommended setting */
+		vi_agent_write_status(a, "failed", "poweroff", NULL);
+		vi_kmsg_log(&a->log, KMSG_CRIT, "fallback: poweroff (a panic would reboot into the "
+			    "same refused degraded root)");
+		ops->power(a, VI_FAIL_POWEROFF);
 	}
 	vi_agent_write_status(a, "failed", "panic", NULL);
 	vi_kmsg_log(&a->log, KMSG_CRIT, "fallback: panic (no verified root; refusing to continue)");

@@ -5,11 +5,15 @@
  * blocks), is measured and reported as such; an A/B slot is marked bad instead (slot-boot.c).
  * Declared in agent.h. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent.h"
 #include "efivars.h"
+#include "hex.h"
 #include "params.h"
+#include "status.h"
 
 void vi_agent_managed_read(struct agent *a)
 {
@@ -54,22 +58,30 @@ static struct vi_target *keyed(struct agent *a)
 	       a->plan.cfg.usr.enabled ? &a->plan.cfg.usr : NULL;
 }
 
-void vi_agent_managed_boot(struct agent *a)
+int vi_agent_managed_boot(struct agent *a)
 {
 	struct agent_managed *m = &a->managed;
 	struct vi_managed_decision d;
 	struct vi_target *t = keyed(a);
+	struct vi_error err = { "" };
 
 	if (!a->plan.policy.managed || !t ||
 	    vi_managed_decide(m->scan.end, m->have_last ? &m->last : NULL, t->root_hash,
 			      t->root_hash_len, &d) < 0)
-		return;
+		return 0;
 	if (m->scan.end != VI_PSTORE_OTHER && !d.crashed)
 		vi_kmsg_log(&a->log, KMSG_NOTICE, "managed recovery: that was another root than %s's "
 			    "(an update since): not degraded", t->name);
 	m->degraded = d.degraded;
 	if (!d.degraded)
-		return;
+		return 0;
+	if (d.refused) {
+		/* the same root in the same mode would end the same way: a loop */
+		m->refused = true;
+		vi_err(&err, "its last degraded boot did not come up (not confirmed by `verity-init "
+		       "managed mark-good`): not booted again until its root hash changes");
+		return vi_agent_fail_target(a, VI_STAGE_MANAGED, t, -ESTALE, &err);
+	}
 	vi_kmsg_log(&a->log, KMSG_WARNING, "%s: degraded: %s; bad blocks are I/O errors (was %s%s%s) "
 		    "until its root hash changes", t->name,
 		    d.crashed ? "its last boot ended on a dm-verity corruption"
@@ -81,34 +93,111 @@ void vi_agent_managed_boot(struct agent *a)
 	degrade(t);
 	if (a->plan.cfg.usr.enabled)
 		degrade(&a->plan.cfg.usr);
+	/* counted before anything of this boot runs: one that never comes up is not repeated */
+	if (vi_managed_var_write(VI_EFIVARS_DIR, &d.next, &err) < 0) {
+		vi_kmsg_log(&a->log, KMSG_WARNING, "managed recovery: %s: this degraded boot is not "
+			    "counted", err.msg);
+		return 0;
+	}
+	vi_kmsg_log(&a->log, KMSG_INFO, "managed recovery: %s recorded (degraded, %u unconfirmed "
+		    "boot%s)", VI_MANAGED_VAR, d.next.boots, d.next.boots == 1 ? "" : "s");
+	m->last = d.next;
+	m->have_last = true;
+	return 0;
 }
 
 int vi_agent_managed_commit(struct agent *a, const struct vi_target *t)
 {
 	struct agent_managed *m = &a->managed;
-	struct vi_managed_record rec = { .degraded = m->degraded };
+	struct vi_managed_record rec = { .degraded = false };
 	struct vi_error err = { "" };
 	int r;
 
 	if (!a->plan.policy.managed || !t || t != keyed(a) || !t->root_hash_len ||
 	    t->root_hash_len > sizeof(rec.root_hash))
 		return 0;
+	if (m->degraded)   /* recorded by vi_agent_managed_boot */
+		return vi_agent_measure_degraded(a, t);
 	memcpy(rec.root_hash, t->root_hash, t->root_hash_len);
 	rec.root_hash_len = t->root_hash_len;
-	if (!m->have_last || m->last.degraded != rec.degraded ||
-	    m->last.root_hash_len != rec.root_hash_len ||
+	if (!m->have_last || m->last.degraded || m->last.root_hash_len != rec.root_hash_len ||
 	    memcmp(m->last.root_hash, rec.root_hash, rec.root_hash_len)) {
 		r = vi_managed_var_write(VI_EFIVARS_DIR, &rec, &err);
 		if (r < 0)
 			vi_kmsg_log(&a->log, KMSG_WARNING, "managed recovery: %s: a later boot cannot "
 				    "tell which root a pstore record is of", err.msg);
 		else
-			vi_kmsg_log(&a->log, KMSG_INFO, "managed recovery: %s recorded (%s)",
-				    VI_MANAGED_VAR, rec.degraded ? "degraded" : "restart");
+			vi_kmsg_log(&a->log, KMSG_INFO, "managed recovery: %s recorded (restart)",
+				    VI_MANAGED_VAR);
 		if (r == 0) {
 			m->last = rec;
 			m->have_last = true;
 		}
 	}
-	return m->degraded ? vi_agent_measure_degraded(a, t) : 0;
+	return 0;
+}
+
+/* `managed mark-good`: the running system reached the point where its boot counts as up. Only
+ * the root the agent booted (the status file's result=ok and booted=) confirms its own degraded
+ * boot: a recovery root cannot lift the refusal of the root it replaces. */
+static int mark_good(const char *efivars, const char *status_dir)
+{
+	struct vi_managed_record last, next;
+	uint8_t hash[VERITY_MAX_DIGEST];
+	char text[VI_STATUS_MAX];
+	struct vi_error err = { "" };
+	struct vi_status st;
+	size_t len = 0;
+	int r;
+
+	r = vi_managed_var_read(efivars, &last, &err);
+	if (r == -ENOENT) {
+		printf("verity-init: managed: no %s: nothing to confirm\n", VI_MANAGED_VAR);
+		return EXIT_SUCCESS;
+	}
+	if (r < 0) {
+		fprintf(stderr, "verity-init: managed: %s\n", err.msg);
+		return EXIT_FAILURE;
+	}
+	if (!last.degraded || !last.boots) {
+		printf("verity-init: managed: %s: nothing to confirm\n",
+		       last.degraded ? "degraded, confirmed already" : "not degraded");
+		return EXIT_SUCCESS;
+	}
+	r = vi_status_read(status_dir, text, sizeof(text), &st);
+	if (r < 0 || strcmp(st.result, "ok") ||
+	    vi_hex_decode(st.booted, strlen(st.booted), hash, sizeof(hash), &len) < 0 ||
+	    !vi_managed_confirm(&last, hash, (unsigned)len, &next)) {
+		fprintf(stderr, "verity-init: managed: the running root is not the degraded one the "
+			"agent booted (status: %s%s%s): not confirmed\n", r < 0 ? strerror(-r) :
+			"result=", r < 0 ? "" : st.result, r < 0 ? "" : ", another root hash");
+		return EXIT_FAILURE;
+	}
+	if (vi_managed_var_write(efivars, &next, &err) < 0) {
+		fprintf(stderr, "verity-init: managed: %s\n", err.msg);
+		return EXIT_FAILURE;
+	}
+	printf("verity-init: managed: the degraded boot of %s confirmed; bad blocks stay I/O "
+	       "errors until its root hash changes\n", st.booted);
+	return EXIT_SUCCESS;
+}
+
+int vi_managed_cmd_main(int argc, char **argv)
+{
+	const char *efivars = VI_EFIVARS_DIR, *status_dir = VI_STATUS_DIR;
+
+	if (argc < 2 || strcmp(argv[1], "mark-good"))
+		goto usage;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--efivars") && i + 1 < argc)
+			efivars = argv[++i];
+		else if (!strcmp(argv[i], "--status-dir") && i + 1 < argc)
+			status_dir = argv[++i];
+		else
+			goto usage;
+	}
+	return mark_good(efivars, status_dir);
+usage:
+	fprintf(stderr, "usage: verity-init managed mark-good [--efivars DIR] [--status-dir DIR]\n");
+	return 2;
 }

@@ -384,8 +384,7 @@ static int run_pid1(struct agent *a)
 		vi_agent_managed_read(a);
 	if (r == 0 && a->plan.slots) {
 		boot_slot(a, &switched);
-	} else if (r == 0) {
-		vi_agent_managed_boot(a);
+	} else if (r == 0 && vi_agent_managed_boot(a) == 0) {
 		boot_target(a, &a->plan.cfg.root, "ok", "none", &switched);
 	}
 	fallback(a, switched);

@@ -14,7 +14,8 @@
  *                       the corruption the monitor recorded.
  *   monitor, scrub      verification failures on the running system (runtime.c).
  *   check-init ...      the dracut module's check of a root by itself (dracut-prepivot.c).
- *   slot ...            the A/B slot store from the running system (slot-cmd.c).          */
+ *   slot ...            the A/B slot store from the running system (slot-cmd.c).
+ *   managed mark-good   a degraded boot came up (managed recovery; managed-boot.c).        */
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -224,6 +225,7 @@ static void usage(FILE *f)
 	      "       verity-init status [--json] [NAME]\n"
 	      "       verity-init monitor [--state-dir DIR]   (corruption reports; a service)\n"
 	      "       verity-init scrub [--quiet] [NAME]      (read every block of a mapping)\n"
+	      "       verity-init managed mark-good           (a degraded boot came up: managed recovery)\n"
 	      "       verity-init check-init [--name NAME | --device MAJ:MIN] [--init PATH] ROOT\n"
 	      "       verity-init slot [--store DEV] VERB ...   (A/B slots; verity-init slot --help)\n"
 	      "       verity-init --help | --version\n"
@@ -320,6 +322,12 @@ static int cmd_slot(struct agent *a, int argc, char **argv)
 	return vi_slot_cmd_main(argc, argv);
 }
 
+static int cmd_managed(struct agent *a, int argc, char **argv)
+{
+	(void)a;
+	return vi_managed_cmd_main(argc, argv);
+}
+
 /* The verbs: argv[0] is the verb; each returns the exit code. */
 static const struct verb {
 	const char *name;
@@ -333,6 +341,7 @@ static const struct verb {
 	{ "slot", cmd_slot },
 	{ "monitor", cmd_monitor },
 	{ "scrub", cmd_scrub },
+	{ "managed", cmd_managed },
 	/* the dracut runtime's (dracut-mode.c), as `setup --fallback` */
 	{ "fail", vi_dracut_main },
 	{ "before-shell", vi_dracut_main },
