@@ -28,7 +28,8 @@ static int is_pstorefs(const char *dir)
 	return (unsigned long)sf.f_type == PSTOREFS_MAGIC;
 }
 
-/* One record: read and parsed; removed when it shows dm-verity's end and consume says so. */
+/* One record: read and parsed; removed when it shows dm-verity's end and consume says so (every
+ * such record, not only the first: one left behind would be blamed on the next boot's root). */
 static void scan_one(int dfd, const char *name, bool consume, char *buf, struct vi_pstore_scan *ret)
 {
 	char reason[VI_PSTORE_REASON_MAX];
@@ -46,13 +47,15 @@ static void scan_one(int dfd, const char *name, bool consume, char *buf, struct 
 		return;
 	ret->records++;
 	end = vi_pstore_parse(buf, len, reason);
-	if (end == VI_PSTORE_OTHER || ret->end != VI_PSTORE_OTHER)
+	if (end == VI_PSTORE_OTHER)
+		return;
+	if (consume && unlinkat(dfd, name, 0) < 0 && !ret->consumed)
+		ret->consumed = -errno;
+	if (ret->end != VI_PSTORE_OTHER)
 		return;
 	ret->end = end;
 	snprintf(ret->file, sizeof(ret->file), "%.63s", name);
 	memcpy(ret->reason, reason, sizeof(reason));
-	if (consume && unlinkat(dfd, name, 0) < 0)
-		ret->consumed = -errno;
 }
 
 int vi_pstore_scan(const char *dir, bool consume, struct vi_pstore_scan *ret, struct vi_error *err)
@@ -109,6 +112,12 @@ int vi_managed_var_read(const char *efivars_dir, struct vi_managed_record *ret,
 		return vi_errno(err, r, "%s: %s", VI_MANAGED_VAR, strerror(-r));
 	if (len < 4)
 		return vi_err(err, "%s: %zu bytes", VI_MANAGED_VAR, len);
+	/* one the agent did not write (authenticated writes, not non-volatile) is not its record:
+	 * it could be kept from being overwritten */
+	if ((uint8_t)buf[0] != VAR_ATTRIBUTES || buf[1] || buf[2] || buf[3])
+		return vi_err(err, "%s: attributes %02x%02x%02x%02x, not the agent's (NV, BS, RT)",
+			      VI_MANAGED_VAR, (uint8_t)buf[3], (uint8_t)buf[2], (uint8_t)buf[1],
+			      (uint8_t)buf[0]);
 	return vi_managed_decode(buf + 4, len - 4, ret, err);
 }
 

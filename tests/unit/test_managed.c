@@ -307,6 +307,21 @@ static void test_variable_file(void **state)
 	assert_int_equal(write(fd, "\x07\0\0\0junk", 8), 8);
 	close(fd);
 	assert_int_equal(vi_managed_var_read(dir, &back, &err), -EINVAL);
+	/* the agent's text under other attributes (time-based authenticated writes: a variable the
+	 * agent could not overwrite) is not its record */
+	n = vi_managed_encode(&r, buf + 4, sizeof(buf) - 4, &err);
+	assert_true(n > 0);
+	memcpy(buf, "\x27\0\0\0", 4);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, buf, (size_t)n + 4), n + 4);
+	close(fd);
+	assert_int_equal(vi_managed_var_read(dir, &back, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "attributes 00000027, not the agent's"));
+	memcpy(buf, "\x07\0\0\0", 4);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, buf, (size_t)n + 4), n + 4);
+	close(fd);
+	assert_int_equal(vi_managed_var_read(dir, &back, &err), 0);
 	unlink(path);
 	/* a directory without pstore is no record */
 	struct vi_pstore_scan scan;

@@ -66,6 +66,8 @@ struct agent_managed {
 	bool have_last;            /* the variable was there and decoded */
 	struct vi_managed_record last;
 	bool degraded;             /* the root boots with I/O errors for bad blocks */
+	bool unmeasured;           /* the degraded event was not extended: no other event
+	                            * follows it (the PCR must not reach a normal boot's value) */
 	bool refused;              /* a degraded root that did not come up: not booted again, and
 	                            * no fail action may reboot into the same refusal */
 };

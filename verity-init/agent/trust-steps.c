@@ -137,6 +137,11 @@ int vi_agent_measure(struct agent *a, const struct vi_target *t)
 	struct vi_error err = { "" };
 	int r;
 
+	if (a->managed.unmeasured) {
+		vi_kmsg_log(&a->log, KMSG_WARNING, "%s: not measured: the degraded boot's event was "
+			    "not extended before it", t->name);
+		return 0;
+	}
 	r = vi_measure_signer(t, t == &cfg->root, &a->plan.trust, signer, sizeof(signer), &err);
 	if (r == 0)
 		r = vi_measure_event(t, layout, role, signer, event, sizeof(event), &err);
@@ -168,9 +173,12 @@ int vi_agent_measure_degraded(struct agent *a, const struct vi_target *t)
 	r = measure_event(a, event, NULL, &err);
 	if (r < 0 && a->plan.policy.require_tpm)
 		return vi_agent_fail_target(a, VI_STAGE_MEASURE, t, r, &err);
-	if (r < 0)
+	if (r < 0) {
+		/* the root's own event alone would give the PCR a normal boot's value */
+		a->managed.unmeasured = true;
 		vi_kmsg_log(&a->log, vi_agent_no_tpm(r) ? KMSG_INFO : KMSG_WARNING,
 			    "%s: degraded boot not measured: %s", t->name, err.msg);
+	}
 	return 0;
 }
 
