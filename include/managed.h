@@ -14,7 +14,8 @@
  *     verity-init-managed 1 roothash=HEX state=restart\n
  *     verity-init-managed 1 roothash=HEX state=degraded boots=N\n
  *
- * the root hash the agent last switched to, whether it booted degraded and, when it did, how many
+ * (a degraded line without " boots=N" reads as boots=0), the root hash the agent last switched
+ * to, whether it booted degraded and, when it did, how many
  * of its degraded boots the running system has not yet confirmed (`verity-init managed
  * mark-good`). A degraded root is booted again only while that count is below
  * VI_MANAGED_TRIES: one that did not come up (its bad block in init, in the service manager, in
@@ -37,7 +38,8 @@
 #define VI_MANAGED_TEXT_MAX  (64u + 2u * VERITY_MAX_DIGEST)
 #define VI_PSTORE_RECORD_MAX 65536u   /* what is read of one pstore file */
 #define VI_PSTORE_REASON_MAX 16u
-#define VI_MANAGED_TRIES     1u       /* unconfirmed degraded boots before the root is refused */
+#define VI_MANAGED_TRIES     2u       /* unconfirmed degraded boots before the root is refused:
+                                       * one may be cut short by a power cut or a reset */
 #define VI_MANAGED_BOOTS_MAX 9u       /* what the variable's boots=N may say */
 
 /* How the boot a pstore record describes ended, as far as dm-verity is concerned. */
@@ -68,9 +70,9 @@ struct vi_managed_record {
  * VI_MANAGED_TEXT_MAX is enough): its length, or -EINVAL / -ENOBUFS. */
 int vi_managed_encode(const struct vi_managed_record *rec, char *buf, size_t size,
 		      struct vi_error *err);
-/* The variable's text from len bytes: exactly one of the lines above, lower-case hex of an even
- * length up to 2 * VERITY_MAX_DIGEST, N one digit; -EINVAL with a reason otherwise, *ret
- * untouched. */
+/* The variable's text from len bytes: exactly one of the lines above (or " state=degraded\n",
+ * boots 0), lower-case hex of an even length up to 2 * VERITY_MAX_DIGEST, N one digit; -EINVAL
+ * with a reason otherwise, *ret untouched. */
 int vi_managed_decode(const char *buf, size_t len, struct vi_managed_record *ret,
 		      struct vi_error *err);
 

@@ -12,6 +12,9 @@
 #define PREFIX "verity-init-managed 1 roothash="
 #define DEGRADED " state=degraded boots="
 
+/* next.boots = before + 1 stays one digit */
+_Static_assert(VI_MANAGED_TRIES < VI_MANAGED_BOOTS_MAX, "the boot count outgrows its digit");
+
 /* The lines the kernel prints when dm-verity ends the boot (verity_handle_err and its I/O error
  * path: panic() or kernel_restart()), whole: the message text of a kernel record (facility 0,
  * so "<0>".."<7>"; user space cannot write those), after its optional time stamp, is exactly one
@@ -177,6 +180,9 @@ int vi_managed_decode(const char *buf, size_t len, struct vi_managed_record *ret
 	if ((size_t)(end - p) == sizeof(" state=restart\n") - 1 &&
 	    !memcmp(p, " state=restart\n", (size_t)(end - p)))
 		rec.degraded = false;
+	else if ((size_t)(end - p) == sizeof(" state=degraded\n") - 1 &&
+		 !memcmp(p, " state=degraded\n", (size_t)(end - p)))
+		rec.degraded = true;
 	else if ((size_t)(end - p) == sizeof(DEGRADED "N\n") - 1 &&
 		 !memcmp(p, DEGRADED, sizeof(DEGRADED) - 1) && end[-1] == '\n' &&
 		 is_digit(end[-2]) && (unsigned)(end[-2] - '0') <= VI_MANAGED_BOOTS_MAX) {

@@ -67,7 +67,9 @@ test_another_root_does_not_confirm() {
 	assertEquals "another root hash" \
 		"rc=1 verity-init: managed: the running root is not the degraded one the agent booted (status: result=ok, another root hash): not confirmed" "$(good)"
 	status recovery "$H2"
-	assertContains "the recovery root" "$(good)" "rc=1 verity-init: managed: the running root is not the degraded one"
+	assertEquals "the recovery root: nothing it confirms, not a failure of its unit" \
+		"rc=0 verity-init: managed: a recovery root runs: the degraded root's boot stays unconfirmed" "$(good)"
+	assertEquals "untouched" "verity-init-managed 1 roothash=$H1 state=degraded boots=1" "$(var_text)"
 	status failed ""
 	assertContains "a failed boot" "$(good)" "rc=1 "
 	rm -f "$S/status"
@@ -78,8 +80,8 @@ test_another_root_does_not_confirm() {
 
 test_malformed_variable_refused() {
 	status ok "$H1"
-	var "verity-init-managed 1 roothash=$H1 state=degraded"
-	assertContains "no boots=" "$(good)" "rc=1 verity-init: managed: managed record: no state=restart or state=degraded boots=N line end"
+	var "verity-init-managed 1 roothash=$H1 state=degraded boots=x"
+	assertContains "boots= not a digit" "$(good)" "rc=1 verity-init: managed: managed record: no state=restart or state=degraded boots=N line end"
 	printf '\007\000' >"$E/$VAR"
 	assertContains "too short" "$(good)" "rc=1 verity-init: managed: $VAR: 2 bytes"
 }

@@ -5,8 +5,9 @@
  *  - the record's reading is deterministic; its reason is letters only, NUL-terminated, and
  *    empty exactly when the bytes do not start with a pstore header; dm-verity's end is found
  *    only when its message is in the bytes;
- *  - a variable text that decodes encodes back to the very same bytes (one text per record),
- *    and one that does not leaves the record untouched;
+ *  - a variable text that decodes encodes back to the very same bytes (one text per record;
+ *    the first form of a degraded line, without " boots=N", comes back with " boots=0"), and
+ *    one that does not leaves the record untouched;
  *  - the decision over a decoded record is degraded for a corruption of the same root, refused
  *    exactly when that root's unconfirmed degraded boots reached VI_MANAGED_TRIES, and its next
  *    record encodes; a confirmation leaves no boot unconfirmed. */
@@ -51,7 +52,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	n = vi_managed_encode(&rec, text, sizeof(text), &err);
-	CHECK(n > 0 && (size_t)n == size && !memcmp(text, s, size));
+	if (size >= 16 && !memcmp(s + size - 16, " state=degraded\n", 16)) {
+		/* the first form of a degraded line: the same record, " boots=0" added */
+		CHECK(rec.degraded && rec.boots == 0);
+		CHECK(n > 0 && (size_t)n == size + 8 && !memcmp(text, s, size - 1) &&
+		      !memcmp(text + size - 1, " boots=0\n", 9));
+	} else {
+		CHECK(n > 0 && (size_t)n == size && !memcmp(text, s, size));
+	}
 	CHECK(vi_managed_decide(VI_PSTORE_CORRUPTION, &rec, rec.root_hash, rec.root_hash_len,
 				&d) == 0);
 	CHECK(d.degraded && d.crashed && d.next.degraded);

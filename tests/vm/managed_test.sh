@@ -86,10 +86,10 @@ assert_panicked() {
 
 # Without slots: boot 1 panics on the corrupted block; boot 2 boots the same root degraded
 # (the read fails with an I/O error, no panic), reports and measures it, and the running root
-# confirms it; boot 3, with no record left, is degraded still (the agent's variable) and never
-# comes up (no confirmation); boot 4 does not boot that root again: the reboot of the fail list
-# is not taken (it would loop), the machine powers off; boot 5, the same data under another root
-# hash (an update), is in panic mode again and panics on the same block.
+# confirms it; boots 3 and 4, with no record left, are degraded still (the agent's variable) and
+# never come up (no confirmation); boot 5 does not boot that root again: the reboot of the fail
+# list is not taken (it would loop), the machine powers off; boot 6, the same data under another
+# root hash (an update), is in panic mode again and panics on the same block.
 test_without_slots_degraded_until_the_root_hash_changes() {
 	local w rh1 rh2 cl tpm a x
 	w=$(vm_workdir managed-noslot)
@@ -139,13 +139,19 @@ test_without_slots_degraded_until_the_root_hash_changes() {
 	vm_assert_log_lacks "$VM_LOG" 'MANAGED-CONFIRM' || return
 	sign_assert_status "$VM_LOG" managed degraded || return
 
-	# the same root is not booted again: its last degraded boot did not come up; the fail
-	# list's reboot would come back here, so the machine powers off
-	managed_boot managed-noslot-4 "$RD" "roothash=$rh1 ${cl/verity.fail=poweroff/verity.fail=reboot}" "$w/vars.fd" \
+	# the second try of a degraded boot, which does not come up either
+	managed_boot managed-noslot-4 "$RD" "roothash=$rh1 $cl managedtest=noconfirm" "$w/vars.fd" \
 		--disk "$w/r1/data.img" --disk "$w/r1/hash.img" || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root: managed failed: its last degraded boot did not come up \(not confirmed by .verity-init managed mark-good.\): not booted again until its root hash changes' || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: fallback reboot: not taken: the next boot would refuse the same degraded root' || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: fallback: poweroff \(a panic would reboot into the same refused degraded root\)' || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: managed recovery: VerityInitManaged-[-0-9a-f]+ recorded \(degraded, 2 unconfirmed boots\)' || return
+	vm_assert_marker "$VM_LOG" main || return
+
+	# the same root is not booted again: its last degraded boots did not come up; the fail
+	# list's reboot would come back here, so the machine powers off
+	managed_boot managed-noslot-5 "$RD" "roothash=$rh1 ${cl/verity.fail=poweroff/verity.fail=reboot}" "$w/vars.fd" \
+		--disk "$w/r1/data.img" --disk "$w/r1/hash.img" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root: managed failed: its last degraded boots did not come up \(2, none confirmed by .verity-init managed mark-good.\): not booted again until its root hash changes' || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: fallback reboot: not taken: it would come back to the same degraded root' || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: fallback: poweroff \(a panic would reboot into the same degraded root\)' || return
 	vm_assert_log_contains "$VM_LOG" 'reboot: Power down' "the machine did not power off" || return
 	vm_assert_log_lacks "$VM_LOG" "$VM_MARKER" "the refused root ran" || return
 	vm_assert_log_lacks "$VM_LOG" 'Restarting system' "a reboot was taken" || return
@@ -153,7 +159,7 @@ test_without_slots_degraded_until_the_root_hash_changes() {
 	# the same data, formatted with another salt: another root hash, as an update brings
 	rh2=$(managed_root "$w/r2" main --salt 0102030405060708) || { fail "root 2"; return; }
 	[ "$rh2" != "$rh1" ] || { fail "the root hash did not change"; return; }
-	managed_boot managed-noslot-5 "$RD" "roothash=$rh2 $cl" "$w/vars.fd" \
+	managed_boot managed-noslot-6 "$RD" "roothash=$rh2 $cl" "$w/vars.fd" \
 		--disk "$w/r2/data.img" --disk "$w/r2/hash.img" || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: managed recovery: no dm-verity end in pstore' || return
 	vm_assert_log_lacks "$VM_LOG" 'root: degraded' "the updated root booted degraded" || return

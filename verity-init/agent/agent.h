@@ -68,9 +68,14 @@ struct agent_managed {
 	bool degraded;             /* the root boots with I/O errors for bad blocks */
 	bool unmeasured;           /* the degraded event was not extended: no other event
 	                            * follows it (the PCR must not reach a normal boot's value) */
-	bool refused;              /* a degraded root that did not come up: not booted again, and
-	                            * no fail action may reboot into the same refusal */
+	bool no_reboot;            /* a reboot would come back to the same degraded root: refused
+	                            * (its last degraded boot did not come up), or this boot could
+	                            * not be counted; the fail list neither reboots nor panics
+	                            * (VI_MANAGED_NO_REBOOT in the run directory for the dracut
+	                            * runtime's later processes) */
 };
+
+#define VI_MANAGED_NO_REBOOT "managed-no-reboot"
 
 /* The dracut runtime's own state (dracut-mode.c). */
 struct dracut_state;
@@ -157,8 +162,11 @@ void vi_agent_managed_read(struct agent *a);
  * errors, no restart, no panic, never ignore_corruption), and the boot is counted in the
  * variable before anything of it runs. A degraded root whose last degraded boot was never
  * confirmed (`verity-init managed mark-good`) is refused: the failure recorded (stage managed)
- * and returned, a->managed.refused set. */
+ * and returned, a->managed.no_reboot set. */
 int vi_agent_managed_boot(struct agent *a);
+/* The dracut runtime's processes after `setup --fallback`: a->managed.no_reboot from the run
+ * directory. */
+void vi_agent_managed_no_reboot_read(struct agent *a);
 /* `verity-init managed mark-good [--efivars DIR] [--status-dir DIR]` on the running system:
  * argv[0] is "managed". 0 when confirmed or nothing to confirm; 1 when the variable cannot be
  * read or written, or the running root is not the degraded one; 2: usage. */

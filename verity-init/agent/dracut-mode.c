@@ -244,6 +244,7 @@ int vi_dracut_walk(struct agent *a, unsigned first)
 						    dracut_shell, dracut_power };
 	unsigned next;
 
+	vi_agent_managed_no_reboot_read(a);
 	/* the fallback is measured once, by the walk that starts the list; a resumed walk comes
 	 * after a shell that walk allowed */
 	a->fallback.measured = first == 0 ? vi_agent_measure_fallback(a) : true;

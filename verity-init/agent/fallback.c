@@ -24,9 +24,9 @@ enum vi_fallback_end vi_fallback_walk(struct agent *a, const struct vi_fallback_
 				return VI_FALLBACK_RECOVERED;
 			continue;
 		case VI_FAIL_REBOOT:
-			if (a->managed.refused) {
-				vi_kmsg_log(&a->log, KMSG_WARNING, "fallback reboot: not taken: "
-					    "the next boot would refuse the same degraded root");
+			if (a->managed.no_reboot) {
+				vi_kmsg_log(&a->log, KMSG_WARNING, "fallback reboot: not taken: it "
+					    "would come back to the same degraded root");
 				continue;
 			}
 			/* fall through */
@@ -59,11 +59,11 @@ enum vi_fallback_end vi_fallback_walk(struct agent *a, const struct vi_fallback_
 		}
 		break; /* panic */
 	}
-	if (a->managed.refused) {
+	if (a->managed.no_reboot) {
 		/* a panic reboots with panic=N, managed recovery's recommended setting */
 		vi_agent_write_status(a, "failed", "poweroff", NULL);
 		vi_kmsg_log(&a->log, KMSG_CRIT, "fallback: poweroff (a panic would reboot into the "
-			    "same refused degraded root)");
+			    "same degraded root)");
 		ops->power(a, VI_FAIL_POWEROFF);
 	}
 	vi_agent_write_status(a, "failed", "panic", NULL);

@@ -5,9 +5,12 @@
  * blocks), is measured and reported as such; an A/B slot is marked bad instead (slot-boot.c).
  * Declared in agent.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "efivars.h"
@@ -58,6 +61,30 @@ static struct vi_target *keyed(struct agent *a)
 	       a->plan.cfg.usr.enabled ? &a->plan.cfg.usr : NULL;
 }
 
+/* Neither reboot nor panic in this boot's fail list, in this process and in the dracut
+ * runtime's later ones. */
+static void no_reboot(struct agent *a)
+{
+	char path[512];
+	int fd;
+
+	a->managed.no_reboot = true;
+	(void)mkdir(a->status_dir, 0755);
+	snprintf(path, sizeof(path), "%.400s/" VI_MANAGED_NO_REBOOT, a->status_dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd >= 0)
+		close(fd);
+}
+
+void vi_agent_managed_no_reboot_read(struct agent *a)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%.400s/" VI_MANAGED_NO_REBOOT, a->status_dir);
+	if (access(path, F_OK) == 0)
+		a->managed.no_reboot = true;
+}
+
 int vi_agent_managed_boot(struct agent *a)
 {
 	struct agent_managed *m = &a->managed;
@@ -77,9 +104,10 @@ int vi_agent_managed_boot(struct agent *a)
 		return 0;
 	if (d.refused) {
 		/* the same root in the same mode would end the same way: a loop */
-		m->refused = true;
-		vi_err(&err, "its last degraded boot did not come up (not confirmed by `verity-init "
-		       "managed mark-good`): not booted again until its root hash changes");
+		no_reboot(a);
+		vi_err(&err, "its last degraded boots did not come up (%u, none confirmed by "
+		       "`verity-init managed mark-good`): not booted again until its root hash "
+		       "changes", m->last.boots);
 		return vi_agent_fail_target(a, VI_STAGE_MANAGED, t, -ESTALE, &err);
 	}
 	vi_kmsg_log(&a->log, KMSG_WARNING, "%s: degraded: %s; bad blocks are I/O errors (was %s%s%s) "
@@ -95,8 +123,10 @@ int vi_agent_managed_boot(struct agent *a)
 		degrade(&a->plan.cfg.usr);
 	/* counted before anything of this boot runs: one that never comes up is not repeated */
 	if (vi_managed_var_write(VI_EFIVARS_DIR, &d.next, &err) < 0) {
+		/* uncounted, a boot that does not come up would come back here forever */
+		no_reboot(a);
 		vi_kmsg_log(&a->log, KMSG_WARNING, "managed recovery: %s: this degraded boot is not "
-			    "counted", err.msg);
+			    "counted: the fail list will neither reboot nor panic", err.msg);
 		return 0;
 	}
 	vi_kmsg_log(&a->log, KMSG_INFO, "managed recovery: %s recorded (degraded, %u unconfirmed "
@@ -165,6 +195,12 @@ static int mark_good(const char *efivars, const char *status_dir)
 		return EXIT_SUCCESS;
 	}
 	r = vi_status_read(status_dir, text, sizeof(text), &st);
+	if (r == 0 && !strcmp(st.result, "recovery")) {
+		/* the unit runs on the recovery root too: not a failure of it */
+		printf("verity-init: managed: a recovery root runs: the degraded root's boot stays "
+		       "unconfirmed\n");
+		return EXIT_SUCCESS;
+	}
 	if (r < 0 || strcmp(st.result, "ok") ||
 	    vi_hex_decode(st.booted, strlen(st.booted), hash, sizeof(hash), &len) < 0 ||
 	    !vi_managed_confirm(&last, hash, (unsigned)len, &next)) {
