@@ -114,6 +114,19 @@ require_tpm=yes" before-shell --unit rescue.service --cmdline "$BASE verity.fail
 	assertEquals "not a unit name: a usage error" 2 "$RC"
 }
 
+# Managed recovery: `setup --fallback` refused a degraded root that did not come up, or could
+# not count its boot (the run directory's managed-no-reboot): a later walk of this boot (here
+# `fail`; pre-pivot's and a resumed one's are the same walk) neither reboots nor panics.
+test_walk_after_a_managed_refusal_neither_reboots_nor_panics() {
+	mkdir -p "$W/run" && : >"$W/run/managed-no-reboot"
+	agent fail --reason getarg --cmdline "$BASE verity.fail=reboot"
+	# with the sysrq stand-in the walk goes on after each action (the kernel's would not):
+	# the power-off comes where the list's end would panic, no reboot before it
+	assertEquals "no reboot, a power-off before the panic" "o c" "$(sysrq)"
+	assertContains "$(cat "$W/kmsg")" "fallback reboot: not taken: it would come back to the same degraded root"
+	assertContains "$(cat "$W/kmsg")" "fallback: poweroff (a panic would reboot into the same degraded root)"
+}
+
 test_fail_refuses_what_is_not_its_grammar() {
 	local u
 	for u in "" "a b.service" "x;reboot" "$(printf 'a\nb')"; do
