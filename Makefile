@@ -144,10 +144,11 @@ check-cli: all
 check-vm: all static
 	BUILD=$(abspath $(BUILD)) tests/vm/run.sh
 
-# The whole suite: every layer runs even when an earlier one failed, then one summary line.
+# The whole suite: every layer runs even when an earlier one failed, then one summary line. The
+# programs of the layers are built first, one compiler per core; the layers then run one by one.
 CHECK_LAYERS := check-unit check-cli check-sanitize check-fuzz lint check-vm
 check: deps
-	$(MAKE) all static
+	$(MAKE) -j$$(nproc) all static $(UNIT_BINS) $(FUZZ_BINS)
 	@failed=""; for t in $(CHECK_LAYERS); do \
 		echo "=== make $$t"; \
 		$(MAKE) --no-print-directory $$t || failed="$$failed $$t"; \
@@ -221,7 +222,7 @@ uninstall:
 # builds and cleans that tree first. libdevmapper.a is the one `make static` uses (STATIC_DEPS),
 # so the packages build in seconds once that exists (debian/README.source).
 DEBDIR    ?= $(BUILD)/deb
-DEB_FLAGS ?= -us -uc -b
+DEB_FLAGS ?= -us -uc -b -J
 DEB_SRC   := $(DEBDIR)/verity-init
 deb: $(STATIC_DEPS)/lib/libdevmapper.a
 	rm -rf $(DEBDIR)
@@ -239,7 +240,7 @@ deb: $(STATIC_DEPS)/lib/libdevmapper.a
 # (docs/security.md, docs/testing.md).
 FUZZ_CC   ?= clang
 FUZZ_TIME ?= 60
-FUZZ_SMOKE_TIME ?= 10
+FUZZ_SMOKE_TIME ?= 5
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all
 # lib/ is built for fuzzing with coverage instrumentation; warnings shown but not fatal there
 # (gcc with -Werror is the gate for lib/), fatal in the fuzz targets themselves.

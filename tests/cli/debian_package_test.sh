@@ -34,7 +34,7 @@ oneTimeSetUp() {
 	[ -z "$SKIP_WHY" ] || return 0
 	# as a user runs it: none of the flags of a make or a compiler choice this test may run under
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CC -u CFLAGS -u LDFLAGS -u BUILD \
-		make -C "$ROOT" deb DEBDIR="$DEB" DEB_FLAGS="-us -uc" STATIC_DEPS="$STATIC_DEPS" \
+		make -C "$ROOT" deb DEBDIR="$DEB" DEB_FLAGS="-us -uc -J" STATIC_DEPS="$STATIC_DEPS" \
 		>"$BUILD_LOG" 2>&1
 	BUILD_RC=$?
 }

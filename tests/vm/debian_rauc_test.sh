@@ -1,5 +1,5 @@
 #!/bin/bash
-# A/B updates with RAUC end to end (docs/slots.md, "RAUC"): the Debian root of lib-debian.sh with
+# A/B updates with RAUC end to end (docs/slots.md, "RAUC"): the Debian 13 root of lib-debian.sh with
 # Debian's rauc and rauc-service and the verity-init package of `make deb` (the RAUC backend, the
 # rauc.service drop-in, verity-init-mark-good.service, enabled), RAUC's system.conf from
 # rauc/system.conf.example and a test CA as its keyring (tests/vm/debian-rauc-hook.sh). It boots
@@ -17,6 +17,9 @@
 #   4. the old image (version 1) in both slots: each is refused, the fail action is taken.
 # DEBIAN_RAUC_NO_DROPIN=1: the first boot runs rauc.service as Debian ships it, without the
 # drop-in (verity_test.no-dropin): step 1 must fail, RAUC cannot tell which slot runs.
+# The release: Debian 13 (RAUC 1.13) unless VM_DEBIAN_SUITE says bookworm (RAUC 1.8); `make
+# check` boots 13 (docs/testing.md, "Debian releases and kernels").
+VM_DEBIAN_SUITE=${VM_DEBIAN_SUITE:-trixie}
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/vm/lib-debian.sh

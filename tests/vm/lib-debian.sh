@@ -391,7 +391,7 @@ _deb_build_packages() {   # SRC.tar OUT.tmp
 	SOURCE_DATE_EPOCH=$VM_EPOCH mmdebstrap --quiet --variant=buildd --format=null \
 		--include="$DEB_BUILD_INCLUDE" \
 		--customize-hook="upload '$1' /tmp/src.tar" \
-		--customize-hook='chroot "$1" sh -ec "mkdir /src && tar -C /src -xf /tmp/src.tar && cd /src && make -s deb BUILD=/src/build DEB_FLAGS=\"-us -uc\" >/src/build-deb.log 2>&1 || { tail -n 40 /src/build-deb.log; exit 1; }; cp /src/build-deb.log /src/build/deb/; lintian --pedantic -I --show-overrides /src/build/deb/verity-init_*.changes >/src/build/deb/lintian.txt 2>&1 || true"' \
+		--customize-hook='chroot "$1" sh -ec "mkdir /src && tar -C /src -xf /tmp/src.tar && cd /src && make -s deb BUILD=/src/build DEB_FLAGS=\"-us -uc -J\" >/src/build-deb.log 2>&1 || { tail -n 40 /src/build-deb.log; exit 1; }; cp /src/build-deb.log /src/build/deb/; lintian --pedantic -I --show-overrides /src/build/deb/verity-init_*.changes >/src/build/deb/lintian.txt 2>&1 || true"' \
 		--customize-hook="sync-out /src/build/deb '$2'" \
 		"$DEB_SUITE" /dev/null "$DEB_SOURCES" >"$log" 2>&1
 	r=$?

@@ -57,13 +57,16 @@ run_one() {   # FILE: run it, output to $out/NAME.out, exit code to $out/NAME.rc
 	echo "$r" >"$out/$n.rc"
 }
 
-# Longest files first (durations of earlier runs; unknown ones first of all): with two files at a
-# time the run ends sooner than in alphabetical order.
+# Longest files first (durations of earlier runs in this build directory, else the checked-in
+# ones of a clean run, tests/vm/durations; unknown ones first of all): with two files at a time
+# the run ends sooner than in alphabetical order, also on a clean clone.
 durations=$VM_CACHE/file-durations
 touch "$durations"
 mapfile -t files < <(for f in "${files[@]}"; do
 	n=$(basename "$f" .sh)
-	d=$(awk -v n="$n" '$1 == n { d = $2 } END { print d == "" ? 999999 : d }' "$durations")
+	d=$(awk -v n="$n" '$1 == n { d = $2 } END { print d }' "$durations")
+	[ -n "$d" ] || d=$(awk -v n="$n" '$1 == n { d = $2 } END { print d == "" ? 999999 : d }' \
+		"$here/durations")
 	echo "$d $f"
 done | sort -k1,1nr -k2 | cut -d' ' -f2-)
 
