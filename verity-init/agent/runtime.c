@@ -360,7 +360,20 @@ static void walk(struct lookup *lk, int dfd, size_t plen, unsigned depth)
 	closedir(d);
 }
 
-/* Where the mapping is mounted (the first mount of its device), or -ENOENT. */
+/* Whether a mountinfo line's root (field 4) is the filesystem's own: "/", not a bind mount of
+ * a directory in it (whose paths would be named from that directory). */
+static bool whole_filesystem(const char *line)
+{
+	for (unsigned i = 0; i < 3; i++) {
+		line = strchr(line, ' ');
+		if (!line)
+			return false;
+		line++;
+	}
+	return !strncmp(line, "/ ", 2);
+}
+
+/* Where the mapping's filesystem is mounted whole (its first such mount), or -ENOENT. */
 static int mount_point(const struct mapping *m, char *mnt, size_t size)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -373,7 +386,7 @@ static int mount_point(const struct mapping *m, char *mnt, size_t size)
 		unsigned maj, min;
 
 		if (vi_mountinfo_parse(line, strcspn(line, "\n"), &maj, &min, mnt, size) == 0 &&
-		    maj == m->major && min == m->minor)
+		    maj == m->major && min == m->minor && whole_filesystem(line))
 			r = 0;
 	}
 	fclose(f);
@@ -421,6 +434,11 @@ static void find_files(const struct mapping *m, struct vi_corruption_record **re
 		if (fd >= 0)
 			close(fd);
 		why = "(its mount point cannot be read)";
+		goto out;
+	}
+	if (major(st.st_dev) != m->major || minor(st.st_dev) != m->minor) {
+		close(fd);
+		why = "(another filesystem is mounted over it: no file to name)";
 		goto out;
 	}
 	lk->dev = st.st_dev;
