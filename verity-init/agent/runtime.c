@@ -745,6 +745,21 @@ static bool narrow(int fd, uint64_t off, size_t len, char *buf, bool first_only,
 	return false;
 }
 
+/* The blocks FEC corrected on mapping name so far (the status line's second field, 7.x),
+ * UINT64_MAX when the kernel gives no count. */
+static uint64_t fec_count(const char *name)
+{
+	struct vi_error ignored;
+	char status[128];
+	uint64_t fec = UINT64_MAX;
+	bool corrupted;
+
+	if (vi_dm_status(name, status, sizeof(status), &ignored) < 0 ||
+	    vi_corruption_status(status, strlen(status), &corrupted, &fec) < 0)
+		return UINT64_MAX;
+	return fec;
+}
+
 int vi_scrub(const char *name, bool first_only, bool quiet, struct vi_scrub_result *res,
 	     struct vi_error *err)
 {
@@ -779,6 +794,7 @@ int vi_scrub(const char *name, bool first_only, bool quiet, struct vi_scrub_resu
 		return vi_errno(err, -ENOMEM, "no memory");
 	}
 	io_idle();
+	res->fec_corrected = fec_count(name);
 	while (!stop && res->bytes < res->size) {
 		size_t len = res->size - res->bytes < SCRUB_CHUNK ? (size_t)(res->size - res->bytes)
 								  : SCRUB_CHUNK;
@@ -800,6 +816,12 @@ int vi_scrub(const char *name, bool first_only, bool quiet, struct vi_scrub_resu
 	}
 	if (!quiet && tty)
 		fputc('\n', stderr);
+	if (res->fec_corrected != UINT64_MAX) {
+		uint64_t after = fec_count(name);
+
+		res->fec_corrected = after != UINT64_MAX && after >= res->fec_corrected ?
+				     after - res->fec_corrected : UINT64_MAX;
+	}
 	r = 0;
 out:
 	res->usec = vi_now_us() - t0;
@@ -835,6 +857,9 @@ int vi_scrub_main(int argc, char **argv)
 		       (unsigned long long)res.bad[i]);
 	if (res.more_bad)
 		printf("scrub %s: more than %u blocks failed\n", name, VI_SCRUB_BAD_MAX);
+	if (res.fec_corrected != UINT64_MAX && res.fec_corrected)
+		printf("scrub %s: %llu blocks read only through FEC's correction (the device is "
+		       "wearing)\n", name, (unsigned long long)res.fec_corrected);
 	printf("scrub %s: %llu MiB read in %.2f s (%.1f MiB/s): %s\n", name,
 	       (unsigned long long)(res.bytes >> 20), (double)res.usec / 1e6,
 	       res.usec ? (double)res.bytes / (double)res.usec * 1e6 / 1048576.0 : 0.0,

@@ -35,11 +35,14 @@ struct vi_scrub_result {
 	uint64_t bad[VI_SCRUB_BAD_MAX];   /* data blocks whose read failed */
 	unsigned nbad;
 	bool more_bad;           /* more than VI_SCRUB_BAD_MAX, or stopped at the first */
+	uint64_t fec_corrected;  /* blocks FEC corrected during the read (the status line's count,
+	                          * 7.x kernels); UINT64_MAX: the kernel gives no count */
 };
 
 /* Read every block of /dev/mapper/NAME once, through dm-verity and past the page cache
  * (O_DIRECT), at idle I/O priority; progress on stderr unless quiet. A block whose read fails
- * is named in *res; first_only stops there. 0 when everything was read (res->nbad says whether
+ * is named in *res; first_only stops there. Blocks FEC corrected read fine: their count (the
+ * status line's before and after) is in res->fec_corrected. 0 when everything was read (res->nbad says whether
  * a block failed); -errno with err set when the mapping cannot be read at all. */
 int vi_scrub(const char *name, bool first_only, bool quiet, struct vi_scrub_result *res,
 	     struct vi_error *err);

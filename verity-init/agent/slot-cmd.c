@@ -396,6 +396,10 @@ static int full_read_check(const struct slot_cmd *c, unsigned i)
 	fprintf(stderr, "verity-init: slot %s: full read of mapping %s: %llu MiB verified in "
 		"%.1f s\n", vi_slot_name(i), c->mapping, (unsigned long long)(res.bytes >> 20),
 		(double)res.usec / 1e6);
+	if (res.fec_corrected != UINT64_MAX && res.fec_corrected)
+		fprintf(stderr, "verity-init: slot %s: %llu blocks read only through FEC's "
+			"correction (the device is wearing)\n", vi_slot_name(i),
+			(unsigned long long)res.fec_corrected);
 	return 0;
 }
 
