@@ -77,4 +77,15 @@ void vi_status_set_usr(struct vi_status *st, const struct vi_target *usr,
 /* Write dir/status atomically (temporary file + rename), creating dir (0755). */
 int vi_status_write(const char *dir, const struct vi_status *st, struct vi_error *err);
 
+/* Where runtime units and drop-ins for the booted system's systemd go (kept across the switch). */
+#define VI_SYSTEMD_RUNTIME_UNITS "/run/systemd/system"
+
+/* systemd's own veritysetup (its generator reads roothash= and usrhash= as the agent does)
+ * stands down for mapping name, which the agent set up and verified: a drop-in under unit_dir
+ * (VI_SYSTEMD_RUNTIME_UNITS) for systemd-veritysetup@NAME.service that skips the unit while
+ * /dev/mapper/NAME exists, in the journal as an unmet condition, instead of a second program
+ * opening a volume that is already active. name of [A-Za-z0-9_] only (1-64; other names would
+ * need systemd's unit-name escaping): -EINVAL, nothing written. */
+int vi_status_veritysetup_standdown(const char *unit_dir, const char *name, struct vi_error *err);
+
 #endif

@@ -172,3 +172,57 @@ int vi_status_read(const char *dir, char *buf, size_t size, struct vi_status *re
 	vi_status_parse(buf, ret);
 	return 0;
 }
+
+static int mkdir_one(const char *path, struct vi_error *err)
+{
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return vi_errno(err, -errno, "cannot create %.200s: %s", path, strerror(errno));
+	return 0;
+}
+
+int vi_status_veritysetup_standdown(const char *unit_dir, const char *name, struct vi_error *err)
+{
+	char dir[512], path[560], tmp[570], text[256];
+	size_t n = strlen(name);
+	int fd, r, len;
+	char *slash;
+
+	if (n == 0 || n > 64 || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_") != n)
+		return vi_err(err, "mapping name %.80s needs systemd's unit-name escaping", name);
+	/* unit_dir and its parents (/run/systemd may not exist before systemd runs) */
+	snprintf(dir, sizeof(dir), "%.400s", unit_dir);
+	for (slash = strchr(dir + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		r = mkdir_one(dir, err);
+		*slash = '/';
+		if (r < 0)
+			return r;
+	}
+	r = mkdir_one(dir, err);
+	if (r < 0)
+		return r;
+	snprintf(dir, sizeof(dir), "%.400s/systemd-veritysetup@%s.service.d", unit_dir, name);
+	r = mkdir_one(dir, err);
+	if (r < 0)
+		return r;
+	len = snprintf(text, sizeof(text),
+		       "# verity-init set up and verified /dev/mapper/%s before the switch\n"
+		       "# (/run/verity-init/status): systemd's veritysetup stands down for it.\n"
+		       "[Unit]\nConditionPathExists=!/dev/mapper/%s\n", name, name);
+	snprintf(path, sizeof(path), "%s/50-verity-init.conf", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return vi_errno(err, -errno, "cannot write %.200s: %s", tmp, strerror(errno));
+	r = write(fd, text, (size_t)len) == len ? 0 : -EIO;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(tmp);
+		return vi_errno(err, r, "cannot write %.200s: %s", path, strerror(-r));
+	}
+	return 0;
+}

@@ -145,6 +145,41 @@ static void test_slot_lines(void **state)
 	assert_int_equal(ut_rm_tree(top), 0);
 }
 
+/* systemd's veritysetup told to stand down for a mapping: the drop-in, its parents made; names
+ * that would need systemd's escaping refused, nothing written. */
+static void test_veritysetup_standdown(void **state)
+{
+	char dir[] = "/tmp/test_standdown.XXXXXX", units[300], path[400], buf[512];
+	struct vi_error err;
+	ssize_t n;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(units, sizeof(units), "%s/run/systemd/system", dir);
+	assert_int_equal(vi_status_veritysetup_standdown(units, "root", &err), 0);
+	snprintf(path, sizeof(path), "%s/systemd-veritysetup@root.service.d/50-verity-init.conf",
+		 units);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_non_null(strstr(buf, "\n[Unit]\nConditionPathExists=!/dev/mapper/root\n"));
+	/* again: the same file, no error */
+	assert_int_equal(vi_status_veritysetup_standdown(units, "root", &err), 0);
+	assert_int_equal(vi_status_veritysetup_standdown(units, "my-root", &err), -EINVAL);
+	assert_int_equal(vi_status_veritysetup_standdown(units, "a/../b", &err), -EINVAL);
+	assert_int_equal(vi_status_veritysetup_standdown(units, "", &err), -EINVAL);
+	assert_int_equal(vi_status_veritysetup_standdown(units, "x\nConditionHost=y", &err),
+			 -EINVAL);
+	snprintf(path, sizeof(path), "%s/systemd-veritysetup@my-root.service.d", units);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_read),
 		cmocka_unit_test(test_from_failure),
 		cmocka_unit_test(test_slot_lines),
+		cmocka_unit_test(test_veritysetup_standdown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -134,12 +134,15 @@ test_trixie_builds_the_packages_lintian_clean() {
 }
 
 # stands_down_asserts LOG NAME... : after the switch the root's own systemd-veritysetup-generator
-# (it reads the same command line) found each mapping NAME active and set nothing up.
+# (it reads the same command line) made a unit for each mapping NAME, which the agent's drop-in
+# (/run/systemd/system/systemd-veritysetup@NAME.service.d) skipped: no second program opened it.
 stands_down_asserts() {
 	local log=$1 n; shift
 	for n in "$@"; do
-		vm_assert_log_contains "$log" "VERITY-TEST-VERITYSETUP .*systemd-veritysetup\[[0-9]+\]: Volume $n already active\." \
+		vm_assert_log_contains "$log" "VERITY-TEST-VERITYSETUP .*systemd-veritysetup@$n\.service.* skipped because of an unmet condition check \(ConditionPathExists=!/dev/mapper/$n\)" \
 			"the root's systemd-veritysetup@$n did not stand down" || return 1
+		vm_assert_log_lacks "$log" "systemd-veritysetup\[[0-9]+\]: Volume $n already active" \
+			"systemd's veritysetup opened $n again" || return 1
 	done
 	vm_assert_log_lacks "$log" 'VERITY-TEST-FAILED systemd-veritysetup@' "a veritysetup unit failed"
 }

@@ -183,3 +183,18 @@ int vi_agent_activate(struct agent *a, const struct vi_target *t, struct vi_acti
 		 act->reused ? ", existing identical mapping reused" : "");
 	return 0;
 }
+
+void vi_agent_veritysetup_standdown(struct agent *a, const struct vi_target *t)
+{
+	struct vi_error err = { "" };
+	char dir[300];
+
+	/* a test's run directory keeps the drop-in too, away from the host's systemd */
+	if (strcmp(a->status_dir, VI_STATUS_DIR))
+		snprintf(dir, sizeof(dir), "%.250s/systemd/system", a->status_dir);
+	else
+		snprintf(dir, sizeof(dir), "%s", VI_SYSTEMD_RUNTIME_UNITS);
+	if (vi_status_veritysetup_standdown(dir, t->name, &err) < 0)
+		vi_kmsg_log(&a->log, KMSG_NOTICE, "%s: systemd's veritysetup is not told to stand "
+			    "down: %s", t->name, err.msg);
+}

@@ -116,6 +116,9 @@ int vi_agent_fail_target(struct agent *a, enum vi_stage stage, const struct vi_t
 			 const struct vi_error *reason);
 /* The one log record of a->failure. */
 void vi_agent_log_failure(struct agent *a);
+/* After t is set up and verified: systemd's own veritysetup stands down for its mapping in the
+ * booted system (a drop-in in /run; lib/boot/status.c), one log line when it cannot. */
+void vi_agent_veritysetup_standdown(struct agent *a, const struct vi_target *t);
 /* The status file, from a->failure (lib/boot/status.c). */
 void vi_agent_write_status(struct agent *a, const char *result, const char *action,
 			   const struct vi_target *booted);

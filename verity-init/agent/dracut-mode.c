@@ -310,6 +310,10 @@ static int setup_targets(struct agent *a)
 		r = vi_agent_managed_commit(a, &cfg->usr);
 	if (r == 0 && cfg->usr.enabled)
 		r = vi_agent_measure(a, &cfg->usr);
+	if (r == 0 && cfg->root.enabled)
+		vi_agent_veritysetup_standdown(a, &cfg->root);
+	if (r == 0 && cfg->usr.enabled)
+		vi_agent_veritysetup_standdown(a, &cfg->usr);
 	if (r < 0)
 		vi_maprec_remove(a->status_dir);
 	if (r < 0 && usr_up)

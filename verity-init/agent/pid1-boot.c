@@ -262,6 +262,10 @@ static int boot_target(struct agent *a, const struct vi_target *t, const char *r
 	if (r < 0)
 		goto out_umount;
 	vi_agent_write_status(a, result, action, t->enabled ? t : usr);
+	if (t->enabled)
+		vi_agent_veritysetup_standdown(a, t);
+	if (with_usr)
+		vi_agent_veritysetup_standdown(a, usr);
 	r = switch_and_exec(a, t->enabled ? t : usr, &init_id,
 			    with_usr && !t->enabled ? uact.devno : 0, ret_switched);
 	if (*ret_switched)
