@@ -56,7 +56,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all check check-unit check-cli check-vm check-fuzz demo install static clean help \
+.PHONY: all check check-unit unit-bins check-cli check-vm check-fuzz demo install static clean help \
         deps deps-demo lint fuzz bench bench-distro check-sanitize deb
 .DEFAULT_GOAL := all
 
@@ -137,6 +137,9 @@ deps-demo:
 
 check-unit: $(UNIT_BINS)
 	tests/unit/run.sh $(UNIT_BINS)
+
+# the unit tests' programs only (check-sanitize builds them one compiler per core first)
+unit-bins: $(UNIT_BINS)
 
 check-cli: all
 	BUILD=$(abspath $(BUILD)) tests/cli/run.sh
@@ -288,6 +291,7 @@ check-sanitize:
 		rm -rf $$san/lib $$san/prog $$san/tests $$san/libverity.a $$san/verity-image $$san/verity-init; fi; \
 	mkdir -p $$san && echo "$(SAN_CC)" >$$san/.sanitize-cc; \
 	rm -rf $$san/sanitizer-logs && mkdir -p $$san/sanitizer-logs; \
+	$(MAKE) -j$$(nproc) SANITIZE=1 CC=$(SAN_CC) BUILD=$(SAN_BUILD) all unit-bins || exit 1; \
 	rc=0; $(SAN_ENV) CLI_SKIP=debian_package_test $(MAKE) SANITIZE=1 CC=$(SAN_CC) BUILD=$(SAN_BUILD) check-unit check-cli || rc=$$?; \
 	if [ -n "$$(ls -A $$san/sanitizer-logs)" ]; then cat $$san/sanitizer-logs/*; \
 		echo "check-sanitize: sanitizer reports above" >&2; exit 1; fi; \
