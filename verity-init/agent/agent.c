@@ -3,9 +3,12 @@
  * dracut-mode.c): the configuration pipeline with its log lines, the one place a failure is
  * recorded, the status file, and the set-up of one target (lib/boot/activate.c) with its log
  * lines. Declared in agent.h. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "digest.h"
@@ -197,4 +200,28 @@ void vi_agent_veritysetup_standdown(struct agent *a, const struct vi_target *t)
 	if (vi_status_veritysetup_standdown(dir, t->name, &err) < 0)
 		vi_kmsg_log(&a->log, KMSG_NOTICE, "%s: systemd's veritysetup is not told to stand "
 			    "down: %s", t->name, err.msg);
+}
+
+int vi_agent_run_mark(struct agent *a, const char *name, bool exclusive)
+{
+	char path[512];
+	int fd;
+
+	if (mkdir(a->status_dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%.400s/%s", a->status_dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (exclusive ? O_EXCL : 0),
+		  0644);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+bool vi_agent_run_marked(const struct agent *a, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%.400s/%s", a->status_dir, name);
+	return access(path, F_OK) == 0;
 }

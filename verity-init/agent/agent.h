@@ -116,6 +116,11 @@ int vi_agent_fail_target(struct agent *a, enum vi_stage stage, const struct vi_t
 			 const struct vi_error *reason);
 /* The one log record of a->failure. */
 void vi_agent_log_failure(struct agent *a);
+/* A marker NAME in the run directory (a->status_dir, made when missing): what one process of
+ * the boot tells the later ones (the dracut runtime runs several). 0, or -errno (-EEXIST with
+ * exclusive when it is there already). */
+int vi_agent_run_mark(struct agent *a, const char *name, bool exclusive);
+bool vi_agent_run_marked(const struct agent *a, const char *name);
 /* After t is set up and verified: systemd's own veritysetup stands down for its mapping in the
  * booted system (a drop-in in /run; lib/boot/status.c), one log line when it cannot. */
 void vi_agent_veritysetup_standdown(struct agent *a, const struct vi_target *t);

@@ -93,28 +93,9 @@ int vi_dracut_remove_mapping(struct agent *a, const char *name)
 	return r;
 }
 
-/* Once per boot: a marker in the run directory (a second failure must not loop). */
-static int recovery_mark(struct agent *a)
-{
-	char path[512];
-	int fd;
-
-	if (mkdir(a->status_dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	snprintf(path, sizeof(path), "%.400s/" RECOVERY_MARK, a->status_dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
 bool vi_dracut_recovery_marked(const struct agent *a)
 {
-	char path[512];
-
-	snprintf(path, sizeof(path), "%.400s/" RECOVERY_MARK, a->status_dir);
-	return access(path, F_OK) == 0;
+	return vi_agent_run_marked(a, RECOVERY_MARK);
 }
 
 /* After the mapping's set-up: mount it on newroot and read its init (pre-pivot only). */
@@ -159,7 +140,8 @@ static int dracut_recovery(struct agent *a)
 		skip = "not available under systemd once /sysroot is mounted";
 	else if (cfg->usr.enabled && cfg->layout == VI_LAYOUT_TMPFS_USR)
 		skip = "not available with a tmpfs root (dracut waits for the /usr mapping)";
-	else if ((r = recovery_mark(a)) == -EEXIST)
+	/* once per boot: a second failure must not loop */
+	else if ((r = vi_agent_run_mark(a, RECOVERY_MARK, true)) == -EEXIST)
 		skip = "already tried in this boot";
 	else if (r < 0)
 		skip = "cannot record the attempt in the run directory";

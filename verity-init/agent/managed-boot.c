@@ -5,12 +5,9 @@
  * blocks), is measured and reported as such; an A/B slot is marked bad instead (slot-boot.c).
  * Declared in agent.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "agent.h"
 #include "efivars.h"
@@ -65,23 +62,13 @@ static struct vi_target *keyed(struct agent *a)
  * runtime's later ones. */
 static void no_reboot(struct agent *a)
 {
-	char path[512];
-	int fd;
-
 	a->managed.no_reboot = true;
-	(void)mkdir(a->status_dir, 0755);
-	snprintf(path, sizeof(path), "%.400s/" VI_MANAGED_NO_REBOOT, a->status_dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd >= 0)
-		close(fd);
+	(void)vi_agent_run_mark(a, VI_MANAGED_NO_REBOOT, false);
 }
 
 void vi_agent_managed_no_reboot_read(struct agent *a)
 {
-	char path[512];
-
-	snprintf(path, sizeof(path), "%.400s/" VI_MANAGED_NO_REBOOT, a->status_dir);
-	if (access(path, F_OK) == 0)
+	if (vi_agent_run_marked(a, VI_MANAGED_NO_REBOOT))
 		a->managed.no_reboot = true;
 }
 
