@@ -62,34 +62,8 @@ dracut_ng_asserts() {
 
 # agent_boot NAME FSTYPE WORDS... : the verified root of FSTYPE through the standalone agent.
 agent_boot() {
-	local name=$1 fs=$2 words; shift 2
-	debian_verity "$fs" || { fail "the $fs root image"; return 1; }
-	words=$("$VI_IMAGE" cmdline "$DEB_HASH" /dev/vda /dev/vdb "$DEB_ROOTHASH") ||
-		{ fail "verity-image cmdline"; return 1; }
-	vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk "$DEB_DATA" --disk "$DEB_HASH" \
-		"$name" "$RD" "$words root=/dev/mapper/root verity.fail=poweroff $*"
-}
-
-# dracut_boot NAME FLAVOUR FSTYPE WORDS... : the same root through the dracut-ng image FLAVOUR
-# generated inside it.
-dracut_boot() {
-	local name=$1 fl=$2 fs=$3 rd words; shift 3
-	rd=$(debian_initrd "$fl") || { fail "the $fl image of the root"; return 1; }
-	debian_verity "$fs" || { fail "the $fs root image"; return 1; }
-	words=$("$VI_IMAGE" cmdline "$DEB_HASH" /dev/vda /dev/vdb "$DEB_ROOTHASH") ||
-		{ fail "verity-image cmdline"; return 1; }
-	vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk "$DEB_DATA" --disk "$DEB_HASH" \
-		"$name" "$rd" "$words root=/dev/mapper/root verity.fail=poweroff $*"
-}
-
-# usr_boot NAME FLAVOUR USRDISK WORDS... : root and /usr both verified (the root without its
-# /usr, erofs, hash tree on the second disk; the /usr GPT disk found from usrhash=).
-usr_boot() {
-	local name=$1 fl=$2 disk=$3 rd; shift 3
-	rd=$(debian_initrd "$fl") || { fail "the $fl image of the root"; return 1; }
-	{ debian_usr_disk && debian_rest_root; } || { fail "the root and /usr images"; return 1; }
-	vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk "$DEB_REST" --disk "$DEB_REST_HASH" \
-		--disk "$disk" "$name" "$rd" "roothash=$DEB_REST_ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb usrhash=$DEB_USRHASH root=/dev/mapper/root verity.fail=poweroff $*"
+	local name=$1; shift
+	debian_boot_verified "$name" "$RD" "$@"
 }
 
 # --- dracut-ng: what the module relies on ---------------------------------------------------------
@@ -176,7 +150,7 @@ test_trixie_overlay_boots_through_the_agent() {
 # --- dracut-ng, shell init -----------------------------------------------------------------------
 
 test_trixie_dracut_shell_state_boots_to_running() {
-	dracut_boot trixie-dracut-shell-state shell erofs systemd.volatile=state || return
+	debian_dracut_boot trixie-dracut-shell-state shell erofs systemd.volatile=state || return
 	vm_assert_booted || return
 	debian_assert_running "$VM_LOG" || return
 	trixie_asserts "$VM_LOG" || return
@@ -208,7 +182,7 @@ i = d.find(n)
 sys.exit(1) if i < 0 or d.find(n, i + 1) >= 0 else print(i + 7)' "$w/disk.img" "$w/needle") ||
 		{ fail "systemd's bytes not found once in the /usr disk"; return; }
 	vm_flip_byte "$w/disk.img" "$off" || { fail "flipping a byte"; return; }
-	usr_boot trixie-dracut-shell-usr-tampered shell "$w/disk.img"
+	debian_usr_boot trixie-dracut-shell-usr-tampered shell "$w/disk.img" verity.fail=poweroff
 	rm -f "$w/disk.img"
 	vm_assert_booted || return
 	dracut_ng_asserts "$VM_LOG" shell || return
@@ -287,7 +261,7 @@ test_trixie_systemd_veritysetup_stands_down_for_verity_init() {
 	grep -q 'verity-init: systemd-veritysetup-generator masked' "$tar.log" ||
 		{ fail "dracut did not say that it masked systemd's veritysetup generator"; return; }
 	debian_usr_disk || { fail "the /usr disk"; return; }
-	usr_boot trixie-dracut-systemd-both systemd-both "$DEB_USR_DISK" || return
+	debian_usr_boot trixie-dracut-systemd-both systemd-both "$DEB_USR_DISK" verity.fail=poweroff || return
 	vm_assert_booted || return
 	dracut_ng_asserts "$VM_LOG" systemd || return
 	root_usr_asserts "$VM_LOG" || return

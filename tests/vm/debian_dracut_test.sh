@@ -28,19 +28,6 @@ oneTimeSetUp() {
 	debian_use_packages "$DEB_PKGDIR" || exit 1
 }
 
-# dracut_boot NAME FLAVOUR FSTYPE WORDS... : the verified root of FSTYPE (hash tree on the second
-# disk) booted through the FLAVOUR image generated inside it, with the command line verity-image
-# prints for it, and WORDS.
-dracut_boot() {
-	local name=$1 fl=$2 fs=$3 rd words; shift 3
-	rd=$(debian_initrd "$fl") || { fail "the $fl image of the root"; return 1; }
-	debian_verity "$fs" || { fail "the $fs root image"; return 1; }
-	words=$("$VI_IMAGE" cmdline "$DEB_HASH" /dev/vda /dev/vdb "$DEB_ROOTHASH") ||
-		{ fail "verity-image cmdline"; return 1; }
-	vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk "$DEB_DATA" --disk "$DEB_HASH" \
-		"$name" "$rd" "$words root=/dev/mapper/root verity.fail=poweroff $*"
-}
-
 # overlay_asserts LOG HOW : running, / an overlay (writable, lost at power-off), init read
 # through it from the verified root; HOW: who stacked it (pre-pivot, in both flavours).
 overlay_asserts() {
@@ -55,24 +42,15 @@ overlay_asserts() {
 }
 
 test_dracut_shell_overlay_boots_to_running() {
-	dracut_boot debian-dracut-shell-overlay shell erofs systemd.volatile=overlay || return
+	debian_dracut_boot debian-dracut-shell-overlay shell erofs systemd.volatile=overlay || return
 	vm_assert_booted || return
 	overlay_asserts "$VM_LOG" 'stacked here'
 }
 
 test_dracut_systemd_overlay_boots_to_running() {
-	dracut_boot debian-dracut-systemd-overlay systemd squashfs systemd.volatile=overlay || return
+	debian_dracut_boot debian-dracut-systemd-overlay systemd squashfs systemd.volatile=overlay || return
 	vm_assert_booted || return
 	overlay_asserts "$VM_LOG" 'stacked here'
-}
-
-# usr_boot NAME FLAVOUR USRDISK WORDS... : root and /usr both verified: the root without its /usr
-# (erofs, hash tree on the second disk) and the /usr GPT disk USRDISK, found from usrhash=.
-usr_boot() {
-	local name=$1 fl=$2 disk=$3 rd; shift 3
-	rd=$(debian_initrd "$fl") || { fail "the $fl image of the root"; return 1; }
-	vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk "$DEB_REST" --disk "$DEB_REST_HASH" \
-		--disk "$disk" "$name" "$rd" "roothash=$DEB_REST_ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb usrhash=$DEB_USRHASH root=/dev/mapper/root $*"
 }
 
 # root_usr_asserts LOG WHO : running, / and /usr the two verified mappings, read-only; init read
@@ -89,7 +67,7 @@ root_usr_asserts() {
 
 test_dracut_shell_root_and_usr_boot_to_running() {
 	{ debian_usr_disk && debian_rest_root; } || { fail "the root and /usr images"; return; }
-	usr_boot debian-dracut-shell-usr shell "$DEB_USR_DISK" verity.fail=poweroff || return
+	debian_usr_boot debian-dracut-shell-usr shell "$DEB_USR_DISK" verity.fail=poweroff || return
 	vm_assert_booted || return
 	root_usr_asserts "$VM_LOG" 'mounted here on'
 }

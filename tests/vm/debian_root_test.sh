@@ -27,12 +27,8 @@ oneTimeSetUp() {
 # debian_boot NAME FSTYPE WORDS... : boot the verified Debian root of FSTYPE (hash tree on the
 # second disk) with the command line verity-image prints for it, and WORDS.
 debian_boot() {
-	local name=$1 fs=$2 words; shift 2
-	debian_verity "$fs" || { fail "the $fs root image"; return 1; }
-	words=$("$VI_IMAGE" cmdline "$DEB_HASH" /dev/vda /dev/vdb "$DEB_ROOTHASH") ||
-		{ fail "verity-image cmdline"; return 1; }
-	vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk "$DEB_DATA" --disk "$DEB_HASH" \
-		"$name" "${DEB_RD:-$RD}" "$words root=/dev/mapper/root verity.fail=poweroff $*"
+	local name=$1; shift
+	debian_boot_verified "$name" "${DEB_RD:-$RD}" "$@"
 }
 
 test_overlay_over_the_verified_root_boots_to_running() {

@@ -257,6 +257,37 @@ debian_line() {
 	printf '%s\n' "${l%$'\r'}"
 }
 
+# debian_boot_verified NAME INITRD FSTYPE WORDS... : the verified root of FSTYPE (hash tree on
+# the second disk) booted through INITRD with the command line verity-image prints for it, and
+# WORDS.
+debian_boot_verified() {
+	local name=$1 rd=$2 fs=$3 words; shift 3
+	debian_verity "$fs" || { fail "the $fs root image"; return 1; }
+	words=$("$VI_IMAGE" cmdline "$DEB_HASH" /dev/vda /dev/vdb "$DEB_ROOTHASH") ||
+		{ fail "verity-image cmdline"; return 1; }
+	vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk "$DEB_DATA" --disk "$DEB_HASH" \
+		"$name" "$rd" "$words root=/dev/mapper/root verity.fail=poweroff $*"
+}
+
+# debian_dracut_boot NAME FLAVOUR FSTYPE WORDS... : the same through the dracut image FLAVOUR
+# generated inside the root (debian_initrd).
+debian_dracut_boot() {
+	local name=$1 fl=$2 rd; shift 2
+	rd=$(debian_initrd "$fl") || { fail "the $fl image of the root"; return 1; }
+	debian_boot_verified "$name" "$rd" "$@"
+}
+
+# debian_usr_boot NAME FLAVOUR USRDISK WORDS... : root and /usr both verified through the dracut
+# image FLAVOUR (the root without its /usr, erofs, hash tree on the second disk; the /usr GPT
+# disk USRDISK found from usrhash=).
+debian_usr_boot() {
+	local name=$1 fl=$2 disk=$3 rd; shift 3
+	rd=$(debian_initrd "$fl") || { fail "the $fl image of the root"; return 1; }
+	{ debian_usr_disk && debian_rest_root; } || { fail "the root and /usr images"; return 1; }
+	vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk "$DEB_REST" --disk "$DEB_REST_HASH" \
+		--disk "$disk" "$name" "$rd" "roothash=$DEB_REST_ROOTHASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb usrhash=$DEB_USRHASH root=/dev/mapper/root $*"
+}
+
 # debian_assert_running LOG : the marker ran and systemd reported "running" (else the failed
 # units are named).
 debian_assert_running() {
