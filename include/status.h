@@ -77,8 +77,11 @@ void vi_status_set_usr(struct vi_status *st, const struct vi_target *usr,
 /* Write dir/status atomically (temporary file + rename), creating dir (0755). */
 int vi_status_write(const char *dir, const struct vi_status *st, struct vi_error *err);
 
-/* Where runtime units and drop-ins for the booted system's systemd go (kept across the switch). */
-#define VI_SYSTEMD_RUNTIME_UNITS "/run/systemd/system"
+/* Where the agent's drop-ins for the booted system's systemd go (kept across the switch): the
+ * runtime control directory, a unit search path of systemd's since 233. Not /run/systemd/system:
+ * that directory existing is how programs tell systemd is PID 1 (sd_booted(), dracut's shell
+ * hooks, a sysvinit root's tools), and the agent also runs where systemd does not. */
+#define VI_SYSTEMD_RUNTIME_UNITS "/run/systemd/system.control"
 
 /* systemd's own veritysetup (its generator reads roothash= and usrhash= as the agent does)
  * stands down for mapping name, which the agent set up and verified: a drop-in under unit_dir

@@ -156,7 +156,7 @@ static void test_veritysetup_standdown(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	snprintf(units, sizeof(units), "%s/run/systemd/system", dir);
+	snprintf(units, sizeof(units), "%s/run/systemd/system.control", dir);
 	assert_int_equal(vi_status_veritysetup_standdown(units, "root", &err), 0);
 	snprintf(path, sizeof(path), "%s/systemd-veritysetup@root.service.d/50-verity-init.conf",
 		 units);
@@ -175,6 +175,9 @@ static void test_veritysetup_standdown(void **state)
 	assert_int_equal(vi_status_veritysetup_standdown(units, "x\nConditionHost=y", &err),
 			 -EINVAL);
 	snprintf(path, sizeof(path), "%s/systemd-veritysetup@my-root.service.d", units);
+	assert_int_equal(access(path, F_OK), -1);
+	/* /run/systemd/system itself would say that systemd is PID 1 (sd_booted) */
+	snprintf(path, sizeof(path), "%s/run/systemd/system", dir);
 	assert_int_equal(access(path, F_OK), -1);
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	assert_int_equal(system(path), 0);

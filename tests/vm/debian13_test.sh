@@ -109,7 +109,7 @@ test_trixie_builds_the_packages_lintian_clean() {
 
 # stands_down_asserts LOG NAME... : after the switch the root's own systemd-veritysetup-generator
 # (it reads the same command line) made a unit for each mapping NAME, which the agent's drop-in
-# (/run/systemd/system/systemd-veritysetup@NAME.service.d) skipped: no second program opened it.
+# (/run/systemd/system.control/systemd-veritysetup@NAME.service.d) skipped: no second program opened it.
 stands_down_asserts() {
 	local log=$1 n; shift
 	for n in "$@"; do
