@@ -116,14 +116,27 @@ lint_shell() {
 	return 0
 }
 
+# One shellcheck process checks the tests with the files they source (which must be
+# on its command line): it runs beside the C checks, which use the other cores, and its report
+# is printed at the end.
+shell_pid=""
 if [ -n "$sh_files" ]; then
-	lint_shell || status=1
+	lint_shell >"$tmp/shell.report" 2>&1 &
+	shell_pid=$!
 fi
+# shell_done: wait for shellcheck, print its report, count its result.
+shell_done() {
+	[ -n "$shell_pid" ] || return 0
+	wait "$shell_pid" || status=1
+	cat "$tmp/shell.report"
+	shell_pid=""
+}
 # The layer rule (docs/design.md), on a whole-tree run only: it reads every include line.
 if [ $# -eq 0 ]; then
 	build-aux/layers.sh || status=1
 fi
 if [ -z "$files" ]; then
+	shell_done
 	if [ "$status" -eq 0 ]; then echo "lint: clean"; else echo "lint: FAILED (findings above)" >&2; fi
 	exit "$status"
 fi
@@ -164,6 +177,7 @@ if ! printf '%s\n' $files | xargs -P "$JOBS" -I{} sh -c '
 	status=1
 fi
 grep -E '(error|warning):' "$tidy_out" || true
+shell_done
 
 if [ "$status" -eq 0 ]; then
 	echo "lint: clean"

@@ -1,6 +1,6 @@
 #!/bin/bash
-# The Debian packages: `make deb` (dpkg-buildpackage on debian/, source and binaries) in a
-# temporary directory, then what a distribution would check: lintian (pedantic, info tags) has
+# The Debian packages: `make deb` (dpkg-buildpackage on debian/, source and binaries) into
+# $BUILD/deb, then what a distribution would check: lintian (pedantic, info tags) has
 # no error or warning and uses no stale override, each package holds its files where they must
 # be (the agent statically linked at /usr/sbin/verity-init, the dracut module where dracut and
 # its module-setup.sh look, the man pages), and the version is the programs' own.
@@ -27,11 +27,17 @@ deb_unbuildable() {
 }
 
 # The packages are built once for every test; a failed build fails each test with its log.
+# They go where the vm layer's Debian roots take them from ($BUILD/deb, tests/vm/lib-debian.sh's
+# debian_make_deb, under the same lock, held while this file reads them): `make check` builds
+# them once, here, and the vm layer finds them newer than every source.
 oneTimeSetUp() {
-	DEB=$SHUNIT_TMPDIR/deb
+	DEB=${BUILD:-$ROOT/build}/deb
 	BUILD_LOG=$SHUNIT_TMPDIR/build.log
 	SKIP_WHY=$(deb_unbuildable)
 	[ -z "$SKIP_WHY" ] || return 0
+	mkdir -p "${DEB%/*}"
+	exec {deb_lock}>"$DEB.lock"
+	flock "$deb_lock"
 	# as a user runs it: none of the flags of a make or a compiler choice this test may run under
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CC -u CFLAGS -u LDFLAGS -u BUILD \
 		make -C "$ROOT" deb DEBDIR="$DEB" DEB_FLAGS="-us -uc -J" STATIC_DEPS="$STATIC_DEPS" \
