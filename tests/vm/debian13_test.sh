@@ -13,7 +13,9 @@
 #     found by its partition UUIDs); systemd.volatile=state on Debian 13's 7.x kernel;
 #   systemd 257 in the initramfs with dracut's own systemd-veritysetup module as well, root and
 #     /usr both verified: verity-init sets up both mappings, systemd's veritysetup generator
-#     stands down (the module masks it).
+#     stands down (the module masks it);
+#   systemd 257 in the initramfs with A/B slots: slot a refused (its manifest's key), slot b
+#     boots in the same boot.
 # Each boot ends in the root's systemd 257 reporting "running", or, tampered, in the fallback.
 # Debian 13's own kernel series; its 7.x from trixie-backports: dmverity_keyring_test.sh
 VM_KERNEL_SERIES_REQUIRED=6.12
@@ -24,6 +26,8 @@ VM_DEBIAN_SUITE=trixie
 . "$(dirname "$0")/lib-debian.sh"
 # shellcheck source=tests/vm/agent_lib.sh
 . "$(dirname "$0")/agent_lib.sh"
+# shellcheck source=tests/vm/slot_lib.sh
+. "$(dirname "$0")/slot_lib.sh"
 
 DEB_PKGDIR=${DEB_PKGDIR:-$BUILD/deb}
 DEB_TIMEOUT=${DEB_TIMEOUT:-300}
@@ -279,6 +283,48 @@ test_trixie_systemd_veritysetup_stands_down_for_verity_init() {
 	vm_assert_log_lacks "$w/initramfs.log" 'systemd-veritysetup@|veritysetup\[' \
 		"systemd's veritysetup ran in the initramfs" || return
 	stands_down_asserts "$VM_LOG" root usr
+}
+
+# A/B slots through dracut-ng (the image's policy slots=a,b, the manifest key; generated inside
+# the root): both slots hold the Debian 13 root (erofs), slot a's manifest signed by a key the
+# image does not trust. On a blank store setup marks a bad with the reason and sets up b in the
+# same boot; systemd 257 runs from slot b with systemd.volatile=state.
+test_trixie_dracut_systemd_ab_boots_b_when_a_is_refused() {
+	local rd w out s j
+	rd=$(debian_initrd systemd-slots) || { fail "the slots image of the root"; return; }
+	debian_verity erofs || { fail "the erofs root image"; return; }
+	w=$(vm_workdir trixie-dracut-slots)
+	for s in a b; do
+		if ! { mkdir -p "$w/$s" && ln -f "$DEB_DATA" "$w/$s/data.img" &&
+			cp "$DEB_HASH" "$w/$s/hash.img"; }; then
+			fail "slot $s's files"; return
+		fi
+	done
+	for s in "a other" "b test"; do
+		out=$("$VI_IMAGE" sign "$w/${s% *}/hash.img" --data-device "PARTLABEL=root-${s% *}" \
+			--hash-device "PARTLABEL=root-${s% *}-verity" --minisign-key "$VM_SRCDIR/keys/${s#* }.key" \
+			--version 1 --embed 2>&1) || { fail "sign slot ${s% *}: $out"; return; }
+	done
+	slot_disks "$w" "$w/a" "$w/b" || { fail "the slot disks"; return; }
+	rm -f "$w/a/data.img" "$w/b/data.img"
+	vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk "$w/slots.img" --disk-rw "$w/store.img" \
+		trixie-dracut-slots "$rd" "root=/dev/mapper/root verity.fail=poweroff systemd.volatile=state"
+	rm -f "$w/slots.img"
+	vm_assert_booted || return
+	dracut_ng_asserts "$VM_LOG" systemd || return
+	debian_assert_running "$VM_LOG" || return
+	trixie_asserts "$VM_LOG" || return
+	vm_assert_log_order "$VM_LOG" "verity-init\[[0-9]+\]: slot a marked bad \(manifest: " \
+		"verity-init\[[0-9]+\]: slot b: priority 14, 3 tries left: setting up" || return
+	debian_assert_mount "$VM_LOG" / '/dev/(mapper/root|dm-[0-9]+)' erofs 'ro' || return
+	debian_assert_mount "$VM_LOG" /var tmpfs tmpfs 'rw' || return
+	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS result=ok' || return
+	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS slot=b' "the status does not say slot b" || return
+	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS skipped=a:manifest:' \
+		"the status does not say why slot a was skipped" || return
+	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
+	assert_slot "$j" a '"tries":0,.*"reason":"manifest: ' || return
+	assert_slot "$j" b '"tries":2,'
 }
 
 # shellcheck source=/dev/null
