@@ -207,6 +207,7 @@ static int run_helper(void *vctx, const uint8_t *msg, size_t len, uint8_t sig[MI
 	struct helper_ctx *ctx = vctx;
 	uint8_t out[MINISIGN_SIG_LEN + 1];
 	int in_pipe[2] = { -1, -1 }, out_pipe[2] = { -1, -1 }, status = 0;
+	bool unread = false;
 	size_t got = 0;
 	pid_t pid;
 
@@ -238,8 +239,7 @@ static int run_helper(void *vctx, const uint8_t *msg, size_t len, uint8_t sig[MI
 		signal(SIGPIPE, old);
 		close(in_pipe[1]);
 		in_pipe[1] = -1;
-		if (w != (ssize_t)len)
-			snprintf(ctx->why, sizeof(ctx->why), "it did not read the message");
+		unread = w != (ssize_t)len;
 	}
 	while (got < sizeof(out)) {
 		ssize_t n = read(out_pipe[0], out + got, sizeof(out) - got);
@@ -265,12 +265,16 @@ static int run_helper(void *vctx, const uint8_t *msg, size_t len, uint8_t sig[MI
 				 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 		return -EIO;
 	}
-	if (ctx->why[0])
-		return -EIO;
+	/* what it wrote first: whether a helper that exits without reading had gone before the
+	 * write (EPIPE) is a race, its output is not */
 	if (got != MINISIGN_SIG_LEN) {
 		snprintf(ctx->why, sizeof(ctx->why), "wrote %s%zu bytes, not a %u-byte Ed25519 "
 			 "signature", got > MINISIGN_SIG_LEN ? "more than " : "",
 			 got > MINISIGN_SIG_LEN ? (size_t)MINISIGN_SIG_LEN : got, MINISIGN_SIG_LEN);
+		return -EIO;
+	}
+	if (unread) {
+		snprintf(ctx->why, sizeof(ctx->why), "it did not read the message");
 		return -EIO;
 	}
 	memcpy(sig, out, MINISIGN_SIG_LEN);
