@@ -121,7 +121,8 @@ lint_shell() {
 # is printed at the end.
 shell_pid=""
 if [ -n "$sh_files" ]; then
-	lint_shell >"$tmp/shell.report" 2>&1 &
+	# (in an || list, as it was called before: set -e does not stop it half way)
+	{ lint_shell || exit 1; } >"$tmp/shell.report" 2>&1 &
 	shell_pid=$!
 fi
 # shell_done: wait for shellcheck, print its report, count its result.

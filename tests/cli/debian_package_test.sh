@@ -39,8 +39,9 @@ oneTimeSetUp() {
 	exec {deb_lock}>"$DEB.lock"
 	flock "$deb_lock"
 	# as a user runs it: none of the flags of a make or a compiler choice this test may run under
+	# (BUILD only for the source copy, which leaves the build directory out wherever it is)
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CC -u CFLAGS -u LDFLAGS -u BUILD \
-		make -C "$ROOT" deb DEBDIR="$DEB" DEB_FLAGS="-us -uc -J" STATIC_DEPS="$STATIC_DEPS" \
+		make -C "$ROOT" deb BUILD="${DEB%/*}" DEBDIR="$DEB" DEB_FLAGS="-us -uc -J" STATIC_DEPS="$STATIC_DEPS" \
 		>"$BUILD_LOG" 2>&1
 	BUILD_RC=$?
 }

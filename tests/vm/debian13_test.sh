@@ -314,8 +314,11 @@ test_trixie_dracut_systemd_ab_boots_b_when_a_is_refused() {
 	dracut_ng_asserts "$VM_LOG" systemd || return
 	debian_assert_running "$VM_LOG" || return
 	trixie_asserts "$VM_LOG" || return
-	vm_assert_log_order "$VM_LOG" "verity-init\[[0-9]+\]: slot a marked bad \(manifest: " \
+	vm_assert_log_order "$VM_LOG" "verity-init\[[0-9]+\]: slot a marked bad \(manifest: signed manifest refused: manifest signed by key [0-9A-F]+, which is not a trusted key\)" \
 		"verity-init\[[0-9]+\]: slot b: priority 14, 3 tries left: setting up" || return
+	# both slots hold the same root: the mapping is b's partitions (3 and 4 of the slot disk)
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: root: /dev/mapper/root verified \(data vda3, hash vda4\)' \
+		"the root is not slot b's partitions" || return
 	debian_assert_mount "$VM_LOG" / '/dev/(mapper/root|dm-[0-9]+)' erofs 'ro' || return
 	debian_assert_mount "$VM_LOG" /var tmpfs tmpfs 'rw' || return
 	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS result=ok' || return

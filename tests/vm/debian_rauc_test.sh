@@ -45,7 +45,7 @@ oneTimeSetUp() {
 	[ -x "$VI_STATIC" ] || { echo "no $VI_STATIC (make static)" >&2; exit 1; }
 	if ! [ -x "$VI_IMAGE" ] || ! [ -x "$VI" ]; then echo "no $VI_IMAGE, $VI (make)" >&2; exit 1; fi
 	debian_make_deb || exit 1
-	deb=("$BUILD/deb"/verity-init_*.deb)
+	deb=("$DEB_PKGDIR"/verity-init_*.deb)
 	if [ ${#deb[@]} != 1 ] || ! [ -r "${deb[0]}" ]; then echo "not one verity-init_*.deb" >&2; exit 1; fi
 	DEB_INCLUDE=$DEB_INCLUDE,rauc,rauc-service,${deb[0]}
 	DEB_EXTRA_HOOK=$VM_SRCDIR/debian-rauc-hook.sh

@@ -54,13 +54,16 @@ DEB_SOURCES=$(debian_sources) || return 1
 }
 
 # debian_root_key : the hash of the root's inputs (suite, packages and the bytes of each local
-# .deb, dpkg options, hooks and their arguments).
+# .deb, dpkg options, hooks and their arguments, and the bytes of an argument that is a file).
 debian_root_key() {
 	local p
 	{
 		printf '%s\n' "$DEB_SUITE" "$DEB_INCLUDE" "${DEB_DPKGOPTS[@]}" "${DEB_EXTRA_ARGS[@]}"
 		for p in ${DEB_INCLUDE//,/ }; do
 			case $p in *.deb) sha256sum <"$p" ;; esac
+		done
+		for p in "${DEB_EXTRA_ARGS[@]}"; do
+			[ ! -f "$p" ] || sha256sum <"$p"
 		done
 		cat "$DEB_HOOK" ${DEB_EXTRA_HOOK:+"$DEB_EXTRA_HOOK"} | sha256sum
 	} | sha256sum | cut -c1-32
@@ -77,15 +80,26 @@ debian_packages_fresh() {
 }
 
 # debian_make_deb : $BUILD/deb has the packages of the tree under test: `make deb` again when they
-# are missing or older than a source. Locked: two test files may ask at the same time.
+# are missing or older than a source. Locked: two test files may ask at the same time. Sets
+# DEB_PKGDIR to this process's own hard links of them ($BUILD/deb-snapshot/PID), taken under the
+# lock: another file's `make deb`, or the cli layer's debian_package_test, removes $BUILD/deb
+# and builds it again while this file's root is still being made from them.
 debian_make_deb() {
-	local r=0 log=$VM_LOGDIR/debian-make-deb.log
+	local r=0 log=$VM_LOGDIR/debian-make-deb.log snap=$BUILD/deb-snapshot/$$
 	exec {debfd}>"$BUILD/deb.lock"
 	flock "$debfd"
 	if ! debian_packages_fresh "$BUILD/deb"; then
 		vm_log "make deb (the packages are missing or older than the sources)"
 		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$VM_TOPDIR" deb BUILD="$BUILD" \
 			>"$log" 2>&1 || { vm_log_tail "$log"; r=1; }
+	fi
+	if [ $r = 0 ]; then
+		mkdir -p "${snap%/*}"
+		find "${snap%/*}" -mindepth 1 -maxdepth 1 -mmin +1440 -exec rm -rf {} + 2>/dev/null
+		{ rm -rf "$snap" && mkdir "$snap" && ln "$BUILD/deb"/*.deb "$snap"/; } ||
+			{ vm_die "cannot link the packages into $snap"; r=1; }
+		# shellcheck disable=SC2034  # read by the calling file
+		DEB_PKGDIR=$snap
 	fi
 	exec {debfd}>&-
 	return $r
