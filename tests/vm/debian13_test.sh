@@ -111,20 +111,6 @@ test_trixie_builds_the_packages_lintian_clean() {
 	assertTrue "no verity-init-dracut built in trixie" "[ -f $dir/verity-init-dracut_*_all.deb ]"
 }
 
-# stands_down_asserts LOG NAME... : after the switch the root's own systemd-veritysetup-generator
-# (it reads the same command line) made a unit for each mapping NAME, which the agent's drop-in
-# (/run/systemd/system.control/systemd-veritysetup@NAME.service.d) skipped: no second program opened it.
-stands_down_asserts() {
-	local log=$1 n; shift
-	for n in "$@"; do
-		vm_assert_log_contains "$log" "VERITY-TEST-VERITYSETUP .*systemd-veritysetup@$n\.service.* skipped,? (because of an )?unmet condition check \(?ConditionPathExists=!/dev/mapper/$n" \
-			"the root's systemd-veritysetup@$n did not stand down" || return 1
-		vm_assert_log_lacks "$log" "systemd-veritysetup\[[0-9]+\]: Volume $n already active" \
-			"systemd's veritysetup opened $n again" || return 1
-	done
-	vm_assert_log_lacks "$log" 'VERITY-TEST-FAILED systemd-veritysetup@' "a veritysetup unit failed"
-}
-
 # --- the standalone agent ------------------------------------------------------------------------
 
 test_trixie_read_only_root_boots_through_the_agent() {
@@ -137,7 +123,7 @@ test_trixie_read_only_root_boots_through_the_agent() {
 	debian_assert_writable "$VM_LOG" /etc no || return
 	debian_assert_writable "$VM_LOG" /var no || return
 	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS result=ok' || return
-	stands_down_asserts "$VM_LOG" root
+	debian_assert_stands_down "$VM_LOG" root
 }
 
 test_trixie_overlay_boots_through_the_agent() {
@@ -250,7 +236,7 @@ test_trixie_dracut_systemd_boots_on_the_7x_kernel() {
 	debian_assert_mount "$VM_LOG" /var tmpfs tmpfs 'rw' || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: root: /dev/mapper/root verified' || return
 	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS result=ok' || return
-	stands_down_asserts "$VM_LOG" root
+	debian_assert_stands_down "$VM_LOG" root
 }
 
 # systemd 257's veritysetup generator reads roothash= and usrhash= as the agent does. With
@@ -282,7 +268,7 @@ test_trixie_systemd_veritysetup_stands_down_for_verity_init() {
 		"the console does not say that systemd's generator stands down" || return
 	vm_assert_log_lacks "$w/initramfs.log" 'systemd-veritysetup@|veritysetup\[' \
 		"systemd's veritysetup ran in the initramfs" || return
-	stands_down_asserts "$VM_LOG" root usr
+	debian_assert_stands_down "$VM_LOG" root usr
 }
 
 # A/B slots through dracut-ng (the image's policy slots=a,b, the manifest key; generated inside

@@ -64,7 +64,8 @@ test_read_only_root_boots_to_running() {
 	debian_assert_mount "$VM_LOG" /var '/dev/(mapper/root|dm-[0-9]+)' ext4 'ro' || return
 	debian_assert_writable "$VM_LOG" /etc no || return
 	debian_assert_writable "$VM_LOG" /var no || return
-	vm_assert_log_lacks "$VM_LOG" 'verity-init\[1\]: root: overlay' "an overlay without the key"
+	vm_assert_log_lacks "$VM_LOG" 'verity-init\[1\]: root: overlay' "an overlay without the key" || return
+	debian_assert_stands_down "$VM_LOG" root
 }
 
 # An overlay that cannot be stacked (no overlay module in the image) is a failure of the mount

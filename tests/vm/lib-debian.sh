@@ -316,6 +316,22 @@ debian_assert_running() {
 	vm_assert_log_contains "$log" 'VERITY-TEST-END' "the marker did not finish"
 }
 
+# debian_assert_stands_down LOG NAME... : after the switch the root's own systemd-veritysetup-generator
+# (it reads the same command line) made a unit for each mapping NAME, which the agent's drop-in
+# (/run/systemd/system.control/systemd-veritysetup@NAME.service.d) skipped: no second program opened it
+# (systemd 252: "was skipped because of an unmet condition check (…)"; 257: "skipped, unmet
+# condition check …").
+debian_assert_stands_down() {
+	local log=$1 n; shift
+	for n in "$@"; do
+		vm_assert_log_contains "$log" "VERITY-TEST-VERITYSETUP .*systemd-veritysetup@$n\.service.* skipped,? (because of an )?unmet condition check \(?ConditionPathExists=!/dev/mapper/$n" \
+			"the root's systemd-veritysetup@$n did not stand down" || return 1
+		vm_assert_log_lacks "$log" "systemd-veritysetup\[[0-9]+\]: Volume $n already active" \
+			"systemd's veritysetup opened $n again" || return 1
+	done
+	vm_assert_log_lacks "$log" 'VERITY-TEST-FAILED systemd-veritysetup@' "a veritysetup unit failed"
+}
+
 # debian_assert_mount LOG DIR SOURCE-REGEX FSTYPE OPTS-REGEX : findmnt's line for DIR.
 debian_assert_mount() {
 	local log=$1 dir=$2 src=$3 fs=$4 opts=$5 l
