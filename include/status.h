@@ -81,7 +81,8 @@ int vi_status_write(const char *dir, const struct vi_status *st, struct vi_error
  * runtime control directory, a unit search path of systemd's since 233. Not /run/systemd/system:
  * that directory existing is how programs tell systemd is PID 1 (sd_booted(), dracut's shell
  * hooks, a sysvinit root's tools), and the agent also runs where systemd does not. */
-#define VI_SYSTEMD_RUNTIME_UNITS "/run/systemd/system.control"
+#define VI_SYSTEMD_RUNTIME_SUBDIR "systemd/system.control"
+#define VI_SYSTEMD_RUNTIME_UNITS "/run/" VI_SYSTEMD_RUNTIME_SUBDIR
 
 /* systemd's own veritysetup (its generator reads roothash= and usrhash= as the agent does)
  * stands down for mapping name, which the agent set up and verified: a drop-in under unit_dir

@@ -194,7 +194,7 @@ void vi_agent_veritysetup_standdown(struct agent *a, const struct vi_target *t)
 
 	/* a test's run directory keeps the drop-in too, away from the host's systemd */
 	if (strcmp(a->status_dir, VI_STATUS_DIR))
-		snprintf(dir, sizeof(dir), "%.250s/systemd/system.control", a->status_dir);
+		snprintf(dir, sizeof(dir), "%.250s/" VI_SYSTEMD_RUNTIME_SUBDIR, a->status_dir);
 	else
 		snprintf(dir, sizeof(dir), "%s", VI_SYSTEMD_RUNTIME_UNITS);
 	if (vi_status_veritysetup_standdown(dir, t->name, &err) < 0)
