@@ -276,7 +276,7 @@ test_trixie_systemd_veritysetup_stands_down_for_verity_init() {
 # image does not trust. On a blank store setup marks a bad with the reason and sets up b in the
 # same boot; systemd 257 runs from slot b with systemd.volatile=state.
 test_trixie_dracut_systemd_ab_boots_b_when_a_is_refused() {
-	local rd w out s j
+	local rd w s j
 	rd=$(debian_initrd systemd-slots) || { fail "the slots image of the root"; return; }
 	debian_verity erofs || { fail "the erofs root image"; return; }
 	w=$(vm_workdir trixie-dracut-slots)
@@ -286,11 +286,8 @@ test_trixie_dracut_systemd_ab_boots_b_when_a_is_refused() {
 			fail "slot $s's files"; return
 		fi
 	done
-	for s in "a other" "b test"; do
-		out=$("$VI_IMAGE" sign "$w/${s% *}/hash.img" --data-device "PARTLABEL=root-${s% *}" \
-			--hash-device "PARTLABEL=root-${s% *}-verity" --minisign-key "$VM_SRCDIR/keys/${s#* }.key" \
-			--version 1 --embed 2>&1) || { fail "sign slot ${s% *}: $out"; return; }
-	done
+	slot_sign "$w/a/hash.img" a "$VM_SRCDIR/keys/other.key" 1 || { fail "sign slot a"; return; }
+	slot_sign "$w/b/hash.img" b "$VM_SRCDIR/keys/test.key" 1 || { fail "sign slot b"; return; }
 	slot_disks "$w" "$w/a" "$w/b" || { fail "the slot disks"; return; }
 	rm -f "$w/a/data.img" "$w/b/data.img"
 	vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk "$w/slots.img" --disk-rw "$w/store.img" \

@@ -51,11 +51,9 @@ oneTimeSetUp() {
 # slot_image DIR SLOT KEY : DIR/data.img and DIR/hash.img of a root whose marker says
 # id=slotSLOT, its manifest (version 1) signed with KEY for slot SLOT's partitions.
 slot_image() {
-	local d=$1 s=$2 out
+	local d=$1 s=$2
 	VM_ROOT_ID=slot$s vm_verity_setup ext4 "$d" >/dev/null || return 1
-	out=$("$VI_TOOL" sign "$d/hash.img" --data-device "PARTLABEL=root-$s" \
-		--hash-device "PARTLABEL=root-$s-verity" --minisign-key "$SIGN_KEYS/$3.key" \
-		--version 1 --embed 2>&1) || { vm_die "sign slot $s: $out"; return 1; }
+	slot_sign "$d/hash.img" "$s" "$SIGN_KEYS/$3.key" 1
 }
 
 boot() {   # NAME DIR FLAVOUR

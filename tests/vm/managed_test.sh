@@ -172,11 +172,8 @@ test_without_slots_degraded_until_the_root_hash_changes() {
 # slot_image DIR SLOT ID : slot SLOT's root (ID) with the corrupted file (MANAGED_CLEAN=1: without
 # the corruption), its manifest signed for SLOT's partitions with on-corruption panic.
 slot_image() {
-	local out
 	managed_root "$1" "$3" >/dev/null || return 1
-	out=$("$VI_TOOL" sign "$1/hash.img" --data-device "PARTLABEL=root-$2" \
-		--hash-device "PARTLABEL=root-$2-verity" --minisign-key "$SIGN_KEYS/test.key" \
-		--version 3 --on-corruption restart --embed 2>&1) || { vm_die "sign slot $2: $out"; return 1; }
+	slot_sign "$1/hash.img" "$2" "$SIGN_KEYS/test.key" 3 --on-corruption restart
 }
 
 # With slots, in restart mode (the slots' manifests say on-corruption=restart) with the kernel's

@@ -78,7 +78,7 @@ block_of() {
 # command line (if any), shows the status and marks the slot good; its tree signed (version 1)
 # for slot SLOT's partitions.
 slot_image() {
-	local d=$1 s=$2 t=$1/tree out a
+	local d=$1 s=$2 t=$1/tree a
 	rm -rf "$t" && mkdir -p "$d" || return 1
 	vm_rootfs_tree "$t" "slot$s" || return 1
 	mkdir -p "$t/usr/sbin" && cp "$VM_AGENT" "$t/usr/sbin/verity-init" || return 1
@@ -132,9 +132,7 @@ HOOK
 	vm_mkfs ext4 "$t" "$d/data.img" || return 1
 	rm -f "$d/hash.img"
 	vm_verity_format "$VM_VERITY_TOOL" "$d/data.img" "$d/hash.img" >"$d/roothash" || return 1
-	out=$("$VI_TOOL" sign "$d/hash.img" --data-device "PARTLABEL=root-$s" \
-		--hash-device "PARTLABEL=root-$s-verity" --minisign-key "$SIGN_KEYS/test.key" \
-		--version 1 --embed 2>&1) || { vm_die "sign slot $s: $out"; return 1; }
+	slot_sign "$d/hash.img" "$s" "$SIGN_KEYS/test.key" 1
 }
 
 # json_line LOG PREFIX : the JSON after PREFIX on the log's line, checked to be JSON.

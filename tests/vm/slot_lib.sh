@@ -6,6 +6,16 @@
 
 SLOT_STORE_OFF=$(( 2048 * 512 ))
 
+# slot_sign HASH SLOT KEY VERSION [OPTION...] : HASH (a hash tree image) gets a manifest of
+# VERSION for SLOT's partitions (PARTLABEL=root-SLOT, root-SLOT-verity), signed with the minisign
+# secret key KEY and embedded after the tree; OPTIONs go to `verity-image sign` as well.
+slot_sign() {
+	local out
+	out=$("$BUILD/verity-image" sign "$1" --data-device "PARTLABEL=root-$2" \
+		--hash-device "PARTLABEL=root-$2-verity" --minisign-key "$3" --version "$4" "${@:5}" \
+		--embed 2>&1) || { vm_die "sign slot $2: $out"; return 1; }
+}
+
 # slot_mib FILE : FILE's size in 512-byte sectors, rounded up to whole MiB.
 slot_mib() { echo $(( ( ($(vm_size "$1") + 1048575) / 1048576 ) * 2048 )); }
 

@@ -42,7 +42,7 @@ require_tpm=yes") || exit 1
 # good and prints the floor's counter (the static agent as /usr/sbin/verity-init), its tree and
 # its manifest (VERSION) signed for slot SLOT's partitions after the tree.
 slot_image() {
-	local d=$1 s=$2 v=$3 t=$1/tree out
+	local d=$1 s=$2 v=$3 t=$1/tree
 	rm -rf "$t" && mkdir -p "$d" || return 1
 	vm_rootfs_tree "$t" "slot$s" || return 1
 	mkdir -p "$t/usr/sbin" && cp "$VM_AGENT" "$t/usr/sbin/verity-init" || return 1
@@ -62,9 +62,7 @@ HOOK
 	vm_mkfs ext4 "$t" "$d/data.img" || return 1
 	rm -f "$d/hash.img"
 	vm_verity_format "$VM_VERITY_TOOL" "$d/data.img" "$d/hash.img" >"$d/roothash" || return 1
-	out=$("$VI_TOOL" sign "$d/hash.img" --data-device "PARTLABEL=root-$s" \
-		--hash-device "PARTLABEL=root-$s-verity" --minisign-key "$SIGN_KEYS/test.key" \
-		--version "$v" --embed 2>&1) || { vm_die "sign slot $s: $out"; return 1; }
+	slot_sign "$d/hash.img" "$s" "$SIGN_KEYS/test.key" "$v"
 }
 
 # store_reset_primary W SLOT : the store blanked (floor 0, defaults) and SLOT made primary, as
