@@ -16,12 +16,12 @@
 #   slots (tests/vm/debian13_test.sh), A/B slots: $7 is the manifest key (a minisign public key)
 #   /boot/initrd.img-KVER-systemd-slots  systemd in the initramfs + verity-init, its policy
 #                                  slots=a,b with that key, through dracut.conf's verity_init_conf=
-#                                  and verity_init_keys= (in the tree's /etc/verity-init-slots)
+#                                  and verity_init_keys= (in the tree's /etc/verity-init-slots);
+#                                  for the second kernel when $5 and $6 name one and its module
+#                                  directory (tests/vm/debian13_test.sh: Debian 13's 7.x from
+#                                  trixie-backports): /boot/initrd.img-KVER2-systemd-slots
 # dracut-ng (Debian 13's dracut 106) moved the shell that runs its scripts into a module of its
 # own, shell-interpreter; it is named where that module exists (dracut 059 has none).
-# and, when $5 and $6 name a second kernel and its module directory (tests/vm/debian13_test.sh:
-# Debian 13's 7.x from trixie-backports), the systemd image for it too:
-#   /boot/initrd.img-KVER2-systemd
 # The tree has no kernel package: the test kernel is the build host's, so its modules are copied
 # in for dracut and removed afterwards (the booted root loads no module). Its content is part of
 # the root's cache key.
@@ -69,14 +69,10 @@ case ,$extra, in
 	cp "$slotkey" "$r$d/keys/"
 	printf 'verity_init_conf="%s"\nverity_init_keys="%s"\n' "$d/verity-init.conf" "$d/keys" \
 		>"$r$d/conf/50-slots.conf"
-	MKRD_CONFDIR=$d/conf mkrd "$kver" systemd-slots $sh systemd systemd-initrd dracut-systemd base dm \
-		rootfs-block udev-rules verity-init ;;
+	MKRD_CONFDIR=$d/conf mkrd "${kver2:-$kver}" systemd-slots $sh systemd systemd-initrd \
+		dracut-systemd base dm rootfs-block udev-rules verity-init ;;
 esac
 
-if [ -n "$kver2" ]; then
-	mkrd "$kver2" systemd $sh systemd systemd-initrd dracut-systemd base dm rootfs-block \
-		udev-rules verity-init
-	rm -rf "${r:?}/usr/lib/modules/$kver2"
-fi
+[ -z "$kver2" ] || rm -rf "${r:?}/usr/lib/modules/$kver2"
 
 rm -rf "${r:?}/usr/lib/modules/$kver" "$r/var/tmp/dracut."*

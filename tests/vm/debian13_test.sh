@@ -10,12 +10,12 @@
 #   dracut-ng's shell init: systemd.volatile=state; a flipped byte of systemd in a verified /usr
 #     refused before the switch;
 #   systemd 257 in the initramfs: usrhash= alone with systemd.volatile=yes (a tmpfs root, /usr
-#     found by its partition UUIDs); systemd.volatile=state on Debian 13's 7.x kernel;
+#     found by its partition UUIDs);
 #   systemd 257 in the initramfs with dracut's own systemd-veritysetup module as well, root and
 #     /usr both verified: verity-init sets up both mappings, systemd's veritysetup generator
 #     stands down (the module masks it);
-#   systemd 257 in the initramfs with A/B slots: slot a refused (its manifest's key), slot b
-#     boots in the same boot.
+#   systemd 257 in the initramfs with A/B slots on Debian 13's 7.x kernel, with
+#     systemd.volatile=state: slot a refused (its manifest's key), slot b boots in the same boot.
 # Each boot ends in the root's systemd 257 reporting "running", or, tampered, in the fallback.
 # Debian 13's own kernel series; its 7.x from trixie-backports: dmverity_keyring_test.sh
 VM_KERNEL_SERIES_REQUIRED=6.12
@@ -216,29 +216,6 @@ test_trixie_dracut_systemd_usrhash_tmpfs_root_boots_to_running() {
 	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS usrhash='"$DEB_USRHASH"
 }
 
-# Debian 13's 7.x kernel (trixie-backports; its modules .ko.xz, which dracut-ng copies as they
-# are): systemd 257 in the initramfs dracut-ng generated for it, systemd.volatile=state.
-test_trixie_dracut_systemd_boots_on_the_7x_kernel() {
-	local rd words
-	rd=$(debian_initrd systemd "$K7") || { fail "the systemd image for $K7"; return; }
-	debian_verity erofs || { fail "the erofs root image"; return; }
-	words=$("$VI_IMAGE" cmdline "$DEB_HASH" /dev/vda /dev/vdb "$DEB_ROOTHASH") ||
-		{ fail "verity-image cmdline"; return; }
-	VM_BOOT_KERNEL=$K7_BASE/usr/lib/modules/$K7/vmlinuz \
-		vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk "$DEB_DATA" --disk "$DEB_HASH" \
-		trixie-dracut-systemd-k7 "$rd" "$words root=/dev/mapper/root verity.fail=poweroff systemd.volatile=state"
-	vm_assert_booted || return
-	vm_assert_log_contains "$VM_LOG" "Linux version ${K7//+/\\+} " "not the 7.x kernel" || return
-	dracut_ng_asserts "$VM_LOG" systemd || return
-	debian_assert_running "$VM_LOG" || return
-	trixie_asserts "$VM_LOG" || return
-	debian_assert_mount "$VM_LOG" / '/dev/(mapper/root|dm-[0-9]+)' erofs 'ro' || return
-	debian_assert_mount "$VM_LOG" /var tmpfs tmpfs 'rw' || return
-	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: root: /dev/mapper/root verified' || return
-	vm_assert_log_contains "$VM_LOG" 'VERITY-TEST-STATUS result=ok' || return
-	debian_assert_stands_down "$VM_LOG" root
-}
-
 # systemd 257's veritysetup generator reads roothash= and usrhash= as the agent does. With
 # dracut's own systemd-veritysetup module in the image as well, exactly one program sets up each
 # mapping: in the initramfs verity-init sets up both, systemd's generator is masked there (said
@@ -271,13 +248,15 @@ test_trixie_systemd_veritysetup_stands_down_for_verity_init() {
 	debian_assert_stands_down "$VM_LOG" root usr
 }
 
-# A/B slots through dracut-ng (the image's policy slots=a,b, the manifest key; generated inside
-# the root): both slots hold the Debian 13 root (erofs), slot a's manifest signed by a key the
-# image does not trust. On a blank store setup marks a bad with the reason and sets up b in the
-# same boot; systemd 257 runs from slot b with systemd.volatile=state.
-test_trixie_dracut_systemd_ab_boots_b_when_a_is_refused() {
+# A/B slots through dracut-ng on Debian 13's 7.x kernel (trixie-backports; its modules .ko.xz,
+# which dracut-ng copies as they are): the image dracut-ng generated inside the root for that
+# kernel, systemd 257 in it, its policy slots=a,b with the manifest key. Both slots hold the
+# Debian 13 root (erofs), slot a's manifest signed by a key the image does not trust. On a blank
+# store setup marks a bad with the reason and sets up b in the same boot; systemd 257 runs from
+# slot b with systemd.volatile=state.
+test_trixie_dracut_systemd_ab_on_the_7x_kernel_boots_b_when_a_is_refused() {
 	local rd w s j
-	rd=$(debian_initrd systemd-slots) || { fail "the slots image of the root"; return; }
+	rd=$(debian_initrd systemd-slots "$K7") || { fail "the slots image for $K7"; return; }
 	debian_verity erofs || { fail "the erofs root image"; return; }
 	w=$(vm_workdir trixie-dracut-slots)
 	for s in a b; do
@@ -290,10 +269,12 @@ test_trixie_dracut_systemd_ab_boots_b_when_a_is_refused() {
 	slot_sign "$w/b/hash.img" b "$VM_SRCDIR/keys/test.key" 1 || { fail "sign slot b"; return; }
 	slot_disks "$w" "$w/a" "$w/b" || { fail "the slot disks"; return; }
 	rm -f "$w/a/data.img" "$w/b/data.img"
-	vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk "$w/slots.img" --disk-rw "$w/store.img" \
+	VM_BOOT_KERNEL=$K7_BASE/usr/lib/modules/$K7/vmlinuz \
+		vm_boot --timeout "$DEB_TIMEOUT" --mem "$DEB_MEM" --disk "$w/slots.img" --disk-rw "$w/store.img" \
 		trixie-dracut-slots "$rd" "root=/dev/mapper/root verity.fail=poweroff systemd.volatile=state"
 	rm -f "$w/slots.img"
 	vm_assert_booted || return
+	vm_assert_log_contains "$VM_LOG" "Linux version ${K7//+/\\+} " "not the 7.x kernel" || return
 	dracut_ng_asserts "$VM_LOG" systemd || return
 	debian_assert_running "$VM_LOG" || return
 	trixie_asserts "$VM_LOG" || return

@@ -133,10 +133,10 @@ debian_use_packages() {
 
 # debian_trixie_images : after debian_use_packages, the images of the Debian 13 root that
 # tests/vm/debian13_test.sh boots and tests/bench/distro.sh times (one root for both): the image
-# with both owners of roothash=, the bench's anchor, the A/B image (slots=a,b, the manifest key
-# tests/vm/keys/test.pub), and the systemd image for Debian 13's 7.x
-# kernel (trixie-backports, fetched once into $BUILD/kernels by tests/vm/fetch-kernel.sh). Sets
-# K7 (its version) and K7_BASE (its unpacked tree).
+# with both owners of roothash=, the bench's anchor, and the A/B image (slots=a,b, the manifest
+# key tests/vm/keys/test.pub) for Debian 13's 7.x kernel (trixie-backports, fetched once into
+# $BUILD/kernels by tests/vm/fetch-kernel.sh). Sets K7 (its version) and K7_BASE (its unpacked
+# tree).
 debian_trixie_images() {
 	K7=$("$VM_SRCDIR/fetch-kernel.sh" trixie-backports 7 "$BUILD/kernels") ||
 		{ vm_die "cannot fetch Debian 13's 7.x kernel"; return 1; }

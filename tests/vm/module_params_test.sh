@@ -55,18 +55,10 @@ mp_assert_param() {
 			sed 's/.*=//'), expected $3"
 }
 
-# The command line's word reaches the module. (The same word after "--", which the kernel hands
-# to init but systemd and dracut would read, is refused with the whole line: cli tests.)
-test_cmdline_parameter_reaches_dm_verity() {
-	mp_boot modparams-cmdline "$RD" "dm_verity.prefetch_cluster=0" || { fail "boot"; return; }
-	vm_assert_booted || return
-	vm_assert_marker "$VM_LOG" main || return
-	vm_assert_root_mapper "$VM_LOG" root ext4 || return
-	mp_assert_param "$VM_LOG" dm_verity.prefetch_cluster 0
-}
-
-# The initramfs's modprobe.d: its options apply, and the command line comes after them (the
-# kernel applies the last assignment of a parameter).
+# The initramfs's modprobe.d: its options apply, and the command line's word reaches the module
+# after them (the kernel applies the last assignment of a parameter). (The same word after "--",
+# which the kernel hands to init but systemd and dracut would read, is refused with the whole
+# line: cli tests.)
 test_modprobe_d_options_then_cmdline() {
 	local conf rd text
 	# a continued line too, as modprobe.d(5) allows (backslash, newline, tab)
@@ -79,6 +71,7 @@ test_modprobe_d_options_then_cmdline() {
 	mp_boot modparams-conf "$rd" "dm-verity.prefetch_cluster=16384" || { fail "boot"; return; }
 	vm_assert_booted || return
 	vm_assert_marker "$VM_LOG" main || return
+	vm_assert_root_mapper "$VM_LOG" root ext4 || return
 	mp_assert_param "$VM_LOG" dm_verity.prefetch_cluster 16384 || return
 	mp_assert_param "$VM_LOG" dm_mod.swap_bios 100
 }
