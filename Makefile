@@ -148,10 +148,17 @@ check-vm: all static
 	BUILD=$(abspath $(BUILD)) tests/vm/run.sh
 
 # The whole suite: every layer runs even when an earlier one failed, then one summary line. The
-# programs of the layers are built first, one compiler per core; the layers then run one by one.
+# packages the build needs are installed first; the programs of the layers are then built, one
+# compiler per core, while the rest of the packages (QEMU, the kernels, dracut, the linters...)
+# are installed (their output in $(BUILD)/deps.log, shown after); the layers then run one by one.
 CHECK_LAYERS := check-unit check-cli check-sanitize check-fuzz lint check-vm
-check: deps
-	$(MAKE) -j$$(nproc) all static $(UNIT_BINS) $(FUZZ_BINS)
+check:
+	tests/deps.sh --build
+	@mkdir -p $(BUILD); tests/deps.sh --rest >$(BUILD)/deps.log 2>&1 & deps=$$!; \
+	$(MAKE) -j$$(nproc) all static $(UNIT_BINS) $(FUZZ_BINS); built=$$?; \
+	wait $$deps; installed=$$?; cat $(BUILD)/deps.log; \
+	if [ $$installed -ne 0 ]; then echo "check: installing the test packages failed" >&2; fi; \
+	[ $$built -eq 0 ] && [ $$installed -eq 0 ]
 	@failed=""; for t in $(CHECK_LAYERS); do \
 		echo "=== make $$t"; \
 		$(MAKE) --no-print-directory $$t || failed="$$failed $$t"; \

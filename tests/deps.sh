@@ -2,8 +2,14 @@
 # Install exactly the Debian packages that are missing for building and testing verity-init.
 # As root: apt-get update, then apt-get install of what is missing. Not root: print the line, fail.
 # Already complete: return at once (dpkg-query only, no network).
-# Usage: tests/deps.sh [--demo]   --demo: only what `make demo` uses (build, the static agent, one
-# QEMU boot of the 6.1 kernel); without it, everything `make check` runs.
+# Usage: tests/deps.sh [--demo | --build | --rest]
+#   --demo: only what `make demo` uses (build, the static agent, one QEMU boot of the 6.1 kernel);
+#   --build: only what `make check` builds before its layers run (the programs, the static agent,
+#     the unit tests' and fuzz targets' programs), so that the rest can be installed while they
+#     are compiled;
+#   --rest: everything, `apt-get update` only when the install fails without it (a --build call
+#     has just run it);
+#   no option: everything `make check` runs.
 set -eu
 
 BUILD_PKGS="gcc make pkg-config libdevmapper-dev libblkid-dev libssl-dev libsodium-dev"
@@ -19,11 +25,17 @@ linux-image-6.12.118+deb12-amd64 ovmf systemd-boot-efi sbsigntool binutils dosfs
 swtpm swtpm-tools debhelper lintian mmdebstrap
 softhsm2 opensc libengine-pkcs11-openssl p11-kit"
 
+# what the unit tests' programs (cmocka) and the fuzz targets (clang) need to be compiled
+CHECK_BUILD_PKGS="libcmocka-dev clang"
+
 want="$BUILD_PKGS $STATIC_PKGS $DEMO_PKGS"
+update=yes
 case ${1:-} in
 --demo) ;;
+--build) want="$BUILD_PKGS $STATIC_PKGS $CHECK_BUILD_PKGS" ;;
+--rest) want="$want $TEST_PKGS" update=no ;;
 "") want="$want $TEST_PKGS" ;;
-*) echo "usage: tests/deps.sh [--demo]" >&2; exit 2 ;;
+*) echo "usage: tests/deps.sh [--demo | --build | --rest]" >&2; exit 2 ;;
 esac
 
 missing=""
@@ -41,6 +53,13 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "deps.sh: installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-# shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $missing
+install() {
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends $missing
+}
+if [ "$update" = no ]; then
+	install || { apt-get update -q && install; }
+else
+	apt-get update -q
+	install
+fi
