@@ -150,15 +150,22 @@ check-vm: all static
 # The whole suite: every layer runs even when an earlier one failed, then one summary line. The
 # packages the build needs are installed first; the programs of the layers are then built, one
 # compiler per core, while the rest of the packages (QEMU, the kernels, dracut, the linters...)
-# are installed (their output in $(BUILD)/deps.log, shown after); the layers then run one by one.
+# are installed (their output in $(BUILD)/deps.log: the list here, the whole log if it failed);
+# the layers then run one by one.
 CHECK_LAYERS := check-unit check-cli check-sanitize check-fuzz lint check-vm
+# `make -n check` runs the build's recipe line (it calls $(MAKE)): there it installs nothing
+CHECK_DRY_RUN = $(findstring n,$(firstword -$(MAKEFLAGS)))
 check:
 	tests/deps.sh --build
-	@mkdir -p $(BUILD); tests/deps.sh --rest >$(BUILD)/deps.log 2>&1 & deps=$$!; \
-	$(MAKE) -j$$(nproc) all static $(UNIT_BINS) $(FUZZ_BINS); built=$$?; \
-	wait $$deps; installed=$$?; cat $(BUILD)/deps.log; \
-	if [ $$installed -ne 0 ]; then echo "check: installing the test packages failed" >&2; fi; \
-	[ $$built -eq 0 ] && [ $$installed -eq 0 ]
+	@if [ -n "$(CHECK_DRY_RUN)" ]; then echo "tests/deps.sh --rest >$(BUILD)/deps.log 2>&1 &"; \
+		exec $(MAKE) -j$$(nproc) all static $(UNIT_BINS) $(FUZZ_BINS); fi; \
+	mkdir -p $(BUILD); tests/deps.sh --rest >$(BUILD)/deps.log 2>&1 & deps=$$!; \
+	$(MAKE) -j$$(nproc) all static $(UNIT_BINS) $(FUZZ_BINS) || \
+		{ built=failed; echo "check: the build failed (waiting for the package installation)" >&2; }; \
+	if ! wait $$deps; then cat $(BUILD)/deps.log; \
+		echo "check: installing the test packages failed ($(BUILD)/deps.log)" >&2; exit 1; fi; \
+	grep '^deps.sh: installing:' $(BUILD)/deps.log || true; \
+	[ -z "$${built:-}" ]
 	@failed=""; for t in $(CHECK_LAYERS); do \
 		echo "=== make $$t"; \
 		$(MAKE) --no-print-directory $$t || failed="$$failed $$t"; \

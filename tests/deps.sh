@@ -1,12 +1,13 @@
 #!/bin/sh
 # Install exactly the Debian packages that are missing for building and testing verity-init.
-# As root: apt-get update, then apt-get install of what is missing. Not root: print the line, fail.
-# Already complete: return at once (dpkg-query only, no network).
+# As root: apt-get update, then apt-get install of what is missing (waiting for another install
+# that holds dpkg's lock). Not root: print the line, fail. Already complete: return at once
+# (dpkg-query only, no network).
 # Usage: tests/deps.sh [--demo | --build | --rest]
 #   --demo: only what `make demo` uses (build, the static agent, one QEMU boot of the 6.1 kernel);
 #   --build: only what `make check` builds before its layers run (the programs, the static agent,
 #     the unit tests' and fuzz targets' programs), so that the rest can be installed while they
-#     are compiled;
+#     are compiled (not root: the line for everything `make check` needs, in one go);
 #   --rest: everything, `apt-get update` only when the install fails without it (a --build call
 #     has just run it);
 #   no option: everything `make check` runs.
@@ -20,13 +21,14 @@ STATIC_PKGS="dpkg-dev libaio-dev"
 DEMO_PKGS="qemu-system-x86 linux-image-amd64 busybox-static e2fsprogs cryptsetup-bin cpio kmod
 xz-utils"
 TEST_PKGS="libcmocka-dev shunit2 dracut-core squashfs-tools erofs-utils minisign gdisk time clang
-cppcheck clang-tidy valgrind systemd udev openssl shellcheck zstd lz4 file jq rauc rauc-service
-linux-image-6.12.118+deb12-amd64 ovmf systemd-boot-efi sbsigntool binutils dosfstools mtools
-swtpm swtpm-tools debhelper lintian mmdebstrap
+libclang-rt-dev cppcheck clang-tidy valgrind systemd udev openssl shellcheck zstd lz4 file jq rauc
+rauc-service linux-image-6.12.118+deb12-amd64 ovmf systemd-boot-efi sbsigntool binutils dosfstools
+mtools swtpm swtpm-tools debhelper lintian mmdebstrap
 softhsm2 opensc libengine-pkcs11-openssl p11-kit"
 
-# what the unit tests' programs (cmocka) and the fuzz targets (clang) need to be compiled
-CHECK_BUILD_PKGS="libcmocka-dev clang"
+# what the unit tests' programs (cmocka) and the fuzz targets need to be compiled: clang and its
+# compiler-rt (libFuzzer, ASan, UBSan), which clang only recommends
+CHECK_BUILD_PKGS="libcmocka-dev clang libclang-rt-dev"
 
 want="$BUILD_PKGS $STATIC_PKGS $DEMO_PKGS"
 update=yes
@@ -46,6 +48,13 @@ done
 
 [ -z "$missing" ] && exit 0
 
+if [ "$(id -u)" -ne 0 ] && [ "${1:-}" = --build ]; then
+	# one line for all of make check's packages rather than a second one after the build
+	for p in $BUILD_PKGS $STATIC_PKGS $DEMO_PKGS $TEST_PKGS; do
+		status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+		case "$status $missing " in installed*|*" $p "*) ;; *) missing="$missing $p" ;; esac
+	done
+fi
 line="apt-get install -y --no-install-recommends$missing"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "deps.sh: missing packages; as root run: apt-get update && $line" >&2
@@ -55,7 +64,7 @@ echo "deps.sh: installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
 install() {
 	# shellcheck disable=SC2086
-	apt-get install -y -q --no-install-recommends $missing
+	apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 $missing
 }
 if [ "$update" = no ]; then
 	install || { apt-get update -q && install; }

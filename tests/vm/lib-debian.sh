@@ -108,7 +108,9 @@ debian_make_deb() {
 # debian_use_packages DEBDIR : the root of the calling test file gets dracut and the packages of
 # DEBDIR (`make deb`: verity-init, verity-init-dracut) installed by mmdebstrap, and the dracut
 # images of tests/vm/debian-dracut-hook.sh generated inside it for the test kernel (debian_initrd).
-# The caller may add the hook's words to DEB_EXTRA_ARGS (one argument: "anchor", "anchor,both").
+# The caller may add the hook's arguments to DEB_EXTRA_ARGS (its words, e.g. "anchor" or
+# "anchor,both,slots", then a second kernel's version and modules and the manifest key:
+# debian_trixie_images).
 debian_use_packages() {
 	local dir=$1 p f debs=""
 	for p in verity-init verity-init-dracut; do
