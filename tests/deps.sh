@@ -40,20 +40,23 @@ case ${1:-} in
 *) echo "usage: tests/deps.sh [--demo | --build | --rest]" >&2; exit 2 ;;
 esac
 
-missing=""
-for p in $want; do
-	status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
-	[ "$status" = installed ] || missing="$missing $p"
-done
+# missing_of PKG... : those of PKG... not installed, each after a space
+missing_of() {
+	for p; do
+		status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+		[ "$status" = installed ] || printf ' %s' "$p"
+	done
+}
 
+# shellcheck disable=SC2086
+missing=$(missing_of $want)
 [ -z "$missing" ] && exit 0
 
+# not root, --build: one line for all of make check's packages rather than a second one after
+# the build (the build's are among them)
 if [ "$(id -u)" -ne 0 ] && [ "${1:-}" = --build ]; then
-	# one line for all of make check's packages rather than a second one after the build
-	for p in $BUILD_PKGS $STATIC_PKGS $DEMO_PKGS $TEST_PKGS; do
-		status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
-		case "$status $missing " in installed*|*" $p "*) ;; *) missing="$missing $p" ;; esac
-	done
+	# shellcheck disable=SC2086
+	missing=$(missing_of $BUILD_PKGS $STATIC_PKGS $DEMO_PKGS $TEST_PKGS)
 fi
 line="apt-get install -y --no-install-recommends$missing"
 if [ "$(id -u)" -ne 0 ]; then
