@@ -42,8 +42,8 @@ int vi_slots_mark_bad(struct vi_slots *s, unsigned i, const char *reason);
  * a time. */
 int vi_slots_mark_failed(struct vi_slots *s, unsigned i, bool try_taken, const char *reason);
 /* The state cut or grown to count slots (1..VI_SLOTS_MAX; others: -EINVAL, s untouched): the
- * slots past count are dropped, new ones start never booted (priority 0, no tries: not
- * bootable until set-primary). */
+ * slots past count are dropped (a ran record of one with them), new ones start never booted
+ * (priority 0, no tries: not bootable until set-primary). */
 int vi_slots_resize(struct vi_slots *s, unsigned count);
 /* The floor rule, the one place it is decided (docs/slots.md, "The floor"): a manifest version
  * may become the rollback floor -- the store's now, the TPM counter's (slot_floor=tpm) at the

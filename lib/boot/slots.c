@@ -84,6 +84,8 @@ int vi_slots_resize(struct vi_slots *s, unsigned count)
 		memset(&s->slot[i], 0, sizeof(s->slot[i]));
 	/* slots the store did not have are zero already: never booted, not bootable */
 	s->count = count;
+	if (s->ran.set && s->ran.slot >= count)
+		memset(&s->ran, 0, sizeof(s->ran));
 	return 0;
 }
 

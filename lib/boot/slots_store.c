@@ -67,8 +67,8 @@ static int write_copy(int fd, const uint8_t *rec, unsigned copy, struct vi_error
 	size_t done = 0;
 	ssize_t n;
 
-	while (done < VI_SLOTS_RECORD_SIZE) {
-		n = pwrite(fd, rec + done, VI_SLOTS_RECORD_SIZE - done, off + (off_t)done);
+	while (done < VI_SLOTS_COPY_USED) {
+		n = pwrite(fd, rec + done, VI_SLOTS_COPY_USED - done, off + (off_t)done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)

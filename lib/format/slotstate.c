@@ -14,6 +14,20 @@
  *   416 92  zero
  *   508  4  CRC32C (Castagnoli) of bytes 0..507
  *
+ * After each state record, at +512, its ran record (all zeros when no slot ran):
+ *
+ *   0    4  magic "VIRN"                    16   4  data partition's major
+ *   4    2  version 1                       20   4  data partition's minor
+ *   6    1  slot index (below the count)    24  64  root hash, zeros after its length
+ *   7    1  root hash length 1..64          88 420  zero
+ *   8    8  the state record's sequence number
+ *   508  4  CRC32C of bytes 0..507
+ *
+ * It is a record of its own rather than fields in the state record's reserved bytes: an agent
+ * that predates it reads the state record alone (its strict decoding would refuse a state
+ * record with new fields, and fall back to the defaults: every slot bootable, the floor 0),
+ * and leaves a ran record behind that no longer carries its state's number.
+ *
  * The store holds two copies, at 0 and at 4096. Decoding is strict: a record decodes only if
  * encoding the result gives the very same 512 bytes. */
 #include <errno.h>
@@ -28,7 +42,11 @@
 #define OFF_CRC      508
 #define FLAG_SUCCESSFUL 0x01u
 
+#define RAN_VERSION  1
+#define RAN_OFF_HASH 24
+
 static const uint8_t magic[4] = { 'V', 'I', 'S', 'L' };
+static const uint8_t ran_magic[4] = { 'V', 'I', 'R', 'N' };
 static const char *const names[VI_SLOTS_MAX] = { "a", "b", "c", "d" };
 
 const char *vi_slot_name(unsigned index)
@@ -214,6 +232,64 @@ int vi_slots_decode(const uint8_t *buf, struct vi_slots *ret, struct vi_error *e
 	return 0;
 }
 
+int vi_slots_ran_encode(const struct vi_slots *s, uint8_t *out, struct vi_error *err)
+{
+	const struct vi_slot_ran *ran = &s->ran;
+
+	memset(out, 0, VI_SLOTS_RECORD_SIZE);
+	if (!ran->set)
+		return 0;
+	if (ran->slot >= s->count || ran->root_hash_len < 1 ||
+	    ran->root_hash_len > VERITY_MAX_DIGEST)
+		return vi_err(err, "ran record: slot %u of %u, root hash of %u bytes", ran->slot,
+			      s->count, ran->root_hash_len);
+	memcpy(out, ran_magic, sizeof(ran_magic));
+	put_le(out + 4, RAN_VERSION, 2);
+	out[6] = (uint8_t)ran->slot;
+	out[7] = (uint8_t)ran->root_hash_len;
+	put_le(out + 8, s->seq, 8);
+	put_le(out + 16, ran->major, 4);
+	put_le(out + 20, ran->minor, 4);
+	memcpy(out + RAN_OFF_HASH, ran->root_hash, ran->root_hash_len);
+	put_le(out + OFF_CRC, crc32c(out, OFF_CRC), 4);
+	return 0;
+}
+
+int vi_slots_ran_decode(const uint8_t *buf, struct vi_slots *s, struct vi_error *err)
+{
+	struct vi_slot_ran ran = { .set = true };
+	uint64_t seq;
+
+	if (all_zero(buf, VI_SLOTS_RECORD_SIZE)) {
+		memset(&s->ran, 0, sizeof(s->ran));
+		return 0;
+	}
+	if (memcmp(buf, ran_magic, sizeof(ran_magic)))
+		return vi_err(err, "ran record: bad magic");
+	if ((uint32_t)get_le(buf + OFF_CRC, 4) != crc32c(buf, OFF_CRC))
+		return vi_err(err, "ran record: checksum mismatch");
+	if (get_le(buf + 4, 2) != RAN_VERSION)
+		return vi_err(err, "ran record: unknown version %u", (unsigned)get_le(buf + 4, 2));
+	seq = get_le(buf + 8, 8);
+	if (seq != s->seq)
+		return vi_err(err, "ran record of state %llu beside state %llu (stale)",
+			      (unsigned long long)seq, (unsigned long long)s->seq);
+	ran.slot = buf[6];
+	ran.root_hash_len = buf[7];
+	if (ran.slot >= s->count)
+		return vi_err(err, "ran record: slot %u of %u", ran.slot, s->count);
+	if (ran.root_hash_len < 1 || ran.root_hash_len > VERITY_MAX_DIGEST ||
+	    !all_zero(buf + RAN_OFF_HASH + ran.root_hash_len,
+		      OFF_CRC - RAN_OFF_HASH - ran.root_hash_len))
+		return vi_err(err, "ran record: root hash of %u bytes or reserved bytes not zero",
+			      ran.root_hash_len);
+	ran.major = (uint32_t)get_le(buf + 16, 4);
+	ran.minor = (uint32_t)get_le(buf + 20, 4);
+	memcpy(ran.root_hash, buf + RAN_OFF_HASH, ran.root_hash_len);
+	s->ran = ran;
+	return 0;
+}
+
 bool vi_slots_seq_newer(uint64_t a, uint64_t b)
 {
 	return a != b && (a - b) < (UINT64_C(1) << 63);
@@ -247,6 +323,16 @@ void vi_slots_store_parse(const uint8_t *buf, size_t len, unsigned default_count
 		vi_slots_defaults(&ret->state, default_count);
 		ret->source = VI_SLOTS_FROM_DEFAULTS;
 	}
+	if (ret->source != VI_SLOTS_FROM_DEFAULTS) {
+		size_t off = (ret->source == VI_SLOTS_FROM_COPY1 ? VI_SLOTS_COPY_STRIDE : 0) +
+			     VI_SLOTS_RECORD_SIZE;
+
+		if (len < off + VI_SLOTS_RECORD_SIZE)
+			vi_err(&ret->ran_why, "ran record missing (store shorter than %zu bytes)",
+			       off + VI_SLOTS_RECORD_SIZE);
+		else
+			(void)vi_slots_ran_decode(buf + off, &ret->state, &ret->ran_why);
+	}
 	/* the copy in use is the newer valid one: no valid copy is above it */
 	ret->seq_max = ret->source == VI_SLOTS_FROM_DEFAULTS ? 0 : ret->state.seq;
 }
@@ -254,13 +340,15 @@ void vi_slots_store_parse(const uint8_t *buf, size_t len, unsigned default_count
 int vi_slots_store_update(const struct vi_slots_store *st, struct vi_slots *next, uint8_t *out,
 			  unsigned order[VI_SLOTS_COPIES], struct vi_error *err)
 {
-	uint8_t rec[VI_SLOTS_RECORD_SIZE];
+	uint8_t rec[VI_SLOTS_COPY_USED];
 	int r;
 
 	/* above every number that may be on disk, a failed earlier write's too: two different
 	 * records with one number would leave the choice between them to the copy's place */
 	next->seq = st->seq_max + 1;
 	r = vi_slots_encode(next, rec, err);
+	if (r == 0)
+		r = vi_slots_ran_encode(next, rec + VI_SLOTS_RECORD_SIZE, err);
 	if (r < 0)
 		return r;
 	memset(out, 0, VI_SLOTS_STORE_SIZE);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* libFuzzer target: the slot state store (include/slotstate.h; the decisions: include/slots.h),
  * which the agent reads from a partition anyone with the disk can write. Input: the store image
- * (up to 8192 bytes); one more byte with bit 0 set re-seals both copies' checksums first, so the
- * fuzzer reaches the field checks behind the CRC. Oracles besides the sanitizers:
+ * (up to 8192 bytes); one more byte with bit 0 set re-seals both copies' checksums first (their
+ * state and ran records), so the fuzzer reaches the field checks behind the CRC. Oracles
+ * besides the sanitizers:
  *  - a copy that decodes re-encodes to the very same 512 bytes (strict decoding), *ret
- *    untouched when it does not;
+ *    untouched when it does not; the same for the ran record beside it;
  *  - whatever the bytes, the state in use is in range and encodable, and the defaults (both
  *    copies bad) always leave a bootable slot;
  *  - pick / try / mark-bad / mark-failed / mark-good over the state, resized to a policy's
@@ -53,6 +54,9 @@ static void check_state(const struct vi_slots *s)
 		CHECK(memchr(s->slot[i].reason, '\0', VI_SLOT_REASON_MAX) != NULL);
 	}
 	CHECK(vi_slots_encode(s, rec, &err) == 0);
+	CHECK(!s->ran.set || (s->ran.slot < s->count && s->ran.root_hash_len >= 1 &&
+			      s->ran.root_hash_len <= VERITY_MAX_DIGEST));
+	CHECK(vi_slots_ran_encode(s, rec, &err) == 0);
 }
 
 /* Field by field: the structures have padding. */
@@ -68,7 +72,12 @@ static bool same_state(const struct vi_slots *a, const struct vi_slots *b)
 		    strcmp(x->reason, y->reason))
 			return false;
 	}
-	return true;
+	if (a->ran.set != b->ran.set)
+		return false;
+	return !a->ran.set || (a->ran.slot == b->ran.slot && a->ran.major == b->ran.major &&
+			       a->ran.minor == b->ran.minor &&
+			       a->ran.root_hash_len == b->ran.root_hash_len &&
+			       !memcmp(a->ran.root_hash, b->ran.root_hash, a->ran.root_hash_len));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -88,7 +97,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(store, data, len);
 	if (size > sizeof(store) && (data[sizeof(store)] & 1))
 		for (unsigned c = 0; c < VI_SLOTS_COPIES; c++)
-			reseal(store + (size_t)c * VI_SLOTS_COPY_STRIDE);
+			for (unsigned k = 0; k < 2; k++)
+				reseal(store + (size_t)c * VI_SLOTS_COPY_STRIDE +
+				       k * VI_SLOTS_RECORD_SIZE);
 
 	/* one copy: strict */
 	memset(&one, 0xa5, sizeof(one));
@@ -97,6 +108,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (vi_slots_decode(store, &one, &err) == 0) {
 		CHECK(vi_slots_encode(&one, again, &err) == 0);
 		CHECK(memcmp(again, store, sizeof(again)) == 0);
+		before = one;
+		if (vi_slots_ran_decode(store + VI_SLOTS_RECORD_SIZE, &one, &err) == 0) {
+			CHECK(vi_slots_ran_encode(&one, again, &err) == 0);
+			CHECK(memcmp(again, store + VI_SLOTS_RECORD_SIZE, sizeof(again)) == 0);
+		} else {
+			CHECK(memcmp(&one.ran, &before.ran, sizeof(one.ran)) == 0);
+		}
 	} else {
 		CHECK(memcmp(&one, &before, sizeof(one)) == 0);
 		CHECK(memchr(err.msg, '\0', sizeof(err.msg)) != NULL);

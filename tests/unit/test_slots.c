@@ -591,6 +591,114 @@ static void test_seq_max_from_disk(void **state)
 	assert_int_equal(st.seq_max, 0);
 }
 
+/* A state whose ran record says slot b ran from 254:3 with a 32-byte root hash. */
+static void sample_ran(struct vi_slots *s)
+{
+	vi_slots_defaults(s, 2);
+	s->seq = 41;
+	s->ran = (struct vi_slot_ran){ .set = true, .slot = 1, .major = 254, .minor = 3,
+				       .root_hash_len = 32 };
+	memset(s->ran.root_hash, 0xab, 32);
+}
+
+/* The ran record: encoded beside its state, bound to its sequence number, strict. */
+static void test_ran_record(void **state)
+{
+	uint8_t rec[VI_SLOTS_RECORD_SIZE], ran[VI_SLOTS_RECORD_SIZE], again[VI_SLOTS_RECORD_SIZE];
+	struct vi_error err = { "" };
+	struct vi_slots s, d;
+
+	(void)state;
+	sample_ran(&s);
+	assert_int_equal(vi_slots_encode(&s, rec, &err), 0);
+	assert_int_equal(vi_slots_ran_encode(&s, ran, &err), 0);
+	assert_memory_equal(ran, "VIRN\x01\x00\x01\x20", 8);
+	assert_int_equal(vi_slots_decode(rec, &d, &err), 0);
+	assert_false(d.ran.set);
+	assert_int_equal(vi_slots_ran_decode(ran, &d, &err), 0);
+	assert_true(d.ran.set);
+	assert_int_equal(d.ran.slot, 1);
+	assert_int_equal(d.ran.major, 254);
+	assert_int_equal(d.ran.minor, 3);
+	assert_int_equal(d.ran.root_hash_len, 32);
+	assert_memory_equal(d.ran.root_hash, s.ran.root_hash, 32);
+	assert_int_equal(vi_slots_ran_encode(&d, again, &err), 0);
+	assert_memory_equal(again, ran, sizeof(ran));
+	/* no slot ran: all zeros, and zeros decode to none */
+	d.ran.set = false;
+	assert_int_equal(vi_slots_ran_encode(&d, again, &err), 0);
+	for (size_t k = 0; k < sizeof(again); k++)
+		assert_int_equal(again[k], 0);
+	d.ran.set = true;
+	assert_int_equal(vi_slots_ran_decode(again, &d, &err), 0);
+	assert_false(d.ran.set);
+	/* another state's record (an agent without ran records wrote the state since, or the
+	 * write was torn between the two): stale, not believed */
+	assert_int_equal(vi_slots_decode(rec, &d, &err), 0);
+	d.seq = 42;
+	assert_int_equal(vi_slots_ran_decode(ran, &d, &err), -EINVAL);
+	assert_false(d.ran.set);
+	assert_non_null(strstr(err.msg, "stale"));
+	/* a slot past the state's count, a bad checksum, a byte after the hash */
+	d.seq = 41;
+	d.count = 1;
+	assert_int_equal(vi_slots_ran_decode(ran, &d, &err), -EINVAL);
+	d.count = 2;
+	ran[100] ^= 1;
+	assert_int_equal(vi_slots_ran_decode(ran, &d, &err), -EINVAL);
+	assert_string_equal(err.msg, "ran record: checksum mismatch");
+	ran[100] ^= 1;
+	/* out of range: not encoded */
+	s.ran.slot = 2;
+	assert_int_equal(vi_slots_ran_encode(&s, ran, &err), -EINVAL);
+	s.ran.slot = 0;
+	s.ran.root_hash_len = 0;
+	assert_int_equal(vi_slots_ran_encode(&s, ran, &err), -EINVAL);
+	s.ran.root_hash_len = VERITY_MAX_DIGEST + 1;
+	assert_int_equal(vi_slots_ran_encode(&s, ran, &err), -EINVAL);
+}
+
+/* Through the store: an update carries the ran record into both copies; a state written later
+ * by an agent without ran records (its 512 bytes alone) leaves the old ran record stale. */
+static void test_store_ran(void **state)
+{
+	uint8_t store[VI_SLOTS_STORE_SIZE], out[VI_SLOTS_STORE_SIZE];
+	struct vi_error err = { "" };
+	struct vi_slots_store st, after;
+	struct vi_slots next;
+	unsigned order[2];
+
+	(void)state;
+	make_store(store, 5, 4);
+	vi_slots_store_parse(store, sizeof(store), 2, &st);
+	assert_false(st.state.ran.set);
+	assert_string_equal(st.ran_why.msg, "");
+	sample_ran(&next);
+	assert_int_equal(vi_slots_store_update(&st, &next, out, order, &err), 0);
+	vi_slots_store_parse(out, sizeof(out), 2, &after);
+	assert_true(after.state.ran.set);
+	assert_int_equal(after.state.ran.slot, 1);
+	/* the first copy complete, the second torn inside its ran record: the first holds both */
+	memcpy(store + (size_t)order[0] * VI_SLOTS_COPY_STRIDE,
+	       out + (size_t)order[0] * VI_SLOTS_COPY_STRIDE, VI_SLOTS_COPY_USED);
+	vi_slots_store_parse(store, sizeof(store), 2, &after);
+	assert_int_equal(after.state.seq, 6);
+	assert_true(after.state.ran.set);
+	/* the state record alone rewritten with a newer number: its ran record is stale */
+	next = after.state;
+	next.seq = 7;
+	assert_int_equal(vi_slots_encode(&next, out, &err), 0);
+	memcpy(store + (size_t)order[0] * VI_SLOTS_COPY_STRIDE, out, VI_SLOTS_RECORD_SIZE);
+	vi_slots_store_parse(store, sizeof(store), 2, &after);
+	assert_int_equal(after.state.seq, 7);
+	assert_false(after.state.ran.set);
+	assert_non_null(strstr(after.ran_why.msg, "stale"));
+	/* resize below the slot that ran drops the record */
+	sample_ran(&next);
+	assert_int_equal(vi_slots_resize(&next, 1), 0);
+	assert_false(next.ran.set);
+}
+
 /* The policy's slots= wins over the store's count: cut, or grown by slots never booted. */
 static void test_resize(void **state)
 {
@@ -668,6 +776,8 @@ int main(void)
 		cmocka_unit_test(test_seq_after_failed_write),
 		cmocka_unit_test(test_seq_max_from_disk),
 		cmocka_unit_test(test_resize),
+		cmocka_unit_test(test_ran_record),
+		cmocka_unit_test(test_store_ran),
 		cmocka_unit_test(test_mark_failed),
 	};
 

@@ -37,6 +37,7 @@
 #include "config.h"
 #include "fileio.h"
 #include "corruption.h"
+#include "hex.h"
 #include "runtime.h"
 #include "slot-cmd.h"
 #include "slot-tpm.h"
@@ -226,11 +227,25 @@ static void kv(const char *key, const char *value)
 	printf("%s=%s\n", key, out);
 }
 
+/* The store's ran record as "SLOT MAJ:MIN ROOTHASH" into buf (VI_SLOT_RAN_TEXT_MAX), "" when
+ * no slot is recorded. */
+#define VI_SLOT_RAN_TEXT_MAX (2 * VERITY_MAX_DIGEST + 32)
+static void ran_text(const struct vi_slot_ran *ran, char *buf, size_t size)
+{
+	char hex[2 * VERITY_MAX_DIGEST + 1];
+
+	buf[0] = '\0';
+	if (!ran->set || vi_hex_encode(ran->root_hash, ran->root_hash_len, hex, sizeof(hex)) < 0)
+		return;
+	snprintf(buf, size, "%s %u:%u %s", vi_slot_name(ran->slot), ran->major, ran->minor, hex);
+}
+
 /* status: key=value lines. */
 static void status_text(const struct slot_cmd *c, const struct vi_slots_store *st)
 {
 	const struct vi_slots *s = &st->state;
 	int primary = vi_slots_pick(s, 0);
+	char ran[VI_SLOT_RAN_TEXT_MAX];
 
 	kv("store", c->store);
 	kv("source", vi_slots_source_name(st->source));
@@ -243,6 +258,8 @@ static void status_text(const struct slot_cmd *c, const struct vi_slots_store *s
 	}
 	printf("current=%s\nprimary=%s\n", c->current,
 	       primary >= 0 ? vi_slot_name((unsigned)primary) : "");
+	ran_text(&s->ran, ran, sizeof(ran));
+	printf("ran=%s\n", ran);
 	for (unsigned i = 0; i < s->count; i++) {
 		const struct vi_slot *sl = &s->slot[i];
 		const char *n = vi_slot_name(i);
@@ -289,6 +306,16 @@ static void status_json(const struct slot_cmd *c, const struct vi_slots_store *s
 	json_str_or_null(c->current);
 	fputs(",\"primary\":", stdout);
 	json_str_or_null(primary >= 0 ? vi_slot_name((unsigned)primary) : "");
+	fputs(",\"ran\":", stdout);
+	if (s->ran.set) {
+		char hex[2 * VERITY_MAX_DIGEST + 1] = "";
+
+		(void)vi_hex_encode(s->ran.root_hash, s->ran.root_hash_len, hex, sizeof(hex));
+		printf("{\"slot\":\"%s\",\"device\":\"%u:%u\",\"root_hash\":\"%s\"}",
+		       vi_slot_name(s->ran.slot), s->ran.major, s->ran.minor, hex);
+	} else {
+		fputs("null", stdout);
+	}
 	fputs(",\"slots\":[", stdout);
 	for (unsigned i = 0; i < s->count; i++) {
 		const struct vi_slot *sl = &s->slot[i];
