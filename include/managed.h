@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "slotstate.h"    /* struct vi_slot_ran */
 #include "superblock.h"   /* VERITY_MAX_DIGEST */
 
 #define VI_MANAGED_GUID      "3af7829d-8a96-4776-92ff-f0596c1422c0"
@@ -103,11 +104,26 @@ int vi_managed_decide(enum vi_pstore_end end, const struct vi_managed_record *la
 bool vi_managed_confirm(const struct vi_managed_record *last, const uint8_t *hash, unsigned len,
 			struct vi_managed_record *next);
 
-/* A/B slots: whether the slot with root hash hash is the one whose last boot ended on
- * dm-verity (end), by the variable's root hash; without a variable, the slot the agent takes
- * first in this boot (first), the one that booted last as long as no other slot failed before
- * it. The slot is then marked bad (its content is to blame) and the next one set up. */
-bool vi_managed_slot_crashed(enum vi_pstore_end end, const struct vi_managed_record *last,
-			     const uint8_t *hash, unsigned len, bool first);
+/* A/B slots: whom a dm-verity end in pstore (end) blames, asked for slot i, found in this boot
+ * on data partition major:minor with root hash hash (len bytes). The store's ran record (ran,
+ * written before the switch to a slot: include/slotstate.h) is the only witness of which slot
+ * ran: the EFI variable keeps a root hash, which two slots holding the same image share, and a
+ * board without UEFI has no variable at all. */
+enum vi_managed_slot_verdict {
+	VI_MANAGED_SLOT_CLEAR,     /* the last boot did not end on dm-verity */
+	VI_MANAGED_SLOT_BLAMED,    /* slot i ran, from this partition with this root hash: it is
+	                            * marked bad (its content is to blame), the next one set up */
+	VI_MANAGED_SLOT_OTHER,     /* another slot ran */
+	VI_MANAGED_SLOT_CHANGED,   /* slot i ran, from another partition or with another root hash
+	                            * (repartitioned, an update since): what ran is not there */
+	VI_MANAGED_SLOT_UNKNOWN,   /* no ran record (an older agent's store, a write torn or
+	                            * failed): no slot is blamed; the try each boot takes before
+	                            * its switch still ends a slot that keeps failing */
+};
+enum vi_managed_slot_verdict vi_managed_slot_verdict(enum vi_pstore_end end,
+						     const struct vi_slot_ran *ran, unsigned i,
+						     uint32_t major, uint32_t minor,
+						     const uint8_t *hash, unsigned len);
+const char *vi_managed_slot_verdict_name(enum vi_managed_slot_verdict v);
 
 #endif

@@ -236,10 +236,36 @@ bool vi_managed_confirm(const struct vi_managed_record *last, const uint8_t *has
 	return true;
 }
 
-bool vi_managed_slot_crashed(enum vi_pstore_end end, const struct vi_managed_record *last,
-			     const uint8_t *hash, unsigned len, bool first)
+enum vi_managed_slot_verdict vi_managed_slot_verdict(enum vi_pstore_end end,
+						     const struct vi_slot_ran *ran, unsigned i,
+						     uint32_t major, uint32_t minor,
+						     const uint8_t *hash, unsigned len)
 {
 	if (end == VI_PSTORE_OTHER)
-		return false;
-	return last ? same_root(last, hash, len) : first;
+		return VI_MANAGED_SLOT_CLEAR;
+	if (!ran->set)
+		return VI_MANAGED_SLOT_UNKNOWN;
+	if (ran->slot != i)
+		return VI_MANAGED_SLOT_OTHER;
+	if (ran->major != major || ran->minor != minor || ran->root_hash_len != len ||
+	    memcmp(ran->root_hash, hash, len))
+		return VI_MANAGED_SLOT_CHANGED;
+	return VI_MANAGED_SLOT_BLAMED;
+}
+
+const char *vi_managed_slot_verdict_name(enum vi_managed_slot_verdict v)
+{
+	switch (v) {
+	case VI_MANAGED_SLOT_CLEAR:
+		return "clear";
+	case VI_MANAGED_SLOT_BLAMED:
+		return "blamed";
+	case VI_MANAGED_SLOT_OTHER:
+		return "another slot ran";
+	case VI_MANAGED_SLOT_CHANGED:
+		return "changed since it ran";
+	case VI_MANAGED_SLOT_UNKNOWN:
+		break;
+	}
+	return "no record of the slot that ran";
 }

@@ -278,12 +278,6 @@ static void test_decision(void **state)
 	assert_int_equal(vi_managed_decide(VI_PSTORE_OTHER, NULL, h1.root_hash,
 					   VERITY_MAX_DIGEST + 1, &d), -EINVAL);
 
-	/* slots */
-	assert_false(vi_managed_slot_crashed(VI_PSTORE_OTHER, &h1, h1.root_hash, 32, true));
-	assert_true(vi_managed_slot_crashed(VI_PSTORE_CORRUPTION, &h1, h1.root_hash, 32, false));
-	assert_false(vi_managed_slot_crashed(VI_PSTORE_CORRUPTION, &h1, h2.root_hash, 32, true));
-	assert_true(vi_managed_slot_crashed(VI_PSTORE_IO_ERROR, NULL, h2.root_hash, 32, true));
-	assert_false(vi_managed_slot_crashed(VI_PSTORE_CORRUPTION, NULL, h2.root_hash, 32, false));
 }
 
 static void test_variable_file(void **state)
@@ -343,12 +337,49 @@ static void test_variable_file(void **state)
 	rmdir(dir);
 }
 
+/* A/B slots: a dm-verity end blames the slot the store says ran, from the same partition with
+ * the same root hash, and no other: two slots holding the same image share a root hash. */
+static void test_slot_verdict(void **state)
+{
+	struct vi_slot_ran ran = { .set = true, .slot = 0, .major = 8, .minor = 2,
+				   .root_hash_len = 32 };
+	uint8_t hash[32], other[32];
+
+	(void)state;
+	memset(hash, 0x5a, sizeof(hash));
+	memset(other, 0x5b, sizeof(other));
+	memcpy(ran.root_hash, hash, sizeof(hash));
+	assert_int_equal(vi_managed_slot_verdict(VI_PSTORE_OTHER, &ran, 0, 8, 2, hash, 32),
+			 VI_MANAGED_SLOT_CLEAR);
+	assert_int_equal(vi_managed_slot_verdict(VI_PSTORE_CORRUPTION, &ran, 0, 8, 2, hash, 32),
+			 VI_MANAGED_SLOT_BLAMED);
+	assert_int_equal(vi_managed_slot_verdict(VI_PSTORE_IO_ERROR, &ran, 0, 8, 2, hash, 32),
+			 VI_MANAGED_SLOT_BLAMED);
+	/* slot b holds the same image (the same root hash) on its own partition: not blamed */
+	assert_int_equal(vi_managed_slot_verdict(VI_PSTORE_CORRUPTION, &ran, 1, 8, 3, hash, 32),
+			 VI_MANAGED_SLOT_OTHER);
+	/* slot a, but another partition or another root hash than the one that ran */
+	assert_int_equal(vi_managed_slot_verdict(VI_PSTORE_CORRUPTION, &ran, 0, 8, 5, hash, 32),
+			 VI_MANAGED_SLOT_CHANGED);
+	assert_int_equal(vi_managed_slot_verdict(VI_PSTORE_CORRUPTION, &ran, 0, 8, 2, other, 32),
+			 VI_MANAGED_SLOT_CHANGED);
+	assert_int_equal(vi_managed_slot_verdict(VI_PSTORE_CORRUPTION, &ran, 0, 8, 2, hash, 31),
+			 VI_MANAGED_SLOT_CHANGED);
+	/* no record of which slot ran: none is blamed, whichever comes first */
+	ran.set = false;
+	assert_int_equal(vi_managed_slot_verdict(VI_PSTORE_CORRUPTION, &ran, 0, 8, 2, hash, 32),
+			 VI_MANAGED_SLOT_UNKNOWN);
+	assert_string_equal(vi_managed_slot_verdict_name(VI_MANAGED_SLOT_UNKNOWN),
+			    "no record of the slot that ran");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pstore_records),
 		cmocka_unit_test(test_variable_text),
 		cmocka_unit_test(test_decision),
+		cmocka_unit_test(test_slot_verdict),
 		cmocka_unit_test(test_variable_file),
 	};
 

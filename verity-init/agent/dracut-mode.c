@@ -348,8 +348,7 @@ static int dracut_setup(struct agent *a, const struct dracut_args *o)
 	} else if (a->plan.slots) {
 		a->slots = (struct vi_slot_boot){ .log = &a->log, .plan = &a->plan,
 			.failure = &a->failure, .wait_ms = &a->time.wait_ms, .boot = setup_slot,
-			.ctx = a, .crash_end = a->managed.scan.end,
-			.crash_last = a->managed.have_last ? &a->managed.last : NULL };
+			.ctx = a, .crash_end = a->managed.scan.end };
 		r = vi_slot_boot_run(&a->slots, &switched);
 	} else {
 		r = vi_agent_managed_boot(a);

@@ -342,7 +342,6 @@ static void boot_slot(struct agent *a, bool *switched)
 	a->slots.boot = boot_slot_target;
 	a->slots.ctx = a;
 	a->slots.crash_end = a->managed.scan.end;
-	a->slots.crash_last = a->managed.have_last ? &a->managed.last : NULL;
 	vi_slot_boot_run(&a->slots, switched);
 }
 

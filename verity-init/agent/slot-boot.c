@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -68,6 +69,9 @@ static void slot_failed(struct vi_slot_boot *sb, int fd, struct vi_slots_store *
 	struct vi_slots next = st->state;
 
 	vi_slots_record_failure(&next, i, blame, try_taken, stage, reason);
+	/* it did not run on: a later record of a dm-verity end is not its */
+	if (next.ran.set && next.ran.slot == i)
+		memset(&next.ran, 0, sizeof(next.ran));
 	store_write(sb, fd, st, &next, "the failed slot");
 	vi_slot_skipped_add(sb->skipped, sizeof(sb->skipped), vi_slot_name(i), stage, reason);
 	if (blame == VI_SLOT_BLAME_CONTENT)
@@ -80,8 +84,9 @@ static void slot_failed(struct vi_slot_boot *sb, int fd, struct vi_slots_store *
 	sb->slot = NULL;
 }
 
-/* Slot i's devices: its data and hash partitions found, each once (bounded wait). */
-static int slot_devices(struct vi_slot_boot *sb, struct vi_error *err)
+/* Slot i's devices: its data and hash partitions found, each once (bounded wait); the data
+ * partition's number in *ret_data. */
+static int slot_devices(struct vi_slot_boot *sb, dev_t *ret_data, struct vi_error *err)
 {
 	const struct vi_target *t = &sb->plan->cfg.root;
 	struct vi_dev devs[2] = {
@@ -93,15 +98,18 @@ static int slot_devices(struct vi_slot_boot *sb, struct vi_error *err)
 
 	r = vi_devs_wait(devs, 2, sb->plan->cfg.timeout_s * 1000u, err);
 	*sb->wait_ms += vi_now_ms() - start;
-	if (r == 0)
+	if (r == 0) {
+		*ret_data = devs[0].devno;
 		vi_devs_close(devs, 2);
+	}
 	return r;
 }
 
 /* Slot i's root: the layout, its devices, then its signed manifest (the plan's trust step, per
  * slot). On failure *ret_stage names the step and *ret_blame whom it is blamed on. */
 static int slot_trust(struct vi_slot_boot *sb, const struct vi_config *base, unsigned i,
-		      const char **ret_stage, enum vi_slot_blame *ret_blame, struct vi_error *err)
+		      dev_t *ret_data, const char **ret_stage, enum vi_slot_blame *ret_blame,
+		      struct vi_error *err)
 {
 	struct vi_plan *p = sb->plan;
 	char line[VI_PLAN_MANIFEST_LINE_MAX], who[16];
@@ -114,7 +122,7 @@ static int slot_trust(struct vi_slot_boot *sb, const struct vi_config *base, uns
 	*ret_blame = VI_SLOT_BLAME_BOOT;
 	r = vi_slot_layout(&p->policy, i, base, &p->cfg, err);
 	if (r == 0)
-		r = slot_devices(sb, err);
+		r = slot_devices(sb, ret_data, err);
 	if (r < 0)
 		return r;
 	*ret_stage = "manifest";
@@ -158,7 +166,10 @@ struct slot_run {
 	 * reading the store (read_us) and the decision (decide_us: resize, skip list, pick,
 	 * admission); the TPM's answers, the slot's manifest and the store write are apart */
 	uint64_t read_us, decide_us;
-	bool picked;                 /* a slot was taken in this boot already */
+	/* the slot that ran last, as the store said when this boot began: set-ups in this boot
+	 * change the state's, not the question of whose boot ended on dm-verity */
+	struct vi_slot_ran ran;
+	dev_t data;                  /* the data partition of the slot being set up */
 };
 
 /* The store found, opened and read; the policy's slot count, the TPM floor, the slots that are
@@ -199,6 +210,14 @@ static int run_start(struct slot_run *run)
 		vi_slots_resize(&run->st.state, p->slot_count);
 	}
 	run->decide_us += vi_now_us() - start;
+	run->ran = run->st.state.ran;
+	if (sb->crash_end != VI_PSTORE_OTHER && !run->ran.set)
+		vi_kmsg_log(sb->log, KMSG_WARNING, "managed recovery: the slot store does not say "
+			    "which slot ran%s%s%s: the dm-verity %s blames no slot; each slot's try, "
+			    "taken before its switch, still ends one that keeps failing",
+			    run->st.ran_why.msg[0] ? " (" : "", run->st.ran_why.msg[0] ?
+			    run->st.ran_why.msg : "", run->st.ran_why.msg[0] ? ")" : "",
+			    vi_pstore_end_name(sb->crash_end));
 	r = vi_slot_tpm_boot_read(sb, &run->st.state);
 	if (r < 0)
 		return r;
@@ -228,6 +247,17 @@ static enum slot_outcome admit_slot(struct slot_run *run, unsigned i)
 	int r;
 
 	r = vi_slots_admit(&next, i, version, &err);
+	if (r == 0) {
+		/* the witness of which slot runs: a later boot blames its dm-verity end on this
+		 * slot, from this partition with this root hash, and on no other */
+		const struct vi_target *t = &sb->plan->cfg.root;
+
+		next.ran = (struct vi_slot_ran){ .set = true, .slot = i,
+						 .major = major(run->data),
+						 .minor = minor(run->data),
+						 .root_hash_len = t->root_hash_len };
+		memcpy(next.ran.root_hash, t->root_hash, t->root_hash_len);
+	}
 	run->decide_us += vi_now_us() - start;
 	if (r < 0) {
 		slot_failed(sb, run->fd, &run->st, i, VI_SLOT_BLAME_CONTENT, false, "version",
@@ -264,24 +294,29 @@ static enum slot_outcome try_slot(struct slot_run *run, unsigned i, bool *ret_sw
 	const struct vi_failure *f = sb->failure;
 	struct vi_error err = { "" };
 	enum vi_slot_blame blame;
+	enum vi_managed_slot_verdict verdict;
 	enum slot_outcome o;
 	const char *stage;
-	bool first;
 	int r;
 
 	sb->slot = vi_slot_name(i);
-	first = !run->picked;
-	run->picked = true;
 	vi_kmsg_log(sb->log, KMSG_NOTICE, "slot %s: priority %u, %u tries left: setting up",
 		    sb->slot, run->st.state.slot[i].priority, run->st.state.slot[i].tries);
-	r = slot_trust(sb, &run->base, i, &stage, &blame, &err);
+	r = slot_trust(sb, &run->base, i, &run->data, &stage, &blame, &err);
 	if (r < 0) {
 		slot_failed(sb, run->fd, &run->st, i, blame, false, stage, err.msg);
 		return SLOT_NEXT;
 	}
-	/* managed recovery: its last boot ended on a corruption found after the switch */
-	if (vi_managed_slot_crashed(sb->crash_end, sb->crash_last, sb->plan->cfg.root.root_hash,
-				    sb->plan->cfg.root.root_hash_len, first)) {
+	/* managed recovery: the last boot ended on dm-verity after the switch to this slot */
+	verdict = vi_managed_slot_verdict(sb->crash_end, &run->ran, i, major(run->data),
+					  minor(run->data), sb->plan->cfg.root.root_hash,
+					  sb->plan->cfg.root.root_hash_len);
+	if (verdict == VI_MANAGED_SLOT_OTHER || verdict == VI_MANAGED_SLOT_CHANGED)
+		vi_kmsg_log(sb->log, KMSG_NOTICE, "slot %s: not blamed for the last boot's dm-verity "
+			    "%s: %s (slot %s ran, from %u:%u)", sb->slot,
+			    vi_pstore_end_name(sb->crash_end), vi_managed_slot_verdict_name(verdict),
+			    vi_slot_name(run->ran.slot), run->ran.major, run->ran.minor);
+	if (verdict == VI_MANAGED_SLOT_BLAMED) {
 		slot_failed(sb, run->fd, &run->st, i, VI_SLOT_BLAME_CONTENT, false, "corruption",
 			    sb->crash_end == VI_PSTORE_IO_ERROR ?
 			    "its last boot ended on a dm-verity I/O error (pstore)" :

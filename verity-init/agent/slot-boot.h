@@ -27,10 +27,9 @@ struct vi_slot_boot {
 	 * the caller boots it (dracut mounts and switches later) */
 	int (*boot)(void *ctx, const struct vi_target *t, bool *ret_switched);
 	void *ctx;
-	/* managed recovery (policy managed=yes): how the last boot ended (pstore) and the
-	 * agent's record of the root it ran (NULL: none); the slot it names is marked bad */
+	/* managed recovery (policy managed=yes): how the last boot ended (pstore); the slot
+	 * the store's ran record names is marked bad, no other */
 	enum vi_pstore_end crash_end;
-	const struct vi_managed_record *crash_last;
 	/* out, for the status file (NULL: no line) */
 	const char *slot;            /* the slot being set up or booted */
 	const char *store;           /* the store device, once opened */
