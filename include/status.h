@@ -37,6 +37,21 @@ struct vi_status {
 	                        * line */
 };
 
+/* What a boot came to, in the status file's words: the agent writes result= and action= from
+ * these, and the programs that read the file back (`managed mark-good`, `slot`) ask
+ * vi_status_outcome(), so that writer and readers cannot drift apart. */
+#define VI_STATUS_RESULT_OK      "ok"        /* the verified root (or /usr) was switched to */
+#define VI_STATUS_RESULT_FAILED  "failed"    /* it was not: action= says what came instead */
+#define VI_STATUS_ACTION_NONE    "none"
+#define VI_STATUS_ACTION_RECOVERY "recovery" /* the recovery root runs in its place */
+
+enum vi_boot_outcome {
+	VI_BOOT_BOOTED,     /* result=ok */
+	VI_BOOT_RECOVERY,   /* result=failed action=recovery */
+	VI_BOOT_FAILED,     /* anything else, a file that says nothing included */
+};
+enum vi_boot_outcome vi_status_outcome(const struct vi_status *st);
+
 /* Room for a hex root hash, for vi_status_from_failure. */
 struct vi_status_hashes {
 	char failed[2 * VERITY_MAX_DIGEST + 1];

@@ -160,6 +160,16 @@ void vi_status_parse(char *text, struct vi_status *ret)
 	}
 }
 
+enum vi_boot_outcome vi_status_outcome(const struct vi_status *st)
+{
+	if (st->result && !strcmp(st->result, VI_STATUS_RESULT_OK))
+		return VI_BOOT_BOOTED;
+	if (st->result && !strcmp(st->result, VI_STATUS_RESULT_FAILED) && st->action &&
+	    !strcmp(st->action, VI_STATUS_ACTION_RECOVERY))
+		return VI_BOOT_RECOVERY;
+	return VI_BOOT_FAILED;
+}
+
 int vi_status_read(const char *dir, char *buf, size_t size, struct vi_status *ret)
 {
 	char path[512];

@@ -22,6 +22,8 @@
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 DUMP=$BUILD/tests/cmdsplit_dump
+# shellcheck source=tests/cli/driver_lib.sh
+. "$ROOT/tests/cli/driver_lib.sh"
 DRACUT_UTIL=/usr/lib/dracut/dracut-util
 DRACUT_LIB=/usr/lib/dracut/modules.d/99base/dracut-lib.sh
 FSTAB_GEN=/usr/lib/systemd/system-generators/systemd-fstab-generator
@@ -61,19 +63,7 @@ END_OF_CORPUS
 }
 
 oneTimeSetUp() {
-	san=""
-	cc=${CC:-cc}
-	[ -f "$BUILD/libverity.a" ] || { echo "libverity.a not built in $BUILD" >&2; exit 1; }
-	mkdir -p "$BUILD/tests" || exit 1
-	# an ASan/UBSan tree (make check-sanitize: clang) links only with the same instrumentation
-	# and runtime
-	if nm "$BUILD/libverity.a" 2>/dev/null | grep -q __asan; then
-		san="-fsanitize=address,undefined"
-		[ -z "${CC:-}" ] && command -v clang >/dev/null 2>&1 && cc=clang
-	fi
-	# shellcheck disable=SC2086
-	$cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $san -I"$ROOT/include" \
-		-o "$DUMP" "$ROOT/tests/cli/cmdsplit_dump.c" "$BUILD/libverity.a" || exit 1
+	cli_driver cmdsplit_dump.c "$DUMP" || exit 1
 	corpus >"$SHUNIT_TMPDIR/corpus"
 	BIN=$SHUNIT_TMPDIR/bin
 	mkdir -p "$BIN"

@@ -14,8 +14,13 @@ VI=$BUILD/verity-init
 RH=$(printf '%064d' 0)
 BASE="roothash=$RH verity.data=/dev/vi-absent-data verity.hash=/dev/vi-absent-hash"
 
+ROOT=$TOP
+# shellcheck source=tests/cli/driver_lib.sh
+. "$ROOT/tests/cli/driver_lib.sh"
+
 oneTimeSetUp() {
 	[ -x "$VI" ] || { echo "verity-init not built in $BUILD" >&2; exit 1; }
+	records_build || exit 1
 	W=$SHUNIT_TMPDIR
 }
 
@@ -184,16 +189,14 @@ test_unmeasured_shell_refused_when_the_command_line_may_hide_a_tpm() {
 # one status file for the boot: a failure found by an earlier step stays its reason
 test_status_keeps_the_boots_first_failure() {
 	mkdir -p "$W/run"
-	printf '%s\n' result=failed name=root roothash=abcd stage=init "reason=init refused" \
-		action=recovery booted=cdcd >"$W/run/status"
+	"$RECORDS" status "$W/run" recovery abcd cdcd || fail "agent_records status"
 	agent fail --reason getarg --cmdline "$BASE verity.fail=poweroff"
-	assertEquals "init refused" "$(status reason)"
+	assertEquals "init not found on the root" "$(status reason)"
 	assertEquals init "$(status stage)"
 	assertEquals abcd "$(status roothash)"
 	assertEquals panic "$(status action)"
 	# a boot that got as far as result=ok: the new failure is the first
-	printf '%s\n' result=ok name=root roothash=abcd stage= reason= action=none booted=abcd \
-		>"$W/run/status"
+	"$RECORDS" status "$W/run" booted abcd || fail "agent_records status"
 	agent fail --reason getarg --cmdline "$BASE"
 	assertContains "$(status reason)" "dracut-getarg"
 }

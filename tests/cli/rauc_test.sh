@@ -12,8 +12,12 @@ BUILD=${BUILD:-$ROOT/build}
 VI=$BUILD/verity-init
 BACKEND=$ROOT/rauc/verity-init-rauc-backend.sh
 
+# shellcheck source=tests/cli/driver_lib.sh
+. "$ROOT/tests/cli/driver_lib.sh"
+
 oneTimeSetUp() {
 	[ -x "$VI" ] || { echo "verity-init not built in $BUILD" >&2; exit 1; }
+	records_build || exit 1
 	SKIP=""
 	for t in rauc dbus-daemon openssl; do
 		command -v "$t" >/dev/null || SKIP="$t missing (tests/deps.sh)"
@@ -67,7 +71,7 @@ tearDown() {
 # booted NAME: the agent's status file of an A/B boot; then `rauc service` as the drop-in runs it
 boot_into() {
 	stop_rauc
-	printf 'result=ok\nslot=%s\nstore=%s\n' "$1" "$W/store.img" >"$W/status"
+	"$RECORDS" status "$W" booted ab "$1" "$W/store.img" || fail "agent_records status"
 	RAUC=$(command -v rauc) "$BACKEND" run-rauc --conf="$W/system.conf" --mount="$W/mnt" service \
 		>"$W/service.log" 2>&1 &
 	RAUC_PID=$!
@@ -145,7 +149,7 @@ test_mark_good_other_leaves_the_floor() {
 # Debian's rauc.service without the drop-in (plain `rauc service`): RAUC 1.8 looks for the booted
 # slot on the kernel command line, which on an A/B boot of the agent does not name it, and refuses.
 test_without_run_rauc_the_booted_slot_is_unknown() {
-	printf 'result=ok\nslot=a\nstore=%s\n' "$W/store.img" >"$W/status"
+	"$RECORDS" status "$W" booted ab a "$W/store.img" || fail "agent_records status"
 	rauc --conf="$W/system.conf" --mount="$W/mnt" service >"$W/service.log" 2>&1 &
 	RAUC_PID=$!
 	i=0

@@ -15,14 +15,18 @@ VI=$BUILD/verity-init
 SHIM=$BUILD/tests/torn_write.so
 RUNS=${SLOT_POWERLOSS_RUNS:-100}
 
+# shellcheck source=tests/cli/driver_lib.sh
+. "$ROOT/tests/cli/driver_lib.sh"
+
 oneTimeSetUp() {
 	[ -x "$VI" ] || { echo "verity-init not built in $BUILD" >&2; exit 1; }
+	records_build || exit 1
 	mkdir -p "$BUILD/tests" || exit 1
 	${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -shared -fPIC -o "$SHIM" \
 		"$ROOT/tests/cli/torn_write.c" -ldl || exit 1
 	# the store files in memory when possible: every write is synced (fdatasync), 7 per run
 	W=$(mktemp -d /dev/shm/slot-powerloss.XXXXXX 2>/dev/null) || W=$SHUNIT_TMPDIR
-	printf 'result=ok\nslot=b\n' >"$W/status"
+	"$RECORDS" status "$W" booted ab b "$W/store" || exit 1
 	# the shim comes after an ASan runtime (make check-sanitize)
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 	export ASAN_OPTIONS

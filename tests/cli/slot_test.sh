@@ -12,8 +12,12 @@ VI=$BUILD/verity-init
 BACKEND=$ROOT/rauc/verity-init-rauc-backend.sh
 SEEDS=$ROOT/tests/fuzz/corpus/slots
 
+# shellcheck source=tests/cli/driver_lib.sh
+. "$ROOT/tests/cli/driver_lib.sh"
+
 oneTimeSetUp() {
 	[ -x "$VI" ] || { echo "verity-init not built in $BUILD" >&2; exit 1; }
+	records_build || exit 1
 	command -v jq >/dev/null || { echo "jq missing (make deps)" >&2; exit 1; }
 }
 
@@ -31,8 +35,7 @@ slot() {
 
 # booted NAME: the status file the agent writes at an A/B boot
 booted() {
-	printf 'result=ok\nname=root\nroothash=ab\nstage=\nreason=\naction=none\nbooted=ab\nslot=%s\nstore=%s\n' \
-		"$1" "$S" >"$ST"
+	"$RECORDS" status "$(dirname "$ST")" booted ab "$1" "$S" || fail "agent_records status"
 }
 
 # j FILTER: jq over `slot status --json`
@@ -50,6 +53,25 @@ test_blank_store_reads_as_the_defaults() {
 		"$(j '[.source, .seq, .floor, .primary, (.slots|length), (.slots[]|"\(.priority)/\(.tries)")]|join(" ")')"
 	# reading never writes
 	assertEquals "store still blank" "" "$(tr -d '\0' <"$S" | head -c 1)"
+}
+
+# The ran record (the slot the agent last switched to, as its boot writes it) is shown by status
+# and kept by every verb: only the next boot's agent replaces it.
+test_ran_record_shown_and_kept() {
+	h=1f5ab3a19be8140f8e9cb06442106fb3e71756eabafc0b696ca121519bdcf3dd
+	assertContains "none on a blank store" "$(slot status)" "
+ran=
+"
+	assertEquals "json null" "null" "$(j '.ran')"
+	"$RECORDS" slot-ran "$S" a 254:1 "$h" || fail "agent_records slot-ran"
+	assertContains "$(slot status)" "ran=a 254:1 $h"
+	assertEquals "json" "a 254:1 $h" "$(j '[.ran.slot, .ran.device, .ran.root_hash]|join(" ")')"
+	booted a
+	slot mark-good >/dev/null || fail "mark-good"
+	slot set-primary b || fail "set-primary b"
+	slot set-state a bad || fail "set-state a bad"
+	assertEquals "kept by mark-good, set-primary, set-state" "a 254:1 $h" \
+		"$(j '[.ran.slot, .ran.device, .ran.root_hash]|join(" ")')"
 }
 
 test_every_verb() {
@@ -149,13 +171,7 @@ test_mark_good_of_the_running_slot_raises_the_floor() {
 test_a_slot_whose_boot_failed_does_not_count_for_the_floor() {
 	cp "$SEEDS/b-bad-copy1-newer" "$S"
 	slot set-primary b || fail "set-primary b"
-	printf 'result=failed
-stage=init
-reason=x
-action=recovery
-slot=b
-store=%s
-' "$S" >"$ST"
+	"$RECORDS" status "$(dirname "$ST")" recovery ab cd b "$S" || fail "agent_records status"
 	before=$(sha256sum <"$S")
 	out=$(slot mark-good 2>&1)
 	assertEquals "mark-good: rc" "1" "$?"

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -127,6 +128,52 @@ static void test_from_failure(void **state)
 	assert_string_equal(st.booted, "");
 }
 
+/* What a boot came to, written with the agent's words and read back: a recovery root is not a
+ * failed boot, and neither is the root that booted. */
+static void test_outcome_round_trip(void **state)
+{
+	struct vi_target root = { .name = "root", .root_hash = { 0xab }, .root_hash_len = 1 };
+	struct vi_target rec = { .name = "root", .root_hash = { 0x01 }, .root_hash_len = 1 };
+	static const struct {
+		const char *result, *action;
+		bool failed, booted;
+		enum vi_boot_outcome outcome;
+	} boots[] = {
+		{ VI_STATUS_RESULT_OK, VI_STATUS_ACTION_NONE, false, true, VI_BOOT_BOOTED },
+		{ VI_STATUS_RESULT_FAILED, VI_STATUS_ACTION_RECOVERY, true, true, VI_BOOT_RECOVERY },
+		/* dracut's record before the recovery root is set up */
+		{ VI_STATUS_RESULT_FAILED, VI_STATUS_ACTION_RECOVERY, true, false, VI_BOOT_RECOVERY },
+		{ VI_STATUS_RESULT_FAILED, "panic", true, false, VI_BOOT_FAILED },
+		{ VI_STATUS_RESULT_FAILED, "shell", true, false, VI_BOOT_FAILED },
+		{ VI_STATUS_RESULT_FAILED, VI_STATUS_ACTION_NONE, true, false, VI_BOOT_FAILED },
+	};
+	char top[] = "/tmp/vi-status-XXXXXX", buf[VI_STATUS_MAX];
+	struct vi_error e = { "init not found" }, err = { "" };
+	struct vi_status_hashes h;
+	struct vi_status st, back;
+	struct vi_failure f;
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	for (size_t i = 0; i < sizeof(boots) / sizeof(boots[0]); i++) {
+		memset(&f, 0, sizeof(f));
+		if (boots[i].failed)
+			vi_failure_set(&f, VI_STAGE_INIT, &root, -ENOENT, "root", &e);
+		vi_status_from_failure(boots[i].result, boots[i].action, &f,
+				       boots[i].booted ? (boots[i].failed ? &rec : &root) : NULL,
+				       &h, &st);
+		assert_int_equal(vi_status_write(top, &st, &err), 0);
+		assert_int_equal(vi_status_read(top, buf, sizeof(buf), &back), 0);
+		assert_int_equal(vi_status_outcome(&back), boots[i].outcome);
+	}
+	/* what no agent writes says nothing ran */
+	memset(&back, 0, sizeof(back));
+	assert_int_equal(vi_status_outcome(&back), VI_BOOT_FAILED);
+	back.result = "recovery";
+	assert_int_equal(vi_status_outcome(&back), VI_BOOT_FAILED);
+	assert_int_equal(ut_rm_tree(top), 0);
+}
+
 /* A/B boots: slot= and store= only after vi_status_set_slot, values sanitized like the rest. */
 static void test_slot_lines(void **state)
 {
@@ -189,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_read),
 		cmocka_unit_test(test_from_failure),
+		cmocka_unit_test(test_outcome_round_trip),
 		cmocka_unit_test(test_slot_lines),
 		cmocka_unit_test(test_veritysetup_standdown),
 	};

@@ -112,9 +112,9 @@ void vi_agent_write_status(struct agent *a, const char *result, const char *acti
 	char text[VI_STATUS_MAX];
 
 	vi_status_from_failure(result, action, &a->failure, booted, &hashes, &st);
-	if (a->dracut && strcmp(result, "ok") &&
+	if (a->dracut && strcmp(result, VI_STATUS_RESULT_OK) &&
 	    vi_status_read(a->status_dir, text, sizeof(text), &old) == 0 &&
-	    !strcmp(old.result, "failed")) {
+	    !strcmp(old.result, VI_STATUS_RESULT_FAILED)) {
 		st.name = old.name;
 		st.root_hash = old.root_hash;
 		st.stage = old.stage;

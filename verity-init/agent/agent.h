@@ -15,6 +15,7 @@
 #include "mountroot.h"
 #include "plan.h"
 #include "slot-boot.h"
+#include "status.h"   /* the result= and action= words */
 
 /* The agent's timings (ms) for PID 1's line before exec: its own time per step, and the time
  * that is not its own. */
@@ -124,7 +125,8 @@ bool vi_agent_run_marked(const struct agent *a, const char *name);
 /* After t is set up and verified: systemd's own veritysetup stands down for its mapping in the
  * booted system (a drop-in in /run; lib/boot/status.c), one log line when it cannot. */
 void vi_agent_veritysetup_standdown(struct agent *a, const struct vi_target *t);
-/* The status file, from a->failure (lib/boot/status.c). */
+/* The status file, from a->failure (lib/boot/status.c): result VI_STATUS_RESULT_*, action
+ * VI_STATUS_ACTION_* or the fail action taken. */
 void vi_agent_write_status(struct agent *a, const char *result, const char *action,
 			   const struct vi_target *booted);
 

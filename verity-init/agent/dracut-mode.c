@@ -155,7 +155,7 @@ static int dracut_recovery(struct agent *a)
 		return -EBUSY;
 	vi_maprec_remove(a->status_dir);
 	snprintf(cfg->recovery.name, sizeof(cfg->recovery.name), "%s", cfg->root.name);
-	vi_agent_write_status(a, "failed", "recovery", NULL);
+	vi_agent_write_status(a, VI_STATUS_RESULT_FAILED, VI_STATUS_ACTION_RECOVERY, NULL);
 	vi_kmsg_log(&a->log, KMSG_NOTICE, "fallback: setting up the recovery root as %s",
 		 cfg->recovery.name);
 	r = vi_agent_activate(a, &cfg->recovery, &act);
@@ -178,7 +178,8 @@ static int dracut_recovery(struct agent *a)
 	a->failure = first;   /* the status file describes the first failure */
 	if (r < 0)
 		return r;
-	vi_agent_write_status(a, "failed", "recovery", &cfg->recovery);
+	vi_agent_write_status(a, VI_STATUS_RESULT_FAILED, VI_STATUS_ACTION_RECOVERY,
+			      &cfg->recovery);
 	vi_kmsg_log(&a->log, KMSG_NOTICE, "booting the recovery root");
 	return 0;
 }
@@ -357,7 +358,8 @@ static int dracut_setup(struct agent *a, const struct dracut_args *o)
 	}
 	if (r < 0)
 		return vi_dracut_walk(a, 0);
-	vi_agent_write_status(a, "ok", "none", cfg->root.enabled ? &cfg->root : &cfg->usr);
+	vi_agent_write_status(a, VI_STATUS_RESULT_OK, VI_STATUS_ACTION_NONE,
+			      cfg->root.enabled ? &cfg->root : &cfg->usr);
 	return vi_dracut_answer(a, "ok", "none", 0, EXIT_SUCCESS);
 }
 

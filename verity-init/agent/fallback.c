@@ -31,7 +31,7 @@ enum vi_fallback_end vi_fallback_walk(struct agent *a, const struct vi_fallback_
 			}
 			/* fall through */
 		case VI_FAIL_POWEROFF:
-			vi_agent_write_status(a, "failed", name, NULL);
+			vi_agent_write_status(a, VI_STATUS_RESULT_FAILED, name, NULL);
 			vi_kmsg_log(&a->log, KMSG_CRIT, "fallback: %s", name);
 			ops->power(a, act);
 			continue;
@@ -46,7 +46,7 @@ enum vi_fallback_end vi_fallback_walk(struct agent *a, const struct vi_fallback_
 					 ops->shell_refused(a));
 				continue;
 			}
-			vi_agent_write_status(a, "failed", name, NULL);
+			vi_agent_write_status(a, VI_STATUS_RESULT_FAILED, name, NULL);
 			vi_kmsg_log(&a->log, KMSG_NOTICE, "fallback: shell");
 			if (ops->shell(a)) {
 				*ret_next = i + 1;
@@ -61,12 +61,12 @@ enum vi_fallback_end vi_fallback_walk(struct agent *a, const struct vi_fallback_
 	}
 	if (a->managed.no_reboot) {
 		/* a panic reboots with panic=N, managed recovery's recommended setting */
-		vi_agent_write_status(a, "failed", "poweroff", NULL);
+		vi_agent_write_status(a, VI_STATUS_RESULT_FAILED, "poweroff", NULL);
 		vi_kmsg_log(&a->log, KMSG_CRIT, "fallback: poweroff (a panic would reboot into the "
 			    "same degraded root)");
 		ops->power(a, VI_FAIL_POWEROFF);
 	}
-	vi_agent_write_status(a, "failed", "panic", NULL);
+	vi_agent_write_status(a, VI_STATUS_RESULT_FAILED, "panic", NULL);
 	vi_kmsg_log(&a->log, KMSG_CRIT, "fallback: panic (no verified root; refusing to continue)");
 	return VI_FALLBACK_PANIC;
 }

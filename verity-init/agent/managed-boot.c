@@ -156,7 +156,8 @@ int vi_agent_managed_commit(struct agent *a, const struct vi_target *t)
 
 /* `managed mark-good`: the running system reached the point where its boot counts as up. Only
  * the root the agent booted (the status file's result=ok and booted=) confirms its own degraded
- * boot: a recovery root cannot lift the refusal of the root it replaces. */
+ * boot: a recovery root (result=failed action=recovery) cannot lift the refusal of the root it
+ * replaces, and is no failure of the unit either. */
 static int mark_good(const char *efivars, const char *status_dir)
 {
 	struct vi_managed_record last, next;
@@ -182,13 +183,13 @@ static int mark_good(const char *efivars, const char *status_dir)
 		return EXIT_SUCCESS;
 	}
 	r = vi_status_read(status_dir, text, sizeof(text), &st);
-	if (r == 0 && !strcmp(st.result, "recovery")) {
+	if (r == 0 && vi_status_outcome(&st) == VI_BOOT_RECOVERY) {
 		/* the unit runs on the recovery root too: not a failure of it */
 		printf("verity-init: managed: a recovery root runs: the degraded root's boot stays "
 		       "unconfirmed\n");
 		return EXIT_SUCCESS;
 	}
-	if (r < 0 || strcmp(st.result, "ok") ||
+	if (r < 0 || vi_status_outcome(&st) != VI_BOOT_BOOTED ||
 	    vi_hex_decode(st.booted, strlen(st.booted), hash, sizeof(hash), &len) < 0 ||
 	    !vi_managed_confirm(&last, hash, (unsigned)len, &next)) {
 		fprintf(stderr, "verity-init: managed: the running root is not the degraded one the "

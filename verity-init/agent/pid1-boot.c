@@ -288,11 +288,12 @@ static void try_recovery(struct agent *a, bool *switched)
 {
 	const struct vi_failure first = a->failure;
 
-	vi_agent_write_status(a, "failed", "recovery", NULL);
+	vi_agent_write_status(a, VI_STATUS_RESULT_FAILED, VI_STATUS_ACTION_RECOVERY, NULL);
 	a->time.setup_ms = 0;   /* the recovery root's own set-up time */
 	vi_kmsg_log(&a->log, KMSG_NOTICE, "fallback: booting the recovery root %s",
 		 a->plan.cfg.recovery.name);
-	boot_target(a, &a->plan.cfg.recovery, "failed", "recovery", switched);
+	boot_target(a, &a->plan.cfg.recovery, VI_STATUS_RESULT_FAILED, VI_STATUS_ACTION_RECOVERY,
+		    switched);
 	a->failure = first;
 }
 
@@ -329,7 +330,7 @@ static void pid1_power(struct agent *a, enum vi_fail_action act)
 
 static int boot_slot_target(void *ctx, const struct vi_target *t, bool *ret_switched)
 {
-	return boot_target(ctx, t, "ok", "none", ret_switched);
+	return boot_target(ctx, t, VI_STATUS_RESULT_OK, VI_STATUS_ACTION_NONE, ret_switched);
 }
 
 /* A/B boot (policy slots=): the slots in turn, each through boot_target (slot-boot.c). */
@@ -388,7 +389,8 @@ static int run_pid1(struct agent *a)
 	if (r == 0 && a->plan.slots) {
 		boot_slot(a, &switched);
 	} else if (r == 0 && vi_agent_managed_boot(a) == 0) {
-		boot_target(a, &a->plan.cfg.root, "ok", "none", &switched);
+		boot_target(a, &a->plan.cfg.root, VI_STATUS_RESULT_OK, VI_STATUS_ACTION_NONE,
+			    &switched);
 	}
 	fallback(a, switched);
 	return EXIT_FAILURE;

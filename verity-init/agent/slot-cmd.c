@@ -155,7 +155,7 @@ static void read_boot_record(struct slot_cmd *c)
 		status_value(file, "result", c->result, sizeof(c->result));
 		/* a slot= of a boot that failed (under dracut after setup, a recovery root runs)
 		 * is where the boot stopped, not a version that proved itself */
-		c->booted = !strcmp(c->result, "ok");
+		c->booted = !strcmp(c->result, VI_STATUS_RESULT_OK);
 
 		if (!c->store && ab_boot && store[0] == '/') {
 			memcpy(c->store_buf, store, sizeof(store));

@@ -70,12 +70,13 @@ static int run_setup(struct agent *a, const char *cmdline)
 		}
 	}
 	if (r < 0) {
-		vi_agent_write_status(a, "failed", "none", NULL);
+		vi_agent_write_status(a, VI_STATUS_RESULT_FAILED, VI_STATUS_ACTION_NONE, NULL);
 		fprintf(stderr, "verity-init: %s: %s: %s\n", t->name,
 			vi_stage_name(a->failure.stage), a->failure.reason.msg);
 		return EXIT_FAILURE;
 	}
-	vi_agent_write_status(a, "ok", "none", root->enabled ? root : usr);
+	vi_agent_write_status(a, VI_STATUS_RESULT_OK, VI_STATUS_ACTION_NONE,
+			      root->enabled ? root : usr);
 	if (root->enabled)
 		printf("%s\n", act.node);
 	if (usr->enabled)
