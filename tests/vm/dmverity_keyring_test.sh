@@ -12,6 +12,9 @@
 #     root, a key added to the .dm-verity keyring is refused (sealed), and
 #     the command line's dm_verity.keyring_unsealed=0 does not keep the certificate out;
 #   - the same image with a root signed by another key: refused by the kernel (-ENOKEY);
+#   - certificates without require_signature=kernel in the policy: they fill and seal the
+#     keyring all the same, the maker-signed root boots, and nothing asks for
+#     dm_verity.require_signatures (that is the policy's to require);
 #   - dracut (the host's, with the module) on the same kernel: the certificate put in by the
 #     module, the keyring sealed by the agent's dracut runtime, the maker-signed root boots.
 VM_KERNEL_SERIES_REQUIRED=7
@@ -51,6 +54,7 @@ oneTimeSetUp() {
 	openssl smime -sign -in "$POLICY_TEXT" -signer "$UEFI_DB_CERT" -inkey "$DBKEY" -noattr \
 		-nodetach -binary -outform der -out "$D/ipe.p7s" || exit 1
 	printf 'require_signature=kernel\nipe_policy=/etc/verity-init/ipe.p7s\n' >"$D/policy.conf"
+	printf 'fail=poweroff\n' >"$D/policy-nosig.conf"
 }
 
 # keyring_root DIR : the test root with a hook that tries to add a key to the .dm-verity keyring
@@ -77,13 +81,13 @@ HOOK
 
 KEYS="systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb root=/dev/mapper/root verity.sig=/etc/verity-init/roothash.p7s verity.fail=poweroff"
 
-# keyring_uki_boot NAME P7S [WORD...] : the standalone image (mkinitramfs --cert, the policy,
-# P7S as the root's signature, the db-signed IPE policy) in a db-signed UKI, booted under Secure
-# Boot with a fresh swtpm.
+# keyring_uki_boot NAME P7S [WORD...] : the standalone image (mkinitramfs --cert, the policy
+# $KEYRING_POLICY or $D/policy.conf, P7S as the root's signature, the db-signed IPE policy) in
+# a db-signed UKI, booted under Secure Boot with a fresh swtpm.
 keyring_uki_boot() {
 	local name=$1 p7s=$2 rd w tpm; shift 2
 	w=$(vm_workdir "$name") || return 1
-	rd=$(agent_mkinitramfs -m "virtio_pci virtio_blk" -f ext4 -c "$D/policy.conf" \
+	rd=$(agent_mkinitramfs -m "virtio_pci virtio_blk" -f ext4 -c "${KEYRING_POLICY:-$D/policy.conf}" \
 		--cert "$D/maker.pem" -i "$p7s" /etc/verity-init/roothash.p7s \
 		-i "$D/ipe.p7s" /etc/verity-init/ipe.p7s) || return 1
 	{ uefi_uki "$w/uki.efi" "$rd" "roothash=$RH $KEYS${*:+ $*}" && uefi_esp "$w/esp.img" "$w/uki.efi"; } ||
@@ -133,6 +137,23 @@ test_root_signed_by_another_key_refused_by_the_kernel() {
 		"the kernel did not refuse the other key's signature" || return
 	vm_assert_no_marker "$VM_LOG" || return
 	agent_assert_fallback "$VM_LOG" poweroff
+}
+
+# The certificates alone, under a policy that asks for no signature: the keyring is filled and
+# sealed, the root's signature (given on the command line) is still the kernel's to check, and
+# the dm_verity.require_signatures guard, which only require_signature=kernel asks for, does not
+# refuse the boot.
+test_certificates_without_require_signature_boot() {
+	KEYRING_POLICY=$D/policy-nosig.conf keyring_uki_boot keyring-nosig "$D/maker.p7s" ||
+		{ fail "uki"; return; }
+	vm_assert_log_contains "$VM_LOG" 'Linux version 7\.' "not Debian's 7.x kernel" || return
+	vm_assert_log_lacks "$VM_LOG" 'require_signatures is not Y' \
+		"the policy asks for no signature, yet the kernel's guard refused the boot" || return
+	keyring_sealed_assert "$VM_LOG" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: root: root hash signature \([0-9]+ bytes\) passed to the kernel as key verity-init:root' || return
+	vm_assert_log_lacks "$VM_LOG" 'verity-init\[1\]: dm_verity.require_signatures=Y' || return
+	vm_assert_marker "$VM_LOG" main || return
+	vm_assert_root_mapper "$VM_LOG" root ext4
 }
 
 # dracut (the host's, shell flavour) with the module: the certificate from dracut.conf's

@@ -183,7 +183,9 @@ void vi_pid1_load_modules(struct agent *a)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
 	vi_kmsg_log(&a->log, KMSG_INFO, "%u modules loaded, %u without hardware, in %llu ms", loaded,
 		 skipped, (unsigned long long)a->time.modules_ms);
-	if (!mp.forced)
+	/* the policy's guard only: the certificates' keyring_unsealed word, forced as well, is
+	 * the keyring step's to check, and asks for no signature */
+	if (pf->r < 0 || !vi_policy_forced_modparams(&pf->policy))
 		return;
 	/* a dm_verity built in, or loaded before us, did not get the forced word: the policy's
 	 * kernel-side guard would be missing, so the boot does not go on without it */
