@@ -5,7 +5,8 @@
  *
  *   agent_records status DIR booted HASH [SLOT STORE]
  *       the status file of a boot that switched to the root with root hash HASH (and, A/B,
- *       slot SLOT from store STORE): the agent's VI_STATUS_RESULT_OK, VI_STATUS_ACTION_NONE
+ *       slot SLOT from store STORE; SLOT "-": none booted): the agent's VI_STATUS_RESULT_OK,
+ *       VI_STATUS_ACTION_NONE
  *   agent_records status DIR recovery FAILED HASH [SLOT STORE]
  *       the root with root hash FAILED failed its init check; the recovery root with root
  *       hash HASH runs instead
@@ -94,8 +95,10 @@ static int status_cmd(int argc, char **argv)
 		return usage();
 	}
 	vi_status_from_failure(result, action, &f, booted, &hashes, &st);
+	/* SLOT "-": an A/B boot that booted no slot (store= alone) */
 	if (argc == slot_at + 2)
-		vi_status_set_slot(&st, argv[slot_at], argv[slot_at + 1]);
+		vi_status_set_slot(&st, strcmp(argv[slot_at], "-") ? argv[slot_at] : NULL,
+				   argv[slot_at + 1]);
 	if (vi_status_write(argv[2], &st, &err) < 0) {
 		fprintf(stderr, "agent_records: %s\n", err.msg);
 		return 1;

@@ -277,11 +277,21 @@ test_where_the_running_slot_comes_from() {
 	assertEquals "a name that is no slot is ignored, and the A/B boot's record is not replaced by the command line" "1" "$?"
 	# the agent ran an A/B boot (store=) and booted no slot (a recovery root runs): the command
 	# line does not get to name the running slot, which mark-good would treat as proven
-	printf 'result=failed\nstore=%s\n' "$S" >"$ST"
+	"$RECORDS" status "$(dirname "$ST")" failed ab poweroff - "$S" || fail "agent_records status"
 	"$VI" slot --status "$ST" --cmdline "verity.slot=b" get-current >/dev/null 2>&1
 	assertEquals "A/B boot without a booted slot: unknown" "1" "$?"
 	"$VI" slot --status "$ST" --cmdline "verity.slot=b" mark-good >/dev/null 2>&1
 	assertEquals "mark-good refused" "1" "$?"
+	# no status file (a boot the agent did not record): verity.slot= names the running slot for
+	# get-current and RAUC, but mark-good refuses: the floor rises on the agent's record only
+	rm -f "$ST"
+	slot set-primary b || fail "set-primary b"
+	before=$(sha256sum <"$S")
+	out=$("$VI" slot --store "$S" --status "$ST" --cmdline "verity.slot=b" mark-good 2>&1)
+	assertEquals "mark-good without a status file: rc 1" "1" "$?"
+	assertEquals "verity-init: slot: slot b: no status file $ST: the agent did not record this boot, and verity.slot= on the command line does not count for the rollback floor: not marked good" "$out"
+	assertEquals "store unchanged" "$before" "$(sha256sum <"$S")"
+	assertEquals "get-current still answers" "b" "$("$VI" slot --status "$ST" --cmdline "verity.slot=b" get-current)"
 	# the store the agent recorded is the default store
 	booted a
 	"$VI" slot --status "$ST" set-primary b || fail "set-primary through store="

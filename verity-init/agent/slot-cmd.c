@@ -63,8 +63,9 @@ struct slot_cmd {
 	char current[8];       /* the booted slot's name, "" when unknown */
 	char result[16];       /* the status file's result= ("ok": the agent switched to the
 	                        * root), "" without a status file */
-	bool booted;           /* current booted completely: result=ok, or named by the
-	                        * command line without a status file */
+	bool booted;           /* current booted completely: the status file's result=ok; never
+	                        * without it (verity.slot= alone proves nothing of a version) */
+	bool have_status;      /* the status file was read */
 	char floor_nv[16];     /* the status file's floor_nv=: the floor's TPM NV counter */
 };
 
@@ -142,7 +143,9 @@ static void read_boot_record(struct slot_cmd *c)
 	char file[4096], cmdline[CMDLINE_MAX], name[8], full[8];
 	const char *line;
 
-	c->booted = true;   /* no status file: the boot loader chose the slot (verity.slot=) */
+	/* no status file: the boot loader chose the slot (verity.slot=), which names the running
+	 * slot for get-current and RAUC, but the floor rises only on the agent's own record */
+	c->booted = false;
 	if (vi_fileio_read_text_at(AT_FDCWD, c->status, file, sizeof(file)) == 0) {
 		char store[sizeof(c->store_buf)];
 		bool ab_boot = status_value(file, "store", store, sizeof(store));
@@ -152,6 +155,7 @@ static void read_boot_record(struct slot_cmd *c)
 			c->full_read = !strcmp(full, "yes");
 		if (!status_value(file, "name", c->mapping, sizeof(c->mapping)))
 			c->mapping[0] = '\0';
+		c->have_status = true;
 		status_value(file, "result", c->result, sizeof(c->result));
 		/* a slot= of a boot that failed (under dracut after setup, a recovery root runs)
 		 * is where the boot stopped, not a version that proved itself */
@@ -511,6 +515,10 @@ static int verb_mark_good(const struct verb_args *a)
 	int running = running_index(c, &next), rc;
 	uint64_t counter = 0;
 
+	if (!c->have_status)
+		return fail("slot %s: no status file %s: the agent did not record this boot, and "
+			    "verity.slot= on the command line does not count for the rollback floor: "
+			    "not marked good", vi_slot_name(i), c->status);
 	if (!vi_slots_floor_may_rise(&next, i, running))
 		return fail("slot %s did not boot completely (result=%s in %s): not marked good",
 			    vi_slot_name(i), c->result, c->status);
