@@ -104,6 +104,28 @@ int vi_managed_decide(enum vi_pstore_end end, const struct vi_managed_record *la
 bool vi_managed_confirm(const struct vi_managed_record *last, const uint8_t *hash, unsigned len,
 			struct vi_managed_record *next);
 
+/* Whether a dm-verity end of this boot reaches the next boot's agent at all: a panic or restart
+ * leaves a pstore record only through a registered backend (efi_pstore, ramoops), and a
+ * restart only when that backend keeps a shutdown's dump. Without one, managed=yes protects
+ * nothing: said at boot and in the status file (managed_trace=). */
+enum vi_managed_trace {
+	VI_MANAGED_TRACE_RECORDED,     /* a panic or restart of this root leaves a record */
+	VI_MANAGED_TRACE_NOT_NEEDED,   /* the root's bad blocks are I/O errors: nothing ends it */
+	VI_MANAGED_TRACE_NO_BACKEND,   /* no pstore backend registered: nothing is kept */
+	VI_MANAGED_TRACE_RESTART_LOST, /* it restarts, and the backend keeps no shutdown dump */
+};
+struct vi_managed_trace_input {
+	const char *backend;       /* /sys/module/pstore/parameters/backend, "" when unreadable;
+	                            * "(null)": none registered */
+	bool panics, restarts;     /* the root's table on corruption or I/O error */
+	bool always_kmsg_dump;     /* printk.always_kmsg_dump=Y */
+	int backend_max_reason;    /* the backend's own max_reason (ramoops.max_reason), -1 when
+	                            * it sets none: then printk.always_kmsg_dump decides */
+};
+enum vi_managed_trace vi_managed_trace(const struct vi_managed_trace_input *in);
+/* "pstore BACKEND", "not needed (I/O errors)", "none: no pstore backend", "none: ..." */
+const char *vi_managed_trace_text(enum vi_managed_trace t);
+
 /* A/B slots: whom a dm-verity end in pstore (end) blames, asked for slot i, found in this boot
  * on data partition major:minor with root hash hash (len bytes). The store's ran record (ran,
  * written before the switch to a slot: include/slotstate.h) is the only witness of which slot

@@ -35,6 +35,10 @@ struct vi_status {
 	const char *managed;   /* policy managed=yes: "normal", or "degraded" when the root boots
 	                        * with I/O errors after a corruption (include/managed.h); NULL: no
 	                        * line */
+	const char *managed_trace; /* policy managed=yes: whether a dm-verity end of this root
+	                            * reaches the next boot ("pstore (efi)", the kernel's backend
+	                            * name; vi_managed_trace_text's "none: ..."); NULL: no line (not
+	                            * read back) */
 };
 
 /* What a boot came to, in the status file's words: the agent writes result= and action= from

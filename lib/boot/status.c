@@ -68,6 +68,8 @@ int vi_status_write(const char *dir, const struct vi_status *st, struct vi_error
 		put(f, "on_corruption", st->on_corruption);
 	if (st->managed)
 		put(f, "managed", st->managed);
+	if (st->managed_trace)
+		put(f, "managed_trace", st->managed_trace);
 	if (fclose(f) != 0) {
 		r = -EIO;
 		goto out_unlink;

@@ -236,6 +236,38 @@ bool vi_managed_confirm(const struct vi_managed_record *last, const uint8_t *has
 	return true;
 }
 
+/* kmsg_dump's reasons (include/linux/kmsg_dump.h): a restart dumps with SHUTDOWN, which a
+ * dumper without a max_reason of its own takes only with printk.always_kmsg_dump */
+#define KMSG_DUMP_SHUTDOWN 4
+
+enum vi_managed_trace vi_managed_trace(const struct vi_managed_trace_input *in)
+{
+	if (!in->panics && !in->restarts)
+		return VI_MANAGED_TRACE_NOT_NEEDED;
+	if (!in->backend[0] || !strcmp(in->backend, "(null)"))
+		return VI_MANAGED_TRACE_NO_BACKEND;
+	if (in->restarts && (in->backend_max_reason >= 0 ?
+			     in->backend_max_reason < KMSG_DUMP_SHUTDOWN : !in->always_kmsg_dump))
+		return VI_MANAGED_TRACE_RESTART_LOST;
+	return VI_MANAGED_TRACE_RECORDED;
+}
+
+const char *vi_managed_trace_text(enum vi_managed_trace t)
+{
+	switch (t) {
+	case VI_MANAGED_TRACE_RECORDED:
+		return "pstore";
+	case VI_MANAGED_TRACE_NOT_NEEDED:
+		return "not needed (bad blocks are I/O errors)";
+	case VI_MANAGED_TRACE_NO_BACKEND:
+		return "none: no pstore backend (efi_pstore, ramoops) is registered";
+	case VI_MANAGED_TRACE_RESTART_LOST:
+		break;
+	}
+	return "none: a restart is not dumped (printk.always_kmsg_dump=1 or ramoops.max_reason=4 "
+	       "keeps it)";
+}
+
 enum vi_managed_slot_verdict vi_managed_slot_verdict(enum vi_pstore_end end,
 						     const struct vi_slot_ran *ran, unsigned i,
 						     uint32_t major, uint32_t minor,

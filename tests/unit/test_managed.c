@@ -337,6 +337,38 @@ static void test_variable_file(void **state)
 	rmdir(dir);
 }
 
+/* Whether a dm-verity end reaches the next boot: a backend, and for a restart a dump of it. */
+static void test_trace(void **state)
+{
+	struct vi_managed_trace_input in = { .backend = "efi_pstore", .panics = true,
+					     .backend_max_reason = -1 };
+
+	(void)state;
+	assert_int_equal(vi_managed_trace(&in), VI_MANAGED_TRACE_RECORDED);
+	in.backend = "(null)";
+	assert_int_equal(vi_managed_trace(&in), VI_MANAGED_TRACE_NO_BACKEND);
+	in.backend = "";
+	assert_int_equal(vi_managed_trace(&in), VI_MANAGED_TRACE_NO_BACKEND);
+	/* efi_pstore sets no max_reason: a restart is dumped with printk.always_kmsg_dump only */
+	in = (struct vi_managed_trace_input){ .backend = "efi_pstore", .restarts = true,
+					      .backend_max_reason = -1 };
+	assert_int_equal(vi_managed_trace(&in), VI_MANAGED_TRACE_RESTART_LOST);
+	in.always_kmsg_dump = true;
+	assert_int_equal(vi_managed_trace(&in), VI_MANAGED_TRACE_RECORDED);
+	/* ramoops decides by its own max_reason, whatever printk says */
+	in.backend = "ramoops";
+	in.backend_max_reason = 2;
+	assert_int_equal(vi_managed_trace(&in), VI_MANAGED_TRACE_RESTART_LOST);
+	in.backend_max_reason = 4;
+	in.always_kmsg_dump = false;
+	assert_int_equal(vi_managed_trace(&in), VI_MANAGED_TRACE_RECORDED);
+	/* I/O errors end nothing: no record is needed, with or without a backend */
+	in = (struct vi_managed_trace_input){ .backend = "", .backend_max_reason = -1 };
+	assert_int_equal(vi_managed_trace(&in), VI_MANAGED_TRACE_NOT_NEEDED);
+	assert_non_null(strstr(vi_managed_trace_text(VI_MANAGED_TRACE_NO_BACKEND),
+			       "no pstore backend"));
+}
+
 /* A/B slots: a dm-verity end blames the slot the store says ran, from the same partition with
  * the same root hash, and no other: two slots holding the same image share a root hash. */
 static void test_slot_verdict(void **state)
@@ -380,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_variable_text),
 		cmocka_unit_test(test_decision),
 		cmocka_unit_test(test_slot_verdict),
+		cmocka_unit_test(test_trace),
 		cmocka_unit_test(test_variable_file),
 	};
 

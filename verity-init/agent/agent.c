@@ -132,6 +132,8 @@ void vi_agent_write_status(struct agent *a, const char *result, const char *acti
 		st.on_corruption = vi_corruption_word(booted->opts.corruption, VI_SPELL_MANIFEST);
 	if (a->plan.policy.managed)
 		st.managed = a->managed.degraded ? "degraded" : "normal";
+	if (a->plan.policy.managed && a->managed.trace[0])
+		st.managed_trace = a->managed.trace;
 	if (vi_status_write(a->status_dir, &st, &err) < 0)
 		vi_kmsg_log(&a->log, KMSG_WARNING, "%s", err.msg);
 }

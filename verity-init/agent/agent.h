@@ -67,6 +67,8 @@ struct agent_managed {
 	bool have_last;            /* the variable was there and decoded */
 	struct vi_managed_record last;
 	bool degraded;             /* the root boots with I/O errors for bad blocks */
+	char trace[128];           /* whether a dm-verity end reaches the next boot (status file's
+	                            * managed_trace=); "" until the root is committed */
 	bool unmeasured;           /* the degraded event was not extended: no other event
 	                            * follows it (the PCR must not reach a normal boot's value) */
 	bool no_reboot;            /* a reboot would come back to the same degraded root: refused

@@ -5,12 +5,14 @@
  * blocks), is measured and reported as such; an A/B slot is marked bad instead (slot-boot.c).
  * Declared in agent.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent.h"
 #include "efivars.h"
+#include "fileio.h"
 #include "hex.h"
 #include "params.h"
 #include "status.h"
@@ -123,6 +125,44 @@ int vi_agent_managed_boot(struct agent *a)
 	return 0;
 }
 
+#define PSTORE_BACKEND_PARAM "/sys/module/pstore/parameters/backend"
+#define RAMOOPS_MAX_REASON_PARAM "/sys/module/ramoops/parameters/max_reason"
+#define ALWAYS_KMSG_DUMP_PARAM "/sys/module/printk/parameters/always_kmsg_dump"
+#define KMSG_DUMP_OOPS 2   /* what ramoops takes when its max_reason is not set (-1) */
+
+/* Whether a dm-verity end of root t reaches the next boot: said once, at the switch, when it
+ * does not (managed=yes would protect nothing), and kept for the status file. */
+static void managed_trace(struct agent *a, const struct vi_target *t)
+{
+	struct vi_managed_trace_input in = { .backend = "", .backend_max_reason = -1 };
+	char backend[32] = "", word[16] = "";
+	enum vi_managed_trace tr;
+
+	in.panics = t->opts.corruption == VI_CORRUPT_PANIC || t->opts.ioerror == VI_IOERR_PANIC;
+	in.restarts = t->opts.corruption == VI_CORRUPT_RESTART ||
+		      t->opts.ioerror == VI_IOERR_RESTART;
+	if (vi_fileio_read_text_at(AT_FDCWD, PSTORE_BACKEND_PARAM, backend, sizeof(backend)) == 0)
+		in.backend = backend;
+	if (!strcmp(backend, "ramoops")) {
+		in.backend_max_reason = KMSG_DUMP_OOPS;
+		if (vi_fileio_read_text_at(AT_FDCWD, RAMOOPS_MAX_REASON_PARAM, word,
+					   sizeof(word)) == 0 && word[0] >= '0' && word[0] <= '9')
+			in.backend_max_reason = word[0] - '0';
+	}
+	in.always_kmsg_dump = vi_fileio_read_text_at(AT_FDCWD, ALWAYS_KMSG_DUMP_PARAM, word,
+						     sizeof(word)) == 0 && word[0] == 'Y';
+	tr = vi_managed_trace(&in);
+	if (tr == VI_MANAGED_TRACE_RECORDED)
+		snprintf(a->managed.trace, sizeof(a->managed.trace), "pstore (%s)", backend);
+	else
+		snprintf(a->managed.trace, sizeof(a->managed.trace), "%s",
+			 vi_managed_trace_text(tr));
+	if (tr == VI_MANAGED_TRACE_NO_BACKEND || tr == VI_MANAGED_TRACE_RESTART_LOST)
+		vi_kmsg_log(&a->log, KMSG_WARNING, "managed recovery protects nothing on this boot: "
+			    "a dm-verity %s of %s leaves no record for the next boot (%s)",
+			    in.panics ? "panic" : "restart", t->name, a->managed.trace);
+}
+
 int vi_agent_managed_commit(struct agent *a, const struct vi_target *t)
 {
 	struct agent_managed *m = &a->managed;
@@ -133,6 +173,7 @@ int vi_agent_managed_commit(struct agent *a, const struct vi_target *t)
 	if (!a->plan.policy.managed || !t || t != keyed(a) || !t->root_hash_len ||
 	    t->root_hash_len > sizeof(rec.root_hash))
 		return 0;
+	managed_trace(a, t);
 	if (m->degraded)   /* recorded by vi_agent_managed_boot */
 		return vi_agent_measure_degraded(a, t);
 	memcpy(rec.root_hash, t->root_hash, t->root_hash_len);
