@@ -183,5 +183,176 @@ testUsageAndInputErrors() {
 	assertEquals "hash on data device at offset 0: exit 4" 4 $?
 }
 
+# --- a set of outputs is put in place whole or not at all ------------------------------------
+# The failing rename is a real filesystem rule, not an injected fault: an output whose old file
+# belongs to another user in a sticky directory (a shared /tmp-like drop directory) cannot be
+# replaced by the run's user (EPERM), although the run could create its temporary file there.
+# The run's user is nobody; $C/out is its own directory, $C/shared root's mode-1777 one. $C is
+# not in shunit2's directory, which nobody cannot enter.
+
+RUNNER=65534
+C=""
+
+tearDown() {
+	[ -z "$C" ] || rm -rf "$C"
+	C=""
+}
+
+# commit_fixture : $C with the runner's inputs in $C/in, $C/out and $C/shared empty
+commit_fixture() {
+	C=$(mktemp -d "${TMPDIR:-/tmp}/sign_test.XXXXXX") || return 1
+	mkdir -p "$C/in" "$C/out" "$C/shared"
+	chmod 0755 "$C" "$C/in"
+	chmod 1777 "$C/shared"
+	cp "$W/k.key" "$W/p7.key" "$W/p7.crt" "$W/hash.img" "$C/in/"
+	chown -R "$RUNNER:$RUNNER" "$C/in" "$C/out"
+}
+
+# as_runner CMD... : CMD as the unprivileged user; stdout in $OUT, stderr in $ERR, status $RC
+as_runner() {
+	OUT=$(setpriv --reuid=$RUNNER --regid=$RUNNER --clear-groups "$@" 2>"$W/err" </dev/null)
+	RC=$?
+	ERR=$(cat "$W/err")
+}
+
+# old_file PATH OWNER : PATH with content of its own (also kept as PATH.was), owned by OWNER
+old_file() {
+	printf 'old %s\n' "$1" >"$1"
+	cp "$1" "$1.was"
+	chown "$2:$2" "$1" "$1.was"
+	chmod 0644 "$1"
+}
+
+# assert_untouched WHAT PATH... : every PATH byte-identical to PATH.was
+assert_untouched() {
+	local what=$1 f
+	shift
+	for f in "$@"; do
+		assertTrue "$what: $f as it was" "cmp -s '$f' '$f.was'"
+	done
+}
+
+# assert_no_leftovers WHAT DIR... : no temporary or backup file of an output in DIR
+assert_no_leftovers() {
+	local what=$1 d
+	shift
+	for d in "$@"; do
+		assertEquals "$what: nothing left in $d" "" \
+			"$(find "$d" -name '*.tmp*' -o -name '*.old*' | sort)"
+	done
+}
+
+needs_runner() {
+	[ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
+		setpriv --reuid=$RUNNER --regid=$RUNNER --clear-groups test -x "$VI" && return 0
+	startSkipping
+	fail "needs root (a file of another user), setpriv, and $VI runnable by uid $RUNNER"
+	return 1
+}
+
+testSecondRenameFailsEveryOldFileStays() {
+	needs_runner || return
+	commit_fixture
+	local inode
+	old_file "$C/out/r.p7s" "$RUNNER"
+	old_file "$C/shared/d.json" 0
+	inode=$(stat -c %i "$C/out/r.p7s")
+	as_runner "$VI" sign "$C/in/hash.img" --data-device /dev/vda --hash-device /dev/vdb \
+		--pkcs7-key "$C/in/p7.key" --pkcs7-cert "$C/in/p7.crt" \
+		--p7s "$C/out/r.p7s" --dps-sig "$C/shared/d.json"
+	assertEquals "exit status: $ERR" 3 "$RC"
+	assertEquals "one error line: $ERR" 1 "$(printf '%s\n' "$ERR" | wc -l)"
+	assertContains "$ERR" "$C/shared/d.json: Operation not permitted"
+	assert_untouched "second rename refused" "$C/out/r.p7s" "$C/shared/d.json"
+	assertEquals "second rename refused: r.p7s is its old file again, not a copy" "$inode" \
+		"$(stat -c %i "$C/out/r.p7s")"
+	assert_no_leftovers "second rename refused" "$C/out" "$C/shared"
+}
+
+testFailedCommitLeavesEveryOutputAndTheHashDevice() {
+	needs_runner || return
+	commit_fixture
+	local hash=$C/out/hash.img
+	cp "$C/in/hash.img" "$hash"
+	chown "$RUNNER:$RUNNER" "$hash"
+	# a bundle there already, so that a new one written in the failed run would show
+	setpriv --reuid=$RUNNER --regid=$RUNNER --clear-groups "$VI" sign "$hash" \
+		--data-device /dev/vda --hash-device /dev/vdb --minisign-key "$C/in/k.key" \
+		--version 1 --embed >/dev/null || fail "the first embed"
+	cp "$hash" "$hash.was"
+	old_file "$C/out/r.p7s" "$RUNNER"
+	old_file "$C/shared/m" "$RUNNER"
+	old_file "$C/shared/m.minisig" 0
+	old_file "$C/out/b" "$RUNNER"
+	# renamed in this order: r.p7s, d.json (new), m, then m.minisig is refused; b and the
+	# bundle on the hash device would come after it
+	as_runner "$VI" sign "$hash" --data-device /dev/vda --hash-device /dev/vdb \
+		--pkcs7-key "$C/in/p7.key" --pkcs7-cert "$C/in/p7.crt" --p7s "$C/out/r.p7s" \
+		--dps-sig "$C/out/d.json" --minisign-key "$C/in/k.key" --version 2 \
+		--manifest "$C/shared/m" --bundle "$C/out/b" --embed
+	assertEquals "exit status: $ERR" 3 "$RC"
+	assertEquals "one error line: $ERR" 1 "$(printf '%s\n' "$ERR" | wc -l)"
+	assertContains "$ERR" "$C/shared/m.minisig: Operation not permitted"
+	assert_untouched "fourth rename refused" "$C/out/r.p7s" "$C/shared/m" \
+		"$C/shared/m.minisig" "$C/out/b" "$hash"
+	assertFalse "fourth rename refused: the new d.json removed again" "[ -e '$C/out/d.json' ]"
+	assert_no_leftovers "fourth rename refused" "$C/out" "$C/shared"
+	# the same run once the file is the runner's: every output replaced, nothing left over
+	chown "$RUNNER:$RUNNER" "$C/shared/m.minisig"
+	as_runner "$VI" sign "$hash" --data-device /dev/vda --hash-device /dev/vdb \
+		--pkcs7-key "$C/in/p7.key" --pkcs7-cert "$C/in/p7.crt" --p7s "$C/out/r.p7s" \
+		--dps-sig "$C/out/d.json" --minisign-key "$C/in/k.key" --version 2 \
+		--manifest "$C/shared/m" --bundle "$C/out/b" --embed
+	assertEquals "the same run, allowed: $ERR" 0 "$RC"
+	assert_no_leftovers "the same run, allowed" "$C/out" "$C/shared"
+	assertTrue "d.json written" "[ -s '$C/out/d.json' ]"
+	"$VI" check-manifest "$C/shared/m" --public-key "$W/k.pub" --min-version 2 >/dev/null
+	assertEquals "the new manifest and its signature" 0 $?
+	"$VI" check-manifest "$C/out/b" --bundle --public-key "$W/k.pub" --min-version 2 >/dev/null
+	assertEquals "the new bundle" 0 $?
+	"$VI" check-manifest "$hash" --embedded --public-key "$W/k.pub" --min-version 2 >/dev/null
+	assertEquals "the new embedded bundle" 0 $?
+}
+
+# The bundle on the hash device comes after every file: a hash image that must grow for it, on a
+# full filesystem (a tmpfs of fixed size), refuses it (ENOSPC) once every file is in place.
+testBundleWriteFailsEveryFileGoesBack() {
+	if [ "$(id -u)" -ne 0 ] || ! unshare -m true 2>/dev/null; then
+		startSkipping
+		fail "needs root and unshare -m (a full tmpfs)"
+		return
+	fi
+	C=$W/fullfs
+	mkdir -p "$C/full"
+	# veritysetup's hash image ends where the bundle region starts
+	veritysetup format "$W/data.img" "$C/hash.img" >/dev/null || { fail "veritysetup format"; return; }
+	cp "$C/hash.img" "$C/hash.img.was"
+	old_file "$C/r.p7s" 0
+	old_file "$C/m" 0
+	old_file "$C/m.minisig" 0
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	OUT=$(unshare -m sh -c '
+		c=$1; shift
+		mount -t tmpfs -o size=256k verity-test "$c/full" || exit 99
+		cp "$c/hash.img" "$c/full/hash.img" || exit 99
+		dd if=/dev/zero of="$c/full/fill" bs=4k 2>/dev/null
+		"$@" "$c/full/hash.img" --p7s "$c/r.p7s" --manifest "$c/m" --embed
+		rc=$?
+		cp "$c/full/hash.img" "$c/hash.img.after"
+		exit $rc' sh "$C" "$VI" sign --data-device /dev/vda --hash-device /dev/vdb \
+		--pkcs7-key "$W/p7.key" --pkcs7-cert "$W/p7.crt" --minisign-key "$W/k.key" \
+		--version 2 2>"$W/err")
+	RC=$?
+	ERR=$(cat "$W/err")
+	assertEquals "exit status: $ERR" 3 "$RC"
+	assertEquals "one error line: $ERR" 1 "$(printf '%s\n' "$ERR" | wc -l)"
+	assertContains "the bundle named: $ERR" "$ERR" "writing the bundle at byte "
+	assertContains "ENOSPC: $ERR" "$ERR" "of $C/full/hash.img: No space left on device"
+	assert_untouched "bundle refused" "$C/r.p7s" "$C/m" "$C/m.minisig"
+	assertTrue "bundle refused: the hash image as it was, its size too" \
+		"cmp -s '$C/hash.img.after' '$C/hash.img.was'"
+	assert_no_leftovers "bundle refused" "$C"
+}
+
 # shellcheck disable=SC1091
 . /usr/share/shunit2/shunit2

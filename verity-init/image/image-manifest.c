@@ -30,6 +30,8 @@
 #include "minisign.h"
 #include "prog.h"
 
+_Static_assert(VI_BUNDLE_MAX <= IMAGE_REGION_MAX, "the embedded bundle is the outputs' region");
+
 /* Whether [a, a + alen) and [b, b + blen) share a byte. */
 static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
@@ -424,10 +426,14 @@ int sign_manifest(const struct sign_manifest_opts *o, const char *hash_path, int
 	if (r)
 		goto out;
 	if (o->embed) {
-		if (pwrite(fd, bundle, sizeof(bundle), (off_t)bundle_off) != (ssize_t)sizeof(bundle) ||
-		    fsync(fd) < 0) {
-			r = die(EXIT_IO, "%s: writing the bundle at %" PRIu64 " failed: %s",
-				hash_path, bundle_off, strerror(errno));
+		char what[4200];
+
+		snprintf(what, sizeof(what), "the bundle at byte %" PRIu64 " of %s", bundle_off,
+			 hash_path);
+		r = image_outputs_add_region(outs, fd, what, bundle_off, bundle, sizeof(bundle));
+		if (r < 0) {
+			r = die(EXIT_IO, "%s: reading the bundle region at %" PRIu64 " failed: %s",
+				hash_path, bundle_off, image_io_reason(r));
 			goto out;
 		}
 		printf("bundle_offset=%" PRIu64 "\n", bundle_off);

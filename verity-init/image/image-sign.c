@@ -324,7 +324,8 @@ int image_sign_main(int argc, char **argv)
 	struct image_outputs outs = { .n = 0 };
 	uint8_t root[VERITY_MAX_DIGEST];
 	char root_hex[2 * VERITY_MAX_DIGEST + 1];
-	const char *failed = NULL;
+	struct image_commit_failure failed;
+	char why[16384];
 	int fd, r;
 
 	r = parse_args(argc, argv, &o);
@@ -342,7 +343,7 @@ int image_sign_main(int argc, char **argv)
 		goto out;
 	vi_hex_encode(root, g.digest_size, root_hex, sizeof(root_hex));
 	printf("root_hash=%s\n", root_hex);
-	/* path 1 first: the bundle on the hash device is the last thing written */
+	/* path 1 first; the commit writes the bundle on the hash device after every file */
 	if (o.p7.key || o.p7.sig || o.p7.prepare) {
 		r = sign_pkcs7(&o.p7, root_hex, &outs);
 		if (r)
@@ -354,8 +355,10 @@ int image_sign_main(int argc, char **argv)
 			goto out;
 	}
 	r = image_outputs_commit(&outs, &failed);
-	if (r < 0)
-		r = die(EXIT_IO, "writing %s: %s", failed, image_io_reason(r));
+	if (r < 0) {
+		image_commit_reason(&failed, r, why, sizeof(why));
+		r = die(EXIT_IO, "%s", why);
+	}
 out:
 	image_outputs_abort(&outs);
 	close(fd);
