@@ -229,6 +229,25 @@ testRootHashFileAndQuiet() {
 	assertEquals "missing root hash" 1 $?
 }
 
+# The root hash file is put in place as sign's outputs are: a new file renamed over the path
+# once the tree is written, never the old file written over (a second name of it keeps the old
+# bytes), no temporary file left; a directory there is refused.
+testRootHashFileReplacedWhole() {
+	local out
+	head -c 123456 /dev/urandom >"$W/d"
+	printf 'old root hash\n' >"$W/rhw"
+	ln -f "$W/rhw" "$W/rhw.link"
+	out=$("$VI" format "$W/d" "$W/h" --root-hash-file "$W/rhw" --quiet 2>&1)
+	assertEquals "format: $out" 0 $?
+	assertEquals "the new root hash file" "$out" "$(cat "$W/rhw")"
+	assertEquals "the old file not written over" "old root hash" "$(cat "$W/rhw.link")"
+	assertEquals "no temporary file left" "" "$(ls "$W"/rhw.tmp* "$W"/rhw.old* 2>/dev/null)"
+	mkdir -p "$W/rhdir"
+	out=$("$VI" format "$W/d" "$W/h" --root-hash-file "$W/rhdir" 2>&1)
+	assertEquals "a directory: $out" 3 $?
+	assertContains "$out" "$W/rhdir: exists and is not a regular file"
+}
+
 testJson() {
 	local out root
 	head -c 65536 /dev/urandom >"$W/d"

@@ -16,31 +16,33 @@
 #include <openssl/evp.h>
 
 #include "digest.h"
-#include "fileio.h"
 #include "hex.h"
 #include "image.h"
+#include "image-io.h"
 #include "params.h"
 #include "prog.h"
 #include "tree.h"
 
-/* --root-hash-file for format: the hex digits, no newline, as veritysetup writes it. A file
- * this tool creates: never written through a symlink (O_NOFOLLOW), unlike veritysetup; the hash
- * and FEC devices may be links, this file has no reason to. */
+/* --root-hash-file for format: the hex digits, no newline, as veritysetup writes it, but put in
+ * place as sign's outputs are (image-io.h), after the tree and the parity are synced: a run
+ * that fails leaves the old file whole, which then names another tree, rather than a truncated
+ * one. Never written through a symlink, unlike veritysetup's; the hash and FEC devices may be
+ * links, this file has no reason to. */
 static int write_root_hash_file(const char *path, const char *root_hex)
 {
-	size_t len = strlen(root_hex);
-	int fd = -1, r;
+	struct image_outputs outs = { .n = 0 };
+	struct image_commit_failure failed;
+	char why[16384];
+	int r;
 
-	r = vi_fileio_open_input(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666, &fd);
+	r = image_outputs_add(&outs, path, root_hex, strlen(root_hex));
 	if (r < 0)
-		return die(EXIT_IO, "cannot write %s: %s", path, image_open_reason(r));
-	if (write(fd, root_hex, len) != (ssize_t)len) {
-		r = die(EXIT_IO, "cannot write %s: %s", path, strerror(errno));
-		close(fd);
-		return r;
+		return die(EXIT_IO, "cannot write %s: %s", path, image_io_reason(r));
+	r = image_outputs_commit(&outs, &failed);
+	if (r < 0) {
+		image_commit_reason(&failed, r, why, sizeof(why));
+		return die(EXIT_IO, "%s", why);
 	}
-	if (close(fd) < 0)
-		return die(EXIT_IO, "cannot write %s: %s", path, strerror(errno));
 	return 0;
 }
 

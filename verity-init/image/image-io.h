@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The files of verity-image's signing commands (sign, check-manifest): the reason given for a
- * failed read or write, and the one way a command's output files are written (image-io.c).
+/* The files of verity-image's signing commands (sign, check-manifest) and format's root hash
+ * file: the reason given for a failed read or write, and the one way a command's output files
+ * are written (image-io.c).
  *
  * A command's outputs are one set, put in place all or nothing. Each is first written in full
  * to a temporary file next to its path (PATH.tmpXXXXXX, synced). The commit then gives every
