@@ -421,6 +421,7 @@ testUkiTokenAndJoin() {
 	RC=$?
 	refused 2 "UKI, a PIN in the URI" "$W/r.efi"
 	assertContains "$ERR" "a PIN in the URI (pin-value=) can be read by every user"
+	assertNotContains "UKI, a PIN in the URI: the PIN is not printed" "$ERR" "$PIN"
 }
 
 # shellcheck source=/dev/null

@@ -24,15 +24,17 @@ struct image_token_key {
 };
 
 /* Load the private key uri names (option: the option it came from, named in errors). The PIN
- * comes from the URI (pin-source=file:..., pin-value=...) or from $VERITY_INIT_PKCS11_PIN. 0, or
- * the exit code with one error line printed that names the token (the URI without its query,
- * which may hold a PIN) and the reason: EXIT_KEY for a missing token or key, a wrong or locked
+ * comes from the URI (pin-source=file:...) or from $VERITY_INIT_PKCS11_PIN. 0, or the exit code
+ * with one error line printed that names the token (the URI without its query and pin-*
+ * attributes, which may hold a PIN) and the reason: EXIT_USAGE for a URI with pin-value=
+ * (argv is readable by every user); EXIT_KEY for a missing token or key, a wrong or locked
  * PIN; EXIT_INTERNAL when the engine is not installed. */
 int image_pkcs11_load_key(const char *option, const char *uri, struct image_token_key *ret);
 
 void image_token_key_free(struct image_token_key *k);
 
-/* uri without its query part ("?pin-value=..."), for messages; out has size bytes. */
+/* uri without its query part and its pin-* attributes (either may hold a PIN), for messages;
+ * out has size bytes. */
 void image_pkcs11_redact(const char *uri, char *out, size_t size);
 
 #endif
