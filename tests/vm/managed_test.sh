@@ -24,64 +24,17 @@
 . "$(dirname "$0")/sign_lib.sh"
 # shellcheck source=tests/vm/slot_lib.sh
 . "$(dirname "$0")/slot_lib.sh"
-
-MODULES="$VM_MODULES_DEFAULT efivarfs efi_pstore"
+# shellcheck source=tests/vm/managed_lib.sh
+. "$(dirname "$0")/managed_lib.sh"
 
 oneTimeSetUp() {
 	uefi_require || exit 1
 	tpm_require || exit 1
 	vm_require_tools qemu-system-x86_64 mkfs.ext4 debugfs cpio sgdisk jq || exit 1
-	RD=$(agent_initramfs --policy "managed=yes" --modules "$MODULES") || exit 1
+	RD=$(agent_initramfs --policy "managed=yes" --modules "$MANAGED_MODULES") || exit 1
 	RD_SLOTS=$(agent_initramfs --policy "slots=a,b
-managed=yes" --modules "$MODULES" \
+managed=yes" --modules "$MANAGED_MODULES" \
 		--file "$(sign_cfile "$SIGN_KEYS/test.pub")" /etc/verity-init/keys/test.pub) || exit 1
-}
-
-# managed_root DIR ID [format options...] : DIR/data.img (root ID, whose init reads
-# /etc/managed-data after the switch, then confirms its boot with `verity-init managed
-# mark-good` unless the command line says managedtest=noconfirm: a boot that never comes up)
-# with that file's block corrupted after formatting (unless MANAGED_CLEAN=1), DIR/hash.img;
-# prints the root hash.
-managed_root() {
-	local d=$1 id=$2 t=$1/tree rh; shift 2
-	rm -rf "$t" && mkdir -p "$d" || return 1
-	vm_rootfs_tree "$t" "$id" || return 1
-	head -c 4096 /dev/zero | tr '\0' 'm' >"$t/etc/managed-data"
-	mkdir -p "$t/usr/sbin" && cp "$VM_AGENT" "$t/usr/sbin/verity-init" || return 1
-	cat >"$t/etc/vm-root-hook" <<'HOOK'
-if cat /etc/managed-data >/dev/null 2>&1; then echo "MANAGED-READ ok"; else echo "MANAGED-READ failed"; fi
-if ! grep -q managedtest=noconfirm /proc/cmdline; then
-	mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
-	echo "MANAGED-CONFIRM $(/usr/sbin/verity-init managed mark-good 2>&1)"
-fi
-HOOK
-	vm_mkfs ext4 "$t" "$d/data.img" || return 1
-	rm -f "$d/hash.img"
-	rh=$(vm_verity_format "$VM_VERITY_TOOL" "$d/data.img" "$d/hash.img" "$@") || return 1
-	if [ "${MANAGED_CLEAN:-0}" != 1 ]; then
-		vm_corrupt_file "$d/data.img" ext4 /etc/managed-data >/dev/null || return 1
-	fi
-	echo "$rh"
-}
-
-# managed_boot NAME INITRD CMDLINE VARS [uefi_boot options...] : the unsigned UKI of INITRD and
-# CMDLINE on an ESP, booted with the variable store VARS kept.
-managed_boot() {
-	local name=$1 rd=$2 cl=$3 vars=$4 w; shift 4
-	w=$(vm_workdir "$name") || return 1
-	uefi_uki "$w/uki.efi" "$rd" "$cl" --unsigned || { fail "uki"; return 1; }
-	uefi_esp "$w/esp.img" "$w/uki.efi" || { fail "esp"; return 1; }
-	UEFI_VARS=$UEFI_VARS_NOSB uefi_boot --timeout 300 --vars "$vars" "$@" "$name" "$w/esp.img"
-	[ "$VM_STATUS" = 0 ] || { fail "$name: boot ended with status $VM_STATUS"; return 1; }
-}
-
-# assert_panicked LOG ID : root ID ran and its read of the corrupted file ended in dm-verity's
-# panic, nothing after it.
-assert_panicked() {
-	vm_assert_marker "$1" "$2" || return 1
-	vm_assert_log_contains "$1" 'device-mapper: verity: [0-9]+:[0-9]+: data block [0-9]+ is corrupted' || return 1
-	vm_assert_log_contains "$1" 'Kernel panic - not syncing: dm-verity device corrupted' || return 1
-	vm_assert_log_lacks "$1" 'MANAGED-READ' "the read came back"
 }
 
 # Without slots: boot 1 panics on the corrupted block; boot 2 boots the same root degraded
