@@ -10,6 +10,7 @@
 #     counted until the running root confirms it (`verity-init managed mark-good`); a degraded
 #     boot that never came up is not repeated (no loop); a root hash that changed (an update)
 #     boots in panic mode again.
+# Under dracut (shell init) both: a root without slots boots degraded, an A/B slot is marked bad.
 # Secure Boot off (the Secure Boot build of OVMF with an empty store, whose variables persist:
 # tests/vm/efi_options_test.sh).
 # shellcheck source=tests/vm/lib.sh
@@ -122,11 +123,11 @@ test_without_slots_degraded_until_the_root_hash_changes() {
 	assert_panicked "$VM_LOG" main
 }
 
-# slot_image DIR SLOT ID : slot SLOT's root (ID) with the corrupted file (MANAGED_CLEAN=1: without
-# the corruption), its manifest signed for SLOT's partitions with on-corruption panic.
+# slot_image DIR SLOT ID MODE : slot SLOT's root (ID) with the corrupted file (MANAGED_CLEAN=1:
+# without the corruption), its manifest signed for SLOT's partitions with on-corruption MODE.
 slot_image() {
 	managed_root "$1" "$3" >/dev/null || return 1
-	slot_sign "$1/hash.img" "$2" "$SIGN_KEYS/test.key" 3 --on-corruption restart
+	slot_sign "$1/hash.img" "$2" "$SIGN_KEYS/test.key" 3 --on-corruption "$4"
 }
 
 # With slots, in restart mode (the slots' manifests say on-corruption=restart) with the kernel's
@@ -137,8 +138,8 @@ test_slot_whose_boot_ended_on_corruption_is_marked_bad() {
 	local w j
 	w=$(vm_workdir managed-slot)
 	rm -f "$w/vars.fd"
-	slot_image "$w/a" a slota || { fail "image a"; return; }
-	MANAGED_CLEAN=1 slot_image "$w/b" b slotb || { fail "image b"; return; }
+	slot_image "$w/a" a slota restart || { fail "image a"; return; }
+	MANAGED_CLEAN=1 slot_image "$w/b" b slotb restart || { fail "image b"; return; }
 	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
 	managed_boot managed-slot-1 "$RD_SLOTS" "root=/dev/mapper/root verity.fail=poweroff printk.always_kmsg_dump=1" \
 		"$w/vars.fd" --disk "$w/slots.img" --qemu -drive --qemu "file=$w/store.img,format=raw,if=virtio" || return
@@ -198,6 +199,57 @@ test_under_dracut_degraded_after_a_corruption() {
 	vm_assert_log_lacks "$VM_LOG" 'Kernel panic' "the degraded root panicked" || return
 	sign_assert_status "$VM_LOG" managed degraded || return
 	sign_assert_status "$VM_LOG" on_corruption eio
+}
+
+# dracut_managed_slot_image OUT : dracut's shell flavour with the policy slots=a,b and
+# managed=yes and the manifest key (dracut.conf's verity_init_conf= and verity_init_keys=).
+dracut_managed_slot_image() {
+	local d=$VM_DIR/dracut-managed-slot-conf
+	rm -rf "$d" && mkdir -p "$d/conf" "$d/keys" || return 1
+	printf 'slots=a,b\nmanaged=yes\n' >"$d/verity-init.conf" && cp "$SIGN_KEYS/test.pub" "$d/keys/" || return 1
+	printf 'verity_init_conf="%s"\nverity_init_keys="%s"\n' "$d/verity-init.conf" "$d/keys" \
+		>"$d/conf/50-managed-slots.conf" || return 1
+	vm_dracut_initramfs "$1" --confdir "$d/conf"
+}
+
+# A/B slots under dracut (shell init), in panic mode (the manifests' on-corruption=panic): slot
+# a, set up by the agent's setup job and mounted by dracut, panics on its corrupted block after
+# the switch; the next boot's setup job finds the record, marks a bad and sets up b in that boot.
+test_under_dracut_slot_whose_boot_ended_on_corruption_is_marked_bad() {
+	local w j rd key cl
+	vm_require_tools dracut || return
+	rd=$VM_CACHE/dracut-shell-managed-slots-$VM_KVER.img
+	key=$(vm_dracut_key shell-managed-slots "$(cat "$SIGN_KEYS/test.pub")")
+	vm_cached "$key" "$rd" dracut_managed_slot_image "$rd.tmp" || { fail "dracut image"; return; }
+	w=$(vm_workdir managed-dracut-slot)
+	rm -f "$w/vars.fd"
+	slot_image "$w/a" a slota panic || { fail "image a"; return; }
+	MANAGED_CLEAN=1 slot_image "$w/b" b slotb panic || { fail "image b"; return; }
+	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
+	# no rootfstype=: a command line that shapes the mount would make a failure not the slot's
+	cl="root=/dev/mapper/root verity.fail=poweroff"
+
+	managed_boot managed-dracut-slot-1 "$rd" "$cl" "$w/vars.fd" \
+		--disk "$w/slots.img" --qemu -drive --qemu "file=$w/store.img,format=raw,if=virtio" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: slot a: try taken, 2 left' || return
+	sign_assert_status "$VM_LOG" slot a || return
+	sign_assert_status "$VM_LOG" on_corruption panic || return
+	assert_panicked "$VM_LOG" slota || return
+	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
+	assert_slot "$j" a '"tries":2,' || return
+
+	managed_boot managed-dracut-slot-2 "$rd" "$cl" "$w/vars.fd" \
+		--disk "$w/slots.img" --qemu -drive --qemu "file=$w/store.img,format=raw,if=virtio" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: managed recovery: the last boot ended on a dm-verity corruption \(pstore dmesg-efi-[0-9]+, Panic; [0-9]+ records\), removed' || return
+	vm_assert_log_order "$VM_LOG" 'verity-init\[[0-9]+\]: slot a marked bad \(corruption: its last boot ended on a dm-verity corruption \(pstore\)\)' \
+		'verity-init\[[0-9]+\]: slot b: priority [0-9]+, 3 tries left: setting up' || return
+	vm_assert_marker "$VM_LOG" slotb || return
+	vm_assert_log_contains "$VM_LOG" 'MANAGED-READ ok' "slot b's read failed" || return
+	sign_assert_status "$VM_LOG" slot b || return
+	sign_assert_status "$VM_LOG" skipped "a:corruption:its last boot ended on a dm-verity corruption \\(pstore\\)" || return
+	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
+	assert_slot "$j" a '"tries":0,.*"reason":"corruption: its last boot ended on a dm-verity corruption \(pstore\)"' || return
+	assert_slot "$j" b '"tries":2,'
 }
 
 # shellcheck source=/dev/null
