@@ -4,7 +4,8 @@
 # after the switch. With panic-on-corruption the kernel panics and its log lands in efi-pstore
 # (OVMF, one variable store kept across the boots of a test); the next boot's agent reads the
 # record, removes it, and
-#   - with A/B slots marks the slot bad and boots the other one at once (one reboot, not three);
+#   - with A/B slots marks the slot that ran bad and boots the other one at once (one reboot,
+#     not three), also when both slots hold the same image;
 #   - without slots boots the same root degraded: I/O errors for bad blocks, status
 #     managed=degraded, the event dm-verity-degraded measured before the root's own, the boot
 #     counted until the running root confirms it (`verity-init managed mark-good`); a degraded
@@ -123,45 +124,71 @@ test_without_slots_degraded_until_the_root_hash_changes() {
 	assert_panicked "$VM_LOG" main
 }
 
-# slot_image DIR SLOT ID MODE : slot SLOT's root (ID) with the corrupted file (MANAGED_CLEAN=1:
-# without the corruption), its manifest signed for SLOT's partitions with on-corruption MODE.
-slot_image() {
-	managed_root "$1" "$3" >/dev/null || return 1
-	slot_sign "$1/hash.img" "$2" "$SIGN_KEYS/test.key" 3 --on-corruption "$4"
+# managed_slots W MODE : both slots hold the same image (root id slot, formatted once: one root
+# hash), as a device is first provisioned: its clean data is copied as slot b's, then slot a's
+# /etc/managed-data block is corrupted. Each hash tree gets a manifest signed for its slot's
+# partitions with on-corruption MODE; W/slots.img and a blank W/store.img.
+managed_slots() {
+	local w=$1 mode=$2 s
+	MANAGED_CLEAN=1 managed_root "$w/a" slot >/dev/null || return 1
+	mkdir -p "$w/b" && cp "$w/a/data.img" "$w/a/hash.img" "$w/b/" || return 1
+	vm_corrupt_file "$w/a/data.img" ext4 /etc/managed-data >/dev/null || return 1
+	for s in a b; do
+		slot_sign "$w/$s/hash.img" "$s" "$SIGN_KEYS/test.key" 3 --on-corruption "$mode" || return 1
+	done
+	slot_disks "$w" "$w/a" "$w/b"
 }
 
-# With slots, in restart mode (the slots' manifests say on-corruption=restart) with the kernel's
-# log dumped on a restart too (printk.always_kmsg_dump=1, docs/security.md): slot a restarts
-# after the switch; the next boot marks it bad for that and boots b at once, one reboot after
-# the corruption instead of three.
+# With slots holding the same image, in restart mode (the manifests say on-corruption=restart)
+# with the kernel's log dumped on a restart too (printk.always_kmsg_dump=1, docs/security.md):
+# slot a restarts on its corrupted block after the switch; the next boot marks a bad for that
+# and boots b at once, one reboot after the corruption instead of three, although b carries the
+# root hash the agent's variable names; the boot after that boots b again (no loop).
 test_slot_whose_boot_ended_on_corruption_is_marked_bad() {
-	local w j
+	local w j cl
 	w=$(vm_workdir managed-slot)
 	rm -f "$w/vars.fd"
-	slot_image "$w/a" a slota restart || { fail "image a"; return; }
-	MANAGED_CLEAN=1 slot_image "$w/b" b slotb restart || { fail "image b"; return; }
-	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
-	managed_boot managed-slot-1 "$RD_SLOTS" "root=/dev/mapper/root verity.fail=poweroff printk.always_kmsg_dump=1" \
+	managed_slots "$w" restart || { fail "slots"; return; }
+	cl="root=/dev/mapper/root verity.fail=poweroff printk.always_kmsg_dump=1"
+	managed_boot managed-slot-1 "$RD_SLOTS" "$cl" \
 		"$w/vars.fd" --disk "$w/slots.img" --qemu -drive --qemu "file=$w/store.img,format=raw,if=virtio" || return
-	vm_assert_marker "$VM_LOG" slota || return
+	vm_assert_marker "$VM_LOG" slot || return
+	sign_assert_status "$VM_LOG" slot a || return
 	vm_assert_log_contains "$VM_LOG" 'device-mapper: verity: [0-9]+:[0-9]+: data block [0-9]+ is corrupted' || return
 	vm_assert_log_contains "$VM_LOG" "reboot: Restarting system with command 'dm-verity device corrupted'" \
 		"slot a did not restart on the corruption" || return
 	vm_assert_log_lacks "$VM_LOG" 'MANAGED-READ' "the read came back" || return
 	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
 	assert_slot "$j" a '"tries":2,' || return
+	assertEquals "the store's slot that ran" a "$(jq -r .ran.slot <<<"$j")" || return
 
-	managed_boot managed-slot-2 "$RD_SLOTS" "root=/dev/mapper/root verity.fail=poweroff printk.always_kmsg_dump=1" \
+	managed_boot managed-slot-2 "$RD_SLOTS" "$cl" \
 		"$w/vars.fd" --disk "$w/slots.img" --qemu -drive --qemu "file=$w/store.img,format=raw,if=virtio" || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: managed recovery: the last boot ended on a dm-verity corruption' || return
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: slot a marked bad \(corruption: its last boot ended on a dm-verity corruption \(pstore\)\)' || return
-	vm_assert_marker "$VM_LOG" slotb || return
+	vm_assert_log_lacks "$VM_LOG" 'verity-init\[1\]: slot b marked bad' "slot b, which did not run, was blamed too" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\\[1\\]: slot b: not blamed for the last boot's dm-verity corruption: another slot ran \\(slot a ran, from [0-9]+:[0-9]+\\)" || return
+	vm_assert_marker "$VM_LOG" slot || return
 	vm_assert_log_contains "$VM_LOG" 'MANAGED-READ ok' "slot b's read failed" || return
 	sign_assert_status "$VM_LOG" slot b || return
 	sign_assert_status "$VM_LOG" skipped "a:corruption:its last boot ended on a dm-verity corruption \\(pstore\\)" || return
 	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
 	assert_slot "$j" a '"tries":0,.*"reason":"corruption: its last boot ended on a dm-verity corruption \(pstore\)"' || return
-	assert_slot "$j" b '"tries":2,'
+	assert_slot "$j" b '"tries":2,' || return
+
+	# no record of a dm-verity end now (boot 2's power-off dumped a log without one)
+	managed_boot managed-slot-3 "$RD_SLOTS" "$cl" \
+		"$w/vars.fd" --disk "$w/slots.img" --qemu -drive --qemu "file=$w/store.img,format=raw,if=virtio" || return
+	vm_assert_log_contains "$VM_LOG" 'verity-init\[1\]: managed recovery: no dm-verity end in pstore' || return
+	vm_assert_log_lacks "$VM_LOG" 'verity-init\[1\]: slot [ab] marked bad' "a slot was marked bad again" || return
+	vm_assert_marker "$VM_LOG" slot || return
+	vm_assert_log_contains "$VM_LOG" 'MANAGED-READ ok' "slot b's read failed" || return
+	sign_assert_status "$VM_LOG" slot b || return
+	sign_assert_status "$VM_LOG" skipped "a:not-bootable:corruption: its last boot ended on a dm-verity corruption \\(pstore\\)" || return
+	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
+	assert_slot "$j" a '"tries":0,' || return
+	assert_slot "$j" b '"tries":1,' || return
+	assertEquals "the store's slot that ran" b "$(jq -r .ran.slot <<<"$j")"
 }
 
 # dracut_managed_image OUT : dracut's shell flavour with the module and the policy managed=yes
@@ -212,9 +239,10 @@ dracut_managed_slot_image() {
 	vm_dracut_initramfs "$1" --confdir "$d/conf"
 }
 
-# A/B slots under dracut (shell init), in panic mode (the manifests' on-corruption=panic): slot
-# a, set up by the agent's setup job and mounted by dracut, panics on its corrupted block after
-# the switch; the next boot's setup job finds the record, marks a bad and sets up b in that boot.
+# A/B slots under dracut (shell init), both holding the same image, in panic mode (the manifests'
+# on-corruption=panic): slot a, set up by the agent's setup job and mounted by dracut, panics on
+# its corrupted block after the switch; the next boot's setup job finds the record, marks a bad
+# and sets up b in that boot.
 test_under_dracut_slot_whose_boot_ended_on_corruption_is_marked_bad() {
 	local w j rd key cl
 	vm_require_tools dracut || return
@@ -223,9 +251,7 @@ test_under_dracut_slot_whose_boot_ended_on_corruption_is_marked_bad() {
 	vm_cached "$key" "$rd" dracut_managed_slot_image "$rd.tmp" || { fail "dracut image"; return; }
 	w=$(vm_workdir managed-dracut-slot)
 	rm -f "$w/vars.fd"
-	slot_image "$w/a" a slota panic || { fail "image a"; return; }
-	MANAGED_CLEAN=1 slot_image "$w/b" b slotb panic || { fail "image b"; return; }
-	slot_disks "$w" "$w/a" "$w/b" || { fail "disks"; return; }
+	managed_slots "$w" panic || { fail "slots"; return; }
 	# no rootfstype=: a command line that shapes the mount would make a failure not the slot's
 	cl="root=/dev/mapper/root verity.fail=poweroff"
 
@@ -234,7 +260,7 @@ test_under_dracut_slot_whose_boot_ended_on_corruption_is_marked_bad() {
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: slot a: try taken, 2 left' || return
 	sign_assert_status "$VM_LOG" slot a || return
 	sign_assert_status "$VM_LOG" on_corruption panic || return
-	assert_panicked "$VM_LOG" slota || return
+	assert_panicked "$VM_LOG" slot || return
 	j=$(slot_store_json "$w") || { fail "slot status: $j"; return; }
 	assert_slot "$j" a '"tries":2,' || return
 
@@ -243,7 +269,9 @@ test_under_dracut_slot_whose_boot_ended_on_corruption_is_marked_bad() {
 	vm_assert_log_contains "$VM_LOG" 'verity-init\[[0-9]+\]: managed recovery: the last boot ended on a dm-verity corruption \(pstore dmesg-efi-[0-9]+, Panic; [0-9]+ records\), removed' || return
 	vm_assert_log_order "$VM_LOG" 'verity-init\[[0-9]+\]: slot a marked bad \(corruption: its last boot ended on a dm-verity corruption \(pstore\)\)' \
 		'verity-init\[[0-9]+\]: slot b: priority [0-9]+, 3 tries left: setting up' || return
-	vm_assert_marker "$VM_LOG" slotb || return
+	vm_assert_log_lacks "$VM_LOG" 'verity-init\[[0-9]+\]: slot b marked bad' "slot b, which did not run, was blamed too" || return
+	vm_assert_log_contains "$VM_LOG" "verity-init\\[[0-9]+\\]: slot b: not blamed for the last boot's dm-verity corruption: another slot ran \\(slot a ran, from [0-9]+:[0-9]+\\)" || return
+	vm_assert_marker "$VM_LOG" slot || return
 	vm_assert_log_contains "$VM_LOG" 'MANAGED-READ ok' "slot b's read failed" || return
 	sign_assert_status "$VM_LOG" slot b || return
 	sign_assert_status "$VM_LOG" skipped "a:corruption:its last boot ended on a dm-verity corruption \\(pstore\\)" || return
