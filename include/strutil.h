@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Small string helpers shared by the parsers: strict number parsing, booleans, the kernel's
- * dash/underscore-insensitive key comparison, log-line sanitizing and shell quoting. Pure functions, no I/O except vi_shell_quote's FILE*. */
+ * dash/underscore-insensitive key comparison, the line form of a name in text and JSON, and shell
+ * quoting. Pure functions, no I/O except the FILE* of vi_json_quote and vi_shell_quote. */
 #ifndef VERITY_STRUTIL_H
 #define VERITY_STRUTIL_H
 
@@ -51,10 +52,38 @@ int vi_err_value(struct vi_error *err, const char *what, const char *s, size_t l
 /* Copy s[0..len) plus a NUL into out; -ENAMETOOLONG if it does not fit (never truncates). */
 int vi_strlcpy_exact(char *out, size_t out_size, const char *s, size_t len);
 
-/* Write s[0..len) into out for a log line: printable ASCII kept, '\\' doubled, every other byte
- * as \xHH. Always NUL-terminates; a result that would not fit ends with "..." (it is for humans,
- * so shortening is announced rather than silent). Returns the length written. */
+/* Names in output (docs/design.md, "Names in output"). A name that came from a disk, the
+ * kernel or another outside source (a file name, a mapping name, a value of a signed file) is
+ * written into text in its line form: each byte of printable ASCII (0x20-0x7e) as itself but the
+ * backslash, which is doubled ("\\"), and every other byte as "\x" and two lower-case hex digits:
+ * control bytes, DEL, and every byte >= 0x80, valid UTF-8 or not (valid UTF-8 still holds C1
+ * controls, bidirectional overrides and line separators that move or split a line on a
+ * terminal). The line form is printable ASCII, so it can neither end a line nor start a log
+ * record nor reach a terminal's escape parser, and it is unambiguous: vi_unescape gives back the
+ * bytes. */
+
+/* Room for the line form of n bytes, its NUL included. */
+#define VI_ESCAPED_SIZE(n) (4 * (size_t)(n) + 1)
+
+/* The line form of s[0..len) into out, NUL-terminated. Returns its length, or -ENOSPC when it
+ * does not fit whole (out is then ""): a name is never cut, so what is shown is the name. */
+int vi_escape(const char *s, size_t len, char *out, size_t out_size);
+
+/* The bytes of the line form s[0..len) into out, NUL-terminated. Only what vi_escape writes is
+ * accepted: a byte outside printable ASCII, a lone backslash, upper-case hex, a byte escaped that
+ * vi_escape writes as itself, and "\x00" (names are C strings) are -EINVAL; so a name read back
+ * escapes to the same text. Returns the length, -EINVAL or -ENOSPC. */
+int vi_unescape(const char *s, size_t len, char *out, size_t out_size);
+
+/* vi_escape for a message: what does not fit is cut, and the cut announced by "..." (messages
+ * are for humans). Always NUL-terminates. Returns the length written. */
 size_t vi_sanitize(const char *s, size_t len, char *out, size_t out_size);
+
+/* Write s as a JSON string literal whose value is s's line form (vi_escape): each '"' and '\'
+ * of the line form preceded by a backslash, nothing else escaped. The literal is printable ASCII
+ * and valid JSON whatever s holds; a reader that prints the value (jq -r) prints the same safe
+ * text the journal shows, and vi_unescape of the value gives back the bytes. 0 or -EIO. */
+int vi_json_quote(FILE *f, const char *s);
 
 /* Write s as one POSIX-shell word that `eval` turns back into exactly s: '...' quoting, every
  * single quote as '\''. Returns 0 or -EIO. */

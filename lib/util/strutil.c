@@ -2,6 +2,7 @@
 #include "strutil.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -197,32 +198,95 @@ int vi_strlcpy_exact(char *out, size_t out_size, const char *s, size_t len)
 	return 0;
 }
 
-size_t vi_sanitize(const char *s, size_t len, char *out, size_t out_size)
+/* One byte of the line form into piece (room for 4); returns its length. */
+static size_t escape_byte(unsigned char c, char piece[4])
 {
 	static const char hexd[] = "0123456789abcdef";
+
+	if (c == '\\') {
+		piece[0] = '\\';
+		piece[1] = '\\';
+		return 2;
+	}
+	if (c >= 0x20 && c < 0x7f) {
+		piece[0] = (char)c;
+		return 1;
+	}
+	piece[0] = '\\';
+	piece[1] = 'x';
+	piece[2] = hexd[c >> 4];
+	piece[3] = hexd[c & 0xf];
+	return 4;
+}
+
+int vi_escape(const char *s, size_t len, char *out, size_t out_size)
+{
+	size_t o = 0;
+
+	if (out_size == 0)
+		return -ENOSPC;
+	for (size_t i = 0; i < len; i++) {
+		char piece[4];
+		size_t n = escape_byte((unsigned char)s[i], piece);
+
+		if (n > out_size - 1 - o || o + n > INT_MAX) {
+			out[0] = '\0';
+			return -ENOSPC;
+		}
+		memcpy(out + o, piece, n);
+		o += n;
+	}
+	out[o] = '\0';
+	return (int)o;
+}
+
+int vi_unescape(const char *s, size_t len, char *out, size_t out_size)
+{
+	size_t o = 0;
+
+	if (out_size == 0)
+		return -ENOSPC;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char piece[4];
+		int hi, lo;
+
+		if (c < 0x20 || c >= 0x7f)
+			return -EINVAL;
+		if (c == '\\' && len - i >= 2 && s[i + 1] == '\\') {
+			i++;
+		} else if (c == '\\' && len - i >= 4 && s[i + 1] == 'x') {
+			hi = vi_hex_nibble(s[i + 2]);
+			lo = vi_hex_nibble(s[i + 3]);
+			if (hi < 0 || lo < 0)
+				return -EINVAL;
+			c = (unsigned char)(hi << 4 | lo);
+			/* only the form vi_escape writes: lower-case digits, a byte it would not
+			 * have written as itself, and never a NUL (names are C strings) */
+			if (c == 0 || escape_byte(c, piece) != 4 || memcmp(piece, s + i, 4))
+				return -EINVAL;
+			i += 3;
+		} else if (c == '\\') {
+			return -EINVAL;
+		}
+		if (o + 1 >= out_size || o + 1 > INT_MAX)
+			return -ENOSPC;
+		out[o++] = (char)c;
+	}
+	out[o] = '\0';
+	return (int)o;
+}
+
+size_t vi_sanitize(const char *s, size_t len, char *out, size_t out_size)
+{
 	size_t o = 0;
 
 	if (out_size == 0)
 		return 0;
 	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		char tmp[4];
-		size_t n;
+		char piece[4];
+		size_t n = escape_byte((unsigned char)s[i], piece);
 
-		if (c == '\\') {
-			tmp[0] = '\\';
-			tmp[1] = '\\';
-			n = 2;
-		} else if (c >= 0x20 && c < 0x7f) {
-			tmp[0] = (char)c;
-			n = 1;
-		} else {
-			tmp[0] = '\\';
-			tmp[1] = 'x';
-			tmp[2] = hexd[c >> 4];
-			tmp[3] = hexd[c & 0xf];
-			n = 4;
-		}
 		if (o + n > out_size - 1) {
 			/* Announce the cut: replace the tail with "..." if there is room for it. */
 			size_t dots = out_size - 1 >= 3 ? 3 : out_size - 1;
@@ -233,11 +297,33 @@ size_t vi_sanitize(const char *s, size_t len, char *out, size_t out_size)
 			o += dots;
 			break;
 		}
-		memcpy(out + o, tmp, n);
+		memcpy(out + o, piece, n);
 		o += n;
 	}
 	out[o] = '\0';
 	return o;
+}
+
+int vi_json_quote(FILE *f, const char *s)
+{
+	if (fputc('"', f) == EOF)
+		return -EIO;
+	for (; *s; s++) {
+		char piece[4];
+		size_t n = escape_byte((unsigned char)*s, piece);
+
+		for (size_t k = 0; k < n; k++) {
+			/* JSON's own escapes for the two bytes it reserves; the line form has no
+			 * other byte that JSON would not take as it is */
+			if ((piece[k] == '"' || piece[k] == '\\') && fputc('\\', f) == EOF)
+				return -EIO;
+			if (fputc(piece[k], f) == EOF)
+				return -EIO;
+		}
+	}
+	if (fputc('"', f) == EOF)
+		return -EIO;
+	return 0;
 }
 
 int vi_shell_quote(FILE *f, const char *s)
