@@ -40,22 +40,6 @@
 #define WALK_DEPTH_MAX 64u
 #define SCRUB_CHUNK (1u << 20)
 
-void vi_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch > 0x7e)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 /* --- the records --------------------------------------------------------------------------- */
 
 struct records {
@@ -149,22 +133,22 @@ void vi_corruption_print(FILE *f, const char *status_dir, bool json)
 		if (json) {
 			fprintf(f, "%s{\"time\":%llu,\"mapping\":", i ? "," : "",
 				(unsigned long long)r->time);
-			vi_json_str(f, r->mapping);
+			vi_json_quote(f, r->mapping);
 			fprintf(f, ",\"type\":\"%s\",\"block\":", vi_corrupt_type_name(r->type));
 			if (r->type == VI_REPORT_UNKNOWN)
 				fputs("null", f);
 			else
 				fprintf(f, "%llu", (unsigned long long)r->block);
 			fprintf(f, ",\"count\":%llu,\"source\":", (unsigned long long)r->count);
-			vi_json_str(f, r->source);
+			vi_json_quote(f, r->source);
 			fputs(",\"file\":", f);
 			if (r->file[0] && r->file[0] != '(')
-				vi_json_str(f, r->file);
+				vi_json_quote(f, r->file);
 			else
 				fputs("null", f);
 			fputs(",\"note\":", f);
 			if (r->file[0] == '(')
-				vi_json_str(f, r->file);
+				vi_json_quote(f, r->file);
 			else
 				fputs("null", f);
 			fputc('}', f);

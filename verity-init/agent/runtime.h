@@ -16,9 +16,6 @@
 #define VI_CORRUPTION_RECORDS_MAX 64u   /* distinct blocks kept; the oldest go first */
 #define VI_SCRUB_BAD_MAX 16u            /* corrupted blocks a scrub names */
 
-/* A JSON string: printable ASCII as is (quote and backslash escaped), every other byte \u00XX. */
-void vi_json_str(FILE *f, const char *s);
-
 /* The monitor's records (status_dir/corruption) for `verity-init status`: key=value lines
  * "corruption.N.KEY=VALUE", or with json a JSON array. Nothing (an empty array) without the
  * file; lines that are not records are skipped. */

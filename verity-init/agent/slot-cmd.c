@@ -217,10 +217,10 @@ static int save(const struct slot_cmd *c, int fd, struct vi_slots_store *st,
 	return 0;
 }
 
-/* JSON string on stdout (runtime.c's, one escaping for every JSON the agent prints). */
+/* JSON string on stdout (strutil.h's, one escaping for every JSON the agent prints). */
 static void json_str(const char *s)
 {
-	vi_json_str(stdout, s);
+	vi_json_quote(stdout, s);
 }
 
 static void kv(const char *key, const char *value)
@@ -267,12 +267,15 @@ static void status_text(const struct slot_cmd *c, const struct vi_slots_store *s
 	for (unsigned i = 0; i < s->count; i++) {
 		const struct vi_slot *sl = &s->slot[i];
 		const char *n = vi_slot_name(i);
+		char key[32];
 
 		printf("slot.%s.priority=%u\nslot.%s.tries=%u\nslot.%s.successful=%s\n"
-		       "slot.%s.bootable=%s\nslot.%s.version=%llu\nslot.%s.reason=%s\n",
+		       "slot.%s.bootable=%s\nslot.%s.version=%llu\n",
 		       n, sl->priority, n, sl->tries, n, sl->successful ? "yes" : "no", n,
-		       vi_slot_bootable(sl) ? "yes" : "no", n, (unsigned long long)sl->version, n,
-		       sl->reason);
+		       vi_slot_bootable(sl) ? "yes" : "no", n, (unsigned long long)sl->version);
+		/* the reason is the store's, read from a disk: its line form, as in the JSON */
+		snprintf(key, sizeof(key), "slot.%s.reason", n);
+		kv(key, sl->reason);
 	}
 }
 

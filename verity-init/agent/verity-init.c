@@ -133,9 +133,9 @@ static void status_file_json(char *file)
 		if (!first)
 			putchar(',');
 		first = false;
-		vi_json_str(stdout, p);
+		vi_json_quote(stdout, p);
 		putchar(':');
-		vi_json_str(stdout, eq + 1);
+		vi_json_quote(stdout, eq + 1);
 	}
 	putchar('}');
 }
@@ -169,15 +169,15 @@ static int run_status(const char *name, bool json)
 		file[0] = '\0';
 	if (json) {
 		fputs("{\"name\":", stdout);
-		vi_json_str(stdout, name);
+		vi_json_quote(stdout, name);
 		fputs(",\"mapping\":", stdout);
 		if (mapped) {
 			fputs("{\"target\":", stdout);
-			vi_json_str(stdout, type);
+			vi_json_quote(stdout, type);
 			printf(",\"sectors\":%llu,\"table\":", (unsigned long long)sectors);
-			vi_json_str(stdout, table);
+			vi_json_quote(stdout, table);
 			fputs(",\"kernel_status\":", stdout);
-			vi_json_str(stdout, status);
+			vi_json_quote(stdout, status);
 			printf(",\"verdict\":\"%s\",\"fec_corrected\":", verdict);
 			if (fec != UINT64_MAX)
 				printf("%llu}", (unsigned long long)fec);
