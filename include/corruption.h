@@ -57,21 +57,27 @@ struct vi_corruption_record {
 	uint64_t block;
 	uint64_t count;                  /* times the kernel reported it */
 	char source[8];                  /* uevent | kmsg | status | scrub */
-	char file[VI_CORRUPT_FILE_MAX];  /* the file holding the block, "" unknown; or a reason
-	                                  * in parentheses when it cannot be known */
+	char file[VI_CORRUPT_FILE_MAX];  /* the file holding the block, its bytes as the
+	                                  * filesystem names it ("" unknown); or a reason in
+	                                  * parentheses when it cannot be known */
 };
 
 /* "data" | "metadata" | "unknown" */
 const char *vi_corrupt_type_name(enum vi_report_type t);
 
+/* Room for one record's line, its NUL included (the file in its line form, 4 bytes a byte at
+ * most). */
+#define VI_CORRUPTION_LINE_MAX (200 + 4 * VI_CORRUPT_FILE_MAX)
+
 /* The record as one line (no newline): "time=T mapping=M type=data block=B count=C source=S
- * file=F", F the rest of the line, its control bytes and non-ASCII bytes as '?'. The mapping
- * and source must be [A-Za-z0-9._+-] (else -EINVAL). Returns the length, -ENOSPC if it does not
- * fit. */
+ * file=F", F the rest of the line, the file's line form (strutil.h vi_escape: its bytes outside
+ * printable ASCII as \xHH, a backslash doubled). The mapping and source must be [A-Za-z0-9._+-]
+ * (else -EINVAL). Returns the length, -ENOSPC if it does not fit. */
 int vi_corruption_record_format(char *out, size_t size, const struct vi_corruption_record *r);
 
-/* Parse such a line (len bytes, no newline) strictly: the keys in that order, numbers decimal without a leading zero,
- * names as above, the file printable ASCII. 0 or -EINVAL. */
+/* Parse such a line (len bytes, no newline) strictly: the keys in that order, numbers decimal
+ * without a leading zero, names as above, the file a line form as vi_escape writes it, decoded
+ * (vi_unescape). 0 or -EINVAL. */
 int vi_corruption_record_parse(const char *line, size_t len, struct vi_corruption_record *ret);
 
 /* One line of /proc/self/mountinfo: the mount's device (field 3, MAJ:MIN) and mount point

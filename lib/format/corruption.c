@@ -233,15 +233,10 @@ int vi_corruption_record_format(char *out, size_t size, const struct vi_corrupti
 	if (n < 0 || (size_t)n >= size)
 		return -ENOSPC;
 	len = (size_t)n;
-	for (size_t i = 0; i < sizeof(r->file) && r->file[i]; i++) {
-		unsigned char c = (unsigned char)r->file[i];
-
-		if (len + 1 >= size)
-			return -ENOSPC;
-		out[len++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-	}
-	out[len] = '\0';
-	return (int)len;
+	n = vi_escape(r->file, strnlen(r->file, sizeof(r->file)), out + len, size - len);
+	if (n < 0)
+		return n;
+	return (int)(len + (size_t)n);
 }
 
 /* A decimal number as the formatter writes it: no leading zero. */
@@ -286,11 +281,8 @@ int vi_corruption_record_parse(const char *line, size_t len, struct vi_corruptio
 	    vi_strlcpy_exact(r.mapping, sizeof(r.mapping), v[1], vl[1]) < 0 ||
 	    parse_canonical(v[3], vl[3], &r.block) < 0 || parse_canonical(v[4], vl[4], &r.count) < 0 ||
 	    !name_ok(v[5], vl[5]) || vi_strlcpy_exact(r.source, sizeof(r.source), v[5], vl[5]) < 0 ||
-	    vi_strlcpy_exact(r.file, sizeof(r.file), v[6], vl[6]) < 0)
+	    vi_unescape(v[6], vl[6], r.file, sizeof(r.file)) < 0)
 		return -EINVAL;
-	for (size_t i = 0; i < vl[6]; i++)
-		if ((unsigned char)v[6][i] < 0x20 || (unsigned char)v[6][i] >= 0x7f)
-			return -EINVAL;
 	if (vi_str_eq(v[2], vl[2], "data"))
 		r.type = VI_REPORT_DATA;
 	else if (vi_str_eq(v[2], vl[2], "metadata"))

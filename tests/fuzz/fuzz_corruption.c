@@ -6,7 +6,7 @@
  *  - a uevent is a report (1) only when the bytes hold "DM_VERITY_ERR_BLOCK_NR=", with type 0
  *    or 1; a kmsg report only with "device-mapper: verity: " in its first line;
  *  - a record that parses formats back to the same line (the parser accepts only what the
- *    formatter writes), and parses again to the same record;
+ *    formatter writes, the file's line form included), and parses again to the same record;
  *  - a mount point that parses starts with '/' and is NUL-terminated within its buffer. */
 #include <errno.h>
 #include <stdint.h>
@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *s = (const char *)data;
 	struct vi_corrupt_report a, b;
 	struct vi_corruption_record r, r2;
-	char line[1400], mnt[256], *z;
+	char line[VI_CORRUPTION_LINE_MAX], mnt[256], *z;
 	unsigned maj, min;
 	uint32_t bs;
 	uint64_t blocks, fec;

@@ -144,10 +144,10 @@ static void test_record(void **state)
 	n = vi_corruption_record_format(line, sizeof(line), &r);
 	assert_true(n > 0);
 	assert_string_equal(line, "time=1700000000 mapping=root type=data block=42 count=3 "
-				  "source=uevent file=/etc/a b??");
+				  "source=uevent file=/etc/a b\\x0a\\x1b");
 	assert_int_equal(vi_corruption_record_parse(line, (size_t)n, &back), 0);
 	assert_string_equal(back.mapping, "root");
-	assert_string_equal(back.file, "/etc/a b??");
+	assert_string_equal(back.file, "/etc/a b\n\x1b");
 	assert_int_equal(back.block, 42);
 	assert_int_equal(back.count, 3);
 	assert_int_equal(back.type, VI_REPORT_DATA);
@@ -166,6 +166,11 @@ static void test_record(void **state)
 							"source=s file="), &back), -EINVAL);
 	assert_int_equal(vi_corruption_record_parse(UEV("time=1 mapping=r type=data block=0 count=1 "
 							"source=s file=\x1b"), &back), -EINVAL);
+	/* the file's line form: only as the formatter writes it */
+	assert_int_equal(vi_corruption_record_parse(UEV("time=1 mapping=r type=data block=0 count=1 "
+							"source=s file=/a\\x41"), &back), -EINVAL);
+	assert_int_equal(vi_corruption_record_parse(UEV("time=1 mapping=r type=data block=0 count=1 "
+							"source=s file=/a\\"), &back), -EINVAL);
 	assert_int_equal(vi_corruption_record_parse(UEV("time=1 mapping=r/x type=data block=0 count=1 "
 							"source=s file="), &back), -EINVAL);
 	assert_int_equal(vi_corruption_record_parse(UEV("time=1 mapping=r type=data block=0 count=1"),

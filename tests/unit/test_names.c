@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Names in output (strutil.h, docs/design.md "Names in output"): the line form (vi_escape), its
- * inverse (vi_unescape), the JSON literal (vi_json_quote) and vi_sanitize, fed the same hostile
- * names, each output asserted byte for byte. */
+ * inverse (vi_unescape), the JSON literal (vi_json_quote), vi_sanitize and the monitor's record,
+ * fed the same hostile names, each output asserted byte for byte. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "corruption.h"
 #include "strutil.h"
 
 struct hostile {
@@ -182,6 +183,38 @@ static void test_unescape_is_strict(void **state)
 	assert_string_equal(out, "\\\x7f");
 }
 
+/* The monitor's record keeps the same line form and reads the name back whole. */
+static void test_record_keeps_the_name(void **state)
+{
+	struct vi_corruption_record r = {
+		.time = 1, .mapping = "ero", .type = VI_REPORT_DATA, .block = 487, .count = 1,
+		.source = "uevent",
+	}, back;
+	char line[VI_CORRUPTION_LINE_MAX];
+	int n;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char want[400];
+
+		snprintf(r.file, sizeof(r.file), "/run/ero/names/%s", names[i].name);
+		snprintf(want, sizeof(want), "time=1 mapping=ero type=data block=487 count=1 "
+			 "source=uevent file=/run/ero/names/%s", names[i].line);
+		n = vi_corruption_record_format(line, sizeof(line), &r);
+		assert_int_equal(n, (int)strlen(want));
+		assert_string_equal(line, want);
+		assert_int_equal(vi_corruption_record_parse(line, (size_t)n, &back), 0);
+		assert_string_equal(back.file, r.file);
+	}
+	/* the longest name, every byte escaped, fits a record's line */
+	memset(r.file, '\n', sizeof(r.file) - 1);
+	r.file[sizeof(r.file) - 1] = '\0';
+	n = vi_corruption_record_format(line, sizeof(line), &r);
+	assert_true(n > 0);
+	assert_int_equal(vi_corruption_record_parse(line, (size_t)n, &back), 0);
+	assert_memory_equal(back.file, r.file, sizeof(r.file));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -189,6 +222,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_unescape_is_strict),
+		cmocka_unit_test(test_record_keeps_the_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,7 +8,10 @@
 # which nothing had read. In the same boot two more verity mappings, an erofs and a squashfs
 # root whose /sbin/init was corrupted after their trees were built, are set up, mounted and
 # read: the erofs block is named with its file, the squashfs one with the reason it cannot be
-# (no FIEMAP). The twin: the clean slot b, marked good after the same full read.
+# (no FIEMAP). The erofs root also holds a file whose name carries a newline, a forged log
+# record and a terminal escape; its block, corrupted too, is read, and every output shows the name
+# escaped (docs/slots.md) without a forged line. The twin: the clean slot b, marked good after the
+# same full read.
 # Disks: vda = slots (root-a, root-a-verity, root-b, root-b-verity; read-only),
 #        vdb = the store (partition verity-slots; writable),
 #        vdc, vdd = the erofs data and hash, vde, vdf = the squashfs data and hash (slot a's boot).
@@ -22,6 +25,10 @@
 . "$(dirname "$0")/slot_lib.sh"
 
 CMDLINE="root=/dev/mapper/root verity.fail=poweroff"
+# A file name that would forge a kernel-log record of its own (a newline, then "<3>" and the
+# agent's prefix) and clear a terminal, and the text every output must show instead.
+HOSTILE=$'evil\n<3>verity-init[1]: forged\e[2J'
+HOSTILE_SHOWN='evil\x0a<3>verity-init[1]: forged\x1b[2J'
 
 oneTimeSetUp() {
 	vm_require_tools qemu-system-x86_64 mkfs.ext4 debugfs cpio modprobe sgdisk jq || exit 1
@@ -45,9 +52,23 @@ slot_full_read=yes") || exit 1
 		vm_corrupt_file "$W/a/data.img" ext4 /etc/rt-two >/dev/null || exit 1
 	slot_disks "$W" "$W/a" "$W/b" || exit 1
 	# the other filesystems: the vm tests' root, /sbin/init corrupted after the tree
-	ERO_RH=$(vm_verity_setup erofs "$W/ero") && SQ_RH=$(vm_verity_setup squashfs "$W/sq") || exit 1
+	ERO_RH=$(hostile_erofs "$W/ero") && SQ_RH=$(vm_verity_setup squashfs "$W/sq") || exit 1
 	ERO_BLOCK=$(( $(vm_corrupt_file "$W/ero/data.img" erofs /sbin/init) / 4096 )) &&
-		SQ_BLOCK=$(( $(vm_corrupt_file "$W/sq/data.img" squashfs /sbin/init) / 4096 )) || exit 1
+		SQ_BLOCK=$(( $(vm_corrupt_file "$W/sq/data.img" squashfs /sbin/init) / 4096 )) &&
+		HOSTILE_BLOCK=$(( $(vm_corrupt_string "$W/ero/data.img" hostile-name-00000) / 4096 )) ||
+		exit 1
+}
+
+# hostile_erofs DIR : the vm tests' root as erofs, plus /names/$HOSTILE (two blocks of text), in
+# DIR/data.img with its tree in DIR/hash.img; prints the root hash.
+hostile_erofs() {
+	local d=$1 t=$1/tree
+	rm -rf "$t" && mkdir -p "$d" || return 1
+	vm_rootfs_tree "$t" main && mkdir -p "$t/names" || return 1
+	awk 'BEGIN { for (i = 0; i < 400; i++) printf "hostile-name-%05d\n", i }' \
+		>"$t/names/$HOSTILE" || return 1
+	vm_mkfs erofs "$t" "$d/data.img" && rm -f "$d/hash.img" || return 1
+	vm_verity_format "$VM_VERITY_TOOL" "$d/data.img" "$d/hash.img"
 }
 
 # root_modules TREE MODULE... : the modules (dependencies first, decompressed) as
@@ -122,10 +143,12 @@ if [ -n "$rt_ero" ]; then
 	mount -t squashfs -o ro /dev/mapper/sq /run/sq; echo "RUNTIME-CHECK mount sq rc=$?"
 	cat /run/ero/sbin/init >/dev/null 2>&1; echo "RUNTIME-CHECK read ero rc=$?"
 	cat /run/sq/sbin/init >/dev/null 2>&1; echo "RUNTIME-CHECK read sq rc=$?"
-	n=0; until [ "$(grep -c 'is corrupted' /run/monitor.log)" -ge 4 ] || [ $n -ge 60 ]; do sleep 1; n=$((n + 1)); done
+	for f in /run/ero/names/*; do cat "$f" >/dev/null 2>&1; echo "RUNTIME-CHECK read names rc=$?"; done
+	n=0; until [ "$(grep -c 'is corrupted' /run/monitor.log)" -ge 5 ] || [ $n -ge 60 ]; do sleep 1; n=$((n + 1)); done
 fi
 sleep 2
 sed 's/^/RUNTIME-MONITOR /' /run/monitor.log
+sed 's/^/RUNTIME-RECORD /' /run/verity-init/corruption
 echo "RUNTIME-JSON-END $($vi status --json)"
 $vi status | sed 's/^/RUNTIME-TEXT /'
 HOOK
@@ -216,6 +239,39 @@ test_erofs_names_the_file_squashfs_says_why_not() {
 	j=$(json_line "$VM_LOG" RUNTIME-JSON-END) || return
 	assertEquals "status --json: the squashfs record" "null (squashfs maps no block to a file: no FIEMAP)" \
 		"$(printf '%s' "$j" | jq -r '.corruption[] | select(.mapping == "sq") | "\(.file) \(.note)"')"
+}
+
+# assert_log_has LOG STRING MESSAGE : the log holds STRING byte for byte (no pattern: the
+# expected text is full of backslashes and brackets).
+assert_log_has() {
+	grep -aqF -- "$2" "$1" || { fail "$3: no line with '$2' (log: $1)"; vm_log_tail "$1"; return 1; }
+}
+
+# A file name with a newline, a forged record and a terminal escape: the monitor's line, the
+# record, `status` and `status --json` show it escaped, \xHH for each byte outside printable
+# ASCII (docs/slots.md), and no output holds a line of its own making or its raw escape.
+test_a_hostile_file_name_is_escaped_in_every_output() {
+	local j shown=/run/ero/names/$HOSTILE_SHOWN
+	vm_shared_boot slot-a slot_a_boot
+	vm_assert_booted || return
+	vm_assert_log_contains "$VM_LOG" "RUNTIME-CHECK read names rc=1" \
+		"reading the file with the hostile name did not fail" || return
+	vm_assert_log_lacks "$VM_LOG" '^(RUNTIME-[A-Z]+ )?<3>verity-init\[1\]: forged' \
+		"the file name forged a line" || return
+	if grep -aqF -- $'forged\e' "$VM_LOG"; then
+		fail "the file name's terminal escape reached the log raw"; return
+	fi
+	assert_log_has "$VM_LOG" "RUNTIME-MONITOR corruption: mapping ero: data block $HOSTILE_BLOCK is corrupted: file $shown (seen by " \
+		"the monitor's line" || return
+	assertEquals "the record of block $HOSTILE_BLOCK: its file" "$shown" \
+		"$(grep -a "^RUNTIME-RECORD time=[0-9]* mapping=ero type=data block=$HOSTILE_BLOCK " "$VM_LOG" |
+			tr -d '\r' | sed 's/^.* file=//')" || return
+	assertEquals "status: corruption.N.file" "$shown" \
+		"$(grep -a '^RUNTIME-TEXT corruption\.[0-9]*\.file=/run/ero/names/' "$VM_LOG" |
+			tr -d '\r' | sed 's/^[^=]*=//')" || return
+	j=$(json_line "$VM_LOG" RUNTIME-JSON-END) || return
+	assertEquals "status --json: the file of block $HOSTILE_BLOCK" "$shown" \
+		"$(printf '%s' "$j" | jq -r ".corruption[] | select(.mapping == \"ero\" and .block == $HOSTILE_BLOCK) | .file")"
 }
 
 # The twin: slot b, clean, is marked good after the same full read, and nothing is reported;

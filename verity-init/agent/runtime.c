@@ -7,7 +7,9 @@
  *             with the file that holds the block where the filesystem can say (FIEMAP).
  *   scrub     reads every block of a mapping once, so that dm-verity checks all of it.
  *
- * The parsers of what the kernel sends are lib/format/corruption.c's. */
+ * The parsers of what the kernel sends are lib/format/corruption.c's. A file's and a mapping's
+ * name are kept as the filesystem and the kernel give them and shown in their line form
+ * (strutil.h vi_escape) in every output: the journal line, the record, `status` and its JSON. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,7 +37,7 @@
 #include "status.h"
 #include "strutil.h"
 
-#define FILE_MAX (VI_CORRUPTION_RECORDS_MAX * 1200u)
+#define FILE_MAX (VI_CORRUPTION_RECORDS_MAX * VI_CORRUPTION_LINE_MAX)
 #define WALK_ENTRIES_MAX 1000000u   /* files and directories one look-up visits at most */
 #define WALK_DEPTH_MAX 64u
 #define SCRUB_CHUNK (1u << 20)
@@ -81,7 +83,7 @@ static int records_read(const char *dir, struct records *rs)
 /* Write the records atomically (temporary file, rename). */
 static int records_write(const char *dir, const struct records *rs, struct vi_error *err)
 {
-	char path[512], tmp[520], line[1400];
+	char path[512], tmp[520], line[VI_CORRUPTION_LINE_MAX];
 	FILE *f;
 	int fd, r;
 
@@ -118,6 +120,7 @@ fail:
 void vi_corruption_print(FILE *f, const char *status_dir, bool json)
 {
 	struct records *rs = malloc(sizeof(*rs));
+	char file[VI_ESCAPED_SIZE(VI_CORRUPT_FILE_MAX)];
 
 	if (json)
 		fputc('[', f);
@@ -153,14 +156,15 @@ void vi_corruption_print(FILE *f, const char *status_dir, bool json)
 				fputs("null", f);
 			fputc('}', f);
 		} else {
-			/* the values were checked by the parser: names and printable ASCII */
+			/* the mapping and source were checked by the parser: names */
+			vi_escape(r->file, strlen(r->file), file, sizeof(file));
 			fprintf(f, "corruption.%u.time=%llu\ncorruption.%u.mapping=%s\n"
 				   "corruption.%u.type=%s\ncorruption.%u.block=%llu\n"
 				   "corruption.%u.count=%llu\ncorruption.%u.source=%s\n"
 				   "corruption.%u.file=%s\n",
 				i, (unsigned long long)r->time, i, r->mapping, i,
 				vi_corrupt_type_name(r->type), i, (unsigned long long)r->block, i,
-				(unsigned long long)r->count, i, r->source, i, r->file);
+				(unsigned long long)r->count, i, r->source, i, file);
 		}
 	}
 	if (json)
@@ -455,15 +459,24 @@ struct monitor {
 	unsigned nfresh;
 };
 
+/* One line on stdout, the journal's under systemd: the whole message in its line form, so the
+ * names in it (files, mappings) are passed as they are and none can end the line, start a record
+ * of its own or reach a terminal raw. The message's own words, printable ASCII without a
+ * backslash, are their own line form. */
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
+	char msg[VI_CORRUPT_FILE_MAX + 512], line[VI_ESCAPED_SIZE(sizeof(msg))];
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	putchar('\n');
+	if (n < 0)
+		return;
+	vi_escape(msg, strlen(msg), line, sizeof(line));
+	puts(line);
 	fflush(stdout);
 }
 
