@@ -599,6 +599,13 @@ testFecDumpJsonCmdline() {
 		"$("$VI" dump "$W/fh" --fec-device "$W/ff" --fec-roots 5)"
 	out=$("$VI" dump "$W/fh" --fec-device "$W/ff" --fec-roots 5 --json)
 	assertContains "$out" "\"fec\":{\"device\":\"$W/ff\",\"offset\":0,\"roots\":5,\"fec_blocks\":1009,\"rounds\":5,\"parity_blocks\":25,\"size\":102400}"
+	# a path with a newline, a terminal escape, a byte that is not UTF-8 and a backslash: its
+	# line form as every JSON string's value (docs/design.md, "Names in output"), valid JSON
+	cp "$W/ff" "$W/ff"$'\n\e[2J\xff\\'
+	out=$("$VI" dump "$W/fh" --fec-device "$W/ff"$'\n\e[2J\xff\\' --fec-roots 5 --json)
+	assertContains "$out" "\"device\":\"$W/ff"'\\x0a\\x1b[2J\\xff\\\\",'
+	assertEquals "the value a JSON reader prints" "$W/ff"'\x0a\x1b[2J\xff\\' \
+		"$(printf '%s\n' "$out" | jq -r .fec.device)"
 	out=$("$VI" cmdline "$W/fh" PARTUUID=1234 /dev/vdb "$root" --fec-device PARTLABEL=fec --fec-roots 5)
 	assertEquals "roothash=$root systemd.verity_root_data=PARTUUID=1234 systemd.verity_root_hash=/dev/vdb systemd.verity_root_options=hash=sha256,format=1,data-block-size=4096,hash-block-size=4096,hash-offset=0,fec-device=PARTLABEL=fec,fec-offset=0,fec-roots=5" "$out"
 	out=$("$VI" cmdline "$W/fh" /dev/vda /dev/vdb "$root" --style verity --fec-device /dev/vdc --fec-offset 8192)

@@ -21,6 +21,7 @@
 #include "image-io.h"
 #include "params.h"
 #include "prog.h"
+#include "strutil.h"
 #include "tree.h"
 
 /* --root-hash-file for format: the hex digits, no newline, as veritysetup writes it, but put in
@@ -296,11 +297,11 @@ int image_cmd_verify(struct image_opts *o)
 				printf(",\"fec_errors\":%" PRIu64, fbad.corrected);
 		} else if (fec_failed) {
 			printf(",\"fec_error\":");
-			image_json_string(ferr.msg);
+			vi_json_quote(stdout, ferr.msg);
 		}
 		if (r < 0 && r != -EPERM) {
 			printf(",\"error\":");
-			image_json_string(err.msg);
+			vi_json_quote(stdout, err.msg);
 		}
 		printf("}\n");
 	}

@@ -9,6 +9,7 @@
 
 #include "hex.h"
 #include "image.h"
+#include "strutil.h"
 
 
 static double since(const struct timespec *t0)
@@ -90,21 +91,6 @@ void image_print_sizes(const struct vi_params *p, const struct vi_geometry *g,
 		printf("FEC device size: \t%" PRIu64 " [bytes]\n", fec->g.size);
 }
 
-/* A JSON string literal: quotes, backslashes and control characters escaped. */
-void image_json_string(const char *str)
-{
-	putchar('"');
-	for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			printf("\\%c", *c);
-		else if (*c < 0x20)
-			printf("\\u%04x", *c);
-		else
-			putchar(*c);
-	}
-	putchar('"');
-}
-
 void image_print_json(const struct vi_params *p, const struct vi_geometry *g,
 		      const struct image_fec *fec, const char *fec_path, const char *root_hex)
 {
@@ -123,7 +109,7 @@ void image_print_json(const struct vi_params *p, const struct vi_geometry *g,
 	       p->hash_offset, g->tree_start * p->hash_block_size, g->hash_device_size);
 	if (fec->on) {
 		printf(",\"fec\":{\"device\":");
-		image_json_string(fec_path);
+		vi_json_quote(stdout, fec_path);
 		printf(",\"offset\":%" PRIu64 ",\"roots\":%u,\"fec_blocks\":%" PRIu64
 		       ",\"rounds\":%" PRIu64 ",\"parity_blocks\":%" PRIu64 ",\"size\":%" PRIu64 "}",
 		       fec->offset, fec->g.roots, fec->g.blocks, fec->g.rounds, fec->g.parity_blocks,

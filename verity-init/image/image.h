@@ -112,10 +112,10 @@ void image_print_header(const char *hash_path, const struct vi_params *p,
 void image_print_sizes(const struct vi_params *p, const struct vi_geometry *g,
 		       const struct image_fec *fec);
 
-/* The same as one JSON object (root_hex may be NULL), and a JSON string literal. */
+/* The same as one JSON object (root_hex may be NULL); its strings through strutil.h's
+ * vi_json_quote, as every JSON string of the agent's. */
 void image_print_json(const struct vi_params *p, const struct vi_geometry *g,
 		      const struct image_fec *fec, const char *fec_path, const char *root_hex);
-void image_json_string(const char *str);
 
 /* ---- the commands ---------------------------------------------------------------------------- */
 
