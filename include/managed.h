@@ -138,9 +138,11 @@ enum vi_managed_slot_verdict {
 	VI_MANAGED_SLOT_OTHER,     /* another slot ran */
 	VI_MANAGED_SLOT_CHANGED,   /* slot i ran, from another partition or with another root hash
 	                            * (repartitioned, an update since): what ran is not there */
-	VI_MANAGED_SLOT_UNKNOWN,   /* no ran record (an older agent's store, a write torn or
-	                            * failed): no slot is blamed; the try each boot takes before
-	                            * its switch still ends a slot that keeps failing */
+	VI_MANAGED_SLOT_UNKNOWN,   /* no ran record (an older agent's store, a write torn between
+	                            * the two records): no slot is blamed; the try each boot takes
+	                            * before its switch still ends a slot that keeps failing. A
+	                            * write that failed whole leaves the last good pair instead
+	                            * (docs/security.md, "Gaps") */
 };
 enum vi_managed_slot_verdict vi_managed_slot_verdict(enum vi_pstore_end end,
 						     const struct vi_slot_ran *ran, unsigned i,
