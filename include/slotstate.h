@@ -80,9 +80,10 @@ struct vi_slots_store {
 	struct vi_error ran_why;   /* why state.ran is not set: "" when no ran record was there
 	                            * (none written, or written by an agent without them) */
 	/* the highest sequence number that may be on disk: the newer valid copy's (0 for the
-	 * defaults), raised to every number a write was attempted with, written or not; the
-	 * next write takes seq_max + 1, so no two different records ever share a number. A
-	 * copy that is not valid is not counted: none of its bytes can be trusted. */
+	 * defaults) or a sealed ran record's (a write whose state record tore), raised to every
+	 * number a write was attempted with, written or not; the next write takes seq_max + 1,
+	 * so no two different records ever share a number. A state record that is not valid is
+	 * not counted: none of its bytes can be trusted. */
 	uint64_t seq_max;
 };
 

@@ -255,6 +255,17 @@ int vi_slots_ran_encode(const struct vi_slots *s, uint8_t *out, struct vi_error 
 	return 0;
 }
 
+/* A ran record's magic and checksum hold: *ret_seq is the number of the state it was written
+ * with, whatever became of that state. */
+static bool ran_sealed(const uint8_t *buf, uint64_t *ret_seq)
+{
+	if (memcmp(buf, ran_magic, sizeof(ran_magic)) ||
+	    (uint32_t)get_le(buf + OFF_CRC, 4) != crc32c(buf, OFF_CRC))
+		return false;
+	*ret_seq = get_le(buf + 8, 8);
+	return true;
+}
+
 int vi_slots_ran_decode(const uint8_t *buf, struct vi_slots *s, struct vi_error *err)
 {
 	struct vi_slot_ran ran = { .set = true };
@@ -335,6 +346,17 @@ void vi_slots_store_parse(const uint8_t *buf, size_t len, unsigned default_count
 	}
 	/* the copy in use is the newer valid one: no valid copy is above it */
 	ret->seq_max = ret->source == VI_SLOTS_FROM_DEFAULTS ? 0 : ret->state.seq;
+	/* a sealed ran record is the trace of a write whose state record tore: its number may be
+	 * on disk, and a later state reusing it would find that record beside it as its own */
+	for (unsigned c = 0; c < VI_SLOTS_COPIES; c++) {
+		size_t off = (size_t)c * VI_SLOTS_COPY_STRIDE + VI_SLOTS_RECORD_SIZE;
+		uint64_t seq;
+
+		if (len < off + VI_SLOTS_RECORD_SIZE || !ran_sealed(buf + off, &seq))
+			continue;
+		if (vi_slots_seq_newer(seq, ret->seq_max))
+			ret->seq_max = seq;
+	}
 }
 
 int vi_slots_store_update(const struct vi_slots_store *st, struct vi_slots *next, uint8_t *out,
