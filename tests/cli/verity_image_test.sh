@@ -604,7 +604,7 @@ testFecDumpJsonCmdline() {
 	cp "$W/ff" "$W/ff"$'\n\e[2J\xff\\'
 	out=$("$VI" dump "$W/fh" --fec-device "$W/ff"$'\n\e[2J\xff\\' --fec-roots 5 --json)
 	assertContains "$out" "\"device\":\"$W/ff"'\\x0a\\x1b[2J\\xff\\\\",'
-	assertEquals "the value a JSON reader prints" "$W/ff"'\x0a\x1b[2J\xff\\' \
+	assertEquals "the value a JSON reader prints" "$W/ff\\x0a\\x1b[2J\\xff\\\\" \
 		"$(printf '%s\n' "$out" | jq -r .fec.device)"
 	out=$("$VI" cmdline "$W/fh" PARTUUID=1234 /dev/vdb "$root" --fec-device PARTLABEL=fec --fec-roots 5)
 	assertEquals "roothash=$root systemd.verity_root_data=PARTUUID=1234 systemd.verity_root_hash=/dev/vdb systemd.verity_root_options=hash=sha256,format=1,data-block-size=4096,hash-block-size=4096,hash-offset=0,fec-device=PARTLABEL=fec,fec-offset=0,fec-roots=5" "$out"
